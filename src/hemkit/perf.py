@@ -51,6 +51,7 @@ def run_perf_stat(
     perf: str | None = None,
     timeout: float | None = None,
     extra_args: Sequence[str] = (),
+    start_new_session: bool = False,
 ) -> PerfStatResult:
     """Run ``perf stat -e EVENTS [-I MS] -- COMMAND`` and parse what it counted.
 
@@ -70,6 +71,9 @@ def run_perf_stat(
         perf binary; default ``$HEMKIT_PERF`` or ``perf`` on PATH.
     timeout : float, optional
         Seconds before the run is killed (then a :class:`HemkitError`).
+    start_new_session : bool
+        Run perf in its own session so that a Ctrl-C at the terminal does not reach it
+        (the collector then finishes the current run before it stops).
 
     Raises
     ------
@@ -98,7 +102,13 @@ def run_perf_stat(
         t0 = time.perf_counter()
         try:
             proc = subprocess.run(
-                args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout, check=False
+                args,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=timeout,
+                check=False,
+                start_new_session=start_new_session,
             )
         except subprocess.TimeoutExpired as exc:
             raise HemkitError(f"perf stat timed out after {timeout:g} s running {' '.join(command)}") from exc
