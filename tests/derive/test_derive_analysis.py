@@ -1,0 +1,285 @@
+"""Analysis of the metric derivation: known answers from the paper and synthetic planted events."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hemkit.derive.analysis import (
+    analyze,
+    analyze_cube,
+    backward_error,
+    measurement_cube,
+    project_onto_basis,
+    solve_signatures,
+)
+from hemkit.derive.families import branch_family, dcache_family, flops_family
+from hemkit.derive.noise import max_rnmse, noise_mask
+from hemkit.derive.qr import pivot_scores, round_alpha, special_qrcp
+from hemkit.errors import HemkitError
+
+
+# ---------------------------------------------------------------- known answers from the paper
+def test_score_of_paper_example_is_4_5():
+    assert pivot_scores(np.array([1.002, 0.001, -0.5, 1.5]), 0.01) == pytest.approx(4.5, abs=1e-12)
+
+
+def test_rounding_formula():
+    assert round_alpha(np.array([1.002, 0.001, -0.5, 1.5, 0.004, 0.006]), 0.01) == pytest.approx(
+        [1.0, 0.0, -0.5, 1.5, 0.0, 0.01]
+    )
+
+
+def test_dp_flops_example_eq1():
+    scal = np.array([24, 48, 96, 0, 0, 0], float)
+    fma256 = np.array([0, 0, 0, 12, 24, 48], float)
+    assert (scal + 8 * fma256).tolist() == [24, 48, 96, 96, 192, 384]
+    # and the analysis finds the coefficients 1 and 8 for the DP FLOPs signature
+    E = pd.DataFrame(np.c_[scal, fma256], columns=["D_SCAL", "D_FMA_256"], index=[f"k/{i}" for i in range(6)])
+    S = pd.DataFrame({"D_SCAL": [1.0], "D_FMA_256": [8.0]}, index=["DP FLOPs"])
+    cube = np.stack([np.c_[scal, fma256, scal + 8 * fma256]] * 3)
+    res = analyze_cube(cube, ["SCAL_DOUBLE", "FMA256_DOUBLE", "ALL_DP_FLOPS"], E, S)
+    assert res.chosen == ["SCAL_DOUBLE", "FMA256_DOUBLE"]  # the sum scores 9 and is dependent
+    d = res.definitions.iloc[0]
+    assert d["rounded_coefficients"] == {"SCAL_DOUBLE": 1.0, "FMA256_DOUBLE": 8.0}
+    assert d["backward_error"] < 1e-15 and d["verdict"] == "defined"
+    fam_sig = flops_family().signature("DP Ops.")
+    assert fam_sig[flops_family().basis.index.get_loc("dp_scalar/24")] == 24
+    assert fam_sig[flops_family().basis.index.get_loc("dp_256_fma/12")] == 96
+
+
+def test_flops_signatures_match_table_I_operations():
+    s = flops_family().signatures
+    assert s.loc["DP Ops."].tolist() == [0, 0, 0, 0, 1, 2, 4, 8, 0, 0, 0, 0, 2, 4, 8, 16]
+    assert s.loc["SP Ops."].tolist() == [1, 4, 8, 16, 0, 0, 0, 0, 2, 8, 16, 32, 0, 0, 0, 0]
+
+
+# ---------------------------------------------------------------- noise (Eq. 4)
+def test_max_rnmse_values():
+    a = np.array([1.0, 2.0, 3.0])
+    reps = np.stack([a, a * 1.01, a]).T[None].repeat(1, 0)  # shape (1, 3, 3): wrong way round
+    reps = np.stack([a, a * 1.01, a])[:, :, None]  # (R=3, N=3, E=1)
+    expect = np.linalg.norm(0.01 * a) / np.sqrt(3 * 2.0 * 2.02)
+    assert max_rnmse(reps)[0] == pytest.approx(expect)
+
+
+def test_max_rnmse_zero_mean_is_one_and_all_zero_is_nan():
+    reps = np.zeros((3, 4, 3))
+    reps[0, :, 0] = 1.0  # one repetition non-zero, others zero-mean
+    reps[:, :, 1] = 5.0
+    v = max_rnmse(reps)
+    assert v[0] == 1.0 and v[1] == 0.0 and np.isnan(v[2])
+    assert noise_mask(v, 1e-10).tolist() == [False, True, False]
+
+
+def test_max_rnmse_needs_two_reps():
+    with pytest.raises(HemkitError, match="at least 2 repetitions"):
+        max_rnmse(np.ones((1, 3, 2)))
+
+
+# ---------------------------------------------------------------- projection, QR, LS
+def test_projection_drops_unrepresentable():
+    fam = flops_family()
+    E = fam.basis.to_numpy()
+    overhead = np.ones((E.shape[0], 1)) * 3  # integer loop overhead: constant per iteration
+    X, rel = project_onto_basis(E, np.c_[E[:, :2], overhead])
+    assert rel[:2].max() < 1e-12 and rel[2] > 0.4
+
+
+def test_qr_skips_small_columns_and_stops():
+    X = np.array([[1e-5, 1.0, 0.0], [0.0, 0.0, 0.0]])
+    assert special_qrcp(X, 1e-3).tolist() == [1]
+
+
+def test_qr_tie_broken_by_smallest_norm():
+    # (2,0) and (1,1) both score 2; (1,1) has the smaller norm
+    X = np.array([[2.0, 1.0], [0.0, 1.0]])
+    assert special_qrcp(X, 1e-3).tolist()[0] == 1
+
+
+def test_backward_error_of_zero_solution_is_one():
+    A = np.eye(3)
+    s = np.array([0.0, 1.0, 2.0])
+    assert backward_error(A, np.zeros(3), s) == pytest.approx(1.0)
+    y = np.linalg.lstsq(A, s, rcond=None)[0]
+    assert backward_error(A, y, s) < 1e-16
+
+
+def test_solve_signatures_without_events():
+    Y, err, Yr, er = solve_signatures(np.zeros((3, 0)), np.eye(3))
+    assert err.tolist() == [1.0, 1.0, 1.0]
+
+
+def _planted_flops(rng, noise_events=5):
+    """Measurement cube of the FLOPs family with planted unit events and distractors."""
+    fam = flops_family()
+    E = fam.basis.to_numpy()
+    k = E.shape[1]
+    cols, names, truth = [], [], []
+    for i in range(k):  # planted: one event per expectation
+        cols.append(E[:, i])
+        names.append(f"P{i}")
+        truth.append(i)
+    for i in rng.choice(k, 4, replace=False):  # duplicates
+        cols.append(E[:, i].copy())
+        names.append(f"dup{i}")
+        truth.append(int(i))
+    for i in rng.choice(k, 4, replace=False):  # scaled copies
+        cols.append(E[:, i] * rng.choice([2.0, 4.0, 0.25]))
+        names.append(f"scaled{i}")
+        truth.append(-1)
+    for _ in range(4):  # linear combinations
+        i, j = rng.choice(k, 2, replace=False)
+        cols.append(E[:, i] + 2 * E[:, j])
+        names.append(f"comb{i}_{j}")
+        truth.append(-1)
+    cols.append(E @ np.abs(fam.signatures.loc["FP Ops."].to_numpy()))  # an "all FLOPs" event
+    names.append("ALL_OPS")
+    truth.append(-1)
+    cols.append(np.full(E.shape[0], 3.0))  # loop overhead: not in the span of E
+    names.append("INT_OPS")
+    truth.append(-1)
+    cols.append(np.zeros(E.shape[0]))  # all zero
+    names.append("ZERO")
+    truth.append(-1)
+    M = np.array(cols).T
+    cube = np.stack([M] * 3)
+    for _ in range(noise_events):  # noisy: different in every repetition
+        base = rng.uniform(1, 100, E.shape[0])
+        cube = np.concatenate([cube, (base * rng.uniform(0.9, 1.1, (3, E.shape[0])))[:, :, None]], axis=2)
+        names.append(f"noisy{_}")
+        truth.append(-1)
+    perm = rng.permutation(len(names))
+    return fam, cube[:, :, perm], [names[p] for p in perm], [truth[p] for p in perm]
+
+
+def test_planted_events_chosen_and_coefficients_recovered():
+    rng = np.random.default_rng(1)
+    fam, cube, names, truth = _planted_flops(rng)
+    res = analyze_cube(cube, names, fam.basis, fam.signatures, **fam.params())
+    dims = {truth[names.index(c)] for c in res.chosen}
+    assert len(res.chosen) == 16 and dims == set(range(16)), res.chosen
+    assert set(res.dropped["event"]) >= {"INT_OPS", "ZERO", *[n for n in names if n.startswith("noisy")]}
+    # every metric is defined, with the planted coefficients
+    for metric, row in res.definitions.set_index("metric").iterrows():
+        sig = fam.signatures.loc[metric].to_numpy()
+        got = np.zeros(16)
+        for ev, c in row["rounded_coefficients"].items():
+            got[truth[names.index(ev)]] = c
+        assert got == pytest.approx(sig), metric
+        assert row["verdict"] == "defined" and row["rounded_error"] < 1e-14
+
+
+def test_intel_like_fma_events_make_fma_metric_not_definable():
+    """As the paper finds on Sapphire Rapids: events counting FMA with non-FMA (FMA twice) only."""
+    fam = flops_family()
+    E = fam.basis
+    names, cols = [], []
+    for p in ("sp", "dp"):
+        for w in ("scalar", "128", "256", "512"):
+            base = f"{p}_{w}".upper()
+            cols.append(E[base] + 2 * E[base + "_FMA"])
+            names.append(f"FP_ARITH:{base}")
+    cube = np.stack([np.array(cols).T] * 3)
+    res = analyze_cube(cube, names, fam.basis, fam.signatures, **fam.params())
+    t = res.definitions.set_index("metric")
+    assert t.loc["DP Ops.", "verdict"] == "defined"
+    assert t.loc["DP Ops.", "rounded_coefficients"] == {
+        "FP_ARITH:DP_SCALAR": 1.0,
+        "FP_ARITH:DP_128": 2.0,
+        "FP_ARITH:DP_256": 4.0,
+        "FP_ARITH:DP_512": 8.0,
+    }
+    for m in ("SP FMA Instrs.", "DP FMA Instrs.", "FMA Instrs."):
+        assert t.loc[m, "verdict"] == "not definable" and t.loc[m, "backward_error"] > 0.1
+
+
+def test_branch_metrics_from_planted_events():
+    fam = branch_family()
+    E = fam.basis
+    ev = {
+        "COND": E["CR"],
+        "COND_TAKEN": E["T"],
+        "ALL_BRANCHES": E["CR"] + E["D"],
+        "MISP": E["M"],
+        "TAKEN_ALL": E["T"] + E["D"],
+    }
+    cube = np.stack([np.array(list(ev.values())).T] * 3)
+    res = analyze_cube(cube, list(ev), fam.basis, fam.signatures, **fam.params())
+    t = res.definitions.set_index("metric")
+    assert t.loc["Unconditional Branches.", "rounded_coefficients"] == {"ALL_BRANCHES": 1.0, "COND": -1.0}
+    assert t.loc["Conditional Branches Not Taken.", "rounded_coefficients"] == {"COND": 1.0, "COND_TAKEN": -1.0}
+    assert t.loc["Conditional Branches Executed.", "verdict"] == "not definable"
+    assert t.loc["Conditional Branches Executed.", "backward_error"] > 0.5
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    coefs=st.lists(st.integers(-3, 3), min_size=4, max_size=4),
+    scales=st.lists(st.sampled_from([1.0, 2.0, 0.5]), min_size=4, max_size=4),
+    noise=st.floats(0, 5e-3),
+    seed=st.integers(0, 2**16),
+)
+def test_dcache_noisy_planted_events(coefs, scales, noise, seed):
+    """Noisy cache-like data: QR picks the planted events, LS recovers the planted coefficients."""
+    rng = np.random.default_rng(seed)
+    fam = dcache_family({1: 48 * 1024, 2: 1 << 20, 3: 32 << 20})
+    E = fam.basis.to_numpy()
+    k = E.shape[1]
+    planted = E * np.asarray(scales)  # events that count a scaled expectation
+    extra = np.c_[E[:, 0] + 3 * E[:, 2], 3 * E[:, 1]]  # a combination and a scaled copy (both score 3 or more)
+    M = np.c_[planted, extra]
+    cube = M[None] * (1 + noise * rng.standard_normal((3, *M.shape)))
+    names = [f"P{i}" for i in range(k)] + ["COMB", "SCALED"]
+    sig = pd.DataFrame([np.asarray(coefs, float)], columns=fam.basis.columns, index=["m"])
+    if not np.any(coefs):
+        sig.iloc[0, 0] = 1.0
+    res = analyze_cube(cube, names, fam.basis, sig, **fam.params())
+    assert set(res.chosen) == set(names[:k])
+    y = res.definitions.iloc[0]["coefficients"]
+    want = sig.iloc[0].to_numpy() / np.asarray(scales)
+    got = np.array([y[f"P{i}"] for i in range(k)])
+    assert got == pytest.approx(want, abs=5e-2 + 20 * noise * np.abs(want).max())
+
+
+# ---------------------------------------------------------------- tidy input and errors
+def _tidy(fam, cube, names):
+    rows = []
+    for r in range(cube.shape[0]):
+        for i, (kern, size) in enumerate(fam.loops):
+            for e, n in enumerate(names):
+                rows.append((kern, size, r, n, cube[r, i, e]))
+    return pd.DataFrame(rows, columns=["kernel", "size", "rep", "event", "value"])
+
+
+def test_analyze_from_tidy_and_summary():
+    fam = branch_family()
+    cube = np.stack([fam.basis[["CR", "T", "M"]].to_numpy()] * 3)
+    df = _tidy(fam, cube, ["c", "t", "m"])
+    res = analyze(df, fam)
+    text = res.summary()
+    assert "chosen events: c, t, m" in text or set(res.chosen) == {"c", "t", "m"}
+    assert "Mispredicted Branches." in text
+    md = res.to_markdown()
+    assert md.startswith("| metric |") and "| Mispredicted Branches. | 1xm |" in md
+    import json
+
+    assert json.loads(res.to_json())["family"] == "branch"
+
+
+def test_measurement_cube_errors():
+    fam = branch_family()
+    cube = np.stack([fam.basis[["CR"]].to_numpy()] * 3)
+    df = _tidy(fam, cube, ["c"])
+    with pytest.raises(HemkitError, match="no measurement on nt/1 rep 2"):
+        measurement_cube(df.drop(df.index[(df["rep"] == 2) & (df["kernel"] == "nt") & (df["size"] == "1")]),
+                         list(fam.basis.index))
+    bad = df.copy()
+    bad.loc[0, "kernel"] = "nope"
+    with pytest.raises(HemkitError, match="'nope/1' is not in the family's basis"):
+        measurement_cube(bad, list(fam.basis.index))
+    with pytest.raises(HemkitError, match="lack column"):
+        measurement_cube(df.drop(columns="rep"), list(fam.basis.index))
+    with pytest.raises(HemkitError, match="unknown analysis parameter"):
+        analyze(df, fam, beta=3)
