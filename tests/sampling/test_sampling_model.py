@@ -1,0 +1,80 @@
+"""Analytic expectation and variance (Eqs. 3-9), intervals and samples needed."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hemkit import HemkitError
+from hemkit.sampling import model
+
+
+def test_capture_variance_known_values():
+    assert np.allclose(model.capture_variance([0.3, 0.5, 1.0, 1.5, 2.0, 2.8]), [0.21, 0.25, 0, 0.25, 0, 0.16])
+
+
+@given(st.floats(0.001, 50))
+def test_piecewise_binomial_expectation_is_r(r):
+    """Eq. 5: P(int(r)+1) (int(r)+1) + P(int(r)) int(r) = r."""
+    f = r % 1
+    e = f * (np.floor(r) + 1) + (1 - f) * np.floor(r)
+    assert e == pytest.approx(float(model.capture_mean(r)))
+    assert 0 <= model.capture_variance(r) <= 0.25
+
+
+@given(st.floats(0.01, 1), st.floats(0.01, 20))
+def test_share_variance_never_exceeds_poisson_bound(p, r):
+    assert model.share_variance(p, r, 1000) <= p / 1000 + 1e-15
+
+
+def test_share_variance_short_runs_exceed_binomial():
+    # R < p: p(1-R)/n > p(1-p)/n -- the binomial interval is not conservative there
+    v = model.share_variance(0.5, 0.3, 10_000)
+    assert v == pytest.approx(0.5 * 0.7 / 10_000)
+    assert v > 0.25 / 10_000
+
+
+def test_runs_variance_sums_runs():
+    v = model.runs_variance([0, 1, 1], [30, 150, 200], 100, 2, 10)
+    assert np.allclose(v, [0.21 / 100, 0.25 / 100])
+
+
+def test_wilson_and_bound_cover_share():
+    lo, hi = model.wilson_interval(np.array([0, 30, 100]), 100)
+    assert lo[0] == pytest.approx(0, abs=1e-12) and hi[2] == pytest.approx(1) and lo[1] < 0.3 < hi[1]
+    blo, bhi = model.bound_interval(np.array([0, 30]), 100)
+    assert blo[0] == 0 and bhi[0] == pytest.approx(0.03689, abs=1e-4)  # -ln(0.025)/100
+    assert blo[1] < lo[1] and bhi[1] > hi[1]  # the bound is the wider one
+
+
+def test_intervals_cover_bursty_simulated_tasks():
+    """R < p forces packed runs; there both the Wilson and the bound interval cover >= 95 %."""
+    from hemkit.sampling import Task, generate_states, simulate_profiles
+
+    cw, cb = [], []
+    for s in range(8):
+        rs = generate_states([Task("a", 0.6, 20)], 20_000, idle_granularity=13, idle_distribution="exponential", seed=s)
+        res = simulate_profiles(rs, 100, 300, seed=50 + s)
+        n = res.n_samples[0]
+        count = res.profiles["a"].to_numpy() * n
+        truth = res.truth["a"]
+        for f, out in ((model.wilson_interval, cw), (model.bound_interval, cb)):
+            lo, hi = f(count, n)
+            out.append(np.mean((lo <= truth) & (truth <= hi)))
+    assert np.mean(cw) >= 0.95 and np.mean(cb) >= np.mean(cw)
+
+
+def test_samples_needed_inverts_variance():
+    n = model.samples_needed(0.3, 0.01, R=1.5)
+    half = 1.959964 * np.sqrt(model.share_variance(0.3, 1.5, n))
+    assert half <= 0.01 < 1.959964 * np.sqrt(model.share_variance(0.3, 1.5, n - 5))
+    assert model.samples_needed(0.3, 0.01, R=2.0) == 0  # integer R: no samples needed beyond the run
+
+
+def test_model_errors():
+    with pytest.raises(HemkitError, match="half width"):
+        model.samples_needed(0.3, 0)
+    with pytest.raises(HemkitError, match="level"):
+        model.wilson_interval(1, 10, level=1.5)
+    with pytest.raises(HemkitError, match="positive"):
+        model.share_variance(0.3, 0, 10)
