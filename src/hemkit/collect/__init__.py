@@ -1,0 +1,43 @@
+"""Collect validated readings with ``perf stat`` into one resumable SQLite file, and probe counters.
+
+- :func:`collect` -- run a :class:`hemkit.plan.Plan` round-robin, validate, store, resume.
+- :func:`load_readings` / :func:`export` -- the valid runs as :class:`hemkit.Readings` or a
+  tidy CSV/Parquet file; :func:`status` -- progress of a collection.
+- :func:`probe` -- which events count here and how many count correctly at once.
+- :func:`ubench_command`, :func:`corunner_command` -- the bundled C workloads.
+
+Examples
+--------
+>>> from hemkit.plan import make_plan
+>>> from hemkit.collect import collect, load_readings, ubench_command
+>>> plan = make_plan(["task-clock", "page-faults", "context-switches"], pmcs=2)
+>>> collect(plan, ubench_command("iadd", "L2", 10**5, jitter=0.5), "c.db", runs=5)  # doctest: +SKIP
+>>> load_readings("c.db")  # doctest: +SKIP
+"""
+
+from hemkit.collect.collector import CollectResult, collect, machine_info, perf_events, status
+from hemkit.collect.probe import ProbeResult, event_kind, probe
+from hemkit.collect.store import CollectionDB, export, load_readings
+from hemkit.collect.validate import check_reading
+from hemkit.collect.workloads import LEVELS, OPS, corunner_command, corunner_path, ubench_command, ubench_path
+
+__all__ = [
+    "LEVELS",
+    "OPS",
+    "CollectResult",
+    "CollectionDB",
+    "ProbeResult",
+    "check_reading",
+    "collect",
+    "corunner_command",
+    "corunner_path",
+    "event_kind",
+    "export",
+    "load_readings",
+    "machine_info",
+    "perf_events",
+    "probe",
+    "status",
+    "ubench_command",
+    "ubench_path",
+]

@@ -1,0 +1,80 @@
+"""A fake ``perf`` for tests: emulates a PMU with few counters, without running anything.
+
+Behaviour (environment variables):
+    FAKE_PERF_COUNTERS   hardware counters (default 5); hardware events beyond them read 0 (silently)
+    FAKE_PERF_UNSUPPORTED  comma list of events reported <not supported>
+    FAKE_PERF_BREAKER    an event that zeroes the other hardware events of its run (raw FP events)
+    FAKE_PERF_FLAKY      a file counting invocations; every 3rd run is multiplexed (percent 60)
+    FAKE_PERF_MPX        "always": every run multiplexed
+    FAKE_PERF_SLEEP      seconds to sleep per run (kill tests)
+"""
+
+import json
+import os
+import random
+import sys
+import time
+import zlib
+
+SOFTWARE = {"task-clock", "page-faults", "context-switches", "cpu-migrations", "minor-faults", "major-faults"}
+
+
+def main(argv):
+    if argv[:1] == ["--version"]:
+        print("perf version 0.fake")
+        return 0
+    assert argv[0] == "stat", argv
+    out, fmt, events = None, "csv", []
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            break
+        if a == "-o":
+            out = argv[i + 1]
+            i += 1
+        elif a == "-j":
+            fmt = "json"
+        elif a == "-e":
+            events = [e.strip("{}") for e in argv[i + 1].split(",")]
+            i += 1
+        i += 1
+    time.sleep(float(os.environ.get("FAKE_PERF_SLEEP", "0")))
+    counters = int(os.environ.get("FAKE_PERF_COUNTERS", "5"))
+    unsupported = set(filter(None, os.environ.get("FAKE_PERF_UNSUPPORTED", "").split(",")))
+    breaker = os.environ.get("FAKE_PERF_BREAKER")
+    percent = 100.0
+    flaky = os.environ.get("FAKE_PERF_FLAKY")
+    if flaky:
+        n = int(open(flaky).read() or 0) if os.path.exists(flaky) else 0
+        open(flaky, "w").write(str(n + 1))
+        if n % 3 == 2:
+            percent = 60.0
+    if os.environ.get("FAKE_PERF_MPX") == "always":
+        percent = 60.0
+    rng = random.Random()
+    hw_seen = 0
+    lines = []
+    for e in events:
+        base = 1e5 + (zlib.crc32(e.encode()) % 1000) * 1e4
+        value = base * (1 + 0.02 * rng.random())
+        status = None
+        if e in unsupported:
+            status = "<not supported>"
+        elif e not in SOFTWARE and ":" not in e:
+            hw_seen += 1
+            if hw_seen > counters or (breaker and breaker in events and e != breaker):
+                value = 0.0
+        v = status or (f"{value:.2f}" if e == "task-clock" else str(int(value)))
+        if fmt == "csv":
+            lines.append(f"{v},{'msec' if e == 'task-clock' else ''},{e},1000000,{percent:.2f},,")
+        else:
+            lines.append(json.dumps({"counter-value": v, "unit": "", "event": e, "event-runtime": 1000000,
+                                     "pcnt-running": percent, "metric-value": 0, "metric-unit": ""}))
+    with open(out, "w") as f:
+        f.write("# started on fake\n\n" + "\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
