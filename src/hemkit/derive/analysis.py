@@ -257,11 +257,9 @@ class DerivationResult:
 
     def to_markdown(self) -> str:
         """The definition table as a Markdown table."""
-        t = self.table()
-        out = ["| metric | combination of raw events | backward error | verdict |", "| --- | --- | ---: | --- |"]
-        for _, r in t.iterrows():
-            out.append(f"| {r['metric']} | {r['definition']} | {r['backward_error']:.2e} | {r['verdict']} |")
-        return "\n".join(out) + "\n"
+        from hemkit.derive.report import to_markdown
+
+        return to_markdown(self.table())
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary of the whole result."""
@@ -289,7 +287,26 @@ class DerivationResult:
         }
 
     def to_json(self) -> str:
+        """The whole result as JSON (read back with :meth:`from_json`)."""
         return json.dumps(self.to_dict(), indent=1)
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "result") -> DerivationResult:
+        """Read a result written by :meth:`to_json`."""
+        try:
+            d = json.loads(text)
+            var = pd.Series({k: np.nan if v is None else v for k, v in d["variability"].items()}, name="max_rnmse")
+            return cls(
+                family=d["family"],
+                variability=var.astype(float),
+                dropped=pd.DataFrame(d["dropped"], columns=["event", "step", "reason"]),
+                X=pd.DataFrame(d["X"], index=d["expectations"]),
+                chosen=list(d["chosen"]),
+                definitions=pd.DataFrame(d["definitions"]),
+                params=dict(d["params"]),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise HemkitError(f"{source}: not a hemkit derive result ({exc})") from exc
 
 
 def analyze_cube(

@@ -127,15 +127,7 @@ def flops_family(widths: tuple[str, ...] = WIDTHS) -> Family:
         "FMA Instrs.": sig(lambda p, w, f: float(f)),
     }
     signatures = pd.DataFrame(sigs, index=cols).T
-    papi = {
-        "FP Ops.": "PAPI_FP_OPS",
-        "SP Ops.": "PAPI_SP_OPS",
-        "DP Ops.": "PAPI_DP_OPS",
-        "FP Instrs.": "PAPI_FP_INS",
-        "Vector Instrs.": "PAPI_VEC_INS",
-        "FMA Instrs.": "PAPI_FMA_INS",
-    }
-    return Family("flops", basis, signatures, papi)
+    return Family("flops", basis, signatures, FLOPS_PAPI)
 
 
 #: per-copy contribution of each branch loop body to (CE, CR, T, D, M)
@@ -177,16 +169,7 @@ def branch_family() -> Family:
         "All Branches.": (0, 1, 0, 1, 0),
     }
     signatures = pd.DataFrame(sigs, index=cols, dtype=float).T
-    papi = {
-        "All Branches.": "PAPI_BR_INS",
-        "Conditional Branches Retired.": "PAPI_BR_CN",
-        "Unconditional Branches.": "PAPI_BR_UCN",
-        "Conditional Branches Taken.": "PAPI_BR_TKN",
-        "Conditional Branches Not Taken.": "PAPI_BR_NTK",
-        "Mispredicted Branches.": "PAPI_BR_MSP",
-        "Correctly Predicted Branches.": "PAPI_BR_PRC",
-    }
-    return Family("branch", basis, signatures, papi)
+    return Family("branch", basis, signatures, BRANCH_PAPI)
 
 
 def cache_sizes(root: str | Path = "/sys/devices/system/cpu/cpu0/cache") -> dict[int, int]:
@@ -246,8 +229,10 @@ def dcache_buffer_sizes(sizes: dict[int, int], *, max_bytes: int = 1 << 30) -> d
     }
 
 
-def dcache_family(sizes: dict[int, int] | None = None, *, max_bytes: int = 1 << 30) -> Family:
-    """The data-cache family (Table IV) with buffer sizes from sysfs (or ``sizes``).
+def dcache_family(
+    sizes: dict[int, int] | None = None, *, max_bytes: int = 1 << 30, buffers: dict[str, list[int]] | None = None
+) -> Family:
+    """The data-cache family (Table IV) with buffer sizes from sysfs (or ``sizes``, or ``buffers``).
 
     Examples
     --------
@@ -255,12 +240,11 @@ def dcache_family(sizes: dict[int, int] | None = None, *, max_bytes: int = 1 << 
     >>> fam.basis.loc["l2/" + fam.loops[4][1]].tolist()
     [1.0, 0.0, 1.0, 0.0]
     """
-    sizes = sizes or cache_sizes()
-    bufs = dcache_buffer_sizes(sizes, max_bytes=max_bytes)
+    bufs = buffers or dcache_buffer_sizes(sizes or cache_sizes(), max_bytes=max_bytes)
     cols = ["L1_DM", "L1_DH", "L2_DH", "L3_DH"]
     rows, data = [], []
     for region, exp in DCACHE_REGIONS.items():
-        for b in bufs[region]:
+        for b in bufs.get(region, []):
             rows.append(f"{region}/{b}")
             data.append(exp)
     basis = pd.DataFrame(data, index=rows, columns=cols, dtype=float)
@@ -274,16 +258,7 @@ def dcache_family(sizes: dict[int, int] | None = None, *, max_bytes: int = 1 << 
         "L3 Misses.": (1, 0, -1, -1),
     }
     signatures = pd.DataFrame(sigs, index=cols, dtype=float).T
-    papi = {
-        "L1 Misses.": "PAPI_L1_DCM",
-        "L1 Hits.": "PAPI_L1_DCH",
-        "L1 Reads.": "PAPI_L1_DCR",
-        "L2 Hits.": "PAPI_L2_DCH",
-        "L2 Misses.": "PAPI_L2_DCM",
-        "L3 Hits.": "PAPI_L3_DCH",
-        "L3 Misses.": "PAPI_L3_DCM",
-    }
-    return Family("dcache", basis, signatures, papi, tau=1e-1, alpha=5e-2, proj_tol=1e-1, define_tol=1e-2)
+    return Family("dcache", basis, signatures, DCACHE_PAPI, tau=1e-1, alpha=5e-2, proj_tol=1e-1, define_tol=1e-2)
 
 
 def get_family(name: str, **kwargs) -> Family:
@@ -292,3 +267,65 @@ def get_family(name: str, **kwargs) -> Family:
     if name not in makers:
         raise HemkitError(f"unknown kernel family {name!r}; choose from flops, branch, dcache")
     return makers[name](**kwargs)
+
+
+def family_for_loops(name: str, loops) -> Family:
+    """The family whose basis rows are exactly the measured ``(kernel, size)`` loops.
+
+    FLOPs: the widths present; dcache: the buffer sizes measured; branch: the standard basis.
+    Raises :class:`HemkitError` naming a loop the family does not know.
+    """
+    loops = sorted({(str(k), str(s)) for k, s in loops})
+    if name == "flops":
+        widths = tuple(w for w in WIDTHS if any(k.split("_")[1] == w for k, _ in loops if "_" in k))
+        fam = flops_family(widths=widths or WIDTHS)
+    elif name == "dcache":
+        bufs: dict[str, list[int]] = {}
+        for k, s in loops:
+            if k not in DCACHE_REGIONS or not s.isdigit():
+                raise HemkitError(f"dcache measurements: unknown kernel loop {k}/{s}")
+            bufs.setdefault(k, []).append(int(s))
+        fam = dcache_family(buffers={k: sorted(v) for k, v in bufs.items()})
+    else:
+        fam = get_family(name)
+    unknown = sorted({f"{k}/{s}" for k, s in loops} - set(fam.basis.index))
+    if unknown:
+        raise HemkitError(f"{name} measurements: kernel loop {unknown[0]!r} is not in the family's basis")
+    return fam
+
+
+#: metric -> PAPI preset of the flops family
+FLOPS_PAPI = {
+    "FP Ops.": "PAPI_FP_OPS",
+    "SP Ops.": "PAPI_SP_OPS",
+    "DP Ops.": "PAPI_DP_OPS",
+    "FP Instrs.": "PAPI_FP_INS",
+    "Vector Instrs.": "PAPI_VEC_INS",
+    "FMA Instrs.": "PAPI_FMA_INS",
+}
+
+
+#: metric -> PAPI preset of the branch family
+BRANCH_PAPI = {
+    "All Branches.": "PAPI_BR_INS",
+    "Conditional Branches Retired.": "PAPI_BR_CN",
+    "Unconditional Branches.": "PAPI_BR_UCN",
+    "Conditional Branches Taken.": "PAPI_BR_TKN",
+    "Conditional Branches Not Taken.": "PAPI_BR_NTK",
+    "Mispredicted Branches.": "PAPI_BR_MSP",
+    "Correctly Predicted Branches.": "PAPI_BR_PRC",
+}
+
+
+#: metric -> PAPI preset of the dcache family
+DCACHE_PAPI = {
+    "L1 Misses.": "PAPI_L1_DCM",
+    "L1 Hits.": "PAPI_L1_DCH",
+    "L1 Reads.": "PAPI_L1_DCR",
+    "L2 Hits.": "PAPI_L2_DCH",
+    "L2 Misses.": "PAPI_L2_DCM",
+    "L3 Hits.": "PAPI_L3_DCH",
+    "L3 Misses.": "PAPI_L3_DCM",
+}
+
+PAPI = {"flops": FLOPS_PAPI, "branch": BRANCH_PAPI, "dcache": DCACHE_PAPI}
