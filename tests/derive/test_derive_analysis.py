@@ -98,6 +98,24 @@ def test_qr_tie_broken_by_smallest_norm():
     assert special_qrcp(X, 1e-3).tolist()[0] == 1
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    k=st.integers(2, 5),
+    n=st.integers(1, 8),
+    seed=st.integers(0, 2**16),
+)
+def test_qr_chooses_a_basis_of_the_column_space(k, n, seed):
+    """On integer matrices the chosen columns are independent and as many as the rank."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, (k, n)).astype(float)
+    X[:, rng.random(n) < 0.3] = 0.0  # some zero events
+    chosen = special_qrcp(X, 1e-3)
+    rank = np.linalg.matrix_rank(X)
+    assert len(chosen) == rank and len(set(chosen.tolist())) == len(chosen)
+    if rank:
+        assert np.linalg.matrix_rank(X[:, chosen]) == rank
+
+
 def test_backward_error_of_zero_solution_is_one():
     A = np.eye(3)
     s = np.array([0.0, 1.0, 2.0])

@@ -32,10 +32,12 @@ def test_measure_one_event_per_run_and_analysis_end_to_end(fake_perf):
 
 def test_measure_group_counts_all_events_in_one_run(fake_perf):
     fam = branch_family()
-    df = measure(fam, ["r00c2", "r00c3"], reps=2, iterations=100, group=True, user_only=False)
+    df = measure(fam, ["r00c2", "r00c3", "r10d1"], reps=2, iterations=100, group=2, user_only=False)
     calls = fake_perf.read_text().splitlines()
-    assert calls[0] == "r00c2,r00c3" and len(calls) == 2 * len(fam.loops)
-    assert len(df) == 2 * 2 * len(fam.loops)
+    assert calls[:2] == ["r00c2,r00c3", "r10d1"] and len(calls) == 2 * 2 * len(fam.loops)
+    assert len(df) == 3 * 2 * len(fam.loops)
+    with pytest.raises(HemkitError, match="group must be 1..5"):
+        measure(fam, ["r00c2"], reps=2, group=6)
 
 
 def test_measure_threads_keep_the_median(fake_perf):

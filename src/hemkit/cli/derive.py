@@ -22,7 +22,7 @@ def derive() -> None:
 @click.option("--events", "events_file", type=click.Path(dir_okay=False), help="Event list (one per line); default: the Zen 5 tables + generic events.")
 @click.option("--reps", default=3, show_default=True, help="Repetitions of every measurement.")
 @click.option("--iterations", type=int, help="Loop iterations per kernel run (default per family).")
-@click.option("--group", is_flag=True, help="Count all events in one perf run (only for checked combinations).")
+@click.option("--group", default=1, show_default=True, help="Events per perf run (1..5; >1 only for combinations checked against single runs).")
 @click.option("--threads", default=1, show_default=True, help="Concurrent copies per run; the median is kept.")
 @click.option("--kernel-mode", is_flag=True, help="Also count kernel mode (default: user mode only, :u).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default="derive-measurements.csv", show_default=True)

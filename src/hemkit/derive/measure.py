@@ -3,8 +3,8 @@
 For every kernel loop of a family (rows of its basis), every repetition and every event, one
 ``perf stat -D -1 --control fifo:CTL,ACK`` run counts the event only inside the loop.  One event
 per run is the default, as PAPI's CAT does: on AMD Zen 5 raw floating-point events corrupt the
-other events of their run (shared notes/perf.md); ``group=True`` counts all events together and is
-only sound for combinations checked against single runs.  For the data-cache family ``threads``
+other events of their run (shared notes/perf.md); ``group=N`` counts N events per run (at most 5:
+Zen 5's sixth counter silently reads 0) and is only sound for combinations checked against single runs.  For the data-cache family ``threads``
 copies run concurrently on disjoint buffers and the median count is kept (noise suppression of
 the paper's Section IV).
 
@@ -27,6 +27,9 @@ from hemkit.derive.kernels import ITERATIONS, kernel_binary, kernel_command
 from hemkit.errors import HemkitError
 from hemkit.perf import run_perf_stat
 
+MAX_GROUP = 5
+#: counts at or above this are corrupt (notes/perf.md: multiplexed values near 2^48)
+IMPLAUSIBLE = 2.0**47
 COLUMNS = ["kernel", "size", "rep", "event", "code", "count", "iterations", "value"]
 
 
@@ -54,6 +57,8 @@ def _perf_once(codes: list[str], family: str, kernel: str, size: str, iterations
             raise HemkitError(f"perf cannot count event {code} on this machine: <not supported>")
         if row["status"] != "ok":
             raise HemkitError(f"perf did not count event {code} on {kernel}/{size}: <{row['status']}>")
+        if row["value"] >= IMPLAUSIBLE:
+            raise HemkitError(f"event {code} read an implausible {row['value']:.3g} on {kernel}/{size}; re-run it alone")
         pct = row.get("percent")
         if pct is not None and np.isfinite(pct) and pct < 99.5:
             raise HemkitError(f"event {code} was multiplexed ({pct:g} % running) on {kernel}/{size}; use one event per run")
@@ -68,7 +73,7 @@ def measure(
     *,
     reps: int = 3,
     iterations: int | None = None,
-    group: bool = False,
+    group: int = 1,
     threads: int = 1,
     user_only: bool = True,
     perf: str | None = None,
@@ -86,8 +91,9 @@ def measure(
         Repetitions (>= 3 for the noise filter to mean something; >= 2 required).
     iterations : int, optional
         Loop iterations (dcache: loads); default per family.
-    group : bool
-        Count all events in one run (only for checked combinations).
+    group : int
+        Events per perf run (1 = one event per run, CAT's way; at most 5; only for
+        combinations checked against single runs).
     threads : int
         Concurrent copies per run (median kept); the paper uses several for caches.
     user_only : bool
@@ -115,7 +121,10 @@ def measure(
     if family.name == "dcache":
         iters = (iters + 15) // 16 * 16
     kernel_binary()  # compile once before the loop, with a clear error if impossible
-    batches = [list(range(len(codes)))] if group else [[i] for i in range(len(codes))]
+    if not 1 <= int(group) <= MAX_GROUP:
+        raise HemkitError(f"group must be 1..{MAX_GROUP} events per run (a 6th counter reads 0 on Zen 5), got {group}")
+    idx = list(range(len(codes)))
+    batches = [idx[i : i + int(group)] for i in range(0, len(idx), int(group))]
     total = len(family.loops) * reps * len(batches)
     rows, done = [], 0
     pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
