@@ -78,3 +78,20 @@ def test_model_errors():
         model.wilson_interval(1, 10, level=1.5)
     with pytest.raises(HemkitError, match="positive"):
         model.share_variance(0.3, 0, 10)
+
+
+def test_start_phase_profiles_single_run_is_piecewise_binomial():
+    """One run of r intervals: int(r)+1 captures with probability MOD(r,1) (Eqs. 5-6)."""
+    from hemkit.sampling.states import RunningStates
+
+    for length, interval in ((30, 100), (150, 100), (280, 100), (200, 100)):
+        states = np.zeros(10 * interval, dtype=np.int8)
+        states[interval : interval + length] = 1
+        rs = RunningStates(states, ("idle", "a"), np.array([0.0, 1.0]), np.array([1.0, length]))
+        prof = model.start_phase_profiles(rs, interval)
+        captures = prof["a"].to_numpy() * 10  # 10 samples per start
+        r = length / interval
+        assert captures.mean() == pytest.approx(r)
+        assert captures.var() == pytest.approx(float(model.capture_variance(r)))
+    with pytest.raises(HemkitError, match="integer interval"):
+        model.start_phase_profiles(rs, 2.5)

@@ -32,6 +32,18 @@ def test_single_task_sds_paper_order_and_integer_R_near_zero(single_tables):
     assert (t2.loc[t2["granularity"].isin([100, 200]), "profile_sd"] < 1e-4).all()
 
 
+def test_simulated_sd_matches_exact_start_phase_sd(single_tables):
+    """1000 random starts reproduce the exact SD over start phases (Monte Carlo error ~2 %)."""
+    t4 = reproduce("4", seed=1)
+    for t in (*single_tables, t4):
+        big = t[t["exact_sd"] > 1e-4]
+        assert len(big) >= 4
+        ratio = big["profile_sd"] / big["exact_sd"]
+        assert ((ratio > 0.9) & (ratio < 1.1)).all(), ratio
+        small = t[t["exact_sd"] <= 1e-4]
+        assert (small["profile_sd"] < 2e-4).all()
+
+
 def test_mixed_tasks_unbiased_and_sd_order():
     t = reproduce("4", seed=1).set_index("task")
     assert (t["bias"].abs() <= 0.002).all()

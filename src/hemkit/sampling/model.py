@@ -101,6 +101,45 @@ def runs_variance(run_task, run_length, interval, n_tasks: int, n_samples) -> np
     return v / float(n_samples) ** 2
 
 
+def start_phase_profiles(states, interval: int) -> pd.DataFrame:
+    """Exact profile for every start phase of noise-free periodic time-based sampling.
+
+    With an integer ``interval`` T, a start ``t0`` samples units ``floor(t0) + i T``, so
+    the profile depends only on the phase ``floor(t0) mod T`` and a random start picks
+    each of the ``T`` phases with probability ``1/T``.  The count of a task at phase
+    ``phi`` is the number of its units ``u`` with ``u mod T == phi``: one ``bincount``.
+    This is the exact distribution behind Eqs. 5-6 (for a single run it gives
+    ``int(r)`` or ``int(r) + 1`` captures with probabilities ``1 - MOD(r,1)``,
+    ``MOD(r,1)``), including the correlation between neighbouring runs that the
+    independent-runs model leaves out.
+
+    Parameters
+    ----------
+    states : hemkit.sampling.RunningStates
+    interval : int
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``T`` rows (phases) by owners: the profiled shares.
+
+    Examples
+    --------
+    >>> from hemkit.sampling import Task, generate_states
+    >>> rs = generate_states([Task("a", 0.5, 100)], 10_000, seed=0)
+    >>> float(start_phase_profiles(rs, 100)["a"].std())  # integer R: every start agrees
+    0.0
+    """
+    t = int(interval)
+    if t != interval or t < 1:
+        raise HemkitError(f"exact start-phase profiles need a positive integer interval, got {interval}")
+    st = np.asarray(states.states, dtype=np.int64)
+    k = len(states.names)
+    phase = np.arange(st.size, dtype=np.int64) % t
+    counts = np.bincount(phase * k + st, minlength=t * k).reshape(t, k).astype(float)
+    return pd.DataFrame(counts / counts.sum(axis=1, keepdims=True), columns=list(states.names))
+
+
 def wilson_interval(count, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval for binomial proportions ``count / n`` (vectorised).
 

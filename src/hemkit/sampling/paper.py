@@ -132,6 +132,7 @@ def reproduce(table: str, *, reps: int = 1000, seed: int = 0) -> pd.DataFrame:
                         "bias": s.bias,
                         "profile_sd": s.profile_sd,
                         "model_sd": s.model_sd,
+                        "exact_sd": s.exact_sd,
                         "paper_running_mean": p_run,
                         "paper_profile_mean": p_mean,
                         "paper_sd": p_sd,

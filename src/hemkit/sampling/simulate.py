@@ -41,8 +41,12 @@ class SimulationResult:
     run_ratio : pandas.Series
         Mean run length of each owner in sampling intervals (R, Eq. 1).
     model_sd : pandas.Series
-        SD of the profiled share predicted from the actual runs (Eqs. 6, 7, 9); noise-free
-        time-based sampling without jitter only (NaN otherwise).
+        SD of the profiled share predicted from the actual runs (Eqs. 6, 7, 9), which
+        treats runs as independent; noise-free time-based sampling without jitter only
+        (NaN otherwise).
+    exact_sd : pandas.Series
+        Exact SD over random starts (:func:`hemkit.sampling.model.start_phase_profiles`);
+        same conditions plus an integer interval (NaN otherwise).
     """
 
     truth: pd.Series
@@ -50,6 +54,7 @@ class SimulationResult:
     n_samples: np.ndarray
     run_ratio: pd.Series
     model_sd: pd.Series
+    exact_sd: pd.Series
     interval: float
     mode: str
 
@@ -64,6 +69,7 @@ class SimulationResult:
                 "profile_sd": self.profiles.std(ddof=1),
                 "bias": mean - self.truth,
                 "model_sd": self.model_sd,
+                "exact_sd": self.exact_sd,
             }
         ).rename_axis("task")
 
@@ -165,12 +171,17 @@ def simulate_profiles(
         sd = np.sqrt(model.runs_variance(runs["task"], runs["length"], interval, k, axis_total / interval))
     else:
         sd = np.full(k, np.nan)
+    if mode == "time" and jitter == 0 and noise == 0 and float(interval).is_integer():
+        exact = model.start_phase_profiles(states, int(interval)).std(ddof=0).to_numpy()
+    else:
+        exact = np.full(k, np.nan)
     return SimulationResult(
         truth=truth,
         profiles=profiles,
         n_samples=n_samples,
         run_ratio=run_ratio,
         model_sd=pd.Series(sd, index=list(states.names)),
+        exact_sd=pd.Series(exact, index=list(states.names)),
         interval=float(interval),
         mode=mode,
     )
