@@ -13,8 +13,9 @@ and are trained with the mean squared error.  hemkit's variant of the set-up:
 * The loss counts only intervals where the event was off a counter (the others are exact).
 * Paper hyper-parameters: MLP 128/64 hidden units, dropout 0.3, lr 3e-3, 1200 epochs; Bi-GRU
   hidden 64, 3 layers, lr 5e-3, 600 epochs, batch size 1.  hemkit keeps the layer sizes and
-  learning rates but trains in mini-batches for far fewer epochs (defaults 40 and 25) so that
-  training takes minutes on 2 shared CPU cores.
+  learning rates but trains in mini-batches for far fewer epochs (defaults 40 and 25; a Bi-GRU
+  epoch is a random ``series_per_epoch`` crops) on one thread, so that training takes minutes on
+  2 shared CPU cores (two torch threads on a busy 2-core machine ran 5-10x slower than one).
 
 PyTorch is imported lazily (extra ``hemkit[learn]``); without it these raise HemkitError.
 """
@@ -76,6 +77,8 @@ class _TorchEstimator(MpxEstimator):
         _check(mpx)
         if not hasattr(self, "model_"):
             raise HemkitError(f"{self.name}: fit the estimator (or load a fitted one) before estimating")
+        if getattr(self, "threads", None):
+            torch.set_num_threads(self.threads)
         feats, base, _ = self._prepare(mpx)
         self.model_.eval()
         with torch.no_grad():
@@ -120,7 +123,7 @@ class MLPEstimator(_TorchEstimator):
     name = "mlp"
 
     def __init__(self, hidden=(128, 64), dropout: float = 0.3, lr: float = 3e-3, epochs: int = 40,
-                 window: int = 3, batch_size: int = 1024, seed: int = 0, threads: int | None = 2):
+                 window: int = 3, batch_size: int = 1024, seed: int = 0, threads: int | None = 1):
         self.hidden = tuple(hidden)
         self.dropout = dropout
         self.lr = lr
@@ -180,13 +183,15 @@ class BiGRUEstimator(_TorchEstimator):
     name = "bigru"
 
     def __init__(self, hidden: int = 64, layers: int = 3, lr: float = 5e-3, epochs: int = 25, crop: int = 96,
-                 batch_size: int = 32, seed: int = 0, threads: int | None = 2):
+                 batch_size: int = 32, series_per_epoch: int | None = 512, seed: int = 0,
+                 threads: int | None = 1):
         self.hidden = hidden
         self.layers = layers
         self.lr = lr
         self.epochs = epochs
         self.crop = crop
         self.batch_size = batch_size
+        self.series_per_epoch = series_per_epoch
         self.seed = seed
         self.threads = threads
 
@@ -216,7 +221,7 @@ class BiGRUEstimator(_TorchEstimator):
         self.model_.train()
         losses = []
         for _ in range(self.epochs):
-            order = rng.permutation(S)
+            order = rng.permutation(S)[: self.series_per_epoch or S]
             starts = (rng.random(S) * np.maximum(lengths - crop, 0)).astype(int) if crop < T else np.zeros(S, int)
             total, count = 0.0, 0.0
             for b in range(0, S, self.batch_size):

@@ -106,7 +106,8 @@ def read_trace(path: str | Path, run: str | None = None, *, ocoe: bool = True) -
             table = pd.read_csv(path)
         else:
             return parse_trace(text, run=run or path.stem, ocoe=ocoe)
-    missing = [c for c in ("run", "step", "event", "value") if c not in table.columns]
+    need = ("run", "step", "event", "raw" if "raw" in table.columns else "value")
+    missing = [c for c in need if c not in table.columns]
     if missing:
         raise HemkitError(f"{path}: not a trace, missing column(s) {', '.join(missing)}")
     table["run"] = table["run"].astype(str)
