@@ -25,11 +25,16 @@ from hemkit.errors import HemkitError
 TIDY_COLUMNS = ("group", "run", "event", "value")
 
 
+def _q(value) -> str:
+    """Quote an id for a message: ``'a'`` or ``3``, never ``np.int64(3)``."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _check_group(gid: Hashable, table: pd.DataFrame, min_runs: int, source: str) -> pd.DataFrame:
-    where = f"{source}: group {gid!r}" if source else f"group {gid!r}"
+    where = f"{source}: group {_q(gid)}" if source else f"group {_q(gid)}"
     dup = table.columns[table.columns.duplicated()]
     if len(dup):
-        raise HemkitError(f"{where}: event {dup[0]!r} appears twice in the same group")
+        raise HemkitError(f"{where}: event {_q(dup[0])} appears twice in the same group")
     if table.shape[1] == 0:
         raise HemkitError(f"{where}: has no events")
     out = {}
@@ -40,7 +45,7 @@ def _check_group(gid: Hashable, table: pd.DataFrame, min_runs: int, source: str)
             bad = col[num.isna() & col.notna()]
             if len(bad):
                 raise HemkitError(
-                    f"{where}: event {event!r} has a non-numeric value {bad.iloc[0]!r} in run {bad.index[0]!r}"
+                    f"{where}: event {_q(event)} has a non-numeric value {_q(bad.iloc[0])} in run {_q(bad.index[0])}"
                 )
             col = num
         out[event] = col.astype(np.float64)
@@ -49,21 +54,21 @@ def _check_group(gid: Hashable, table: pd.DataFrame, min_runs: int, source: str)
     if not np.isfinite(arr).all():
         r, c = np.argwhere(~np.isfinite(arr))[0]
         kind = "NaN" if np.isnan(arr[r, c]) else "an infinite value"
-        raise HemkitError(f"{where}: event {values.columns[c]!r} has {kind} in run {values.index[r]!r}")
+        raise HemkitError(f"{where}: event {_q(values.columns[c])} has {kind} in run {_q(values.index[r])}")
     if (arr < 0).any():
         r, c = np.argwhere(arr < 0)[0]
         raise HemkitError(
-            f"{where}: event {values.columns[c]!r} has a negative count {arr[r, c]:g} in run {values.index[r]!r}"
+            f"{where}: event {_q(values.columns[c])} has a negative count {arr[r, c]:g} in run {_q(values.index[r])}"
         )
     if len(values) < min_runs:
         raise HemkitError(f"{where}: has {len(values)} runs; at least {min_runs} are needed")
     if values.index.has_duplicates:
-        raise HemkitError(f"{where}: run {values.index[values.index.duplicated()][0]!r} appears twice")
+        raise HemkitError(f"{where}: run {_q(values.index[values.index.duplicated()][0])} appears twice")
     const = np.ptp(arr, axis=0) == 0
     if const.any():
         e = values.columns[np.argmax(const)]
         raise HemkitError(
-            f"{where}: event {e!r} is constant ({arr[0, np.argmax(const)]:g}) in every run; "
+            f"{where}: event {_q(e)} is constant ({arr[0, np.argmax(const)]:g}) in every run; "
             "it carries no correlation information, drop it"
         )
     values.index.name = "run"
@@ -170,12 +175,12 @@ class Readings:
         """Raise unless ``anchor`` is read in every group."""
         if anchor not in self._events:
             raise HemkitError(
-                f"unknown anchor {anchor!r}: not among the events ({', '.join(self._events[:8])}"
+                f"unknown anchor {_q(anchor)}: not among the events ({', '.join(self._events[:8])}"
                 f"{', ...' if len(self._events) > 8 else ''})"
             )
         for g, t in self.groups.items():
             if anchor not in t.columns:
-                raise HemkitError(f"anchor {anchor!r} is not read in group {g!r}; HRM needs it in every group")
+                raise HemkitError(f"anchor {_q(anchor)} is not read in group {_q(g)}; HRM needs it in every group")
 
     # ------------------------------------------------------------ conversions
     @classmethod
@@ -194,20 +199,20 @@ class Readings:
         t = table.loc[:, list(TIDY_COLUMNS)]
         for c in ("group", "run", "event"):
             if t[c].isna().any():
-                raise HemkitError(f"{where}: column {c!r} has an empty value in row {int(np.argmax(t[c].isna()))}")
+                raise HemkitError(f"{where}: column {_q(c)} has an empty value in row {int(np.argmax(t[c].isna()))}")
         dup = t.duplicated(["group", "run", "event"])
         if dup.any():
             row = t[dup].iloc[0]
             raise HemkitError(
-                f"{where}: event {row['event']!r} is read twice in run {row['run']!r} of group {row['group']!r}"
+                f"{where}: event {_q(row['event'])} is read twice in run {_q(row['run'])} of group {_q(row['group'])}"
             )
         values = pd.to_numeric(t["value"], errors="coerce")
         bad = values.isna() & t["value"].notna()
         if bad.any():
             row = t[bad].iloc[0]
             raise HemkitError(
-                f"{where}: event {row['event']!r} has a non-numeric value {row['value']!r} "
-                f"in run {row['run']!r} of group {row['group']!r}"
+                f"{where}: event {_q(row['event'])} has a non-numeric value {_q(row['value'])} "
+                f"in run {_q(row['run'])} of group {_q(row['group'])}"
             )
         t = t.assign(value=values)
         groups = {}
@@ -220,7 +225,7 @@ class Readings:
                 run, ev = wide.index[r], wide.columns[c]
                 present = ((gt["run"] == run) & (gt["event"] == ev)).any()
                 what = "has NaN" if present else "is missing"
-                raise HemkitError(f"{where}: event {ev!r} {what} in run {run!r} of group {gid!r}")
+                raise HemkitError(f"{where}: event {_q(ev)} {what} in run {_q(run)} of group {_q(gid)}")
             wide.columns.name = None
             groups[gid] = wide
         return cls(groups, source=source, min_runs=min_runs)
@@ -249,7 +254,7 @@ class Readings:
         """Keep only ``events`` (groups left with none are dropped)."""
         unknown = [e for e in events if e not in self._events]
         if unknown:
-            raise HemkitError(f"unknown event {unknown[0]!r}")
+            raise HemkitError(f"unknown event {_q(unknown[0])}")
         keep = {}
         for g, t in self.groups.items():
             cols = [e for e in t.columns if e in set(events)]

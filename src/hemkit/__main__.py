@@ -1,0 +1,5 @@
+"""``python -m hemkit`` runs the command line."""
+
+from hemkit.cli import main
+
+main()

@@ -1,0 +1,251 @@
+"""Copula merge: hemkit's own method, rank-exact where MUCH hopes for a lucky draw.
+
+MUCH (see :mod:`hemkit.merge.much`) draws ``n_sims`` multivariate-normal samples and keeps
+the one whose arrangement lands closest to the observed correlations; with ``n`` runs each
+draw misses the target by ``O(1/sqrt(n))`` per pair, and best-of-``n_sims`` only trims that.
+This method removes the sampling error and the mismatch between the Gaussian model and the
+raw readings:
+
+1. **Target from ranks.**  Each group's readings are turned into normal scores *within the
+   group* (``Phi^-1(rank / (n_g + 1))``), which removes shifts and scale changes between
+   groups (drift), and the pairwise correlation of the scores is pooled over every group
+   that read both events.  This is the Gaussian-copula correlation, estimated robustly for
+   skewed, bimodal or heavy-tailed counts.  (For a Gaussian copula it equals
+   ``2 sin(pi rho_s / 6)`` of the Spearman correlation ``rho_s``.)  Missing pairs and a non
+   positive-definite matrix are handled as in MUCH.
+2. **Iman-Conover reordering** (Iman & Conover 1982): the van der Waerden scores, randomly
+   permuted per event, are transformed by ``S P^-T L^T`` where ``P P^T`` is their own sample
+   correlation and ``L L^T`` the target, so their correlation equals the target *exactly*;
+   each event's actual readings are then placed in the rank order of its column.
+3. **All readings.**  The merged table has by default as many rows as the event with the
+   most readings (pooled over its groups), not one group's run count, so the merged
+   correlations carry less sampling noise.
+4. **Pearson refinement, as far as the data call for it.**  Users check merged data with
+   Pearson correlations of the raw counts.  A second score-space target is found by a
+   fixed-point iteration (``refine`` steps): the achieved Pearson matrix of the raw counts
+   is compared with the observed pairwise Pearson correlations and the target corrected by
+   the difference, until the raw-value correlations land on the observed ones.  The merge
+   uses the blend ``(1 - w) * copula + w * refined`` (a convex combination of correlation
+   matrices, so still one).  ``w = 0`` keeps the rank structure exactly (best when the
+   counts follow a Gaussian copula and groups have few runs, since Pearson correlations of
+   a few dozen skewed counts are noisy); ``w = 1`` matches Pearson (best for Pearson alone
+   on real data whose dependence is not a Gaussian copula, at a cost in Spearman).  The
+   default ``pearson_weight="auto"`` picks ``w`` from (0, 0.25, 0.5, 0.75, 1) by a holdout
+   inside the data: half of each group's runs are merged with every ``w`` and scored by
+   Pearson + Spearman MSE against the other half's observed correlations
+   (:func:`choose_pearson_weight`).  On the T2080 data it picks 0.5, halving MUCH's
+   Pearson error at an equal Spearman error; on Gaussian-copula synthetic data it picks 0.
+
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from hemkit.errors import HemkitError
+from hemkit.merge.correlation import (
+    assemble_target,
+    nearest_correlation,
+    normal_scores,
+    pairwise_correlation,
+    upper,
+)
+from hemkit.merge.reorder import batch_correlation, event_values, place, pooled_counts
+from hemkit.readings import Readings
+
+WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def whiten(base: np.ndarray) -> np.ndarray:
+    """Iman-Conover's first half: rows of ``base`` (``k x n``) made exactly uncorrelated (``P^-1 S``)."""
+    return np.linalg.solve(np.linalg.cholesky(np.corrcoef(base)), base)
+
+
+def iman_conover(white: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Iman-Conover's second half: whitened rows given exactly the correlation ``target`` (``L P^-1 S``)."""
+    return np.linalg.cholesky(target) @ white
+
+
+@dataclass
+class _Problem:
+    """Everything one copula merge needs, computed once."""
+
+    events: list
+    values: np.ndarray  # k x n sorted readings
+    white: np.ndarray  # k x n whitened van der Waerden scores
+    copula: np.ndarray  # k x k rank-based target
+    goal: np.ndarray  # observed pairwise Pearson, upper triangle (observed pairs only)
+    observed: np.ndarray  # which upper-triangle pairs were observed
+    repaired: bool
+    imputed: list
+
+    def arrange(self, target: np.ndarray) -> np.ndarray:
+        return place(self.values, iman_conover(self.white, target))
+
+    def pearson_error(self, merged: np.ndarray) -> float:
+        if not self.goal.size:
+            return 0.0
+        return float(((upper(batch_correlation(merged))[self.observed] - self.goal) ** 2).mean())
+
+    def pearson_target(self, refine: int) -> tuple[np.ndarray, list[float]]:
+        """Score-space target whose arrangement's raw Pearson correlations match the observed ones."""
+        k = len(self.events)
+        iu = np.triu_indices(k, 1)
+        obs_i, obs_j = iu[0][self.observed], iu[1][self.observed]
+        target = self.copula.copy()
+        current = self.arrange(target)
+        best_target, history = target, [self.pearson_error(current)]
+        for _ in range(refine):  # a handful of whole-matrix corrections, not a loop over pairs
+            achieved = batch_correlation(current)
+            step = np.zeros((k, k))
+            step[obs_i, obs_j] = self.goal - achieved[obs_i, obs_j]
+            target = np.clip(target + step + step.T, -0.9999, 0.9999)
+            np.fill_diagonal(target, 1.0)
+            target, _ = nearest_correlation(target, tol=1e-7)
+            current = self.arrange(target)
+            history.append(self.pearson_error(current))
+            if history[-1] <= min(history[:-1]):
+                best_target = target
+            # stop when converged: no 1 % gain over the last three steps
+            if history[-1] < 1e-10 or (len(history) > 3 and min(history[-3:]) > 0.99 * min(history[:-3])):
+                break
+        return best_target, history
+
+
+def _problem(readings: Readings, n: int | None, rng: np.random.Generator, outliers: str, z: float, impute) -> _Problem:
+    events = readings.events
+    k = len(events)
+    scores = {g: normal_scores(t.to_numpy(), axis=0) for g, t in readings.groups.items()}
+    copula, _ = pairwise_correlation(readings, kind="scores", scores=scores, outliers=outliers, z=z)
+    copula, imputed = assemble_target(copula.loc[events, events], impute=impute)
+    copula, repaired = nearest_correlation(copula)
+    pearson, _ = pairwise_correlation(readings, kind="pearson", outliers=outliers, z=z)
+    goal = upper(pearson.loc[events, events].to_numpy())
+    observed = ~np.isnan(goal)
+    if n is None:  # every reading, but no more than 100 000 rows unless the groups are larger
+        n = min(int(pooled_counts(readings).max()), max(int(readings.n_runs.max()), 100_000))
+    n = int(n)
+    if n < 3:
+        raise HemkitError(f"cannot merge into {n} runs; at least 3 are needed")
+    vdw = stats.norm.ppf(np.arange(1, n + 1) / (n + 1))
+    white = whiten(rng.permuted(np.broadcast_to(vdw, (k, n)), axis=1))
+    return _Problem(events, event_values(readings, events, n), white, copula, goal[observed], observed, repaired, imputed)
+
+
+def choose_pearson_weight(
+    readings: Readings,
+    *,
+    seed: int | np.random.Generator | None = None,
+    grid: tuple[float, ...] = WEIGHT_GRID,
+    refine: int = 10,
+    outliers: str = "keep",
+    z: float = 3.0,
+    impute: str | None = None,
+) -> tuple[float, dict[float, float]]:
+    """Pick the Pearson weight of :func:`merge_copula` by a holdout inside the data.
+
+    Each group's runs are split in halves; the first half is merged with every weight in
+    ``grid`` and each merge scored by Pearson + Spearman MSE against the observed pairwise
+    correlations of the second half.  Groups with fewer than 6 runs cannot be split: then 0.
+
+    Returns the chosen weight and the holdout MSE of each weight.
+    """
+    from hemkit.evaluate import evaluate
+
+    if int(readings.n_runs.min()) < 6:
+        return 0.0, {}
+    rng = np.random.default_rng(seed)
+    part, reference = readings.split_runs(0.5, seed=rng)
+    prob = _problem(part, None, rng, outliers, z, impute)
+    refined, _ = prob.pearson_target(refine) if any(w > 0 for w in grid) else (prob.copula, [])
+    scores = {}
+    for w in grid:  # a handful of candidate weights
+        merged = pd.DataFrame(prob.arrange((1 - w) * prob.copula + w * refined).T, columns=prob.events)
+        ev = evaluate(merged, reference)
+        scores[float(w)] = ev.mse("pearson") + ev.mse("spearman")
+    return min(scores, key=scores.get), scores
+
+
+def merge_copula(
+    readings: Readings,
+    *,
+    seed: int | np.random.Generator | None = None,
+    n: int | None = None,
+    pearson_weight: float | str = "auto",
+    refine: int = 10,
+    outliers: str = "keep",
+    z: float = 3.0,
+    impute: str | None = None,
+) -> pd.DataFrame:
+    """Merge by a rank-based Gaussian copula with exact (Iman-Conover) reordering.
+
+    Parameters
+    ----------
+    readings : Readings
+        Groups covering every pair of events (a MUCH design).
+    seed : int or Generator, optional
+        Randomness (the random permutation of the base scores, the holdout split).
+    n : int, optional
+        Merged runs; default the most readings any event has over all its groups (capped at
+        100 000 or the largest group, whichever is larger), so that every reading of every
+        event is used (events with fewer readings are spread over their order statistics,
+        see :func:`hemkit.merge.reorder.event_values`).  More rows mean less sampling noise
+        in the merged correlations.
+    pearson_weight : float in [0, 1] or "auto", default "auto"
+        Blend between the rank target (0) and the target refined to match the observed
+        Pearson correlations of the raw counts (1); ``"auto"`` chooses by a holdout inside
+        the data (:func:`choose_pearson_weight`).
+    refine : int, default 10
+        Most refinement steps for the Pearson-matching target.
+    outliers, z, impute
+        As in :func:`hemkit.merge.merge_much`.
+
+    Returns
+    -------
+    DataFrame
+        ``n`` rows x events; every column holds the event's actual readings.
+        ``.attrs["hemkit"]`` holds the weight used, the holdout scores of ``"auto"``, the
+        MSE reached against the observed Pearson correlations, whether the target was
+        repaired and any imputed pairs.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_much
+    >>> merged = merge_copula(t2080_much(), seed=1, pearson_weight=0.5)
+    >>> merged.shape
+    (24000, 16)
+    """
+    rng = np.random.default_rng(seed)
+    holdout_scores: dict = {}
+    if isinstance(pearson_weight, str):
+        if pearson_weight != "auto":
+            raise HemkitError(f"pearson_weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}")
+        pearson_weight, holdout_scores = choose_pearson_weight(
+            readings, seed=rng, refine=refine, outliers=outliers, z=z, impute=impute
+        )
+    w = float(pearson_weight)
+    if not 0 <= w <= 1:
+        raise HemkitError(f"pearson_weight must be in [0, 1], got {w}")
+    prob = _problem(readings, n, rng, outliers, z, impute)
+    target = prob.copula
+    history: list[float] = []
+    if w > 0:
+        refined, history = prob.pearson_target(refine)
+        target = (1 - w) * prob.copula + w * refined
+    merged = prob.arrange(target)
+    out = pd.DataFrame(merged.T, columns=prob.events)
+    # plain JSON-serialisable diagnostics (attrs travel with the frame into Parquet files)
+    out.attrs["hemkit"] = {
+        "method": "copula",
+        "pearson_weight": w,
+        "holdout_mse": {str(k): v for k, v in holdout_scores.items()},
+        "mse_to_observed": prob.pearson_error(merged),
+        "refine_mse": history,
+        "repaired": bool(prob.repaired),
+        "imputed": [list(p) for p in prob.imputed],
+    }
+    return out

@@ -1,0 +1,272 @@
+"""Pairwise correlations from groups of readings, normal scores, and matrix repair.
+
+The merge methods need one events x events correlation matrix although no run read all
+events.  Each pair's correlation is estimated from **every** group that read both events:
+the readings of each group are centred on that group's own means (so that drift between
+groups does not pass for correlation), pooled, and correlated (Pearson).  The same applies
+to normal scores (MUCH paper, Eq. 1: ``Phi^-1(F_emp)`` with ``n + 1`` in the denominator).
+
+A matrix assembled pair by pair need not be positive definite; :func:`nearest_correlation`
+repairs it with Higham's (2002) alternating projections as implemented in statsmodels,
+keeping every event.  A pair never read together is an error unless the caller asks for
+the maximum-determinant completion (:func:`complete_maxdet`), the Gaussian maximum-entropy
+choice: the missing pair is as conditionally independent as the observed pairs allow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats
+
+from hemkit.errors import HemkitError
+from hemkit.readings import Readings
+
+OUTLIER_POLICIES = ("keep", "zscore")
+
+
+def normal_scores(x: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Van der Waerden normal scores ``Phi^-1(rank / (n + 1))`` along ``axis`` (ties get mean ranks).
+
+    Examples
+    --------
+    The MUCH paper's worked example (Sec. 4.3): {1, 2, 5, 8} -> uniform {0.2, 0.4, 0.6, 0.8}
+    -> normal scores {-0.842, -0.253, 0.253, 0.842}.
+
+    >>> normal_scores(np.array([1.0, 2.0, 5.0, 8.0])).round(3)
+    array([-0.842, -0.253,  0.253,  0.842])
+    """
+    x = np.asarray(x, dtype=float)
+    n = x.shape[axis]
+    return stats.norm.ppf(stats.rankdata(x, axis=axis) / (n + 1))
+
+
+def _outlier_mask(x: np.ndarray, outliers: str, z: float) -> np.ndarray:
+    """True where a reading is used for estimation."""
+    if outliers == "keep":
+        return np.ones(x.shape, dtype=bool)
+    if outliers == "zscore":
+        sd = x.std(axis=0, ddof=1)
+        zz = np.abs(x - x.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+        return zz < z
+    raise HemkitError(f"unknown outlier policy {outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
+
+
+def pairwise_correlation(
+    readings: Readings,
+    *,
+    kind: str = "pearson",
+    outliers: str = "keep",
+    z: float = 3.0,
+    scores: dict | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Correlation of every pair of events, pooled over the groups that read both.
+
+    Parameters
+    ----------
+    readings : Readings
+    kind : {"pearson", "spearman", "scores"}
+        ``pearson``: readings centred per group.  ``spearman``: ranks within each group,
+        centred, i.e. a pooled Spearman.  ``scores``: the per-group arrays given in
+        ``scores`` (e.g. normal scores), centred per group.
+    outliers : {"keep", "zscore"}
+        ``keep`` (default) uses every reading.  ``zscore`` leaves out, for each pair and
+        group, the runs in which either event is ``z`` or more standard deviations from its
+        group mean.  Groups without outliers keep all their runs (unlike mergingTools 1.0.1,
+        which then drops the whole group).
+    z : float, default 3.0
+    scores : dict, optional
+        Group id -> array (runs x events of that group), for ``kind="scores"``.
+
+    Returns
+    -------
+    corr : DataFrame
+        Events x events; NaN for pairs never read together; 1 on the diagonal.
+    support : DataFrame
+        Events x events: number of runs behind each pair's estimate.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_much
+    >>> c, n = pairwise_correlation(t2080_much())
+    >>> int(n.values.min()) > 0
+    True
+    """
+    events = readings.events
+    index = {e: i for i, e in enumerate(events)}
+    k = len(events)
+    sxy = np.zeros((k, k))
+    vxx = np.zeros((k, k))
+    cnt = np.zeros((k, k))
+    for gid, table in readings.groups.items():
+        if kind == "pearson":
+            x = table.to_numpy()
+        elif kind == "spearman":
+            x = stats.rankdata(table.to_numpy(), axis=0)
+        elif kind == "scores":
+            if scores is None or gid not in scores:
+                raise HemkitError(f"no scores given for group {gid!r}")
+            x = np.asarray(scores[gid], dtype=float)
+        else:
+            raise HemkitError(f"unknown correlation kind {kind!r}")
+        m = _outlier_mask(table.to_numpy(), outliers, z).astype(float)
+        # centre each event on the mean of its used readings in this group
+        mu = (x * m).sum(axis=0) / np.maximum(m.sum(axis=0), 1)
+        c = (x - mu) * m
+        idx = np.array([index[e] for e in table.columns])
+        ix = np.ix_(idx, idx)
+        sxy[ix] += c.T @ c
+        vxx[ix] += (c * c).T @ m  # [i, j]: sum of c_i^2 over runs where j is used too
+        cnt[ix] += m.T @ m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = sxy / np.sqrt(vxx * vxx.T)
+    corr[cnt == 0] = np.nan
+    np.fill_diagonal(corr, 1.0)
+    return (
+        pd.DataFrame(np.clip(corr, -1, 1), index=events, columns=events),
+        pd.DataFrame(cnt.astype(int), index=events, columns=events),
+    )
+
+
+def nearest_correlation(
+    corr: np.ndarray, *, min_eig: float = 1e-6, tol: float = 1e-10, max_iter: int = 2000
+) -> tuple[np.ndarray, bool]:
+    """The nearest positive-definite correlation matrix (Higham 2002, Algorithm 3.3).
+
+    Alternating projections onto the positive semidefinite cone and the unit-diagonal
+    matrices, with Dykstra's correction, so the result is the nearest correlation matrix in
+    the Frobenius norm; eigenvalues are then lifted to at least ``min_eig`` so that a
+    Cholesky factor exists.  (statsmodels' ``corr_nearest`` omits the correction and runs
+    to its iteration cap on hemkit's matrices, ~10x slower.)  Returns the matrix and
+    whether a repair was needed; a matrix already positive definite (smallest eigenvalue
+    >= ``min_eig``) is returned unchanged.
+
+    Examples
+    --------
+    >>> c = np.array([[1, .9, -.9], [.9, 1, .9], [-.9, .9, 1]])
+    >>> fixed, repaired = nearest_correlation(c)
+    >>> repaired, bool(np.linalg.eigvalsh(fixed)[0] > 0), float(fixed[0, 0])
+    (True, True, 1.0)
+    """
+    a = np.asarray(corr, dtype=float)
+    a = (a + a.T) / 2
+    if np.linalg.eigvalsh(a)[0] >= min_eig:
+        return a, False
+    y = a.copy()
+    ds = np.zeros_like(a)
+    for _ in range(max_iter):  # iterations of a matrix projection, not a loop over data
+        r = y - ds
+        w, v = np.linalg.eigh(r)
+        x = (v * np.maximum(w, 0)) @ v.T
+        ds = x - r
+        y_new = x.copy()
+        np.fill_diagonal(y_new, 1.0)
+        done = np.linalg.norm(y_new - y) / max(np.linalg.norm(y_new), 1e-300) < tol
+        y = y_new
+        if done:
+            break
+    w, v = np.linalg.eigh(y)
+    x = (v * np.maximum(w, min_eig)) @ v.T
+    d = np.sqrt(np.diag(x))
+    x = x / np.outer(d, d)
+    np.fill_diagonal(x, 1.0)
+    return (x + x.T) / 2, True
+
+
+def complete_maxdet(corr: np.ndarray) -> np.ndarray:
+    """Fill NaN entries of a correlation matrix so that its determinant is largest.
+
+    The maximum-determinant (maximum-entropy) completion: under a Gaussian model it
+    assumes nothing about a missing pair beyond what the observed pairs imply.  The
+    observed part is first repaired to a positive-definite matrix if needed.
+
+    Examples
+    --------
+    >>> c = np.array([[1, .8, np.nan], [.8, 1, .5], [np.nan, .5, 1]])
+    >>> round(complete_maxdet(c)[0, 2], 3)  # = 0.8 * 0.5: conditionally independent given event 2
+    0.4
+    """
+    c = np.array(corr, dtype=float)
+    miss = np.argwhere(np.triu(np.isnan(c), 1))
+    if len(miss) == 0:
+        return c
+    i, j = miss[:, 0], miss[:, 1]
+
+    def build(u: np.ndarray) -> np.ndarray:
+        m = c.copy()
+        m[i, j] = u
+        m[j, i] = u
+        return m
+
+    def objective(u: np.ndarray) -> tuple[float, np.ndarray]:
+        m = build(u)
+        try:
+            chol = np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            return 1e10, np.zeros_like(u)
+        inv = np.linalg.inv(m)
+        return -2 * np.log(np.diag(chol)).sum(), -2 * inv[i, j]
+
+    start = build(np.zeros(len(i)))
+    if np.linalg.eigvalsh(start)[0] <= 1e-8:
+        start, _ = nearest_correlation(start)
+    u0 = start[i, j]
+    res = optimize.minimize(objective, u0, jac=True, method="L-BFGS-B", bounds=[(-0.999, 0.999)] * len(i))
+    return build(res.x)
+
+
+def assemble_target(
+    corr: pd.DataFrame,
+    *,
+    impute: str | None = None,
+) -> tuple[np.ndarray, list[tuple[str, str]]]:
+    """Check a pairwise matrix for pairs never read together; complete it if asked.
+
+    Returns the completed matrix and the list of imputed pairs.  Without ``impute`` a
+    missing pair raises :class:`HemkitError` naming it.
+    """
+    c = corr.to_numpy(dtype=float)
+    miss = np.argwhere(np.triu(np.isnan(c), 1))
+    pairs = [(corr.index[a], corr.columns[b]) for a, b in miss]
+    if pairs and impute is None:
+        a, b = pairs[0]
+        more = f" (and {len(pairs) - 1} more)" if len(pairs) > 1 else ""
+        raise HemkitError(
+            f"events {a!r} and {b!r} were never read together{more}; add a group with both "
+            "(hemkit plan --design much) or pass --impute maxdet"
+        )
+    if pairs:
+        if impute != "maxdet":
+            raise HemkitError(f"unknown imputation {impute!r}; the only one is 'maxdet'")
+        c = complete_maxdet(c)
+    return c, pairs
+
+
+def drop_dependent(corr: pd.DataFrame, dep_lvl: float) -> list[str]:
+    """mergingTools-compatible selection: drop every event whose |correlation| with an earlier kept event exceeds ``dep_lvl``.
+
+    Returns the events kept.  Offered only as an opt-in compatibility mode: it throws away
+    events that hemkit otherwise keeps by repairing the matrix.
+    """
+    events = list(corr.index)
+    c = np.abs(corr.to_numpy())
+    kept: list[int] = []
+    for i in range(len(events)):  # k <= a few hundred: a loop over events, not runs or pairs
+        if not kept or np.nanmax(c[i, kept]) <= dep_lvl:
+            kept.append(i)
+    return [events[i] for i in kept]
+
+
+def upper(corr: np.ndarray) -> np.ndarray:
+    """The strict upper triangle of a square matrix as a flat vector (one value per pair)."""
+    i, j = np.triu_indices(len(corr), 1)
+    return np.asarray(corr)[i, j]
+
+
+def pair_labels(events: Sequence[str]) -> pd.MultiIndex:
+    """(event_a, event_b) for every pair, in :func:`upper` order."""
+    i, j = np.triu_indices(len(events), 1)
+    ev = np.asarray(list(events), dtype=object)
+    return pd.MultiIndex.from_arrays([ev[i], ev[j]], names=["event_a", "event_b"])

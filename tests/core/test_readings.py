@@ -1,0 +1,110 @@
+"""The readings model: tidy round trip and precise validation errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hemkit import HemkitError, Readings
+
+
+def tidy(rows):
+    return pd.DataFrame(rows, columns=["group", "run", "event", "value"])
+
+
+def small():
+    g1 = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": [4.0, 1, 3, 2]}, index=[10, 11, 12, 13])
+    g2 = pd.DataFrame({"a": [5.0, 6, 7], "c": [1.0, 0, 2]}, index=[20, 21, 22])
+    return Readings({"g1": g1, "g2": g2})
+
+
+def test_views():
+    r = small()
+    assert r.events == ["a", "b", "c"]
+    assert r.group_ids == ["g1", "g2"]
+    assert r.n_runs.tolist() == [4, 3]
+    assert r.coverage().loc["a", "a"] == 2 and r.coverage().loc["b", "c"] == 0
+    assert r.missing_pairs() == [("b", "c")]
+
+
+def test_tidy_round_trip_keeps_every_value():
+    r = small()
+    t = r.to_tidy()
+    assert list(t.columns) == ["group", "run", "event", "value"]
+    assert len(t) == 4 * 2 + 3 * 2
+    back = Readings.from_tidy(t)
+    for g in r:
+        pd.testing.assert_frame_equal(back[g], r[g], check_names=False)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n_groups=st.integers(1, 4),
+    n_runs=st.integers(3, 12),
+    n_events=st.integers(1, 5),
+    seed=st.integers(0, 2**16),
+)
+def test_tidy_round_trip_property(n_groups, n_runs, n_events, seed):
+    rng = np.random.default_rng(seed)
+    groups = {
+        g: pd.DataFrame(rng.integers(0, 10**6, size=(n_runs, n_events)).astype(float) + np.arange(n_runs)[:, None],
+                        columns=[f"e{g}_{j}" for j in range(n_events)])
+        for g in range(n_groups)
+    }
+    r = Readings(groups)
+    back = Readings.from_tidy(r.to_tidy())
+    assert back.events == r.events
+    for g in r:
+        np.testing.assert_array_equal(back[g].to_numpy(), r[g].to_numpy())
+
+
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ([(1, 1, "a", 1.0), (1, 1, "a", 2.0)], "event 'a' is read twice in run 1 of group 1"),
+        ([(1, r, "a", "x" if r == 2 else r) for r in range(4)], "non-numeric value 'x' in run 2 of group 1"),
+        ([(1, r, "a", np.nan if r == 1 else r) for r in range(4)], "event 'a' has NaN in run 1 of group 1"),
+        ([(1, r, "a", np.inf if r == 1 else r) for r in range(4)], "event 'a' has an infinite value in run 1"),
+        ([(1, r, "a", -5.0 if r == 3 else r) for r in range(4)], "event 'a' has a negative count -5 in run 3"),
+        ([(1, r, "a", 7.0) for r in range(4)], "event 'a' is constant (7)"),
+        ([(1, r, "a", r) for r in range(2)], "group 1: has 2 runs; at least 3 are needed"),
+        ([(1, r, "a", r) for r in range(4)] + [(1, r, "b", r * r) for r in range(3)],
+         "event 'b' is missing in run 3 of group 1"),
+    ],
+)
+def test_tidy_errors_name_the_culprit(rows, message):
+    with pytest.raises(HemkitError) as exc:
+        Readings.from_tidy(tidy(rows), source="in.csv")
+    assert message in str(exc.value)
+    assert str(exc.value).startswith("in.csv")
+    assert "\n" not in str(exc.value)
+
+
+def test_missing_tidy_columns():
+    with pytest.raises(HemkitError, match="missing column\\(s\\) event, value"):
+        Readings.from_tidy(pd.DataFrame({"group": [1], "run": [1]}))
+
+
+def test_duplicate_event_in_wide_group():
+    t = pd.DataFrame([[1, 2], [2, 3], [3, 1]], columns=["a", "a"])
+    with pytest.raises(HemkitError, match="event 'a' appears twice in the same group"):
+        Readings({1: t})
+
+
+def test_unknown_anchor_and_anchor_missing_from_a_group():
+    r = small()
+    with pytest.raises(HemkitError, match="unknown anchor 'zz'"):
+        r.check_anchor("zz")
+    with pytest.raises(HemkitError, match="anchor 'b' is not read in group 'g2'"):
+        r.check_anchor("b")
+    r.check_anchor("a")
+
+
+def test_split_runs_is_a_partition():
+    r = small()
+    a, b = Readings({1: pd.DataFrame({"x": np.arange(10.0)})}).split_runs(0.5, seed=1)
+    ia, ib = set(a[1].index), set(b[1].index)
+    assert ia.isdisjoint(ib) and ia | ib == set(range(10))
+    with pytest.raises(HemkitError):
+        r.split_runs(1.5)
