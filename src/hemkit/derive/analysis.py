@@ -68,7 +68,8 @@ def measurement_cube(measurements: pd.DataFrame, rows: list[str]) -> tuple[np.nd
     if df.duplicated(["row", "rep", "event"]).any():
         r = df[df.duplicated(["row", "rep", "event"])].iloc[0]
         raise HemkitError(f"event {r['event']}: measured twice on {r['row']} rep {r['rep']}")
-    wide = df.pivot(index=["rep", "row"], columns="event", values="value")
+    # keep the events in the order they were measured: ties in the QR go to the first listed
+    wide = df.pivot(index=["rep", "row"], columns="event", values="value")[pd.unique(df["event"])]
     reps = sorted(df["rep"].unique())
     full = pd.MultiIndex.from_product([reps, rows], names=["rep", "row"])
     wide = wide.reindex(full)

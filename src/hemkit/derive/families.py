@@ -95,9 +95,11 @@ def flops_family(widths: tuple[str, ...] = WIDTHS) -> Family:
     >>> fam.basis.shape, fam.signatures.shape
     ((48, 16), (10, 16))
     """
+    if not widths:
+        raise HemkitError("no FLOPs width to run: this CPU lacks SSE2 + FMA (see /proc/cpuinfo flags)")
     bad = [w for w in widths if w not in WIDTHS]
-    if bad or not widths:
-        raise HemkitError(f"unknown FLOPs width {bad[0] if bad else '(none)'!r}; choose from {', '.join(WIDTHS)}")
+    if bad:
+        raise HemkitError(f"unknown FLOPs width {bad[0]!r}; choose from {', '.join(WIDTHS)}")
     order = [(p, w, f) for f in (False, True) for p in ("sp", "dp") for w in WIDTHS if w in widths]
     kernels = [flops_kernel(p, w, f) for p, w, f in order]
     rows, data = [], []
