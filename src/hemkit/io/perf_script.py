@@ -68,8 +68,9 @@ def parse_perf_script(text: str, source: str = "perf script output") -> pd.DataF
     Examples
     --------
     >>> df = parse_perf_script("  spin  4574   334.871279:     100000 cpu-clock:  4011a6 f1+0x16 (/tmp/spin)")
-    >>> df.loc[0, ["comm", "tid", "period", "sym", "dso"]].tolist()
-    ['spin', 4574, 100000, 'f1', '/tmp/spin']
+    >>> row = df.iloc[0]
+    >>> row["comm"], int(row["tid"]), int(row["period"]), row["sym"], row["dso"]
+    ('spin', 4574, 100000, 'f1', '/tmp/spin')
     """
     rows: list[list] = []
     want_frame = False
