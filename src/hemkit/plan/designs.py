@@ -346,7 +346,7 @@ def _prune(blocks: list[list[int]], n: int) -> list[list[int]]:
 
 
 def _anneal(prob: _Problem, blocks: list[list[int]], rng: random.Random, iters: int,
-            t0: float = 1.0, cool: float = 0.999) -> list[list[int]] | None:
+            t0: float = 1.0, cool: float = 0.999, floor: float = 0.05) -> list[list[int]] | None:
     """Try to cover every pair with exactly ``len(blocks)`` groups; None if the budget runs out."""
     n = len(prob.units)
     blocks = [list(b) for b in blocks]
@@ -415,7 +415,7 @@ def _anneal(prob: _Problem, blocks: list[list[int]], rng: random.Random, iters: 
             b[b.index(x)] = c
             holding[x].discard(bi)
             holding[c].add(bi)
-        temp = max(temp * cool, 0.05)
+        temp = max(temp * cool, floor)
     return blocks if not unc else None
 
 
@@ -497,8 +497,9 @@ def covering_design(events: Sequence[str], pmcs: int, *, constraints: Constraint
         trial.sort(key=len)
         trial = trial[1:]
         found = None
-        for _attempt in range(3):
-            found = _anneal(prob, trial, rng, iters)
+        # attempts with different schedules: a quick quench, then a warmer, slower search
+        for cool, floor in ((0.999, 0.05), (0.9995, 0.3), (0.9995, 0.15)):
+            found = _anneal(prob, trial, rng, iters, cool=cool, floor=floor)
             if found is not None:
                 break
         if found is None:

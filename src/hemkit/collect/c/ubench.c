@@ -53,10 +53,10 @@ int main(int argc, char **argv) {
     uint64_t *a = malloc(n * sizeof(uint64_t));
     double *b = malloc(n * sizeof(double));
     if (!a || !b) { fprintf(stderr, "out of memory\n"); return 1; }
-    size_t touch = kib * 1024 / sizeof(uint64_t); /* pages actually touched follow the drawn footprint */
+    size_t touch = kib * 1024 / sizeof(uint64_t);
     if (touch > n) touch = n;
-    for (size_t i = 0; i < n; i++) {
-        a[i] = (i < touch) ? (rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull) >> 20 : 1;
+    for (size_t i = 0; i < touch; i++) { /* only the drawn footprint is touched (page faults follow it) */
+        a[i] = (rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull) >> 20;
         b[i] = 1.0 + 1e-9 * (double)(a[i] & 1023);
     }
     int devnull = jitter > 0 ? open("/dev/null", O_WRONLY) : -1;
