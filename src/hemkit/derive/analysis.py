@@ -229,10 +229,10 @@ class DerivationResult:
         cols = ["metric", "definition", "backward_error", "verdict"]
         t = self.definitions.copy()
         t["definition"] = np.where(
-            t["rounded_error"] <= self.params.get("define_tol", 1e-2), t["rounded_combination"], t["combination"]
+            t["rounded_error"] <= self.params.get("define_tol", 1e-4), t["rounded_combination"], t["combination"]
         )
         t["backward_error"] = np.where(
-            t["rounded_error"] <= self.params.get("define_tol", 1e-2), t["rounded_error"], t["backward_error"]
+            t["rounded_error"] <= self.params.get("define_tol", 1e-4), t["rounded_error"], t["backward_error"]
         )
         return t[cols]
 
@@ -320,7 +320,7 @@ def analyze_cube(
     tau: float = 1e-10,
     alpha: float = 5e-4,
     proj_tol: float = 1e-3,
-    define_tol: float = 1e-2,
+    define_tol: float = 1e-4,
     coef_step: float = 1.0,
 ) -> DerivationResult:
     """Run the whole analysis on a measurement array (reps x kernel loops x events).

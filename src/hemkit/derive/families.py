@@ -48,6 +48,10 @@ class Family:
         metric name -> PAPI preset it corresponds to.
     tau, alpha, proj_tol, define_tol, coef_step : float
         Default analysis thresholds (see :func:`hemkit.derive.analysis.analyze_cube`).
+        ``define_tol`` is 1e-4 for the exact families (FLOPs, branches): a least-squares fit
+        of exact counts that misses by more is a combination of unrelated events, not a
+        definition (Eq. 5 divides by ``||X|| ||y||``, so wild coefficients shrink the error);
+        1e-2 for the noisy data caches.
     """
 
     name: str
@@ -57,7 +61,7 @@ class Family:
     tau: float = 1e-10
     alpha: float = 5e-4
     proj_tol: float = 1e-3
-    define_tol: float = 1e-2
+    define_tol: float = 1e-4
     coef_step: float = 1.0
 
     def params(self) -> dict:
