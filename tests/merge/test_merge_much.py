@@ -35,7 +35,7 @@ def test_t2080_keeps_all_16_events_and_is_seeded():
     assert a.attrs["hemkit"]["repaired"] is True  # T2080's Sigma_0 is not positive definite
     assert a.attrs["hemkit"]["dropped"] == []
     # the best of the draws is kept
-    assert a.attrs["hemkit"]["mse_to_observed"] == min(a.attrs["hemkit"]["sim_mse"])
+    assert a.attrs["hemkit"]["mse_to_observed"] == pytest.approx(min(a.attrs["hemkit"]["sim_mse"]), rel=1e-3)
 
 
 def test_dep_lvl_compatibility_mode_keeps_7_of_16():
@@ -148,3 +148,24 @@ def test_greedy_design_covers_every_pair():
     groups = greedy_pair_groups(ev, 4)
     covered = {frozenset((a, b)) for g in groups for a in g for b in g if a != b}
     assert len(covered) == 55 and all(len(g) <= 4 for g in groups)
+
+
+def test_bartlett_scatter_is_wishart():
+    from hemkit.merge.much import bartlett_scatter
+
+    sigma = np.array([[1.0, 0.6, -0.2], [0.6, 1.0, 0.3], [-0.2, 0.3, 1.0]])
+    df = 20
+    _, w = bartlett_scatter(np.linalg.cholesky(sigma), df, 40_000, np.random.default_rng(0))
+    # E[W] = df * Sigma and Var(W_ij) = df * (Sigma_ij^2 + Sigma_ii Sigma_jj)
+    np.testing.assert_allclose(w.mean(axis=0), df * sigma, atol=0.1)
+    assert w[:, 0, 1].var() == pytest.approx(df * (0.36 + 1), rel=0.03)
+
+
+def test_sample_criterion_keeps_events_and_is_seeded():
+    r = t2080_much()
+    a = merge_much(r, seed=2, criterion="sample")
+    pd.testing.assert_frame_equal(a, merge_much(r, seed=2, criterion="sample"))
+    assert a.shape == (1000, 16) and a.attrs["hemkit"]["criterion"] == "sample"
+    assert a.attrs["hemkit"]["mse_to_observed"] < 0.02
+    with pytest.raises(HemkitError, match="unknown criterion"):
+        merge_much(r, criterion="vibes")

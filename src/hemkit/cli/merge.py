@@ -67,10 +67,12 @@ def _show(title: str, rows: pd.DataFrame) -> None:
 @click.option("--outliers", type=click.Choice(["keep", "zscore"]), default="keep", show_default=True)
 @click.option("--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together (else an error).")
 @click.option("--dep-lvl", type=float, help="MUCH: mergingTools-compatible dropping of dependent events.")
+@click.option("--criterion", type=click.Choice(["arranged", "sample"]), default="arranged", show_default=True,
+              help="MUCH: judge draws by the arranged readings (mergingTools) or the Gaussian sample (fast).")
 @click.option("--pearson-weight", default="auto", show_default=True,
               help="copula: 0 = rank target, 1 = match observed Pearson correlations, auto = chosen by holdout.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the merged table (CSV or .parquet).")
-def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, impute, dep_lvl, pearson_weight, output):
+def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, impute, dep_lvl, criterion, pearson_weight, output):
     """Merge readings from separate runs into complete vectors.
 
     INPUT is a tidy table (group,run,event,value; CSV or Parquet), a mergingTools raw CSV
@@ -94,7 +96,7 @@ def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, im
     else:
         options.update(seed=seed, outliers=outliers, impute=impute)
         if method == "much":
-            options.update(n_sims=n_sims, dep_lvl=dep_lvl)
+            options.update(n_sims=n_sims, dep_lvl=dep_lvl, criterion=criterion)
         else:
             if pearson_weight != "auto":
                 try:

@@ -42,7 +42,7 @@ def pooled_counts(readings: Readings) -> pd.Series:
 def place(sorted_values: np.ndarray, sample: np.ndarray) -> np.ndarray:
     """Place sorted values (``(k, n)``) in the rank order of ``sample`` (``(..., k, n)``), along the last axis."""
     order = np.argsort(sample, axis=-1)
-    out = np.empty(sample.shape, dtype=float)
+    out = np.empty(sample.shape, dtype=np.result_type(sorted_values.dtype, np.float32))
     np.put_along_axis(out, order, np.broadcast_to(sorted_values, sample.shape), axis=-1)
     return out
 
