@@ -30,8 +30,6 @@ def _flops_responses(fam) -> dict[str, np.ndarray]:
     def vec(fn):
         return np.array([float(fn(p, w, f)) for p, w, f in spec])
 
-    lanes = {c: LANES[p][w] for c, (p, w, f) in zip(cols, spec, strict=True)}
-    lane = np.array([lanes[c] for c in cols], float)
     return {
         "fp_ret_sse_avx_ops.all": vec(lambda p, w, f: LANES[p][w] * (2 if f else 1)),
         "fp_ret_sse_avx_ops.add_sub_flops": vec(lambda p, w, f: 0 if f else 0.5 * LANES[p][w]),
@@ -52,7 +50,6 @@ def _flops_responses(fam) -> dict[str, np.ndarray]:
         "fp_ops_retired_by_type.vector_add": vec(lambda p, w, f: (w != "scalar" and not f) * 0.5),
         "fp_ops_retired_by_type.vector_mul": vec(lambda p, w, f: (w != "scalar" and not f) * 0.5),
         "fp_ops_retired_by_type.vector_mac": vec(lambda p, w, f: w != "scalar" and f),
-        "_lanes": lane,
     }
 
 
@@ -73,7 +70,6 @@ def _branch_responses(fam) -> dict[str, np.ndarray]:
 def predict(family: str) -> tuple[pd.DataFrame, list[str]]:
     fam = flops_family() if family == "flops" else branch_family()
     resp = _flops_responses(fam) if family == "flops" else _branch_responses(fam)
-    resp.pop("_lanes", None)
     codes = zen5_events().set_index("name")["code"]
     names = [f"{n} ({codes.get(n, '?')})" for n in resp]
     M = fam.basis.to_numpy() @ np.array(list(resp.values())).T  # expected count per iteration

@@ -58,7 +58,6 @@ def test_flops_signatures_match_table_I_operations():
 # ---------------------------------------------------------------- noise (Eq. 4)
 def test_max_rnmse_values():
     a = np.array([1.0, 2.0, 3.0])
-    reps = np.stack([a, a * 1.01, a]).T[None].repeat(1, 0)  # shape (1, 3, 3): wrong way round
     reps = np.stack([a, a * 1.01, a])[:, :, None]  # (R=3, N=3, E=1)
     expect = np.linalg.norm(0.01 * a) / np.sqrt(3 * 2.0 * 2.02)
     assert max_rnmse(reps)[0] == pytest.approx(expect)
