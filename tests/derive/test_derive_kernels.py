@@ -100,3 +100,23 @@ def test_dcache_kernel_runs_and_rounds_iterations_to_unroll():
 def test_unknown_kernel_is_a_clear_error():
     with pytest.raises(HemkitError, match="kernel flops/sp_999/24 failed: unknown kernel flops sp_999 24"):
         run_kernel("flops", "sp_999", 24, 10)
+
+
+def test_cache_sizes_from_sysfs_layout(tmp_path):
+    from hemkit.derive.families import cache_sizes, dcache_buffer_sizes
+
+    for i, (level, kind, size) in enumerate([(1, "Data", "48K"), (1, "Instruction", "32K"), (2, "Unified", "1024K"), (3, "Unified", "32768K")]):
+        d = tmp_path / f"index{i}"
+        d.mkdir()
+        (d / "level").write_text(f"{level}\n")
+        (d / "type").write_text(kind + "\n")
+        (d / "size").write_text(size + "\n")
+    sizes = cache_sizes(tmp_path)
+    assert sizes == {1: 48 * 1024, 2: 1 << 20, 3: 32 << 20}
+    bufs = dcache_buffer_sizes(sizes)
+    assert max(bufs["l1"]) < sizes[1] and 2 * sizes[1] <= min(bufs["l2"]) and max(bufs["l2"]) < sizes[2]
+    assert 2 * sizes[2] <= min(bufs["l3"]) and max(bufs["l3"]) < sizes[3] and min(bufs["mem"]) >= 2 * sizes[3]
+    with pytest.raises(HemkitError, match="raise max_bytes"):
+        dcache_buffer_sizes(sizes, max_bytes=40 << 20)
+    with pytest.raises(HemkitError, match="cannot read L1/L2/L3"):
+        cache_sizes(tmp_path / "index1")
