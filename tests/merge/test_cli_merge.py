@@ -40,11 +40,12 @@ def test_merge_tidy_and_raw_inputs(tmp_path):
 
 
 def test_evaluate_truth_and_holdout(tmp_path):
-    from hemkit.datasets.synthetic import greedy_pair_groups, make_truth, split_into_groups
+    from hemkit.datasets.synthetic import make_truth, split_into_groups
+    from hemkit.plan import much_design
 
     truth = make_truth(6, 3000, seed=0)
     truth.to_csv(tmp_path / "truth.csv", index=False)
-    r = split_into_groups(truth, greedy_pair_groups(list(truth.columns), 3), 100, seed=0)
+    r = split_into_groups(truth, much_design(list(truth.columns), 3), 100, seed=0)
     r.to_tidy().to_csv(tmp_path / "groups.csv", index=False)
     p = hemkit("merge", str(tmp_path / "groups.csv"), "--method", "copula", "-o", str(tmp_path / "m.csv"))
     assert p.returncode == 0, p.stderr

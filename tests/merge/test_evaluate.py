@@ -6,7 +6,8 @@ import pytest
 
 from hemkit import HemkitError
 from hemkit.datasets import t2080_much
-from hemkit.datasets.synthetic import hrm_groups, make_truth, random_correlation, split_into_groups
+from hemkit.datasets.synthetic import make_truth, random_correlation, split_into_groups
+from hemkit.plan import hrm_design
 from hemkit.evaluate import evaluate, holdout, plot_pair_differences
 
 
@@ -68,9 +69,9 @@ def test_synthetic_truth_has_its_correlation_and_shapes():
 def test_split_into_groups_gives_disjoint_runs():
     t = make_truth(7, 1000, seed=0)
     ev = list(t.columns)
-    r = split_into_groups(t, hrm_groups(ev, 3, ev[0]), 200, seed=0)
+    r = split_into_groups(t, hrm_design(ev, 3, anchor=ev[0]), 200, seed=0)
     assert len(r) == 3 and r.events[0] == ev[0]
     rows = [set(map(tuple, g.to_numpy()[:, :1])) for g in r.groups.values()]
     assert all(len(a & b) == 0 for i, a in enumerate(rows) for b in rows[i + 1:])
     with pytest.raises(HemkitError, match="need 3000 runs"):
-        split_into_groups(t, hrm_groups(ev, 3, ev[0]), 1000)
+        split_into_groups(t, hrm_design(ev, 3, anchor=ev[0]), 1000)

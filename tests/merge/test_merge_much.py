@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hemkit import HemkitError, Readings
 from hemkit.datasets import t2080_much
-from hemkit.datasets.synthetic import greedy_pair_groups, make_truth, split_into_groups
+from hemkit.datasets.synthetic import make_truth, split_into_groups
 from hemkit.merge import merge_much, normal_scores, pairwise_correlation, reorder
 from hemkit.merge.correlation import complete_maxdet, nearest_correlation
 from hemkit.merge.much import pooled_normal_scores
@@ -141,13 +141,6 @@ def test_pooled_normal_scores_follow_eq1():
 def test_n_sims_must_be_positive():
     with pytest.raises(HemkitError, match="n_sims"):
         merge_much(t2080_much(), n_sims=0)
-
-
-def test_greedy_design_covers_every_pair():
-    ev = [f"e{i}" for i in range(11)]
-    groups = greedy_pair_groups(ev, 4)
-    covered = {frozenset((a, b)) for g in groups for a in g for b in g if a != b}
-    assert len(covered) == 55 and all(len(g) <= 4 for g in groups)
 
 
 def test_bartlett_scatter_is_wishart():

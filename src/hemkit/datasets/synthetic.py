@@ -3,7 +3,8 @@
 :func:`make_truth` draws complete vectors (every event read in every run) from a Gaussian
 copula with a chosen correlation matrix and non-Gaussian marginals like real counters:
 skewed (log-normal, gamma), bimodal, heavy-tailed (Lomax/Pareto II), uniform, normal.
-:func:`split_into_groups` then hands disjoint runs to the groups of an HRM or MUCH design,
+:func:`split_into_groups` then hands disjoint runs to the groups of an HRM or MUCH design
+(:mod:`hemkit.plan`),
 each group seeing only its events, as a real collection would.  The truth's correlations
 are the reference that merged data should keep.
 """
@@ -97,41 +98,6 @@ def make_truth(
     return pd.DataFrame(data)
 
 
-def hrm_groups(events: Sequence[str], n_pmcs: int, anchor: str) -> list[list[str]]:
-    """HRM design: the anchor plus ``n_pmcs - 1`` other events per group, each event once."""
-    others = [e for e in events if e != anchor]
-    step = n_pmcs - 1
-    if step < 1:
-        raise HemkitError("HRM needs at least 2 counters")
-    return [[anchor, *others[i : i + step]] for i in range(0, len(others), step)]
-
-
-def greedy_pair_groups(events: Sequence[str], n_pmcs: int) -> list[list[str]]:
-    """A simple greedy pair-covering design (in the spirit of the MUCH paper, Sec. 5.3).
-
-    Iterate over the events; for each, open groups holding it and add, in order, the
-    lowest events not yet observed with it (then events still missing a pair with a
-    member of the group), until all its pairs are covered.  (hemkit's planner, :mod:`hemkit.plan`, finds smaller designs.)
-    """
-    ev = list(events)
-    k = len(ev)
-    seen = np.eye(k, dtype=bool)
-    groups: list[list[str]] = []
-    for i in range(k):
-        while not seen[i].all():
-            g = [i]
-            # first the lowest events not yet observed with i, then events that still
-            # miss a pair with some member of the group
-            for j in [*np.flatnonzero(~seen[i]), *range(k)]:
-                if len(g) == n_pmcs:
-                    break
-                if j not in g and not seen[j, g].all():
-                    g.append(int(j))
-            seen[np.ix_(g, g)] = True
-            groups.append([ev[a] for a in g])
-    return groups
-
-
 def split_into_groups(
     truth: pd.DataFrame,
     groups: Sequence[Sequence[str]],
@@ -143,8 +109,9 @@ def split_into_groups(
 
     Examples
     --------
+    >>> from hemkit.plan import hrm_design
     >>> t = make_truth(n_events=6, n_runs=400, seed=2)
-    >>> r = split_into_groups(t, hrm_groups(list(t.columns), 3, t.columns[0]), 100)
+    >>> r = split_into_groups(t, hrm_design(list(t.columns), 3), 100)
     >>> len(r), int(r.n_runs.sum())
     (3, 300)
     """

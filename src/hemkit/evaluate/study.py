@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hemkit.datasets.synthetic import greedy_pair_groups, hrm_groups, make_truth, split_into_groups
+from hemkit.datasets.synthetic import make_truth, split_into_groups
 from hemkit.errors import HemkitWarning
 from hemkit.evaluate.pairs import Evaluation, evaluate
 
@@ -64,14 +64,15 @@ def synthetic_study(
     True
     """
     from hemkit.merge import merge_copula, merge_hrm, merge_much
+    from hemkit.plan import hrm_design, much_design
 
     truth = make_truth(n_events, truth_runs, marginals=marginals, seed=seed)
     events = list(truth.columns)
-    much_design = greedy_pair_groups(events, n_pmcs)
-    hrm_design = hrm_groups(events, n_pmcs, events[0])
-    total = runs_per_much_group * len(much_design)
-    much_data = split_into_groups(truth, much_design, runs_per_much_group, seed=seed + 1)
-    hrm_data = split_into_groups(truth, hrm_design, total // len(hrm_design), seed=seed + 2)
+    much_groups = much_design(events, n_pmcs, seed=seed)
+    hrm_groups = hrm_design(events, n_pmcs, anchor=events[0])
+    total = runs_per_much_group * len(much_groups)
+    much_data = split_into_groups(truth, much_groups, runs_per_much_group, seed=seed + 1)
+    hrm_data = split_into_groups(truth, hrm_groups, total // len(hrm_groups), seed=seed + 2)
     runs = {
         "hrm": lambda: merge_hrm(hrm_data, events[0]),
         "much": lambda: merge_much(much_data, n_sims=n_sims, seed=seed),
@@ -88,7 +89,7 @@ def synthetic_study(
         "marginals": marginals,
         "seed": seed,
         "total_runs": total,
-        "much_groups": len(much_design),
-        "hrm_groups": len(hrm_design),
+        "much_groups": len(much_groups),
+        "hrm_groups": len(hrm_groups),
     }
     return StudyResult(out, setup)
