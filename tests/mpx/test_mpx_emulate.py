@@ -82,3 +82,15 @@ def test_emulate_errors():
         emulate(tr, 2)
     with pytest.raises(HemkitError, match="counters"):
         emulate(synthetic_trace(runs=1, steps=5), 0)
+
+
+def test_emulate_many_stacks_offsets_and_counters():
+    from hemkit.mpx.emulate import concat, emulate_many
+
+    tr = pd.concat([synthetic_trace(runs=1, steps=20, seed=1, workload="a"),
+                    synthetic_trace(runs=1, steps=12, seed=2, workload="b")])
+    m = emulate_many(tr, [2, 3], range(5))
+    assert len(m.keys) == 2 * 5 * 10 and m.raw.shape[1] == 20
+    assert np.allclose(m.observed.sum(axis=1)[:10] / m.length[:10], 0.4, atol=0.06)
+    with pytest.raises(HemkitError, match="nothing"):
+        concat([])

@@ -55,7 +55,7 @@ def test_shapes_tidy_output_and_features():
         tidy = est.estimate(m)
         assert len(tidy) == m.valid.sum() and {"run", "event", "step", "estimate"} <= set(tidy.columns)
     f = interpolation_features(m)
-    assert f.shape == (*m.truth.shape, 8) and np.isfinite(f).all()
+    assert f.shape == (*m.truth.shape, 17) and np.isfinite(f).all()
     p, n = neighbours(m.observed)
     assert (p <= np.arange(m.truth.shape[1])).all()
 

@@ -32,20 +32,6 @@ def _load_traces(paths) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _stack_emulations(trace, counters, offsets):
-    from hemkit.mpx.emulate import MpxData, emulate
-
-    parts = [emulate(trace, c, offset=o) for c in counters for o in offsets]
-    T = max(p.raw.shape[1] for p in parts)
-
-    def pad(a):
-        return np.pad(a, ((0, 0), (0, T - a.shape[1])), constant_values=np.nan)
-
-    return MpxData(pd.concat([p.keys for p in parts], ignore_index=True),
-                   *[np.concatenate([pad(getattr(p, f)) for p in parts]) for f in ("raw", "enabled", "running")],
-                   np.concatenate([p.length for p in parts]), np.concatenate([pad(p.truth) for p in parts]))
-
-
 def _estimator(spec: str):
     from hemkit.mpx.estimators import make_estimator
 
@@ -123,6 +109,7 @@ def emulate(trace_file, counters, period, shift, offset, output):
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Model file (.pt).")
 def fit(trace_files, name, counters, epochs, seed, no_clean, output):
     """Train a learned estimator on OCOE traces (emulated at every rotation offset)."""
+    from hemkit.mpx.emulate import emulate_many
     from hemkit.mpx.estimators import make_estimator
     from hemkit.mpx.traces import clean_runs
 
@@ -132,7 +119,7 @@ def fit(trace_files, name, counters, epochs, seed, no_clean, output):
     if not no_clean:
         tr = clean_runs(tr)
     n_ev = int(tr.groupby("run")["event"].nunique().max())
-    data = _stack_emulations(tr, counters, range(n_ev))
+    data = emulate_many(tr, counters, range(n_ev))
     params = {"seed": seed} | ({"epochs": epochs} if epochs else {})
     est = make_estimator(name, **params).fit(data)
     est.save(output)

@@ -255,3 +255,23 @@ def emulate(trace: pd.DataFrame, counters: int, *, period: int = 1, shift: int =
     running = np.where(on, interval_ns, np.where(valid, 0.0, np.nan))
     raw = np.where(on, truth, np.nan)
     return MpxData(keys.drop(columns="pos"), raw, enabled, running, length, truth)
+
+
+def concat(parts: list[MpxData]) -> MpxData:
+    """Stack several :class:`MpxData` (e.g. emulations at several counters and offsets), padding with NaN."""
+    if not parts:
+        raise HemkitError("nothing to concatenate")
+    T = max(p.raw.shape[1] for p in parts)
+
+    def pad(a):
+        return np.pad(a, ((0, 0), (0, T - a.shape[1])), constant_values=np.nan)
+
+    truth = None if any(p.truth is None for p in parts) else np.concatenate([pad(p.truth) for p in parts])
+    return MpxData(pd.concat([p.keys for p in parts], ignore_index=True),
+                   np.concatenate([pad(p.raw) for p in parts]), np.concatenate([pad(p.enabled) for p in parts]),
+                   np.concatenate([pad(p.running) for p in parts]), np.concatenate([p.length for p in parts]), truth)
+
+
+def emulate_many(trace: pd.DataFrame, counters, offsets, **kwargs) -> MpxData:
+    """Emulations of ``trace`` at every counter count and rotation offset, stacked (training data)."""
+    return concat([emulate(trace, c, offset=o, **kwargs) for c in counters for o in offsets])

@@ -11,6 +11,10 @@ Interpolation estimators (nothing to learn; ``fit`` only checks its input):
   ``sum raw x sum enabled / sum running``, whose last value is perf's total estimate.
 * :class:`LinearInterpolation` -- Mathur et al. 2005: the rate changes linearly between
   the two slices around an unobserved interval.
+* :class:`MinInterpolation` -- a diagnostic baseline: the smaller of the two slices around
+  a gap.  RA (Eq. 4) punishes an overestimate without bound and an underestimate by at most
+  1, so this conservative rule scores a high RA while undercounting totals; it shows how
+  much of an RA gain is mere caution (compare the total error).
 * :class:`GrowthInterpolation` -- in the spirit of NeoMPX's non-linear estimator: a constant
   *growth rate* between slices, i.e. the rate is interpolated linearly in ``log(1 + rate)``
   (geometric interpolation), so bursts decay and build multiplicatively.
@@ -162,17 +166,48 @@ class GrowthInterpolation(MpxEstimator):
         return _finish(mpx, np.expm1(lp + (ln - lp) * w))
 
 
-def interpolation_features(mpx: MpxData) -> np.ndarray:
-    """Per-interval features for the learned estimators, shape (S, T, 8), log10-scaled counts.
+class MinInterpolation(MpxEstimator):
+    """The smaller of the slices around a gap (a cautious diagnostic baseline, see the module docstring)."""
 
-    ``log10(1+fixed), log10(1+linear), log10(1+growth), observed, steps since / until the
-    nearest slice (/10), position in the run, log10(1 + mean observed rate of the series)``.
+    name = "min"
+
+    def estimate_array(self, mpx: MpxData) -> np.ndarray:
+        _check(mpx)
+        vp, vn, _ = _gap_weights(mpx)
+        return _finish(mpx, np.minimum(vp, vn))
+
+
+N_SIBLINGS = 4
+
+
+def sibling_index(keys: pd.DataFrame, n: int = N_SIBLINGS) -> np.ndarray:
+    """(S, n) index of the events read in the same run, in the run's event order after each
+    series (position + 1, + 2, ... modulo the run's events); -1 where the run has fewer events."""
+    run_code = pd.factorize(keys["run"])[0]
+    pos = keys.groupby(run_code, sort=False).cumcount().to_numpy()
+    size = np.bincount(run_code)[run_code]
+    table = np.full((run_code.max() + 1, int(size.max())), -1)
+    table[run_code, pos] = np.arange(len(keys))
+    k = np.arange(1, n + 1)[None, :]
+    sib = table[run_code[:, None], (pos[:, None] + k) % size[:, None]]
+    return np.where(k < size[:, None], sib, -1)
+
+
+def interpolation_features(mpx: MpxData) -> np.ndarray:
+    """Per-interval features for the learned estimators, shape (S, T, 9 + 2 x 4), log10-scaled counts.
+
+    Own series: ``log10(1+fixed), log10(1+linear), log10(1+growth), log10(1+min), observed,
+    steps since / until the nearest slice (/10), position in the run, log10(1 + mean observed
+    rate)``.  The other events of the same run (up to 4, in rotation order): their level
+    ``log10(1 + growth) - log10(1 + mean)`` and whether they were on a counter -- multiplexing
+    sees *some* events in every interval, and events of one program move together.
     """
     obs = mpx.observed
     S, T = obs.shape
     fixed = FixedInterpolation().estimate_array(mpx)
     lin = LinearInterpolation().estimate_array(mpx)
     gro = GrowthInterpolation().estimate_array(mpx)
+    low = MinInterpolation().estimate_array(mpx)
     prev, nxt = neighbours(obs)
     t = np.arange(T)[None, :]
     since = np.where(prev >= 0, t - prev, 10) / 10.0
@@ -180,11 +215,18 @@ def interpolation_features(mpx: MpxData) -> np.ndarray:
     pos = t / np.maximum(mpx.length[:, None], 1)
     with np.errstate(invalid="ignore"):
         mean = np.nanmean(np.where(obs, mpx.perf_values(), np.nan), axis=1)
-    feats = np.stack([
-        np.log10(1 + np.nan_to_num(fixed)), np.log10(1 + np.nan_to_num(lin)), np.log10(1 + np.nan_to_num(gro)),
-        obs.astype(float), since, until, np.broadcast_to(pos, (S, T)),
-        np.broadcast_to(np.log10(1 + np.nan_to_num(mean))[:, None], (S, T)),
-    ], axis=-1)
+    lmean = np.log10(1 + np.nan_to_num(mean))[:, None]
+    lgro = np.log10(1 + np.nan_to_num(gro))
+    level = np.where(mpx.valid, lgro - lmean, 0.0)
+    sib = sibling_index(mpx.keys)
+    has = (sib >= 0)[:, :, None]
+    sib_level = np.where(has, level[sib.clip(0)], 0.0)  # (S, 4, T)
+    sib_obs = np.where(has, obs[sib.clip(0)], 0.0)
+    feats = np.concatenate([np.stack([
+        np.log10(1 + np.nan_to_num(fixed)), np.log10(1 + np.nan_to_num(lin)), lgro,
+        np.log10(1 + np.nan_to_num(low)), obs.astype(float), since, until, np.broadcast_to(pos, (S, T)),
+        np.broadcast_to(lmean, (S, T)),
+    ], axis=-1), sib_level.transpose(0, 2, 1), sib_obs.transpose(0, 2, 1)], axis=-1)
     return np.where(mpx.valid[..., None], feats, 0.0).astype(np.float32)
 
 
@@ -192,11 +234,12 @@ ESTIMATORS = {
     "fixed": FixedInterpolation,
     "linear": LinearInterpolation,
     "growth": GrowthInterpolation,
+    "min": MinInterpolation,
 }
 
 
 def make_estimator(name: str, **params) -> MpxEstimator:
-    """An estimator by name: ``fixed``, ``fixed-cumulative``, ``linear``, ``growth``, ``mlp``, ``bigru``."""
+    """An estimator by name: ``fixed``, ``fixed-cumulative``, ``linear``, ``growth``, ``min``, ``mlp``, ``bigru``."""
     if name == "fixed-cumulative":
         return FixedInterpolation(mode="cumulative")
     if name in ESTIMATORS:
@@ -205,4 +248,4 @@ def make_estimator(name: str, **params) -> MpxEstimator:
         from hemkit.mpx.learned import BiGRUEstimator, MLPEstimator
 
         return (MLPEstimator if name == "mlp" else BiGRUEstimator)(**params)
-    raise HemkitError(f"unknown estimator {name!r} (fixed, fixed-cumulative, linear, growth, mlp, bigru)")
+    raise HemkitError(f"unknown estimator {name!r} (fixed, fixed-cumulative, linear, growth, min, mlp, bigru)")
