@@ -75,6 +75,13 @@ def test_unsupported_event_stops_cli_exit_2(fake_perf, plan, tmp_path, monkeypat
     assert "event 'minor-faults' is <not supported>" in res.output
 
 
+def test_empty_database_has_clear_error(tmp_path):
+    db = tmp_path / "e.db"
+    CollectionDB(db, create=True).init([["a", "b"]], {"runs": 3})
+    with pytest.raises(HemkitError, match="no valid runs yet"):
+        load_readings(db)
+
+
 def test_other_plan_or_command_refused(fake_perf, plan, tmp_path):
     db = tmp_path / "c.db"
     collect(plan, ["true"], db, runs=1, progress=False)

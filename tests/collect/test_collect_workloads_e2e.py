@@ -46,4 +46,12 @@ def test_end_to_end_real_perf(software_perf, tmp_path):
     assert list(merged.columns) == readings.events or set(merged.columns) == set(events)
     ev = evaluate(merged, readings)
     assert ev.mse() < 0.5  # page-faults and minor-faults move together: a sane merge keeps that
-    assert plan_file.exists()
+    # the merge command reads the collection database directly
+    from click.testing import CliRunner
+
+    from hemkit.cli import main
+
+    out = CliRunner().invoke(main, ["merge", str(tmp_path / "c.db"), "-m", "much", "--n-sims", "10",
+                                    "-o", str(tmp_path / "m.csv")])
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "m.csv").exists() and plan_file.exists()
