@@ -174,3 +174,28 @@ def test_ctrl_c_stops_after_current_run(fake_perf, plan, tmp_path):
     assert "interrupted: run the same command again to continue" in out
     runs = CollectionDB(db).runs()
     assert (runs["status"] == "valid").all() and 2 <= len(runs) < 24
+
+
+def test_corunner_dies_with_killed_collector(fake_perf, plan, tmp_path):
+    from hemkit.collect import corunner_command
+
+    p = plan.to_file(tmp_path / "plan.toml")
+    db = str(tmp_path / "plan.db")
+    env = dict(os.environ, FAKE_PERF_SLEEP="0.1", PYTHONPATH=os.pathsep.join(sys.path))
+    co = corunner_command(max_mib=1, period_ms=5)  # runs until stopped
+    proc = _run_cli(["collect", str(p), "--runs", "4", "--quiet", "--corunner", " ".join(co), "--", "true"], env)
+    _wait_for(db, 2, proc)
+    pids = subprocess.run(["pgrep", "-f", co[0]], capture_output=True, text=True).stdout.split()
+    assert pids, "co-runner not running"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    t0 = time.time()
+    def alive(pid):
+        try:
+            return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+        except OSError:
+            return False
+
+    while any(alive(pid) for pid in pids):
+        assert time.time() - t0 < 10, "co-runner outlived the killed collector"
+        time.sleep(0.05)

@@ -108,6 +108,16 @@ class CollectResult:
         return "\n".join(lines)
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """Linux: the co-runner gets SIGTERM when the collector dies (even by SIGKILL)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
 def _start_corunner(corunner: str | Sequence[str], pin: int | None) -> subprocess.Popen:
     args = corunner.split() if isinstance(corunner, str) else list(corunner)
     if not args:
@@ -115,7 +125,8 @@ def _start_corunner(corunner: str | Sequence[str], pin: int | None) -> subproces
     if pin is not None and (os.cpu_count() or 1) > 1 and shutil.which("taskset"):
         args = ["taskset", "-c", str((pin + 1) % (os.cpu_count() or 1)), *args]
     try:
-        return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=_die_with_parent)
     except OSError as exc:
         raise HemkitError(f"cannot start co-runner {args[0]!r}: {exc.strerror}") from None
 
