@@ -15,9 +15,24 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
 import pandas as pd
 
-from hemkit.sampling.record import calibrate, coverage_table, default_event, record_known_shares
+from hemkit.sampling.model import capture_variance
+from hemkit.sampling.record import calibrate, validate_coverage
+
+
+def model_sd_ratio(setting: str, granularity: int, ns_per_unit: float, shares=(0.1, 0.2, 0.3, 0.4)) -> float:
+    """Model SD (Eqs. 6-9, independent runs) over the binomial SD, RMS over the functions.
+
+    Calls last ``U[g/2, 3g/2]`` units; R = call length / sampling period.
+    """
+    kind, value = setting.split()[1:]
+    period_ns = float(value) if kind == "-c" else 1e9 / float(value)
+    r = np.linspace(granularity / 2, 1.5 * granularity, 1001) * ns_per_unit / period_ns
+    v1 = np.mean(capture_variance(r)) / np.mean(r)
+    p = np.asarray(shares)
+    return float(np.sqrt(np.mean(v1 / (1 - p))))
 
 
 def main() -> None:
@@ -33,31 +48,28 @@ def main() -> None:
     cal = calibrate(20_000, 3)
     print("equal-cost check, ns per unit of each function alone:")
     print(cal.round(4).to_string())
-    event = default_event()
-    settings = [("-c", int(p)) for p in args.periods.split(",") if p] + [("-F", int(f)) for f in args.freqs.split(",") if f]
-    rows = []
-    for flag, value in settings:
-        for g in map(int, args.granularities.split(",")):
-            for r in range(args.repeats):
-                kw = {"period": value} if flag == "-c" else {"freq": value}
-                run = record_known_shares(granularity=g, event=event, seed=r, **kw)
-                for method in ("wilson", "bound"):
-                    t = coverage_table(run, method=method).reset_index()
-                    t["setting"], t["granularity"], t["repeat"], t["method"] = f"{event} {flag} {value}", g, r, method
-                    rows.append(t)
-    cases = pd.concat(rows, ignore_index=True)
-    cases["abs_err"] = (cases["share"] - cases["truth"]).abs()
-    cases.to_csv(args.out, index=False)
-    summ = (
-        cases.groupby(["setting", "granularity", "method"], sort=False)
-        .agg(cases=("covered", "size"), coverage=("covered", "mean"), samples=("n", "mean"),
-             R_est=("R_est", "mean"), mean_abs_err=("abs_err", "mean"))
-        .unstack("method")
+    res = validate_coverage(
+        [int(p) for p in args.periods.split(",") if p],
+        [int(f) for f in args.freqs.split(",") if f],
+        granularities=[int(g) for g in args.granularities.split(",")],
+        repeats=args.repeats,
+        methods=("wilson", "bound"),
     )
-    print(summ.round(4).to_string())
-    overall = cases.groupby("method")["covered"].agg(["size", "mean"])
-    print("overall coverage of the 95 % intervals:")
-    print(overall.round(4).to_string())
+    res.cases.to_csv(args.out, index=False)
+    long = res.summary()
+    summ = long.unstack("method").reindex(long.index.droplevel("method").unique())
+    out = pd.DataFrame({
+        "cases": summ[("cases", "wilson")],
+        "samples": summ[("samples", "wilson")].round(0),
+        "cover_wilson": summ[("coverage", "wilson")],
+        "cover_bound": summ[("coverage", "bound")],
+        "mean_abs_err": summ[("mean_abs_err", "wilson")],
+        "sd/binomial": summ[("sd/binomial", "wilson")],
+    })
+    ns = float(cal["ns_per_unit"].mean())
+    out["model/binomial"] = [model_sd_ratio(s_, g_, ns) if s_ != "all" else np.nan for s_, g_ in out.index]
+    print(out.round(4).to_string())
+    cases = res.cases
     print(f"max |measured - designed share|: {(cases['truth'] - cases['designed']).abs().max():.4f}")
     print(f"{time.time() - t0:.0f} s; cases written to {args.out}")
 

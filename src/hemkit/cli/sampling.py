@@ -181,18 +181,24 @@ def model(shares, ratios, samples, half_width, level):
 @click.option("--repeats", default=3, show_default=True)
 @click.option("--event", help="Sampling event (default: cycles with a PMU, else cpu-clock).")
 @click.option("--level", default=0.95, show_default=True)
-@click.option("--method", type=click.Choice(["wilson", "bound"]), default="wilson", show_default=True)
+@click.option("--method", "methods", type=click.Choice(["wilson", "bound"]), multiple=True, help="Interval method(s); default both.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), help="Write every case as CSV.")
-def check(periods, freqs, granularities, repeats, event, level, method, out):
+def check(periods, freqs, granularities, repeats, event, level, methods, out):
     """Record the known-share workload with perf and report how often intervals cover the truth."""
+    from rich.progress import Progress
+
     from hemkit.sampling.record import validate_coverage
 
     if not periods and not freqs:
         periods = (100_000, 1_000_000)
-    res = validate_coverage(
-        periods, freqs, granularities=granularities or (50,), repeats=repeats, level=level, method=method, event=event
-    )
-    _print_table(res.summary(), f"coverage of {level:.0%} intervals ({method}) on the known-share workload")
+    with Progress(transient=True) as bar:
+        task = bar.add_task("perf record runs", total=None)
+        res = validate_coverage(
+            periods, freqs, granularities=granularities or (50,), repeats=repeats, level=level,
+            methods=methods or ("wilson", "bound"), event=event,
+            progress=lambda d, t: bar.update(task, completed=d, total=t),
+        )
+    _print_table(res.summary(), f"coverage of {level:.0%} intervals on the known-share workload")
     if out:
         res.cases.to_csv(out, index=False)
         click.echo(f"cases written to {out}")
