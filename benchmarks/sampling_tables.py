@@ -25,7 +25,7 @@ def fmt(v, kind):
 def md(df: pd.DataFrame, cols: list[tuple[str, str, str]]) -> str:
     head = "| " + " | ".join(c[1] for c in cols) + " |"
     sep = "| " + " | ".join("---" for _ in cols) + " |"
-    rows = ["| " + " | ".join(fmt(r[c[0]], c[2]) if c[2] != "raw" else str(r[c[0]]) for c in cols) + " |" for _, r in df.iterrows()]
+    rows = ["| " + " | ".join(fmt(r[c[0]], c[2]) if c[2] != "raw" else (f"{r[c[0]]:g}" if isinstance(r[c[0]], float) else str(r[c[0]])) for c in cols) + " |" for _, r in df.iterrows()]
     return "\n".join([head, sep, *rows])
 
 

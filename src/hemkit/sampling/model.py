@@ -140,6 +140,12 @@ def start_phase_profiles(states, interval: int) -> pd.DataFrame:
     return pd.DataFrame(counts / counts.sum(axis=1, keepdims=True), columns=list(states.names))
 
 
+def _interval_inputs(count, n, level: float) -> tuple[np.ndarray, np.ndarray]:
+    if not 0 < level < 1:
+        raise HemkitError(f"confidence level must be in (0, 1), got {level}")
+    return np.asarray(count, dtype=float), np.asarray(n, dtype=float)
+
+
 def wilson_interval(count, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval for binomial proportions ``count / n`` (vectorised).
 
@@ -149,10 +155,7 @@ def wilson_interval(count, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarr
     >>> round(float(lo), 3), round(float(hi), 3)
     (0.219, 0.396)
     """
-    count = np.asarray(count, dtype=float)
-    n = np.asarray(n, dtype=float)
-    if not 0 < level < 1:
-        raise HemkitError(f"confidence level must be in (0, 1), got {level}")
+    count, n = _interval_inputs(count, n, level)
     z = stats.norm.ppf(0.5 + level / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = count / n
@@ -173,10 +176,7 @@ def bound_interval(count, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarra
     >>> round(float(lo), 3), round(float(hi), 3)
     (0.202, 0.428)
     """
-    count = np.asarray(count, dtype=float)
-    n = np.asarray(n, dtype=float)
-    if not 0 < level < 1:
-        raise HemkitError(f"confidence level must be in (0, 1), got {level}")
+    count, n = _interval_inputs(count, n, level)
     a = 1 - level
     with np.errstate(invalid="ignore", divide="ignore"):
         lo = np.where(count > 0, stats.chi2.ppf(a / 2, 2 * count) / 2, 0.0) / n
