@@ -64,7 +64,8 @@ def sampling() -> None:
 @sampling.command()
 @click.option("--paper", type=click.Choice(["2", "3", "4", "5", "6", "all"]), help="Re-run the paper's Table N (beside its figures).")
 @click.option("--task", "tasks", multiple=True, metavar="NAME:SHARE:GRAN[:DIST[:RATE]]", help="A task (repeatable); DIST constant|exponential|uniform.")
-@click.option("--idle-granularity", default=1.0, show_default=True)
+@click.option("--idle-granularity", default=1.0, show_default=True, help="Mean run length of idle.")
+@click.option("--idle-distribution", type=click.Choice(["constant", "exponential", "uniform"]), default="constant", show_default=True)
 @click.option("--units", default=1_000_000, show_default=True, help="Resource units of the running states.")
 @click.option("--interval", default=100.0, show_default=True, help="Sampling interval in units (or base events).")
 @click.option("--reps", default=1000, show_default=True, help="Profiling repetitions.")
@@ -74,7 +75,7 @@ def sampling() -> None:
 @click.option("--seed", default=0, show_default=True)
 @click.option("--plots", type=click.Path(file_okay=False), help="Write PNG plots into this directory.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), help="Write the table(s) as CSV.")
-def simulate(paper, tasks, idle_granularity, units, interval, reps, mode, jitter, noise, seed, plots, out):
+def simulate(paper, tasks, idle_granularity, idle_distribution, units, interval, reps, mode, jitter, noise, seed, plots, out):
     """Simulate profiles of known running states; print mean and SD of the profiles."""
     from hemkit.sampling import generate_states, simulate_profiles
     from hemkit.sampling import plots as pl
@@ -98,7 +99,10 @@ def simulate(paper, tasks, idle_granularity, units, interval, reps, mode, jitter
             res = single_task(0.8, 30, reps=reps, seed=seed)
             _save(pl.plot_profile_histogram(res.profiles["task"], res.truth["task"]), plot_dir / "fig11_histogram.png")
     else:
-        rs = generate_states([_parse_task(s) for s in tasks], units, idle_granularity=idle_granularity, seed=seed)
+        rs = generate_states(
+            [_parse_task(s) for s in tasks], units, idle_granularity=idle_granularity,
+            idle_distribution=idle_distribution, seed=seed,
+        )
         res = simulate_profiles(rs, interval, reps, mode=mode, jitter=jitter, noise=noise, seed=seed + 1)
         t = res.summary()
         _print_table(t, f"{reps} profiles, interval {interval:g}, {res.n_samples[0]} samples each")
