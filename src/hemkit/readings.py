@@ -14,13 +14,14 @@ event that is constant within a group, a group with fewer than ``min_runs`` runs
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.errors import HemkitError, HemkitWarning
 
 TIDY_COLUMNS = ("group", "run", "event", "value")
 
@@ -30,7 +31,7 @@ def _q(value) -> str:
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
-def _check_group(gid: Hashable, table: pd.DataFrame, min_runs: int, source: str) -> pd.DataFrame:
+def _check_group(gid: Hashable, table: pd.DataFrame, min_runs: int, source: str, drop_constant: bool = False) -> pd.DataFrame:
     where = f"{source}: group {_q(gid)}" if source else f"group {_q(gid)}"
     dup = table.columns[table.columns.duplicated()]
     if len(dup):
@@ -65,7 +66,11 @@ def _check_group(gid: Hashable, table: pd.DataFrame, min_runs: int, source: str)
     if values.index.has_duplicates:
         raise HemkitError(f"{where}: run {_q(values.index[values.index.duplicated()][0])} appears twice")
     const = np.ptp(arr, axis=0) == 0
-    if const.any():
+    if const.any() and drop_constant:
+        dropped = list(values.columns[const])
+        warnings.warn(f"{where}: dropped constant event(s) {', '.join(map(_q, dropped))}", HemkitWarning, stacklevel=3)
+        values = values.loc[:, ~const]
+    elif const.any():
         e = values.columns[np.argmax(const)]
         raise HemkitError(
             f"{where}: event {_q(e)} is constant ({arr[0, np.argmax(const)]:g}) in every run; "
@@ -88,6 +93,9 @@ class Readings:
         Where the readings came from (a file name); used in error messages.
     min_runs : int, default 3
         Fewest runs a group may have.
+    drop_constant : bool, default False
+        Drop events that are constant within a group (with a warning; a group left without
+        events is dropped) instead of raising.  Such events carry no correlation information.
 
     Examples
     --------
@@ -107,12 +115,18 @@ class Readings:
     groups: Mapping[Hashable, pd.DataFrame]
     source: str = ""
     min_runs: int = 3
+    drop_constant: bool = False
     _events: tuple = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.groups:
             raise HemkitError(f"{self.source or 'readings'}: no groups")
-        checked = {gid: _check_group(gid, t, self.min_runs, self.source) for gid, t in self.groups.items()}
+        checked = {
+            gid: _check_group(gid, t, self.min_runs, self.source, self.drop_constant) for gid, t in self.groups.items()
+        }
+        checked = {gid: t for gid, t in checked.items() if t.shape[1]}
+        if not checked:
+            raise HemkitError(f"{self.source or 'readings'}: every event is constant")
         object.__setattr__(self, "groups", checked)
         events: dict[str, None] = {}
         for t in checked.values():
@@ -184,7 +198,9 @@ class Readings:
 
     # ------------------------------------------------------------ conversions
     @classmethod
-    def from_tidy(cls, table: pd.DataFrame, *, source: str = "", min_runs: int = 3) -> Readings:
+    def from_tidy(
+        cls, table: pd.DataFrame, *, source: str = "", min_runs: int = 3, drop_constant: bool = False
+    ) -> Readings:
         """Build from a tidy table with columns ``group, run, event, value``.
 
         Extra columns are ignored.  Every (group, run) must have a value for every event of
@@ -228,7 +244,7 @@ class Readings:
                 raise HemkitError(f"{where}: event {_q(ev)} {what} in run {_q(run)} of group {_q(gid)}")
             wide.columns.name = None
             groups[gid] = wide
-        return cls(groups, source=source, min_runs=min_runs)
+        return cls(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
 
     def to_tidy(self) -> pd.DataFrame:
         """The tidy table ``group, run, event, value`` (one row per reading)."""

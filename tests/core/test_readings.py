@@ -108,3 +108,15 @@ def test_split_runs_is_a_partition():
     assert ia.isdisjoint(ib) and ia | ib == set(range(10))
     with pytest.raises(HemkitError):
         r.split_runs(1.5)
+
+
+def test_drop_constant_warns_and_keeps_the_rest():
+    from hemkit import HemkitWarning
+
+    rows = [(1, r, "a", r) for r in range(4)] + [(1, r, "z", 0.0) for r in range(4)]
+    rows += [(2, r, "z", 3.0) for r in range(4)]
+    with pytest.warns(HemkitWarning, match="dropped constant event\\(s\\) 'z'"):
+        r = Readings.from_tidy(tidy(rows), drop_constant=True)
+    assert r.events == ["a"] and r.group_ids == [1]  # group 2 had nothing else: dropped
+    with pytest.raises(HemkitError, match="every event is constant"), pytest.warns(HemkitWarning):
+        Readings.from_tidy(tidy([(1, r, "z", 1.0) for r in range(4)]), drop_constant=True)

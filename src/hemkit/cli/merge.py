@@ -15,7 +15,9 @@ METHOD_CHOICE = click.Choice(["hrm", "much", "copula"])
 DATABASE_SUFFIXES = {".db", ".sqlite", ".sqlite3"}
 
 
-def load_input(path: str | None, *, pmcs: int | None, codes: str | None, method: str = "copula") -> Readings:
+def load_input(
+    path: str | None, *, pmcs: int | None, codes: str | None, method: str = "copula", drop_constant: bool = False
+) -> Readings:
     """Readings from a tidy file, a mergingTools raw file (with ``pmcs``), a collection database, or the bundled T2080 data."""
     from hemkit import datasets
     from hemkit.io import from_mergingtools, read_code_names, read_readings, read_table
@@ -30,16 +32,18 @@ def load_input(path: str | None, *, pmcs: int | None, codes: str | None, method:
             from hemkit.collect import load_readings
         except ImportError as exc:  # pragma: no cover - the collect area ships with hemkit
             raise HemkitError("reading a collection database needs hemkit.collect") from exc
-        return load_readings(p)
+        readings = load_readings(p)
+        return Readings(readings.groups, source=str(p), drop_constant=True) if drop_constant else readings
     if pmcs is not None:
         names = read_code_names(codes) if codes else None
-        return from_mergingtools(p, pmcs, code_names=names)
+        readings = from_mergingtools(p, pmcs, code_names=names)
+        return Readings(readings.groups, source=str(p), drop_constant=True) if drop_constant else readings
     table = read_table(p)
     if not {"group", "run", "event", "value"} <= set(table.columns):
         raise HemkitError(
             f"{path}: not a tidy table (columns group,run,event,value); for a mergingTools raw file give --pmcs N"
         )
-    return read_readings(p)
+    return read_readings(p, drop_constant=drop_constant)
 
 
 def _show(title: str, rows: pd.DataFrame) -> None:
@@ -71,8 +75,9 @@ def _show(title: str, rows: pd.DataFrame) -> None:
               help="MUCH: judge draws by the arranged readings (mergingTools) or the Gaussian sample (fast).")
 @click.option("--pearson-weight", default="auto", show_default=True,
               help="copula: 0 = rank target, 1 = match observed Pearson correlations, auto = chosen by holdout.")
+@click.option("--drop-constant", is_flag=True, help="Drop events constant within a group (else an error).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the merged table (CSV or .parquet).")
-def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, impute, dep_lvl, criterion, pearson_weight, output):
+def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, impute, dep_lvl, criterion, pearson_weight, drop_constant, output):
     """Merge readings from separate runs into complete vectors.
 
     INPUT is a tidy table (group,run,event,value; CSV or Parquet), a mergingTools raw CSV
@@ -84,7 +89,12 @@ def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, im
     from hemkit.io import write_table
     from hemkit.merge import merge as run_merge
 
-    readings = load_input(input, pmcs=pmcs, codes=codes, method=method)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", HemkitWarning)
+        readings = load_input(input, pmcs=pmcs, codes=codes, method=method, drop_constant=drop_constant)
+    for w in caught:
+        if issubclass(w.category, HemkitWarning):
+            click.echo(f"hemkit: warning: {w.message}", err=True)
     if method == "hrm" and anchor is None:
         if input is None:
             anchor = T2080_ANCHOR

@@ -40,7 +40,7 @@ def write_table(table: pd.DataFrame, path: str | Path) -> Path:
     return path
 
 
-def read_readings(path: str | Path, *, min_runs: int = 3) -> Readings:
+def read_readings(path: str | Path, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
     """Read a tidy ``group, run, event, value`` file (CSV or Parquet) into :class:`Readings`.
 
     Examples
@@ -53,4 +53,4 @@ def read_readings(path: str | Path, *, min_runs: int = 3) -> Readings:
     >>> read_readings(p).events
     ['a', 'b']
     """
-    return Readings.from_tidy(read_table(path), source=str(path), min_runs=min_runs)
+    return Readings.from_tidy(read_table(path), source=str(path), min_runs=min_runs, drop_constant=drop_constant)
