@@ -106,3 +106,12 @@ def test_covering_is_seeded():
     b = covering_design(ev(12), 5, seed=3).groups
     assert a == b
     assert all(len(set(p)) == 2 for g in a for p in combinations(g, 2))
+
+
+def test_hrm_with_must_share_and_counters():
+    c = Constraints(must_share=[["e1", "e2", "e3"]], counters={"e4": [1], "e5": [1]})
+    groups = hrm_design(ev(8), 4, constraints=c)
+    assert all(g[0] == "e0" and len(g) <= 4 for g in groups)
+    assert any({"e1", "e2", "e3"} <= set(g) for g in groups)
+    assert not any({"e4", "e5"} <= set(g) for g in groups)  # both need counter 1
+    assert sorted(e for g in groups for e in g[1:]) == sorted(ev(8)[1:])

@@ -65,3 +65,14 @@ def test_cli_plan_errors_exit_2(tmp_path):
     assert res.exit_code == 2 and "EVENT=C1,C2" in res.output
     res = CliRunner().invoke(main, ["plan", "a", "b", "c", "--pmcs", "3", "--design", "hrm", "--anchor", "z"])
     assert res.exit_code == 2 and "anchor 'z'" in res.output
+
+
+def test_cli_plan_constraints(tmp_path):
+    out = tmp_path / "p.toml"
+    res = CliRunner().invoke(main, ["plan", "cycles", "a", "b", "c", "d", "e", "--pmcs", "4", "--anchor", "cycles",
+                                    "--must-share", "a,b", "--counters", "c=0", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    p = Plan.from_file(out)
+    assert all(g[0] == "cycles" for g in p.groups) and p.missing_pairs() == []
+    assert p.perf_groups == [["a", "b"]]
+    assert all(("a" in g) == ("b" in g) for g in p.groups)
