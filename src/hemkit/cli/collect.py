@@ -62,7 +62,12 @@ def _status_table(df, title: str) -> Table:
 def probe(events, workload, repeats, tol, pin):
     """Find which EVENTS count here and how many hardware events count correctly at once.
 
-    Usage: hemkit probe cycles instructions branches ... -- COMMAND ARGS...
+    \b
+    hemkit probe cycles instructions branches ... -- COMMAND ARGS...
+    hemkit probe cycles instructions ... --workload iadd:L2:20000000
+
+    Each event is measured alone, then hardware events in growing groups; an event whose
+    count in the group differs from its count alone marks the end of the budget.
     """
     from hemkit.collect import probe as run_probe
 
@@ -106,8 +111,16 @@ def collect(plan_file, runs, db_path, workload, pin, corunner, fmt, max_attempts
             export_to, quiet):
     """Collect --runs valid perf runs of every group of PLAN_FILE into an SQLite database.
 
-    Usage: hemkit collect PLAN --runs N [--pin CPU] [--corunner CMD] -- COMMAND ARGS...
-    Re-running the same command continues an interrupted or killed collection.
+    \b
+    hemkit collect PLAN --runs N [--pin CPU] [--corunner CMD] -- COMMAND ARGS...
+    hemkit collect PLAN --runs N --workload iadd:L3:3000000:0.5
+    hemkit collect PLAN --runs N            (continue: the stored command is used)
+    hemkit collect --status PLAN.db
+    hemkit collect --export PLAN.db readings.csv
+
+    Runs are interleaved round-robin over the groups, validated (not counted, multiplexed,
+    implausible counts are kept as invalid and re-run; unsupported events stop the
+    collection) and committed one by one, so a killed collection loses nothing.
     """
     from hemkit.collect import CollectionDB, corunner_command, export, status
     from hemkit.collect import collect as run_collect

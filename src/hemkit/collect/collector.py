@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from hemkit import __version__
 from hemkit.collect.store import CollectionDB
@@ -225,8 +226,6 @@ def collect(
     proc = _start_corunner(corunner, pin) if corunner else None
     added_valid = added_invalid = 0
     reasons: list[str] = []
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     try:
         with Progress(TextColumn("[bold]collect"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("runs  ETA"), TimeRemainingColumn(), TextColumn("{task.description}"),
