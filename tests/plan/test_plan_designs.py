@@ -24,7 +24,7 @@ def ev(v):
 @settings(max_examples=40, deadline=None)
 @given(v=st.integers(2, 18), k=st.integers(2, 7), seed=st.integers(0, 1000))
 def test_every_pair_covered_and_groups_within_budget(v, k, seed):
-    res = covering_design(ev(v), k, seed=seed, effort=0.2)
+    res = covering_design(ev(v), k, seed=seed, effort=0.2, exact_time=0)
     assert pairs_covered(res.groups, ev(v)) == []
     assert all(len(g) <= k for g in res.groups)
     assert res.size >= res.lower_bound
@@ -102,8 +102,8 @@ def test_bad_input_one_line_errors(kwargs, msg):
 
 
 def test_covering_is_seeded():
-    a = covering_design(ev(12), 5, seed=3).groups
-    b = covering_design(ev(12), 5, seed=3).groups
+    a = covering_design(ev(12), 5, seed=3, exact_time=0).groups
+    b = covering_design(ev(12), 5, seed=3, exact_time=0).groups
     assert a == b
     assert all(len(set(p)) == 2 for g in a for p in combinations(g, 2))
 
@@ -115,3 +115,18 @@ def test_hrm_with_must_share_and_counters():
     assert any({"e1", "e2", "e3"} <= set(g) for g in groups)
     assert not any({"e4", "e5"} <= set(g) for g in groups)  # both need counter 1
     assert sorted(e for g in groups for e in g[1:]) == sorted(ev(8)[1:])
+
+
+@pytest.mark.parametrize("v,k,size", [(9, 4, 8), (10, 4, 9), (12, 4, 12)])
+def test_exact_ilp_proves_small_cases_optimal(v, k, size):
+    res = covering_design(ev(v), k, seed=0, effort=0.05)
+    assert pairs_covered(res.groups, ev(v)) == []
+    assert res.size == size and res.optimal
+    assert "proven optimal" in res.summary()
+
+
+def test_ilp_with_constraints_covers_everything():
+    c = Constraints(must_share=[["e0", "e1"]], counters={"e2": [0], "e3": [1]})
+    res = covering_design(ev(8), 4, constraints=c, seed=0)
+    assert pairs_covered(res.groups, ev(8)) == []
+    assert all(("e0" in g) == ("e1" in g) for g in res.groups)

@@ -58,7 +58,8 @@ def plan(events, pmcs, design, anchor, must_share, counters, budget, seed, outpu
     console.print(table)
     if p.lower_bound is not None:
         known = p.best_known if p.best_known is not None else "unknown"
-        console.print(f"size {len(p.groups)}; Schönheim lower bound {p.lower_bound}; best published {known}")
+        console.print(f"size {len(p.groups)}{' (proven optimal)' if p.optimal else ''}; "
+                      f"Schönheim lower bound {p.lower_bound}; best published {known}")
     if output:
         p.to_file(output)
         console.print(f"wrote {output}")

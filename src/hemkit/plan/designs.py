@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
+import numpy as np
+
 from hemkit.errors import HemkitError
 
 #: Best known sizes of pair coverings C(v, k, 2) from the La Jolla Covering Repository
@@ -427,6 +429,7 @@ class CoveringResult:
     greedy_size: int
     lower_bound: int
     best_known: int | None
+    optimal: bool = False
 
     @property
     def size(self) -> int:
@@ -435,11 +438,59 @@ class CoveringResult:
     def summary(self) -> str:
         known = "?" if self.best_known is None else str(self.best_known)
         return (f"{self.size} groups (greedy {self.greedy_size}, Schönheim bound {self.lower_bound}, "
-                f"best known {known})")
+                f"best known {known}{', proven optimal' if self.optimal else ''})")
+
+
+def _candidate_blocks(prob: _Problem, limit: int) -> list[tuple[int, ...]] | None:
+    """Every feasible group that no other unit could join (None when more than ``limit``)."""
+    n = len(prob.units)
+    if math.comb(n, min(prob.cap, n)) > 4 * limit:
+        return None
+    out = []
+    for size in range(min(prob.cap, n), 1, -1):
+        for b in combinations(range(n), size):
+            if prob.fits(list(b)) and not any(prob.fits([*b, u]) for u in range(n) if u not in b):
+                out.append(b)
+                if len(out) > limit:
+                    return None
+    return out
+
+
+def _ilp(prob: _Problem, upper: int, time_limit: float, limit: int = 1500):
+    """Exact covering by integer programming (scipy/HiGHS) over all maximal feasible groups.
+
+    Minimise the number of groups such that every pair of units shares one.  Returns
+    ``(blocks, proven_optimal)`` or None when the instance is too large or nothing better
+    than ``upper`` was found in ``time_limit`` seconds.
+    """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import csr_matrix
+
+    cands = _candidate_blocks(prob, limit)
+    if not cands:
+        return None
+    n = len(prob.units)
+    pair_id = {p: i for i, p in enumerate(combinations(range(n), 2))}
+    rows, cols = [], []
+    for j, b in enumerate(cands):
+        for p in combinations(b, 2):
+            rows.append(pair_id[p])
+            cols.append(j)
+    a = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(pair_id), len(cands)))
+    res = milp(np.ones(len(cands)), constraints=LinearConstraint(a, lb=1), integrality=np.ones(len(cands)),
+               bounds=Bounds(0, 1), options={"time_limit": time_limit, "disp": False})
+    if res.x is None:
+        return None
+    chosen = [list(cands[j]) for j in np.flatnonzero(res.x > 0.5)]
+    proven = res.status == 0
+    # a time-limited answer is used only when it is smaller: results stay reproducible
+    if len(chosen) > upper or (not proven and len(chosen) == upper):
+        return None
+    return chosen, proven
 
 
 def covering_design(events: Sequence[str], pmcs: int, *, constraints: Constraints | None = None,
-                    seed: int = 0, effort: float = 1.0) -> CoveringResult:
+                    seed: int = 0, effort: float = 1.0, exact_time: float = 5.0) -> CoveringResult:
     """MUCH groups: every pair of events read together at least once, as few groups as found.
 
     Parameters
@@ -452,6 +503,10 @@ def covering_design(events: Sequence[str], pmcs: int, *, constraints: Constraint
         Seeds the greedy's tie-breaking and the annealing.
     effort : float
         Scales the annealing's iteration budget (0 = greedy only).
+    exact_time : float
+        Seconds for an exact integer program (scipy's HiGHS) when the annealed design is
+        above the lower bound and the instance is small (at most 1500 candidate groups);
+        it proves the size optimal or finds a smaller design.  0 turns it off.
 
     Returns
     -------
@@ -493,7 +548,7 @@ def covering_design(events: Sequence[str], pmcs: int, *, constraints: Constraint
     iters = int(effort * 4000 * n * k)
     while effort > 0 and len(blocks) > target:
         trial = [list(b) for b in blocks]
-        # drop the group whose pairs are least unique
+        # drop a smallest group; the annealing then has to cover its pairs elsewhere
         trial.sort(key=len)
         trial = trial[1:]
         found = None
@@ -505,13 +560,18 @@ def covering_design(events: Sequence[str], pmcs: int, *, constraints: Constraint
         if found is None:
             break
         blocks = _prune(found, n)
+    optimal = len(blocks) <= lb
+    if not optimal and effort > 0 and exact_time > 0:
+        exact = _ilp(prob, len(blocks), exact_time)
+        if exact is not None:
+            blocks, optimal = exact
     blocks = [sorted(b) for b in blocks]
     blocks.sort()
-    return CoveringResult(prob.groups(blocks), greedy_size, lb, known)
+    return CoveringResult(prob.groups(blocks), greedy_size, lb, known, optimal)
 
 
 def _weighted_bound(prob: _Problem) -> int:
-    """A simple lower bound with unequal unit sizes: pairs / most pairs a group can hold."""
+    """A lower bound with unequal unit sizes: a unit of weight w meets at most cap - w others per group."""
     n = len(prob.units)
     if n <= 1:
         return 1

@@ -85,6 +85,7 @@ class Plan:
     lower_bound: int | None = None
     best_known: int | None = None
     event_order: list[str] = field(default_factory=list)
+    optimal: bool = False
 
     def __post_init__(self) -> None:
         if not self.groups:
@@ -117,6 +118,8 @@ class Plan:
             d["lower_bound"] = self.lower_bound
         if self.best_known is not None:
             d["best_known"] = self.best_known
+        if self.optimal:
+            d["optimal"] = True
         if self.perf_groups:
             d["perf_groups"] = [list(g) for g in self.perf_groups]
         d["groups"] = [list(g) for g in self.groups]
@@ -141,6 +144,7 @@ class Plan:
                 lower_bound=d.get("lower_bound"),
                 best_known=d.get("best_known"),
                 event_order=[str(e) for e in d.get("events", [])],
+                optimal=bool(d.get("optimal", False)),
             )
         except HemkitError as exc:
             raise HemkitError(f"{source}: {exc}") from None
@@ -183,7 +187,8 @@ class Plan:
                  + (f" of at most {self.pmcs}" if self.pmcs else "")]
         if self.lower_bound is not None:
             lines.append(f"Schönheim lower bound {self.lower_bound}, best known "
-                         f"{self.best_known if self.best_known is not None else '?'}")
+                         f"{self.best_known if self.best_known is not None else '?'}"
+                         f"{', proven optimal' if self.optimal else ''}")
         lines += [f"  {i}: {', '.join(g)}" for i, g in enumerate(self.groups)]
         return "\n".join(lines)
 
@@ -219,7 +224,7 @@ def make_plan(events: Sequence[str], pmcs: int, *, design: str = "much", anchor:
             c = Constraints(c.must_share, c.counters, anchor, c.budget)
         res = covering_design(events, pmcs, constraints=c, seed=seed)
         return Plan(res.groups, "much", pmcs, c.fixed, [list(s) for s in c.must_share], res.lower_bound,
-                    res.best_known, list(events))
+                    res.best_known, list(events), res.optimal)
     raise HemkitError(f"unknown design {design!r}; use 'much' or 'hrm'")
 
 
