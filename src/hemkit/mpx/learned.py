@@ -8,12 +8,15 @@ and are trained with the mean squared error.  hemkit's variant of the set-up:
   estimates, whether the event was on a counter, distance to the nearest slices, position in
   the run, the series' mean observed rate); the MLP sees a window of ``2 * window + 1``
   intervals, the Bi-GRU the whole sequence (random crops of ``crop`` intervals in training).
-* The target is the *residual* ``log10(1 + true) - log10(1 + linear)``: the networks learn
-  a correction to linear interpolation, which keeps them close to it where they know little.
+* The target is the *residual* ``log10(1 + true) - log10(1 + start)`` where ``start`` is an
+  interpolation estimator (``base``, default linear): the networks learn a correction to it,
+  which keeps them close to it where they know little.
 * The loss counts only intervals where the event was off a counter (the others are exact).
   ``loss="mse"`` (default) is the paper's mean squared error of log10 counts; ``loss="ra"``
-  minimises the relative error of Eq. (4) itself (``|est - true| / max(true, 0.5)``, capped
-  at 50 per interval), i.e. trains for the score it is judged by.
+  minimises a smooth version of the relative error of Eq. (4), ``log(1 + |est - true| / true)``
+  (an interval's error beyond 1 hardly matters once a series' RA is clipped at 0; the log keeps
+  a gradient there) and ``tanh(est / 0.5)`` for a zero truth (hemkit's 0/1 rule), each series
+  weighted equally, i.e. it trains for the score it is judged by.
 * The event's identity (one-hot over the events seen in training; zeros for a new event)
   is an input, so one model learns each event's behaviour.
 * Paper hyper-parameters: MLP 128/64 hidden units, dropout 0.3, lr 3e-3, 1200 epochs; Bi-GRU
@@ -34,7 +37,7 @@ import pandas as pd
 
 from hemkit.errors import HemkitError
 from hemkit.mpx.emulate import MpxData
-from hemkit.mpx.estimators import LinearInterpolation, MpxEstimator, _check, _finish, interpolation_features
+from hemkit.mpx.estimators import MpxEstimator, _check, _finish, interpolation_features, make_estimator
 
 
 def _torch():
@@ -52,6 +55,13 @@ def _windows(x: np.ndarray, w: int) -> np.ndarray:
     return np.concatenate([pad[:, k:k + T] for k in range(2 * w + 1)], axis=-1)
 
 
+def _zero(layer):
+    """Output layer starting at 0: an untrained network returns its start estimator exactly."""
+    layer.weight.data.zero_()
+    layer.bias.data.zero_()
+    return layer
+
+
 class _TorchEstimator(MpxEstimator):
     def _prepare(self, mpx: MpxData):
         feats = interpolation_features(mpx)
@@ -63,8 +73,8 @@ class _TorchEstimator(MpxEstimator):
             onehot = np.broadcast_to(onehot[:, None, :], (*feats.shape[:2], len(vocab)))
             feats = np.concatenate([feats, np.where(mpx.valid[..., None], onehot, 0.0)], axis=-1)
         feats = feats.astype(np.float32)
-        lin = LinearInterpolation().estimate_array(mpx)
-        base = np.log10(1 + np.nan_to_num(np.maximum(lin, 0)))
+        start = make_estimator(getattr(self, "base", "linear")).estimate_array(mpx)
+        base = np.log10(1 + np.nan_to_num(np.maximum(start, 0)))
         gap = mpx.valid & ~(mpx.observed & (mpx.running >= mpx.enabled))
         return feats, base, gap
 
@@ -82,11 +92,15 @@ class _TorchEstimator(MpxEstimator):
         self.vocab_ = sorted(mpx.keys["event"].unique())
         feats, base, gap = self._prepare(mpx)
         self.base_ = base.astype(np.float32)
+        # RA is a mean over series: with loss="ra" every series weighs the same, whatever its length
+        w = np.ones_like(base) if self.loss == "mse" else np.broadcast_to(
+            mpx.length.mean() / np.maximum(mpx.length, 1)[:, None], base.shape)
+        self.weight_ = np.ascontiguousarray(w, dtype=np.float32)
         target = np.where(mpx.valid, np.log10(1 + np.nan_to_num(np.maximum(mpx.truth, 0))) - base, 0.0)
         t0 = time.perf_counter()
         self.model_ = self._build(torch, feats.shape[-1])
         self.loss_ = self._train(torch, rng, feats, target.astype(np.float32), gap)
-        del self.base_
+        del self.base_, self.weight_
         self.fit_seconds_ = time.perf_counter() - t0
         self.n_series_ = int(len(mpx.keys))
         return self
@@ -111,7 +125,10 @@ class _TorchEstimator(MpxEstimator):
             return (pred - target) ** 2
         est = torch.pow(10.0, (base + pred).clamp(max=12.0)) - 1
         true = torch.pow(10.0, base + target) - 1
-        return (torch.abs(est - true) / true.clamp(min=0.5)).clamp(max=50.0)
+        zero = true < 1e-6
+        rel = torch.abs(est - true) / torch.where(zero, torch.full_like(true, 0.5), true)
+        # RA scores a zero-truth interval 0 or 1 (hemkit.mpx.scores): cap its smooth stand-in at 1
+        return torch.where(zero, torch.tanh(rel), torch.log1p(rel))
 
     def save(self, path) -> None:
         """Save parameters and weights (``torch.save``)."""
@@ -151,10 +168,11 @@ class MLPEstimator(_TorchEstimator):
     name = "mlp"
 
     def __init__(self, hidden=(128, 64), dropout: float = 0.3, lr: float = 3e-3, epochs: int = 40,
-                 window: int = 3, batch_size: int = 1024, loss: str = "mse", seed: int = 0,
+                 window: int = 3, batch_size: int = 1024, loss: str = "mse", base: str = "linear", seed: int = 0,
                  threads: int | None = 1):
         self.hidden = tuple(hidden)
         self.loss = loss
+        self.base = base
         self.dropout = dropout
         self.lr = lr
         self.epochs = epochs
@@ -170,13 +188,14 @@ class MLPEstimator(_TorchEstimator):
         for h in self.hidden:
             layers += [nn.Linear(width, h), nn.ReLU(), nn.Dropout(self.dropout)]
             width = h
-        layers.append(nn.Linear(width, 1))
+        layers.append(_zero(nn.Linear(width, 1)))
         return nn.Sequential(*layers)
 
     def _train(self, torch, rng, feats, target, gap):
         X = torch.from_numpy(_windows(feats, self.window)[gap])
         y = torch.from_numpy(target[gap])
         base = torch.from_numpy(self.base_[gap])
+        wt = torch.from_numpy(self.weight_[gap])
         opt = torch.optim.Adam(self.model_.parameters(), lr=self.lr)
         self.model_.train()
         losses = []
@@ -186,7 +205,7 @@ class MLPEstimator(_TorchEstimator):
             for b in range(0, len(y), self.batch_size):
                 idx = order[b:b + self.batch_size]
                 opt.zero_grad()
-                loss = torch.mean(self._error(torch, self.model_(X[idx]).squeeze(-1), y[idx], base[idx]))
+                loss = torch.mean(self._error(torch, self.model_(X[idx]).squeeze(-1), y[idx], base[idx]) * wt[idx])
                 loss.backward()
                 opt.step()
                 total += float(loss.detach()) * len(idx)
@@ -214,10 +233,11 @@ class BiGRUEstimator(_TorchEstimator):
     name = "bigru"
 
     def __init__(self, hidden: int = 64, layers: int = 3, lr: float = 5e-3, epochs: int = 25, crop: int = 96,
-                 batch_size: int = 32, series_per_epoch: int | None = 512, loss: str = "mse", seed: int = 0,
-                 threads: int | None = 1):
+                 batch_size: int = 32, series_per_epoch: int | None = 512, loss: str = "mse",
+                 base: str = "linear", seed: int = 0, threads: int | None = 1):
         self.hidden = hidden
         self.loss = loss
+        self.base = base
         self.layers = layers
         self.lr = lr
         self.epochs = epochs
@@ -236,7 +256,7 @@ class BiGRUEstimator(_TorchEstimator):
             def __init__(self):
                 super().__init__()
                 self.gru = nn.GRU(n_features, hidden, num_layers=layers, batch_first=True, bidirectional=True)
-                self.out = nn.Linear(2 * hidden, 1)
+                self.out = _zero(nn.Linear(2 * hidden, 1))
 
             def forward(self, x):
                 h, _ = self.gru(x)
@@ -249,6 +269,7 @@ class BiGRUEstimator(_TorchEstimator):
         crop = min(self.crop, T)
         lengths = gap.shape[1] - np.argmax(gap[:, ::-1], axis=1)  # last gap + 1 (crop start bound)
         X, y, m = torch.from_numpy(feats), torch.from_numpy(target), torch.from_numpy(gap.astype(np.float32))
+        wt = torch.from_numpy(self.weight_)
         base = torch.from_numpy(self.base_)
         opt = torch.optim.Adam(self.model_.parameters(), lr=self.lr)
         self.model_.train()
@@ -263,7 +284,7 @@ class BiGRUEstimator(_TorchEstimator):
                 rows = idx[:, None]
                 xb, yb, mb = X[rows, cols], y[rows, cols], m[rows, cols]
                 opt.zero_grad()
-                err = self._error(torch, self.model_(xb), yb, base[rows, cols]) * mb
+                err = self._error(torch, self.model_(xb), yb, base[rows, cols]) * mb * wt[rows, cols]
                 loss = err.sum() / mb.sum().clamp(min=1.0)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model_.parameters(), 1.0)
