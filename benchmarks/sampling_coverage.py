@@ -66,6 +66,11 @@ def main() -> None:
         "mean_abs_err": summ[("mean_abs_err", "wilson")],
         "sd/binomial": summ[("sd/binomial", "wilson")],
     })
+    # coverage of the designed shares (units ratio, equal cost per unit) instead of the measured CPU times
+    c = res.cases[res.cases["method"] == "wilson"]
+    hit = (c["low"] <= c["designed"]) & (c["designed"] <= c["high"])
+    by = hit.groupby([c["setting"], c["granularity"]], sort=False).mean()
+    out["cover_wilson_designed"] = [hit.mean() if s_ == "all" else by.loc[(s_, g_)] for s_, g_ in out.index]
     ns = float(cal["ns_per_unit"].mean())
     out["model/binomial"] = [model_sd_ratio(s_, g_, ns) if s_ != "all" else np.nan for s_, g_ in out.index]
     print(out.round(4).to_string())
