@@ -68,3 +68,33 @@ def test_keeps_rank_correlation_with_the_anchor_and_permutes_readings(seed, n, g
         merged = stats.spearmanr(m["anchor"], m[col])[0]
         if np.isfinite(within):
             assert merged == pytest.approx(within, abs=1e-12)
+
+
+def r_quantile_type2(x, probs):
+    """R 4.x quantile.default, types 1-3 branch, transcribed line by line for type 2."""
+    n = len(x)
+    fuzz = 4 * np.finfo(float).eps
+    out = []
+    xs = np.sort(x)
+    xp = np.concatenate([[xs[0], xs[0]], xs, [xs[-1], xs[-1]]])  # x <- c(x[1L], x[1L], x, x[n], x[n])
+    for p in probs:
+        nppm = n * p
+        j = int(np.floor(nppm + fuzz))
+        h = ((nppm > j) + 1) / 2
+        q = xp[j + 1]  # R's x[j + 2L], 1-based
+        if h == 1:
+            q = xp[j + 2]
+        elif 0 < h < 1 and xp[j + 1] != xp[j + 2]:
+            q = (1 - h) * xp[j + 1] + h * xp[j + 2]
+        out.append(q)
+    return np.array(out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=40), st.integers(2, 60))
+def test_quantile_type2_follows_r(values, n_probs):
+    from hemkit.merge.hrm import quantile_type2
+
+    x = np.array(values, dtype=float)
+    p = np.linspace(0, 1, n_probs)
+    np.testing.assert_array_equal(quantile_type2(x, p), r_quantile_type2(x, p))

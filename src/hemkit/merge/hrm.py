@@ -24,6 +24,27 @@ from hemkit.errors import HemkitWarning
 from hemkit.readings import Readings
 
 
+def quantile_type2(values: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """R's ``quantile(values, probs, type = 2)``: inverse empirical CDF, averaging at jumps.
+
+    Written out (as R's ``quantile.default`` does, with its ``4 * eps`` fuzz) because
+    ``numpy.quantile`` partitions once per probability, quadratic for the ``n`` quantiles
+    HRM needs: 200 s instead of milliseconds at 300 000 readings.
+
+    Examples
+    --------
+    >>> quantile_type2(np.array([1.0, 3, 5, 2, 4, 6]), np.array([0, 0.5, 1]))
+    array([1. , 3.5, 6. ])
+    """
+    x = np.sort(np.asarray(values, dtype=float))
+    n = len(x)
+    nppm = n * np.asarray(probs, dtype=float)
+    j = np.floor(nppm + 4 * np.finfo(float).eps).astype(np.int64)
+    lo = x[np.clip(j - 1, 0, n - 1)]
+    hi = x[np.clip(j, 0, n - 1)]
+    return np.where(nppm > j, hi, 0.5 * lo + 0.5 * hi)
+
+
 def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> pd.DataFrame:
     """Merge by the order statistics of ``anchor`` (HRM).
 
@@ -70,7 +91,7 @@ def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> pd.Da
                 continue
             columns[event] = table[event].to_numpy()[order]
     pooled = np.concatenate(anchors)
-    anchor_col = np.quantile(pooled, np.linspace(0, 1, n), method="averaged_inverted_cdf")
+    anchor_col = quantile_type2(pooled, np.linspace(0, 1, n))
     merged = pd.DataFrame({anchor: anchor_col, **columns})
     merged.attrs["hemkit"] = {"method": "hrm", "anchor": anchor}
     return merged
