@@ -292,6 +292,9 @@ class Readings:
             k = int(round(fraction * len(t)))
             a[g] = t.iloc[np.sort(perm[:k])]
             b[g] = t.iloc[np.sort(perm[k:])]
-        return Readings(a, source=self.source, min_runs=self.min_runs), Readings(
-            b, source=self.source, min_runs=self.min_runs
-        )
+        try:
+            return Readings(a, source=self.source, min_runs=self.min_runs), Readings(
+                b, source=self.source, min_runs=self.min_runs
+            )
+        except HemkitError as exc:
+            raise HemkitError(f"cannot split the runs in two parts: {exc}") from exc

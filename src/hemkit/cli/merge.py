@@ -32,8 +32,7 @@ def load_input(
             from hemkit.collect import load_readings
         except ImportError as exc:  # pragma: no cover - the collect area ships with hemkit
             raise HemkitError("reading a collection database needs hemkit.collect") from exc
-        readings = load_readings(p)
-        return Readings(readings.groups, source=str(p), drop_constant=True) if drop_constant else readings
+        return load_readings(p, drop_constant=drop_constant)
     if pmcs is not None:
         names = read_code_names(codes) if codes else None
         readings = from_mergingtools(p, pmcs, code_names=names)

@@ -185,8 +185,11 @@ class CollectionDB:
         return t
 
 
-def load_readings(db_path: str | Path, *, min_runs: int = 3) -> Readings:
+def load_readings(db_path: str | Path, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
     """The valid runs of a collection database as :class:`hemkit.Readings`.
+
+    ``drop_constant`` drops events that never change within a group (e.g. context-switches
+    reading 0 in every run), with a warning, instead of raising.
 
     Examples
     --------
@@ -197,7 +200,7 @@ def load_readings(db_path: str | Path, *, min_runs: int = 3) -> Readings:
     t = db.tidy()
     if t.empty:
         raise HemkitError(f"{db_path}: no valid runs yet (see 'hemkit collect --status {db_path}')")
-    return Readings.from_tidy(t, source=str(db_path), min_runs=min_runs)
+    return Readings.from_tidy(t, source=str(db_path), min_runs=min_runs, drop_constant=drop_constant)
 
 
 def export(db_path: str | Path, out: str | Path) -> Path:

@@ -151,7 +151,8 @@ def choose_pearson_weight(
 
     Each group's runs are split in halves; the first half is merged with every weight in
     ``grid`` and each merge scored by Pearson + Spearman MSE against the observed pairwise
-    correlations of the second half.  Groups with fewer than 6 runs cannot be split: then 0.
+    correlations of the second half.  When the runs cannot be split (a group with fewer than
+    6 runs, or a half in which an event never changes) the weight is 0.
 
     Returns the chosen weight and the holdout MSE of each weight.
     """
@@ -160,7 +161,10 @@ def choose_pearson_weight(
     if int(readings.n_runs.min()) < 6:
         return 0.0, {}
     rng = np.random.default_rng(seed)
-    part, reference = readings.split_runs(0.5, seed=rng)
+    try:
+        part, reference = readings.split_runs(0.5, seed=rng)
+    except HemkitError:  # a half in which some event never changes: no holdout possible
+        return 0.0, {}
     prob = _problem(part, None, rng, outliers, z, impute)
     refined, _ = prob.pearson_target(refine) if any(w > 0 for w in grid) else (prob.copula, [])
     scores = {}
