@@ -17,6 +17,10 @@ and are trained with the mean squared error.  hemkit's variant of the set-up:
   (an interval's error beyond 1 hardly matters once a series' RA is clipped at 0; the log keeps
   a gradient there) and ``tanh(est / 0.5)`` for a zero truth (hemkit's 0/1 rule), each series
   weighted equally, i.e. it trains for the score it is judged by.
+* ``clip=True`` (default): an estimate stays between the two slices around its gap -- a
+  network may not invent a burst no slice saw, and between two zero slices it returns 0.
+  Without it, log-scale regression turns exact zeros into small counts, each a full miss
+  for RA (measured: the paper-size Bi-GRU fell from RA 0.78 to 0.53 on held-out workloads).
 * The event's identity (one-hot over the events seen in training; zeros for a new event)
   is an input, so one model learns each event's behaviour.
 * Paper hyper-parameters: MLP 128/64 hidden units, dropout 0.3, lr 3e-3, 1200 epochs; Bi-GRU
@@ -37,7 +41,7 @@ import pandas as pd
 
 from hemkit.errors import HemkitError
 from hemkit.mpx.emulate import MpxData
-from hemkit.mpx.estimators import MpxEstimator, _check, _finish, interpolation_features, make_estimator
+from hemkit.mpx.estimators import MpxEstimator, _check, _finish, _gap_weights, interpolation_features, make_estimator
 
 
 def _torch():
@@ -117,6 +121,9 @@ class _TorchEstimator(MpxEstimator):
         with torch.no_grad():
             res = self._predict(torch, feats)
         est = 10 ** (base + res) - 1
+        if getattr(self, "clip", False):
+            vp, vn, _ = _gap_weights(mpx)
+            est = np.clip(est, np.minimum(vp, vn), np.maximum(vp, vn))
         return _finish(mpx, est)
 
     def _error(self, torch, pred, target, base):
@@ -168,11 +175,12 @@ class MLPEstimator(_TorchEstimator):
     name = "mlp"
 
     def __init__(self, hidden=(128, 64), dropout: float = 0.3, lr: float = 3e-3, epochs: int = 40,
-                 window: int = 3, batch_size: int = 1024, loss: str = "mse", base: str = "linear", seed: int = 0,
-                 threads: int | None = 1):
+                 window: int = 3, batch_size: int = 1024, loss: str = "mse", base: str = "linear", clip: bool = True,
+                 seed: int = 0, threads: int | None = 1):
         self.hidden = tuple(hidden)
         self.loss = loss
         self.base = base
+        self.clip = clip
         self.dropout = dropout
         self.lr = lr
         self.epochs = epochs
@@ -234,10 +242,11 @@ class BiGRUEstimator(_TorchEstimator):
 
     def __init__(self, hidden: int = 64, layers: int = 3, lr: float = 5e-3, epochs: int = 25, crop: int = 96,
                  batch_size: int = 32, series_per_epoch: int | None = 512, loss: str = "mse",
-                 base: str = "linear", seed: int = 0, threads: int | None = 1):
+                 base: str = "linear", clip: bool = True, seed: int = 0, threads: int | None = 1):
         self.hidden = hidden
         self.loss = loss
         self.base = base
+        self.clip = clip
         self.layers = layers
         self.lr = lr
         self.epochs = epochs
