@@ -94,3 +94,19 @@ def test_emulate_many_stacks_offsets_and_counters():
     assert np.allclose(m.observed.sum(axis=1)[:10] / m.length[:10], 0.4, atol=0.11)
     with pytest.raises(HemkitError, match="nothing"):
         concat([])
+
+
+def test_fixed_reproduces_perf_values_on_recorded_lines():
+    from pathlib import Path
+
+    from hemkit.mpx.traces import read_trace
+
+    tr = read_trace(Path(__file__).parent / "data" / "ocoe_interval.csv", run="r", ocoe=False)
+    m = MpxData.from_tidy(tr)
+    est = FixedInterpolation().estimate_array(m)
+    got = pd.DataFrame({"event": m.keys["event"].repeat(m.raw.shape[1]).to_numpy(),
+                        "step": np.tile(np.arange(m.raw.shape[1]), len(m.keys)), "est": est.ravel()})
+    merged = tr.merge(got, on=["event", "step"])
+    assert len(merged) == len(tr)
+    assert np.array_equal(merged["est"].to_numpy(), merged["value"].to_numpy())  # to the count
+    assert np.allclose(m.perf_totals(), tr.groupby("event", sort=False)["value"].sum().to_numpy())
