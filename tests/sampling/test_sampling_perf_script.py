@@ -5,6 +5,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hemkit import HemkitError
 from hemkit.io.perf_script import parse_perf_script, read_perf_script
@@ -89,3 +91,23 @@ def test_profile_errors():
     with pytest.raises(HemkitError, match="several events"):
         profile_shares(two)
     assert profile_shares(two, event="cycles").n_samples == len(df)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    comm=st.from_regex(r"[A-Za-z_][A-Za-z0-9_ .:-]{0,13}[A-Za-z0-9_]", fullmatch=True),
+    tid=st.integers(1, 4_000_000),
+    time=st.floats(0, 1e6, allow_nan=False).map(lambda x: round(x, 6)),
+    period=st.integers(1, 10**10),
+    ip=st.integers(1, 2**64 - 1).map(lambda x: f"{x:x}"),
+    sym=st.from_regex(r"[A-Za-z_][A-Za-z0-9_.]{0,30}", fullmatch=True),
+    event=st.sampled_from(["cpu-clock", "cycles", "cycles:u", "r00c0", "sched:sched_switch"]),
+)
+def test_parser_round_trip(comm, tid, time, period, ip, sym, event):
+    """Lines in perf script's layout parse back to their fields."""
+    line = f"{comm:>16} {tid:>6} {time:12.6f}: {period:>10} {event}: {ip:>16} {sym}+0x1f (/usr/bin/x)"
+    df = parse_perf_script(line + "\n")
+    row = df.iloc[0]
+    assert (row["comm"], int(row["tid"]), int(row["period"]), row["event"], row["ip"], row["sym"], row["dso"]) == (
+        comm, tid, period, event, ip, sym, "/usr/bin/x")
+    assert row["time"] == pytest.approx(time, abs=1e-6)

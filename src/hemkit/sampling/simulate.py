@@ -144,6 +144,7 @@ def simulate_profiles(
         raise HemkitError(f"sampling interval {interval:g} is longer than the whole run ({axis_total:g})")
     chunk = max(1, min(reps, max_chunk // m))
     totals = np.zeros((reps, k))
+    n_samples = np.zeros(reps, dtype=np.int64)
     for lo in range(0, reps, chunk):  # chunks bound memory; each chunk is fully vectorised
         r = min(chunk, reps - lo)
         t0 = rng.uniform(0, interval, size=r)
@@ -159,10 +160,7 @@ def simulate_profiles(
             w *= 1.0 + rng.normal(0.0, noise, size=pos.shape)
         idx = (np.arange(r)[:, None] * k + owner).ravel()
         totals[lo : lo + r] = np.bincount(idx, weights=w.ravel(), minlength=r * k).reshape(r, k)
-        if lo == 0:
-            n_first = valid.sum(axis=1)
-    # samples per repetition: exact count for every chunk would need another pass; it differs by at most one
-    n_samples = np.full(reps, int(np.median(n_first)))
+        n_samples[lo : lo + r] = valid.sum(axis=1)
     profiles = pd.DataFrame(totals / totals.sum(axis=1, keepdims=True), columns=list(states.names))
     runs = states.runs()
     mean_len = runs.groupby("task")["length"].mean().reindex(range(k))
