@@ -95,3 +95,14 @@ def test_profile_perf_data_and_check(software_perf, tmp_path):
     r = run("check", "--period", "500000", "--repeats", "1", "--granularity", "50")
     assert r.exit_code == 0, r.output
     assert "coverage" in r.output and "all" in r.output
+
+
+@pytest.mark.perf
+def test_record_cycles_on_a_pmu_machine(hardware_perf):
+    """With a PMU, event-based sampling on cycles: shares near the measured CPU-time shares."""
+    from hemkit.sampling.record import coverage_table, record_known_shares
+
+    run_ = record_known_shares((20_000, 60_000), period=2_000_000, event="cycles")
+    t = coverage_table(run_)
+    assert run_.event == "cycles" and t["n"].iloc[0] > 100
+    assert (t["share"] - t["truth"]).abs().max() < 0.05
