@@ -119,6 +119,20 @@ def is_perf_data(path: str | Path) -> bool:
         return fh.read(8) == b"PERFILE2"
 
 
+def perf_script_text(path: str | Path, *, perf: str | None = None) -> str:
+    """Decode a ``perf.data`` file with ``perf script -F comm,tid,time,event,ip,sym,period``."""
+    from hemkit.perf import find_perf
+
+    exe = find_perf(perf)
+    proc = subprocess.run(
+        [exe, "script", "-i", os.fspath(path), "-F", FIELDS], capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0 or not proc.stdout.strip():
+        err = proc.stderr.strip().splitlines()
+        raise HemkitError(f"{path}: perf script failed: {err[-1] if err else f'exit code {proc.returncode}'}")
+    return proc.stdout
+
+
 def read_perf_script(path: str | Path, *, perf: str | None = None) -> pd.DataFrame:
     """Samples of a ``perf script`` text file or a ``perf.data`` file (decoded with ``perf script``).
 
@@ -130,19 +144,7 @@ def read_perf_script(path: str | Path, *, perf: str | None = None) -> pd.DataFra
     if not path.is_file():
         raise HemkitError(f"{path}: no such file")
     if is_perf_data(path):
-        from hemkit.perf import find_perf
-
-        exe = find_perf(perf)
-        proc = subprocess.run(
-            [exe, "script", "-i", os.fspath(path), "-F", FIELDS],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if proc.returncode != 0 or not proc.stdout.strip():
-            err = proc.stderr.strip().splitlines()
-            raise HemkitError(f"{path}: perf script failed: {err[-1] if err else f'exit code {proc.returncode}'}")
-        return parse_perf_script(proc.stdout, source=str(path))
+        return parse_perf_script(perf_script_text(path, perf=perf), source=str(path))
     try:
         text = path.read_text()
     except UnicodeDecodeError as exc:

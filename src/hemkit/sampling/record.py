@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.errors import HemkitError
-from hemkit.io.perf_script import read_perf_script
+from hemkit.io.perf_script import parse_perf_script, perf_script_text
 from hemkit.sampling.profile import profile_shares
 
 SOURCE = "hemkit.sampling:c/shares.c"
@@ -141,14 +141,11 @@ def record_known_shares(
         if proc.returncode != 0 or not os.path.exists(data):
             err = proc.stderr.strip().splitlines()
             raise HemkitError(f"perf record -e {event} failed: {err[-1] if err else proc.returncode}")
-        samples = read_perf_script(data, perf=perf)
-        if keep:
-            text = subprocess.run(
-                [exe, "script", "-i", data, "-F", "comm,tid,time,event,ip,sym,period"],
-                capture_output=True, text=True, check=False,
-            ).stdout
-            with open(keep, "w") as fh:
-                fh.write(text)
+        text = perf_script_text(data, perf=perf)
+    samples = parse_perf_script(text, source=f"perf record of {os.path.basename(prog)}")
+    if keep:
+        with open(keep, "w") as fh:
+            fh.write(text)
     t = _parse_truth(proc.stdout)
     truth = (t["cpu_ns"] / t["cpu_ns"].sum()).rename("truth")
     designed = (t["units"] / t["units"].sum()).rename("designed")
