@@ -38,13 +38,15 @@ def plot_profiled_vs_true(table: pd.DataFrame, ax=None):
 
 
 def plot_sd_vs_R(table: pd.DataFrame, ax=None):
-    """Profile SD against R; model SD (Eqs. 6, 9) as crosses when the table has it."""
+    """Profile SD against R; model SD (Eqs. 6, 9, crosses) and exact SD (dotted) when the table has them."""
     ax = _axes(ax)
     groups = table.groupby("utilisation") if "utilisation" in table.columns else [("", table)]
     for u, t in groups:
         ax.plot(t["R"], t["profile_sd"], "o-", label=f"simulated {u}")
         if "model_sd" in t.columns:
             ax.plot(t["R"], t["model_sd"], "x--", label=f"model {u}")
+        if "exact_sd" in t.columns:
+            ax.plot(t["R"], t["exact_sd"], ":", color="grey", label=f"exact {u}")
     ax.set_xlabel("R = granularity / interval")
     ax.set_ylabel("SD of profiled share")
     ax.legend(fontsize="small")
