@@ -50,6 +50,7 @@ from scipy import stats
 from hemkit.errors import HemkitError
 from hemkit.merge.correlation import (
     assemble_target,
+    clip_correlation,
     nearest_correlation,
     normal_scores,
     pairwise_correlation,
@@ -106,7 +107,7 @@ class _Problem:
             step[obs_i, obs_j] = self.goal - achieved[obs_i, obs_j]
             target = np.clip(target + step + step.T, -0.9999, 0.9999)
             np.fill_diagonal(target, 1.0)
-            target, _ = nearest_correlation(target, tol=1e-7)
+            target = clip_correlation(target)
             current = self.arrange(target)
             history.append(self.pearson_error(current))
             if history[-1] <= min(history[:-1]):

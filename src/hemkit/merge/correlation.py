@@ -111,12 +111,18 @@ def pairwise_correlation(
             x = np.asarray(scores[gid], dtype=float)
         else:
             raise HemkitError(f"unknown correlation kind {kind!r}")
+        idx = np.array([index[e] for e in table.columns])
+        ix = np.ix_(idx, idx)
+        if outliers == "keep":  # every reading used: one product per group
+            c = x - x.mean(axis=0)
+            sxy[ix] += c.T @ c
+            vxx[ix] += (c * c).sum(axis=0)[:, None]
+            cnt[ix] += len(c)
+            continue
         m = _outlier_mask(table.to_numpy(), outliers, z).astype(float)
         # centre each event on the mean of its used readings in this group
         mu = (x * m).sum(axis=0) / np.maximum(m.sum(axis=0), 1)
         c = (x - mu) * m
-        idx = np.array([index[e] for e in table.columns])
-        ix = np.ix_(idx, idx)
         sxy[ix] += c.T @ c
         vxx[ix] += (c * c).T @ m  # [i, j]: sum of c_i^2 over runs where j is used too
         cnt[ix] += m.T @ m
@@ -130,8 +136,25 @@ def pairwise_correlation(
     )
 
 
+def clip_correlation(corr: np.ndarray, *, min_eig: float = 1e-6) -> np.ndarray:
+    """A quick positive-definite correlation matrix: eigenvalues lifted to ``min_eig``, unit diagonal restored.
+
+    One eigendecomposition, not the nearest matrix: for the inner steps of an iteration
+    that only needs a valid matrix close to its input.
+    """
+    a = np.asarray(corr, dtype=float)
+    w, v = np.linalg.eigh((a + a.T) / 2)
+    if w[0] >= min_eig:
+        return (a + a.T) / 2
+    x = (v * np.maximum(w, min_eig)) @ v.T
+    d = np.sqrt(np.diag(x))
+    x = x / np.outer(d, d)
+    np.fill_diagonal(x, 1.0)
+    return (x + x.T) / 2
+
+
 def nearest_correlation(
-    corr: np.ndarray, *, min_eig: float = 1e-6, tol: float = 1e-10, max_iter: int = 2000
+    corr: np.ndarray, *, min_eig: float = 1e-6, tol: float = 1e-8, max_iter: int = 2000
 ) -> tuple[np.ndarray, bool]:
     """The nearest positive-definite correlation matrix (Higham 2002, Algorithm 3.3).
 
