@@ -5,6 +5,7 @@
 - :mod:`hemkit.io.mergingtools` -- the raw layout of the R package ``mergingTools``.
 - :mod:`hemkit.io.perf_stat` -- ``perf stat`` CSV (``-x,``) and JSON (``-j``) output,
   with or without ``-I`` intervals.
+- :mod:`hemkit.io.perf_script` -- ``perf script`` samples (text or ``perf.data``).
 """
 
 from hemkit.io.mergingtools import from_mergingtools, read_code_names

@@ -208,7 +208,7 @@ def complete_maxdet(corr: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> c = np.array([[1, .8, np.nan], [.8, 1, .5], [np.nan, .5, 1]])
-    >>> round(complete_maxdet(c)[0, 2], 3)  # = 0.8 * 0.5: conditionally independent given event 2
+    >>> float(round(complete_maxdet(c)[0, 2], 3))  # = 0.8 * 0.5: conditionally independent given event 2
     0.4
     """
     c = np.array(corr, dtype=float)
