@@ -68,3 +68,27 @@ def test_trace_records_real_perf(tmp_path, software_perf):
     tr = pd.read_parquet(out)
     assert set(tr["event"]) == {"task-clock", "page-faults"} and tr["workload"].iloc[0] == "dd"
     assert (tr["percent"] == 100).all()
+
+
+def test_estimate_reads_real_multiplexed_perf_output(tmp_path):
+    # perf stat -x, -I lines of a multiplexed run: scaled values, running percentages < 100
+    text = "\n".join([
+        "     0.010000000,4000,,instructions,2500000,25.00,,",
+        "     0.010000000,<not counted>,,branches,0,0.00,,",
+        "     0.020000000,<not counted>,,instructions,0,0.00,,",
+        "     0.020000000,900,,branches,5000000,50.00,,",
+        "     0.030000000,2000,,instructions,10000000,100.00,,",
+        "     0.030000000,800,,branches,10000000,100.00,,",
+    ])
+    src = tmp_path / "mpx.txt"
+    src.write_text(text + "\n")
+    out = tmp_path / "e.csv"
+    r = run("estimate", src, "-m", "fixed", "-o", out)
+    assert r.exit_code == 0, r.output
+    est = pd.read_csv(out).set_index(["event", "step"])["estimate"]
+    assert est[("instructions", 0)] == pytest.approx(4000)  # perf's own scaled value, kept
+    assert est[("instructions", 1)] == pytest.approx(4000)  # <not counted>: the last rate holds
+    assert est[("branches", 1)] == pytest.approx(900) and est[("branches", 0)] == pytest.approx(900)
+    assert est[("instructions", 2)] == 2000
+    r = run("estimate", src, "-m", "mlp", "-o", out)
+    assert r.exit_code == 2 and "must be trained first" in r.output

@@ -139,9 +139,10 @@ def estimate(mpx_file, spec, output):
 
     table = read_trace(mpx_file, ocoe=False)
     m = MpxData.from_tidy(table, source=mpx_file).without_truth()
+    if spec in ("mlp", "bigru"):
+        raise HemkitError(f"estimator {spec!r} must be trained first: hemkit mpx fit ... -o {spec}.pt")
     name, est = _estimator(spec)
-    out = est.fit(m).estimate(m) if not hasattr(est, "model_") and spec in ("mlp", "bigru") else est.estimate(m)
-    write_trace(out, output)
+    write_trace(est.estimate(m), output)
     click.echo(f"wrote {output}: {name} estimates for {len(m.keys)} series")
 
 
