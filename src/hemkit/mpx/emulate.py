@@ -86,13 +86,6 @@ class MpxData:
     def without_truth(self) -> "MpxData":
         return replace(self, truth=None)
 
-    def subset(self, mask) -> "MpxData":
-        """The series selected by a boolean mask or index array over :attr:`keys`."""
-        idx = np.flatnonzero(np.asarray(mask)) if np.asarray(mask).dtype == bool else np.asarray(mask)
-        t = None if self.truth is None else self.truth[idx]
-        return MpxData(self.keys.iloc[idx].reset_index(drop=True), self.raw[idx], self.enabled[idx],
-                       self.running[idx], self.length[idx], t)
-
     def to_tidy(self) -> pd.DataFrame:
         """Long table ``run, step, event, raw, enabled, running`` (+ ``truth`` when known)."""
         S, T = self.raw.shape
