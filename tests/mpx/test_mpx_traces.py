@@ -65,3 +65,11 @@ def test_clean_runs_drops_broken_runs_and_cuts_tail():
     out = clean_runs(tr)
     assert set(out["run"]) == {"a", "b"}  # c's total is 0.1 x the largest < 0.2
     assert out["step"].max() == 100 - 2 - 5 - 1
+
+
+def test_parse_recorded_json_interval_lines():
+    tr = read_trace(DATA / "ocoe_interval.json", run="j")
+    assert set(tr["event"]) == {"page-faults", "syscalls:sys_enter_write"}
+    assert tr["value"].notna().all() and (tr["value"] >= 0).all()
+    assert (tr.groupby("step").size() == 2).all()
+    assert tr["t"].is_monotonic_increasing
