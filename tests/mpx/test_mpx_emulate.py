@@ -110,3 +110,13 @@ def test_fixed_reproduces_perf_values_on_recorded_lines():
     assert len(merged) == len(tr)
     assert np.array_equal(merged["est"].to_numpy(), merged["value"].to_numpy())  # to the count
     assert np.allclose(m.perf_totals(), tr.groupby("event", sort=False)["value"].sum().to_numpy())
+
+
+def test_rotation_period_and_papi_shift():
+    tr = synthetic_trace(runs=1, steps=40, events=4, seed=7)
+    m = emulate(tr, 2, period=2)
+    on = m.observed[0]
+    assert np.allclose(m.observed.mean(axis=1), 0.5)
+    assert (on[0::2] == on[1::2]).all()  # a slice lasts two intervals
+    papi = emulate(tr, 2, shift=2)  # PAPI-style: whole sets take turns
+    assert (papi.observed[0] == papi.observed[1]).all() and (papi.observed[0] != papi.observed[2]).all()
