@@ -1,16 +1,17 @@
 """Learned multiplexing estimators: MLP and bidirectional GRU (Wang, Wang & Lin 2022, section 3).
 
 Both map the multiplexed series to the OCOE series on a ``log10`` scale, as in the paper,
-and are trained with the mean squared error.  hemkit's variant of the set-up:
+and are trained by default with its mean squared error.  hemkit's variant of the set-up:
 
 * Inputs per interval are the interpolation features of
-  :func:`hemkit.mpx.estimators.interpolation_features` (log10 fixed / linear / growth
+  :func:`hemkit.mpx.estimators.interpolation_features` (log10 fixed / linear / growth / min
   estimates, whether the event was on a counter, distance to the nearest slices, position in
-  the run, the series' mean observed rate); the MLP sees a window of ``2 * window + 1``
+  the run, the series' mean observed rate, and the level of the run's other events); the MLP sees a window of ``2 * window + 1``
   intervals, the Bi-GRU the whole sequence (random crops of ``crop`` intervals in training).
 * The target is the *residual* ``log10(1 + true) - log10(1 + start)`` where ``start`` is an
   interpolation estimator (``base``, default linear): the networks learn a correction to it,
-  which keeps them close to it where they know little.
+  which keeps them close to it where they know little (the output layer starts at zero, so an
+  untrained network returns ``start`` exactly).
 * The loss counts only intervals where the event was off a counter (the others are exact).
   ``loss="mse"`` (default) is the paper's mean squared error of log10 counts; ``loss="ra"``
   minimises a smooth version of the relative error of Eq. (4), ``log(1 + |est - true| / true)``
