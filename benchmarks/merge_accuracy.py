@@ -51,8 +51,9 @@ def main() -> None:
                          **{f"{m} S": t.loc[m, "spearman_mse"] for m in t.index}})
             print(rows[-1], flush=True)
     df = pd.DataFrame(rows)
-    agg = df.groupby(["events", "pmcs", "marginals", "runs/group", "total runs"], sort=False)[
-        ["hrm P", "much P", "copula P", "hrm S", "much S", "copula S"]].mean()
+    agg = df.groupby(["events", "pmcs", "marginals", "runs/group"], sort=False)[
+        ["total runs", "hrm P", "much P", "copula P", "hrm S", "much S", "copula S"]].mean()
+    agg["total runs"] = agg["total runs"].round().astype(int)
     agg["copula/much P"] = agg["copula P"] / agg["much P"]
     agg["copula/much S"] = agg["copula S"] / agg["much S"]
     print("\n### Synthetic truth: pairwise-correlation MSE (mean of 3 seeds; P = Pearson, S = Spearman)\n")
