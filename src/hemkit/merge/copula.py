@@ -33,9 +33,9 @@ raw readings:
    default ``pearson_weight="auto"`` picks ``w`` from (0, 0.25, 0.5, 0.75, 1) by a holdout
    inside the data: half of each group's runs are merged with every ``w`` and scored by
    Pearson + Spearman MSE against the other half's observed correlations
-   (:func:`choose_pearson_weight`).  On held-out T2080 runs this gives 0.42x MUCH's
-   Pearson MSE but 1.5x its (small) Spearman MSE; on Gaussian-copula synthetic data it
-   picks weights near 0 and gives about 0.6x MUCH's MSE in both (BENCHMARKS.md).
+   (:func:`choose_pearson_weight`).  On held-out T2080 runs this gives 0.59x MUCH's
+   Pearson MSE but 1.3x its (small) Spearman MSE; on Gaussian-copula synthetic data it
+   gives about 0.6x MUCH's MSE in both (BENCHMARKS.md).
 
 """
 
