@@ -75,3 +75,15 @@ def test_split_into_groups_gives_disjoint_runs():
     assert all(len(a & b) == 0 for i, a in enumerate(rows) for b in rows[i + 1:])
     with pytest.raises(HemkitError, match="need 3000 runs"):
         split_into_groups(t, hrm_design(ev, 3, anchor=ev[0]), 1000)
+
+
+def test_split_by_design():
+    from hemkit.datasets.synthetic import split_by_design
+
+    t = make_truth(9, 3000, seed=1)
+    hrm = split_by_design(t, "hrm", 3, 200, anchor=t.columns[2])
+    assert all(t.columns[2] in g.columns for g in hrm.groups.values()) and len(hrm) == 4
+    much = split_by_design(t, "much", 3, 100)
+    assert much.missing_pairs() == [] and set(much.n_runs) == {100}
+    with pytest.raises(HemkitError, match="unknown design 'magic'"):
+        split_by_design(t, "magic", 3, 100)

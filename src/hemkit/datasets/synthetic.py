@@ -123,3 +123,44 @@ def split_into_groups(
     return Readings(
         {g + 1: truth.iloc[rows[g]][list(events)].reset_index(drop=True) for g, events in enumerate(groups)}
     )
+
+
+def split_by_design(
+    truth: pd.DataFrame,
+    design: str,
+    n_pmcs: int,
+    runs_per_group: int,
+    *,
+    anchor: str | None = None,
+    seed: int | None = 0,
+) -> Readings:
+    """Split ``truth`` into the groups of an HRM or MUCH design from :mod:`hemkit.plan`.
+
+    Parameters
+    ----------
+    truth : DataFrame
+        Complete vectors (:func:`make_truth`).
+    design : {"hrm", "much"}
+    n_pmcs : int
+        Counters per run.
+    runs_per_group : int
+    anchor : str, optional
+        HRM anchor; default the first event.
+
+    Examples
+    --------
+    >>> t = make_truth(n_events=10, n_runs=2000, seed=3)
+    >>> r = split_by_design(t, "much", 4, 100)
+    >>> len(r), r.missing_pairs()
+    (9, [])
+    """
+    from hemkit.plan import hrm_design, much_design
+
+    events = list(truth.columns)
+    if design == "hrm":
+        groups = hrm_design(events, n_pmcs, anchor=anchor or events[0])
+    elif design == "much":
+        groups = much_design(events, n_pmcs, seed=0 if seed is None else seed)
+    else:
+        raise HemkitError(f"unknown design {design!r}; choose 'hrm' or 'much'")
+    return split_into_groups(truth, groups, runs_per_group, seed=seed)
