@@ -96,3 +96,14 @@ def test_user_errors_are_one_line_and_exit_2(tmp_path, content, args, message):
     assert message in p.stderr
     assert "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_drop_constant_on_a_raw_file(tmp_path):
+    raw = tmp_path / "raw.csv"
+    raw.write_text("X1,X2,X1.1,X3\n" + "".join(f"{10 + r},{(r * 7) % 5},{20 + r},5\n" for r in range(6)))
+    p = hemkit("merge", str(raw), "--pmcs", "2", "--method", "much", "--n-sims", "3", "--impute", "maxdet")
+    assert p.returncode == 2 and "event 'X3' is constant (5)" in p.stderr
+    p = hemkit("merge", str(raw), "--pmcs", "2", "--method", "much", "--n-sims", "3", "--drop-constant")
+    assert p.returncode == 0, p.stderr
+    assert "dropped constant event(s) 'X3'" in p.stderr
+    assert "merged 2 groups" in p.stdout

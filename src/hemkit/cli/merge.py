@@ -28,15 +28,12 @@ def load_input(
     if not p.exists():
         raise HemkitError(f"{path}: no such file")
     if p.suffix.lower() in DATABASE_SUFFIXES:
-        try:
-            from hemkit.collect import load_readings
-        except ImportError as exc:  # pragma: no cover - the collect area ships with hemkit
-            raise HemkitError("reading a collection database needs hemkit.collect") from exc
+        from hemkit.collect import load_readings
+
         return load_readings(p, drop_constant=drop_constant)
     if pmcs is not None:
         names = read_code_names(codes) if codes else None
-        readings = from_mergingtools(p, pmcs, code_names=names)
-        return Readings(readings.groups, source=str(p), drop_constant=True) if drop_constant else readings
+        return from_mergingtools(p, pmcs, code_names=names, drop_constant=drop_constant)
     table = read_table(p)
     if not {"group", "run", "event", "value"} <= set(table.columns):
         raise HemkitError(

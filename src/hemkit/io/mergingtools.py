@@ -37,6 +37,7 @@ def from_mergingtools(
     code_names: dict[int, str] | None = None,
     drop_low_mean: bool = False,
     min_runs: int = 3,
+    drop_constant: bool = False,
 ) -> Readings:
     """Read the ``mergingTools`` raw layout into :class:`Readings`.
 
@@ -53,6 +54,8 @@ def from_mergingtools(
         ``mergingTools``-compatible mode: drop events whose mean is <= 100 in a group (the
         R package does so silently; hemkit warns, naming them).
     min_runs : int, default 3
+    drop_constant : bool, default False
+        Drop events constant within a group, with a warning (see :class:`hemkit.Readings`).
 
     Examples
     --------
@@ -109,4 +112,4 @@ def from_mergingtools(
                 )
                 block = block.drop(columns=low)
         groups[g + 1] = block
-    return Readings(groups, source=source, min_runs=min_runs)
+    return Readings(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
