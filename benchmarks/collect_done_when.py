@@ -23,9 +23,18 @@ import time
 from pathlib import Path
 
 EVENTS = [
-    "task-clock", "page-faults", "context-switches", "syscalls:sys_enter_write", "raw_syscalls:sys_enter",
-    "kmem:mm_page_alloc", "kmem:mm_page_free", "kmem:rss_stat", "timer:hrtimer_expire_entry",
-    "sched:sched_stat_runtime", "irq:softirq_entry", "sched:sched_wakeup",
+    "task-clock",
+    "page-faults",
+    "context-switches",
+    "syscalls:sys_enter_write",
+    "raw_syscalls:sys_enter",
+    "kmem:mm_page_alloc",
+    "kmem:mm_page_free",
+    "kmem:rss_stat",
+    "timer:hrtimer_expire_entry",
+    "sched:sched_stat_runtime",
+    "irq:softirq_entry",
+    "sched:sched_wakeup",
 ]
 HARDWARE = ["cycles", "instructions", "branches", "branch-misses", "L1-dcache-loads", "dTLB-loads"]
 WORKLOAD = "iadd:L3:3000000:0.5"
@@ -78,14 +87,19 @@ def main() -> None:
     collect_s = time.perf_counter() - t0
     with sqlite3.connect(db) as con:
         n_groups = con.execute("SELECT COUNT(*) FROM groups").fetchone()[0]
-        valid = con.execute("SELECT COUNT(*), COUNT(DISTINCT gid || '/' || rep) FROM runs WHERE status='valid'").fetchone()
+        valid = con.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT gid || '/' || rep) FROM runs WHERE status='valid'"
+        ).fetchone()
         invalid = con.execute("SELECT COUNT(*) FROM runs WHERE status='invalid'").fetchone()[0]
         holes = con.execute(
             "SELECT COUNT(*) FROM (SELECT gid, COUNT(*) c, MIN(rep) lo, MAX(rep) hi FROM runs "
             "WHERE status='valid' GROUP BY gid) WHERE c != ? OR lo != 0 OR hi != ?",
-            (args.runs, args.runs - 1)).fetchone()[0]
-    print(f"groups {n_groups}; valid runs {valid[0]} (distinct group/rep {valid[1]}; expected "
-          f"{n_groups * args.runs}); invalid runs {invalid}; groups with missing or extra runs {holes}")
+            (args.runs, args.runs - 1),
+        ).fetchone()[0]
+    print(
+        f"groups {n_groups}; valid runs {valid[0]} (distinct group/rep {valid[1]}; expected "
+        f"{n_groups * args.runs}); invalid runs {invalid}; groups with missing or extra runs {holes}"
+    )
     ok = valid[0] == valid[1] == n_groups * args.runs and holes == 0
     print("resume after SIGKILL: " + ("nothing lost, nothing duplicated" if ok else "FAILED"), flush=True)
     sh(["collect", "--status", str(db)])

@@ -39,8 +39,12 @@ def emulate(ideal: pd.DataFrame, groups: list[list[str]], seed: int) -> Readings
     """Give each group a disjoint random share of the ideal runs, keeping only its events."""
     rng = np.random.default_rng(seed)
     parts = np.array_split(rng.permutation(len(ideal)), len(groups))
-    return Readings({g: ideal.iloc[np.sort(idx)][events].reset_index(drop=True)
-                     for g, (events, idx) in enumerate(zip(groups, parts))})
+    return Readings(
+        {
+            g: ideal.iloc[np.sort(idx)][events].reset_index(drop=True)
+            for g, (events, idx) in enumerate(zip(groups, parts))
+        }
+    )
 
 
 def main() -> None:
@@ -65,14 +69,21 @@ def main() -> None:
         op, level, iters = WORKLOADS[name]
         db = data / f"{name}.db"
         t0 = time.perf_counter()
-        res = collect(Plan([list(args.events)], design="ideal"), ubench_command(op, level, iters, jitter=args.jitter),
-                      db, runs=args.runs, progress=False,
-                      corunner=corunner_command(max_mib=32) if args.corunner else None)
+        res = collect(
+            Plan([list(args.events)], design="ideal"),
+            ubench_command(op, level, iters, jitter=args.jitter),
+            db,
+            runs=args.runs,
+            progress=False,
+            corunner=corunner_command(max_mib=32) if args.corunner else None,
+        )
         print(f"{name}: {res.summary()} ({time.perf_counter() - t0:.0f} s)", flush=True)
         ideal = load_readings(db)[0].reset_index(drop=True)
         for np_ in (2, 3):
-            designs = {d: make_plan(args.events, np_, design=d, anchor=anchor if d == "hrm" else None).groups
-                       for d in ("hrm", "much")}
+            designs = {
+                d: make_plan(args.events, np_, design=d, anchor=anchor if d == "hrm" else None).groups
+                for d in ("hrm", "much")
+            }
             mse = {"HRM": [], "MUCH": [], "copula": []}
             for b in range(args.boot):
                 hrm_r = emulate(ideal, designs["hrm"], seed=b)
@@ -80,9 +91,15 @@ def main() -> None:
                 mse["HRM"].append(evaluate(merge_hrm(hrm_r, anchor), ideal).mse())
                 mse["MUCH"].append(evaluate(merge_much(much_r, n_sims=100, seed=b), ideal).mse())
                 mse["copula"].append(evaluate(merge_copula(much_r, seed=b), ideal).mse())
-            rows.append({"workload": name, "np": np_, "runs": len(ideal),
-                         "groups HRM/MUCH": f"{len(designs['hrm'])}/{len(designs['much'])}",
-                         **{f"MSE {k}": float(np.mean(v)) for k, v in mse.items()}})
+            rows.append(
+                {
+                    "workload": name,
+                    "np": np_,
+                    "runs": len(ideal),
+                    "groups HRM/MUCH": f"{len(designs['hrm'])}/{len(designs['much'])}",
+                    **{f"MSE {k}": float(np.mean(v)) for k, v in mse.items()},
+                }
+            )
             print(rows[-1], flush=True)
     table = pd.DataFrame(rows)
     print()

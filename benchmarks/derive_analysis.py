@@ -99,8 +99,10 @@ def main() -> None:
         ok_ls &= bool(np.allclose(got, fam.signatures.loc[row["metric"]].to_numpy()))
     print(f"{a.events} events x {a.loops} kernel loops x {a.reps} reps ({len(tidy)} tidy rows)")
     print(f"whole analysis: median {np.median(times):.3f} s, max {max(times):.3f} s over {a.repeat} repeats")
-    print(f"kept {res.X.shape[1]} events, dropped {len(res.dropped)}; QR chose {len(res.chosen)}: "
-          f"one planted event per expectation: {ok_qr}; LS recovered every signature: {ok_ls}")
+    print(
+        f"kept {res.X.shape[1]} events, dropped {len(res.dropped)}; QR chose {len(res.chosen)}: "
+        f"one planted event per expectation: {ok_qr}; LS recovered every signature: {ok_ls}"
+    )
     print(f"defined metrics: {int((table['verdict'] == 'defined').sum())} of {len(table)}")
 
 

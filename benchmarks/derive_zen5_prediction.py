@@ -36,9 +36,13 @@ def _flops_responses(fam) -> dict[str, np.ndarray]:
         "fp_ret_sse_avx_ops.mult_flops": vec(lambda p, w, f: 0 if f else 0.5 * LANES[p][w]),
         "fp_ret_sse_avx_ops.mac_flops": vec(lambda p, w, f: 2 * LANES[p][w] if f else 0),
         "fp_ret_sse_avx_ops.scalar_single_flops": vec(lambda p, w, f: (p == "sp" and w == "scalar") * (2 if f else 1)),
-        "fp_ret_sse_avx_ops.packed_single_flops": vec(lambda p, w, f: (p == "sp" and w != "scalar") * LANES[p][w] * (2 if f else 1)),
+        "fp_ret_sse_avx_ops.packed_single_flops": vec(
+            lambda p, w, f: (p == "sp" and w != "scalar") * LANES[p][w] * (2 if f else 1)
+        ),
         "fp_ret_sse_avx_ops.scalar_double_flops": vec(lambda p, w, f: (p == "dp" and w == "scalar") * (2 if f else 1)),
-        "fp_ret_sse_avx_ops.packed_double_flops": vec(lambda p, w, f: (p == "dp" and w != "scalar") * LANES[p][w] * (2 if f else 1)),
+        "fp_ret_sse_avx_ops.packed_double_flops": vec(
+            lambda p, w, f: (p == "dp" and w != "scalar") * LANES[p][w] * (2 if f else 1)
+        ),
         "fp_ops_retired_by_width.scalar_uops_retired": vec(lambda p, w, f: w == "scalar"),
         "fp_ops_retired_by_width.pack_128_uops_retired": vec(lambda p, w, f: w == "128"),
         "fp_ops_retired_by_width.pack_256_uops_retired": vec(lambda p, w, f: w == "256"),

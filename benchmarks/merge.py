@@ -75,9 +75,13 @@ def main() -> None:
     args = ap.parse_args()
     print("## T2080 (1000 runs per group; best of 5)\n")
     print("| method | data | seconds | peak RSS MiB |\n|---|---|---|---|")
-    for method, label in [("hrm", "hrm_raw (3 groups)"), ("much", "much_raw (24 groups), n_sims=100"),
-                          ("much-sample", "much_raw, n_sims=100, criterion=sample"),
-                          ("copula", "much_raw, pearson_weight=0"), ("copula-auto", "much_raw, pearson_weight=auto")]:
+    for method, label in [
+        ("hrm", "hrm_raw (3 groups)"),
+        ("much", "much_raw (24 groups), n_sims=100"),
+        ("much-sample", "much_raw, n_sims=100, criterion=sample"),
+        ("copula", "much_raw, pearson_weight=0"),
+        ("copula-auto", "much_raw, pearson_weight=auto"),
+    ]:
         r = run(method, 0, 0, 5)
         print(f"| {method} | {label} | {r['seconds']:.3f} | {r['maxrss_mib']:.0f} |", flush=True)
     if args.quick:
@@ -88,7 +92,9 @@ def main() -> None:
         for n in (1_000, 10_000, 100_000):
             for method in ("hrm", "much", "much-sample", "copula", "copula-auto"):
                 if method == "much" and k * n > 2_000_000:
-                    print(f"| {k} | {n:,} | much | skipped: 100 sorts of the whole table; use much-sample | |", flush=True)
+                    print(
+                        f"| {k} | {n:,} | much | skipped: 100 sorts of the whole table; use much-sample | |", flush=True
+                    )
                     continue
                 t0 = time.perf_counter()
                 r = run(method, k, n, 1)

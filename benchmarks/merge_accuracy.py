@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pandas as pd
 
 from hemkit.datasets import t2080_much
@@ -45,25 +44,36 @@ def main() -> None:
         for seed in range(3):
             res = synthetic_study(k, p, runs_per_much_group=rpg, marginals=marg, seed=seed)
             t = res.table()
-            rows.append({"events": k, "pmcs": p, "marginals": marg, "runs/group": rpg, "seed": seed,
-                         "total runs": res.setup["total_runs"],
-                         **{f"{m} P": t.loc[m, "pearson_mse"] for m in t.index},
-                         **{f"{m} S": t.loc[m, "spearman_mse"] for m in t.index}})
+            rows.append(
+                {
+                    "events": k,
+                    "pmcs": p,
+                    "marginals": marg,
+                    "runs/group": rpg,
+                    "seed": seed,
+                    "total runs": res.setup["total_runs"],
+                    **{f"{m} P": t.loc[m, "pearson_mse"] for m in t.index},
+                    **{f"{m} S": t.loc[m, "spearman_mse"] for m in t.index},
+                }
+            )
             print(rows[-1], flush=True)
     df = pd.DataFrame(rows)
     agg = df.groupby(["events", "pmcs", "marginals", "runs/group"], sort=False)[
-        ["total runs", "hrm P", "much P", "copula P", "hrm S", "much S", "copula S"]].mean()
+        ["total runs", "hrm P", "much P", "copula P", "hrm S", "much S", "copula S"]
+    ].mean()
     agg["total runs"] = agg["total runs"].round().astype(int)
     agg["copula/much P"] = agg["copula P"] / agg["much P"]
     agg["copula/much S"] = agg["copula S"] / agg["much S"]
     print("\n### Synthetic truth: pairwise-correlation MSE (mean of 3 seeds; P = Pearson, S = Spearman)\n")
     print(markdown(agg))
-    ratio_p = (df["copula P"] / df["much P"])
-    ratio_s = (df["copula S"] / df["much S"])
-    print(f"\nper-run ratio copula/much: Pearson mean {ratio_p.mean():.3f} (median {ratio_p.median():.3f}, "
-          f"max {ratio_p.max():.3f}); Spearman mean {ratio_s.mean():.3f}; "
-          f"much < hrm in {int((df['much P'] < df['hrm P']).sum())}/{len(df)}, "
-          f"copula < much in {int((df['copula P'] < df['much P']).sum())}/{len(df)} (Pearson)")
+    ratio_p = df["copula P"] / df["much P"]
+    ratio_s = df["copula S"] / df["much S"]
+    print(
+        f"\nper-run ratio copula/much: Pearson mean {ratio_p.mean():.3f} (median {ratio_p.median():.3f}, "
+        f"max {ratio_p.max():.3f}); Spearman mean {ratio_s.mean():.3f}; "
+        f"much < hrm in {int((df['much P'] < df['hrm P']).sum())}/{len(df)}, "
+        f"copula < much in {int((df['copula P'] < df['much P']).sum())}/{len(df)} (Pearson)"
+    )
 
     print("\n### T2080 holdout (real data; half of each group's runs merged, other half = reference)\n")
     hold = []
@@ -71,8 +81,13 @@ def main() -> None:
         warnings.simplefilter("ignore", HemkitWarning)
         for seed in range(5):
             res = holdout(t2080_much(), ["much", "copula"], seed=seed)
-            hold.append({"split": seed, **{f"{m} P": e.mse("pearson") for m, e in res.items()},
-                         **{f"{m} S": e.mse("spearman") for m, e in res.items()}})
+            hold.append(
+                {
+                    "split": seed,
+                    **{f"{m} P": e.mse("pearson") for m, e in res.items()},
+                    **{f"{m} S": e.mse("spearman") for m, e in res.items()},
+                }
+            )
     h = pd.DataFrame(hold)
     h.loc["mean"] = h.mean()
     print(markdown(h, "{:.5f}"))

@@ -23,8 +23,13 @@ from hemkit.workloads import compile_c
 EVENT_SETS = [
     ["task-clock", "page-faults", "context-switches", "syscalls:sys_enter_read", "syscalls:sys_enter_write"],
     ["kmem:kmalloc", "kmem:kfree", "kmem:mm_page_alloc", "kmem:mm_page_free", "syscalls:sys_enter_brk"],
-    ["syscalls:sys_enter_mmap", "syscalls:sys_enter_munmap", "syscalls:sys_enter_openat",
-     "sched:sched_wakeup", "kmem:kmem_cache_alloc"],
+    [
+        "syscalls:sys_enter_mmap",
+        "syscalls:sys_enter_munmap",
+        "syscalls:sys_enter_openat",
+        "sched:sched_wakeup",
+        "kmem:kmem_cache_alloc",
+    ],
 ]
 
 PYTHON_WORK = r"""
@@ -44,23 +49,25 @@ def make_inputs(root: Path) -> dict[str, Path]:
     """Generated inputs (deterministic): a text file, a C file with many functions, a directory."""
     root.mkdir(parents=True, exist_ok=True)
     rng = random.Random(0)
-    words = [''.join(rng.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(rng.randint(2, 9))) for _ in range(3000)]
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(3000)]
     text = root / "text.txt"
     if not text.exists():
         with open(text, "w") as f:
             for _ in range(300000):
-                f.write(' '.join(rng.choice(words) for _ in range(8)) + '\n')
+                f.write(" ".join(rng.choice(words) for _ in range(8)) + "\n")
     csrc = root / "big.c"
     if not csrc.exists():
         with open(csrc, "w") as f:
             for k in range(400):
-                f.write(f"double f{k}(double *a, int n) {{ double s = 0; for (int i = 0; i < n; i++) "
-                        f"s += a[i] * {k + 1}.0 / (1.0 + a[(i * {k + 3}) % n]); return s; }}\n")
+                f.write(
+                    f"double f{k}(double *a, int n) {{ double s = 0; for (int i = 0; i < n; i++) "
+                    f"s += a[i] * {k + 1}.0 / (1.0 + a[(i * {k + 3}) % n]); return s; }}\n"
+                )
     tree = root / "tree"
     if not tree.exists():
         tree.mkdir()
         for k in range(1500):
-            (tree / f"f{k}.txt").write_text(' '.join(rng.choice(words) for _ in range(rng.randint(10, 4000))))
+            (tree / f"f{k}.txt").write_text(" ".join(rng.choice(words) for _ in range(rng.randint(10, 4000))))
     return {"text": text, "csrc": csrc, "tree": tree}
 
 
@@ -99,8 +106,10 @@ def main() -> None:
     t0 = time.perf_counter()
     trace = collect_traces(wl, EVENT_SETS, runs=args.runs, interval_ms=10, progress=lambda m: print(m, flush=True))
     write_trace(trace, out)
-    print(f"wrote {out}: {trace['run'].nunique()} runs, {trace['event'].nunique()} events, "
-          f"{len(trace)} rows in {time.perf_counter() - t0:.0f} s")
+    print(
+        f"wrote {out}: {trace['run'].nunique()} runs, {trace['event'].nunique()} events, "
+        f"{len(trace)} rows in {time.perf_counter() - t0:.0f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,12 @@ def main() -> None:
     names = ["fixed", "linear", "growth", "min", "mlp", "mlp-ra", "bigru", "bigru-ra"]
     gru = {"epochs": args.gru_epochs, "hidden": args.gru_hidden, "layers": args.gru_layers}
     # "-ra": trained on the RA loss, starting from the min-of-slices rule; plain: the paper's MSE
-    params = {"mlp": {"epochs": args.mlp_epochs}, "mlp-ra": {"epochs": args.mlp_epochs, "loss": "ra", "base": "min"},
-              "bigru": gru, "bigru-ra": gru | {"loss": "ra", "base": "min"}}
+    params = {
+        "mlp": {"epochs": args.mlp_epochs},
+        "mlp-ra": {"epochs": args.mlp_epochs, "loss": "ra", "base": "min"},
+        "bigru": gru,
+        "bigru-ra": gru | {"loss": "ra", "base": "min"},
+    }
     tables, timing = [], {"fit_seconds": {}, "estimates_per_second": {n: [] for n in names}}
     for k, test_wl in enumerate(FOLDS):
         train_tr = trace[~trace["workload"].isin(test_wl)]
@@ -82,8 +86,12 @@ def main() -> None:
         md += [f"### Overall ({title})", "", markdown_table(sub.overall(), 4), ""]
     for key in ("event", "workload"):
         for metric in ("ra", "dtw"):
-            md += [f"### {metric.upper()} per {key} (2 and 3 counters pooled)", "",
-                   markdown_table(res.by(key, metric)[names]), ""]
+            md += [
+                f"### {metric.upper()} per {key} (2 and 3 counters pooled)",
+                "",
+                markdown_table(res.by(key, metric)[names]),
+                "",
+            ]
     (out / "tables.md").write_text("\n".join(md))
     timing["fit_seconds"] = {n: float(np.mean(v)) for n, v in timing["fit_seconds"].items()}
     timing["estimates_per_second"] = {n: float(np.median(v)) for n, v in timing["estimates_per_second"].items()}

@@ -35,8 +35,9 @@ def main() -> None:
             if k >= v:
                 cells.append("1/1")
                 continue
-            res = covering_design([f"e{i}" for i in range(v)], k, seed=args.seed, effort=args.effort,
-                                  exact_time=args.exact_time)
+            res = covering_design(
+                [f"e{i}" for i in range(v)], k, seed=args.seed, effort=args.effort, exact_time=args.exact_time
+            )
             lb = schonheim_bound(v, k)
             known = best_known(v, k)
             mark = "*" if known is not None and res.size == known else ""
@@ -46,8 +47,10 @@ def main() -> None:
             total += 1
             at_bound += res.size == lb
         print(f"| {v} | " + " | ".join(cells) + " |", flush=True)
-    print(f"\n{at_bound} of {total} designs reach the Schönheim bound, {proven} more are proven optimal; "
-          f"total time {time.perf_counter() - t_all:.0f} s (effort {args.effort})")
+    print(
+        f"\n{at_bound} of {total} designs reach the Schönheim bound, {proven} more are proven optimal; "
+        f"total time {time.perf_counter() - t_all:.0f} s (effort {args.effort})"
+    )
 
 
 if __name__ == "__main__":

@@ -58,14 +58,16 @@ def main() -> None:
     res.cases.to_csv(args.out, index=False)
     long = res.summary()
     summ = long.unstack("method").reindex(long.index.droplevel("method").unique())
-    out = pd.DataFrame({
-        "cases": summ[("cases", "wilson")],
-        "samples": summ[("samples", "wilson")].round(0),
-        "cover_wilson": summ[("coverage", "wilson")],
-        "cover_bound": summ[("coverage", "bound")],
-        "mean_abs_err": summ[("mean_abs_err", "wilson")],
-        "sd/binomial": summ[("sd/binomial", "wilson")],
-    })
+    out = pd.DataFrame(
+        {
+            "cases": summ[("cases", "wilson")],
+            "samples": summ[("samples", "wilson")].round(0),
+            "cover_wilson": summ[("coverage", "wilson")],
+            "cover_bound": summ[("coverage", "bound")],
+            "mean_abs_err": summ[("mean_abs_err", "wilson")],
+            "sd/binomial": summ[("sd/binomial", "wilson")],
+        }
+    )
     # coverage of the designed shares (units ratio, equal cost per unit) instead of the measured CPU times
     c = res.cases[res.cases["method"] == "wilson"]
     hit = (c["low"] <= c["designed"]) & (c["designed"] <= c["high"])

@@ -25,7 +25,15 @@ def fmt(v, kind):
 def md(df: pd.DataFrame, cols: list[tuple[str, str, str]]) -> str:
     head = "| " + " | ".join(c[1] for c in cols) + " |"
     sep = "| " + " | ".join("---" for _ in cols) + " |"
-    rows = ["| " + " | ".join(fmt(r[c[0]], c[2]) if c[2] != "raw" else (f"{r[c[0]]:g}" if isinstance(r[c[0]], float) else str(r[c[0]])) for c in cols) + " |" for _, r in df.iterrows()]
+    rows = [
+        "| "
+        + " | ".join(
+            fmt(r[c[0]], c[2]) if c[2] != "raw" else (f"{r[c[0]]:g}" if isinstance(r[c[0]], float) else str(r[c[0]]))
+            for c in cols
+        )
+        + " |"
+        for _, r in df.iterrows()
+    ]
     return "\n".join([head, sep, *rows])
 
 
@@ -36,10 +44,17 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.time()
     single = [
-        ("utilisation", "util", "raw"), ("granularity", "gran", "raw"), ("R", "R", "raw"),
-        ("running_mean", "running mean", "mean"), ("profile_mean", "profile mean", "mean"),
-        ("bias", "bias", "sd"), ("profile_sd", "SD", "sd"), ("model_sd", "model SD (Eq. 6-9)", "sd"), ("exact_sd", "exact SD", "sd"),
-        ("paper_profile_mean", "paper mean", "mean"), ("paper_sd", "paper SD", "sd"),
+        ("utilisation", "util", "raw"),
+        ("granularity", "gran", "raw"),
+        ("R", "R", "raw"),
+        ("running_mean", "running mean", "mean"),
+        ("profile_mean", "profile mean", "mean"),
+        ("bias", "bias", "sd"),
+        ("profile_sd", "SD", "sd"),
+        ("model_sd", "model SD (Eq. 6-9)", "sd"),
+        ("exact_sd", "exact SD", "sd"),
+        ("paper_profile_mean", "paper mean", "mean"),
+        ("paper_sd", "paper SD", "sd"),
     ]
     for t in ("2", "3"):
         df = reproduce(t, reps=args.reps, seed=args.seed)
@@ -48,17 +63,43 @@ def main() -> None:
         print(f"\nmax |bias| = {df['bias'].abs().max():.5f}")
     df = reproduce("4", reps=args.reps, seed=args.seed)
     print("\n**Table 4 (mixed tasks)**\n")
-    print(md(df, [("task", "task", "raw"), ("R", "R", "mean"), ("running_mean", "running mean", "mean"),
-                  ("profile_mean", "profile mean", "mean"), ("bias", "bias", "sd"), ("profile_sd", "SD", "sd"),
-                  ("model_sd", "model SD", "sd"), ("exact_sd", "exact SD", "sd"), ("paper_running_mean", "paper running", "mean"),
-                  ("paper_profile_mean", "paper mean", "mean"), ("paper_sd", "paper SD", "sd")]))
+    print(
+        md(
+            df,
+            [
+                ("task", "task", "raw"),
+                ("R", "R", "mean"),
+                ("running_mean", "running mean", "mean"),
+                ("profile_mean", "profile mean", "mean"),
+                ("bias", "bias", "sd"),
+                ("profile_sd", "SD", "sd"),
+                ("model_sd", "model SD", "sd"),
+                ("exact_sd", "exact SD", "sd"),
+                ("paper_running_mean", "paper running", "mean"),
+                ("paper_profile_mean", "paper mean", "mean"),
+                ("paper_sd", "paper SD", "sd"),
+            ],
+        )
+    )
     for t in ("5", "6"):
         df = reproduce(t, reps=args.reps, seed=args.seed)
         print(f"\n**Table {t}**\n")
-        print(md(df, [("noise_sd", "noise s", "raw"), ("samples", "samples", "raw"), ("task", "task", "raw"),
-                      ("running_mean", "running mean", "mean"), ("profile_mean", "profile mean", "mean"),
-                      ("bias", "bias", "sd"), ("profile_sd", "SD", "sd"),
-                      ("paper_profile_mean", "paper mean", "mean"), ("paper_sd", "paper SD", "sd")]))
+        print(
+            md(
+                df,
+                [
+                    ("noise_sd", "noise s", "raw"),
+                    ("samples", "samples", "raw"),
+                    ("task", "task", "raw"),
+                    ("running_mean", "running mean", "mean"),
+                    ("profile_mean", "profile mean", "mean"),
+                    ("bias", "bias", "sd"),
+                    ("profile_sd", "SD", "sd"),
+                    ("paper_profile_mean", "paper mean", "mean"),
+                    ("paper_sd", "paper SD", "sd"),
+                ],
+            )
+        )
         print(f"\nmax |bias| = {df['bias'].abs().max():.5f}")
     print(f"\n({time.time() - t0:.0f} s)")
 

@@ -69,8 +69,19 @@ def main(argv):
         if fmt == "csv":
             lines.append(f"{v},{'msec' if e == 'task-clock' else ''},{e},1000000,{percent:.2f},,")
         else:
-            lines.append(json.dumps({"counter-value": v, "unit": "", "event": e, "event-runtime": 1000000,
-                                     "pcnt-running": percent, "metric-value": 0, "metric-unit": ""}))
+            lines.append(
+                json.dumps(
+                    {
+                        "counter-value": v,
+                        "unit": "",
+                        "event": e,
+                        "event-runtime": 1000000,
+                        "pcnt-running": percent,
+                        "metric-value": 0,
+                        "metric-unit": "",
+                    }
+                )
+            )
     with open(out, "w") as f:
         f.write("# started on fake\n\n" + "\n".join(lines) + "\n")
     return 0

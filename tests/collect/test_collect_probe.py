@@ -44,7 +44,7 @@ def test_cli_probe_fake(fake_perf):
 @pytest.mark.perf
 def test_probe_on_this_machine(software_perf):
     from hemkit.collect import ubench_command
-    from hemkit.perf import hardware_events_work
+    from hemkit.external.perf import hardware_events_work
 
     res = probe(["task-clock", "page-faults", "instructions"], ubench_command("iadd", "L1", 10**5), repeats=1)
     v = res.events.set_index("event")["verdict"]

@@ -117,8 +117,14 @@ def test_cli_errors_exit_2(tmp_path):
 
 def _run_cli(args, env):
     # own process group, like a shell job: Ctrl-C at a terminal signals the whole group
-    return subprocess.Popen([sys.executable, "-c", "from hemkit.cli import main; main()", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", "from hemkit.cli import main; main()", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def _valid(db):
@@ -190,6 +196,7 @@ def test_corunner_dies_with_killed_collector(fake_perf, plan, tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     t0 = time.time()
+
     def alive(pid):
         try:
             return open(f"/proc/{pid}/stat").read().split()[2] != "Z"

@@ -38,7 +38,8 @@ def test_implausible_counts():
     assert check_reading(counts, ["branches"]).startswith("branches implausible count 1.71e+14")
     counts = parse_perf_stat((DATA / "zen5_ipc_corrupt.csv").read_text())
     assert check_reading(counts, ["instructions", "cycles", "branches"]).startswith(
-        "implausible: instructions 4e+09 > 8 x cycles")
+        "implausible: instructions 4e+09 > 8 x cycles"
+    )
     assert check_reading(counts, ["cycles", "branches"]) == ""
 
 

@@ -37,8 +37,9 @@ def test_end_to_end_real_perf(software_perf, tmp_path):
     events = ["task-clock", "page-faults", "minor-faults", "syscalls:sys_enter_write"]
     plan = make_plan(events, 3)
     plan_file = plan.to_file(tmp_path / "plan.toml")
-    res = collect(plan, ubench_command("iadd", "L3", 300000, jitter=0.6), tmp_path / "c.db", runs=8,
-                  progress=False, timeout=60)
+    res = collect(
+        plan, ubench_command("iadd", "L3", 300000, jitter=0.6), tmp_path / "c.db", runs=8, progress=False, timeout=60
+    )
     assert res.complete, res.summary()
     readings = load_readings(tmp_path / "c.db")
     assert readings.missing_pairs() == [] and set(readings.events) == set(events)
@@ -51,7 +52,8 @@ def test_end_to_end_real_perf(software_perf, tmp_path):
 
     from hemkit.cli import main
 
-    out = CliRunner().invoke(main, ["merge", str(tmp_path / "c.db"), "-m", "much", "--n-sims", "10",
-                                    "-o", str(tmp_path / "m.csv")])
+    out = CliRunner().invoke(
+        main, ["merge", str(tmp_path / "c.db"), "-m", "much", "--n-sims", "10", "-o", str(tmp_path / "m.csv")]
+    )
     assert out.exit_code == 0, out.output
     assert (tmp_path / "m.csv").exists() and plan_file.exists()

@@ -29,7 +29,9 @@ def test_raw_without_code_table_keeps_codes():
 
 
 def test_raw_shorter_group_and_bad_layouts():
-    raw = pd.DataFrame({"X1": [1.0, 2, 3, 4], "X2": [2.0, 1, 4, 3], "X1.1": [5.0, 6, 7, np.nan], "X3": [1.0, 3, 2, np.nan]})
+    raw = pd.DataFrame(
+        {"X1": [1.0, 2, 3, 4], "X2": [2.0, 1, 4, 3], "X1.1": [5.0, 6, 7, np.nan], "X3": [1.0, 3, 2, np.nan]}
+    )
     r = from_mergingtools(raw, 2)
     assert r.n_runs.tolist() == [4, 3]
     with pytest.raises(HemkitError, match="4 columns is not a multiple of 3"):

@@ -48,8 +48,10 @@ def test_tidy_round_trip_keeps_every_value():
 def test_tidy_round_trip_property(n_groups, n_runs, n_events, seed):
     rng = np.random.default_rng(seed)
     groups = {
-        g: pd.DataFrame(rng.integers(0, 10**6, size=(n_runs, n_events)).astype(float) + np.arange(n_runs)[:, None],
-                        columns=[f"e{g}_{j}" for j in range(n_events)])
+        g: pd.DataFrame(
+            rng.integers(0, 10**6, size=(n_runs, n_events)).astype(float) + np.arange(n_runs)[:, None],
+            columns=[f"e{g}_{j}" for j in range(n_events)],
+        )
         for g in range(n_groups)
     }
     r = Readings(groups)
@@ -69,8 +71,10 @@ def test_tidy_round_trip_property(n_groups, n_runs, n_events, seed):
         ([(1, r, "a", -5.0 if r == 3 else r) for r in range(4)], "event 'a' has a negative count -5 in run 3"),
         ([(1, r, "a", 7.0) for r in range(4)], "event 'a' is constant (7)"),
         ([(1, r, "a", r) for r in range(2)], "group 1: has 2 runs; at least 3 are needed"),
-        ([(1, r, "a", r) for r in range(4)] + [(1, r, "b", r * r) for r in range(3)],
-         "event 'b' is missing in run 3 of group 1"),
+        (
+            [(1, r, "a", r) for r in range(4)] + [(1, r, "b", r * r) for r in range(3)],
+            "event 'b' is missing in run 3 of group 1",
+        ),
     ],
 )
 def test_tidy_errors_name_the_culprit(rows, message):

@@ -290,8 +290,9 @@ def test_measurement_cube_errors():
     cube = np.stack([fam.basis[["CR"]].to_numpy()] * 3)
     df = _tidy(fam, cube, ["c"])
     with pytest.raises(HemkitError, match="no measurement on nt/1 rep 2"):
-        measurement_cube(df.drop(df.index[(df["rep"] == 2) & (df["kernel"] == "nt") & (df["size"] == "1")]),
-                         list(fam.basis.index))
+        measurement_cube(
+            df.drop(df.index[(df["rep"] == 2) & (df["kernel"] == "nt") & (df["size"] == "1")]), list(fam.basis.index)
+        )
     bad = df.copy()
     bad.loc[0, "kernel"] = "nope"
     with pytest.raises(HemkitError, match="'nope/1' is not in the family's basis"):

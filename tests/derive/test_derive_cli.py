@@ -26,7 +26,9 @@ def test_run_analyze_report_with_fake_perf(fake_perf, tmp_path):
     assert "Mispredicted Branches." in r.output and "1xex_ret_brn_misp" in r.output
     assert json.loads(res.read_text())["chosen"]
     presets = tmp_path / "papi.csv"
-    presets.write_text("preset,definition\nPAPI_BR_MSP,1xex_ret_brn_misp\nPAPI_BR_INS,1xex_ret_brn\nPAPI_BR_UCN,1xcond\n")
+    presets.write_text(
+        "preset,definition\nPAPI_BR_MSP,1xex_ret_brn_misp\nPAPI_BR_INS,1xex_ret_brn\nPAPI_BR_UCN,1xcond\n"
+    )
     md, png = tmp_path / "t.md", tmp_path / "v.png"
     r = _run("derive", "report", str(res), "-o", str(md), "--plot", str(png), "--presets", str(presets))
     assert r.exit_code == 0, r.output

@@ -18,7 +18,9 @@ def _disasm(symbol):
         pytest.skip("objdump not installed")
     out = subprocess.run(
         ["objdump", "-d", "--no-show-raw-insn", f"--disassemble={symbol}", str(kernel_binary())],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     body = out.split(f"<{symbol}>:", 1)[1]
     ins = []
@@ -105,7 +107,9 @@ def test_unknown_kernel_is_a_clear_error():
 def test_cache_sizes_from_sysfs_layout(tmp_path):
     from hemkit.derive.families import cache_sizes, dcache_buffer_sizes
 
-    for i, (level, kind, size) in enumerate([(1, "Data", "48K"), (1, "Instruction", "32K"), (2, "Unified", "1024K"), (3, "Unified", "32768K")]):
+    for i, (level, kind, size) in enumerate(
+        [(1, "Data", "48K"), (1, "Instruction", "32K"), (2, "Unified", "1024K"), (3, "Unified", "32768K")]
+    ):
         d = tmp_path / f"index{i}"
         d.mkdir()
         (d / "level").write_text(f"{level}\n")

@@ -65,7 +65,7 @@ def test_bad_arguments():
 
 
 def test_real_perf_raw_event_fails_clearly_without_pmu(software_perf):
-    from hemkit.perf import hardware_events_work
+    from hemkit.external.perf import hardware_events_work
 
     ok, _ = hardware_events_work()
     if ok:

@@ -14,7 +14,9 @@ from hemkit.datasets import t2080_hrm, t2080_path
 
 def hemkit(*args, cwd=None):
     env = dict(os.environ, COLUMNS="120")
-    return subprocess.run([sys.executable, "-m", "hemkit", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "hemkit", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+    )
 
 
 def test_merge_bundled_hrm_writes_reference(tmp_path):
@@ -32,8 +34,20 @@ def test_merge_tidy_and_raw_inputs(tmp_path):
     t2080_hrm().to_tidy().to_parquet(tidy)
     p = hemkit("merge", str(tidy), "--method", "hrm", "--anchor", "PROCESSOR_CYCLES", "-o", str(tmp_path / "a.csv"))
     assert p.returncode == 0, p.stderr
-    p = hemkit("merge", str(t2080_path("much_raw.csv")), "--pmcs", "6", "--codes", str(t2080_path("code2name.csv")),
-               "--method", "much", "--n-sims", "5", "-o", str(tmp_path / "much.parquet"))
+    p = hemkit(
+        "merge",
+        str(t2080_path("much_raw.csv")),
+        "--pmcs",
+        "6",
+        "--codes",
+        str(t2080_path("code2name.csv")),
+        "--method",
+        "much",
+        "--n-sims",
+        "5",
+        "-o",
+        str(tmp_path / "much.parquet"),
+    )
     assert p.returncode == 0, p.stderr
     merged = pd.read_parquet(tmp_path / "much.parquet")
     assert merged.shape == (1000, 16) and "L2_MISSES" in merged.columns
@@ -49,8 +63,16 @@ def test_evaluate_truth_and_holdout(tmp_path):
     r.to_tidy().to_csv(tmp_path / "groups.csv", index=False)
     p = hemkit("merge", str(tmp_path / "groups.csv"), "--method", "copula", "-o", str(tmp_path / "m.csv"))
     assert p.returncode == 0, p.stderr
-    p = hemkit("evaluate", str(tmp_path / "m.csv"), "--truth", str(tmp_path / "truth.csv"),
-               "--plot", str(tmp_path / "f.png"), "--pairs", str(tmp_path / "pairs.csv"))
+    p = hemkit(
+        "evaluate",
+        str(tmp_path / "m.csv"),
+        "--truth",
+        str(tmp_path / "truth.csv"),
+        "--plot",
+        str(tmp_path / "f.png"),
+        "--pairs",
+        str(tmp_path / "pairs.csv"),
+    )
     assert p.returncode == 0, p.stderr
     pairs = pd.read_csv(tmp_path / "pairs.csv")
     assert len(pairs) == 15 and (tmp_path / "f.png").stat().st_size > 5000
@@ -69,21 +91,44 @@ def write(path, text):
     "content, args, message",
     [
         (None, ["merge", "/no/such.csv"], "/no/such.csv: no such file"),
-        ("group,run,event\n1,1,a\n", ["merge", "{f}"], "not a tidy table"),
-        ("group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{'nan' if r == 2 else r * r}\n" for r in range(5)),
-         ["merge", "{f}"], "event 'b' has NaN in run 2 of group 1"),
-        ("group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{'lots' if r == 1 else r}\n" for r in range(5)),
-         ["merge", "{f}"], "non-numeric value 'lots' in run 1 of group 1"),
-        ("group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,5\n" for r in range(5)),
-         ["merge", "{f}"], "event 'b' is constant (5)"),
-        ("group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{r % 3}\n2,{r},a,{r}\n2,{r},c,{r % 2}\n" for r in range(6)),
-         ["merge", "{f}", "--method", "much"], "events 'b' and 'c' were never read together"),
-        ("group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{r % 3}\n" for r in range(5)),
-         ["merge", "{f}", "--method", "hrm"], "HRM needs an anchor event"),
-        ("group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{r % 3}\n" for r in range(5)),
-         ["merge", "{f}", "--method", "hrm", "--anchor", "zz"], "unknown anchor 'zz'"),
-        ("group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{r % 3}\n" for r in range(5)),
-         ["merge", "{f}", "--pearson-weight", "lots"], "--pearson-weight must be a number"),
+        ("group,run,event\n1,1,a\n", ["merge", "{f}"], "not a readings file"),
+        (
+            "group,run,event,value\n"
+            + "".join(f"1,{r},a,{r}\n1,{r},b,{'nan' if r == 2 else r * r}\n" for r in range(5)),
+            ["merge", "{f}"],
+            "event 'b' has NaN in run 2 of group 1",
+        ),
+        (
+            "group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{'lots' if r == 1 else r}\n" for r in range(5)),
+            ["merge", "{f}"],
+            "non-numeric value 'lots' in run 1 of group 1",
+        ),
+        (
+            "group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,5\n" for r in range(5)),
+            ["merge", "{f}"],
+            "event 'b' is constant (5)",
+        ),
+        (
+            "group,run,event,value\n"
+            + "".join(f"1,{r},a,{r}\n1,{r},b,{r % 3}\n2,{r},a,{r}\n2,{r},c,{r % 2}\n" for r in range(6)),
+            ["merge", "{f}", "--method", "much"],
+            "events 'b' and 'c' were never read together",
+        ),
+        (
+            "group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{r % 3}\n" for r in range(5)),
+            ["merge", "{f}", "--method", "hrm"],
+            "HRM needs an anchor event",
+        ),
+        (
+            "group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{r % 3}\n" for r in range(5)),
+            ["merge", "{f}", "--method", "hrm", "--anchor", "zz"],
+            "unknown anchor 'zz'",
+        ),
+        (
+            "group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{r % 3}\n" for r in range(5)),
+            ["merge", "{f}", "--pearson-weight", "lots"],
+            "--pearson-weight must be a number",
+        ),
         (None, ["merge", str(t2080_path("much_raw.csv")), "--pmcs", "5"], "144 columns is not a multiple of 5"),
         ("a,b\n1,2\n2,x\n3,1\n", ["evaluate", "{f}", "--truth", "{f}"], "column 'b' is not numeric"),
         (None, ["evaluate"], "give MERGED and --truth, or --holdout"),

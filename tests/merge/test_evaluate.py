@@ -7,8 +7,8 @@ import pytest
 from hemkit import HemkitError
 from hemkit.datasets import t2080_much
 from hemkit.datasets.synthetic import make_truth, random_correlation, split_into_groups
-from hemkit.plan import hrm_design
 from hemkit.evaluate import evaluate, holdout, plot_pair_differences
+from hemkit.plan import hrm_design
 
 
 def test_known_pair_differences():
@@ -72,7 +72,7 @@ def test_split_into_groups_gives_disjoint_runs():
     r = split_into_groups(t, hrm_design(ev, 3, anchor=ev[0]), 200, seed=0)
     assert len(r) == 3 and r.events[0] == ev[0]
     rows = [set(map(tuple, g.to_numpy()[:, :1])) for g in r.groups.values()]
-    assert all(len(a & b) == 0 for i, a in enumerate(rows) for b in rows[i + 1:])
+    assert all(len(a & b) == 0 for i, a in enumerate(rows) for b in rows[i + 1 :])
     with pytest.raises(HemkitError, match="need 3000 runs"):
         split_into_groups(t, hrm_design(ev, 3, anchor=ev[0]), 1000)
 

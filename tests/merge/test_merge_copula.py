@@ -76,9 +76,11 @@ def test_auto_weight_falls_back_when_halves_cannot_be_formed():
     # 6 runs per group; one event changes in a single run only, so some half is constant
     from hemkit import Readings
 
-    g = {1: pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6], "b": [0.0, 0, 0, 0, 0, 1]}),
-         2: pd.DataFrame({"a": [2.0, 1, 4, 3, 6, 5], "c": [1.0, 2, 1, 2, 1, 2]}),
-         3: pd.DataFrame({"b": [0.0, 1, 0, 0, 0, 0], "c": [1.0, 1, 2, 2, 3, 3]})}
+    g = {
+        1: pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6], "b": [0.0, 0, 0, 0, 0, 1]}),
+        2: pd.DataFrame({"a": [2.0, 1, 4, 3, 6, 5], "c": [1.0, 2, 1, 2, 1, 2]}),
+        3: pd.DataFrame({"b": [0.0, 1, 0, 0, 0, 0], "c": [1.0, 1, 2, 2, 3, 3]}),
+    }
     w, scores = choose_pearson_weight(Readings(g), seed=0)
     assert (w, scores) == (0.0, {}) or set(scores) == {0.0, 0.25, 0.5, 0.75, 1.0}
     assert merge_copula(Readings(g), seed=0).shape[1] == 3

@@ -20,7 +20,9 @@ def test_reproduces_mergingtools_exactly():
 
 
 def test_anchor_is_type2_quantiles_of_pooled_readings():
-    r = Readings({1: pd.DataFrame({"a": [1.0, 3, 5], "x": [1.0, 2, 3]}), 2: pd.DataFrame({"a": [2.0, 4, 6], "y": [3.0, 2, 1]})})
+    r = Readings(
+        {1: pd.DataFrame({"a": [1.0, 3, 5], "x": [1.0, 2, 3]}), 2: pd.DataFrame({"a": [2.0, 4, 6], "y": [3.0, 2, 1]})}
+    )
     m = merge_hrm(r, "a")
     # R: quantile(c(1,3,5,2,4,6), c(0, .5, 1), type = 2) = 1, 3.5, 6
     np.testing.assert_array_equal(m["a"].to_numpy(), [1.0, 3.5, 6.0])

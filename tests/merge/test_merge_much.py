@@ -49,7 +49,9 @@ def test_columns_are_the_events_readings():
     # an event read in 8 groups of 1000 runs: its 1000 evenly spaced order statistics
     e = "L2_MISSES"
     pooled = np.sort(np.concatenate([t[e].to_numpy() for t in r.groups.values() if e in t.columns]))
-    np.testing.assert_array_equal(np.sort(m[e].to_numpy()), pooled[np.rint(np.linspace(0, len(pooled) - 1, 1000)).astype(int)])
+    np.testing.assert_array_equal(
+        np.sort(m[e].to_numpy()), pooled[np.rint(np.linspace(0, len(pooled) - 1, 1000)).astype(int)]
+    )
 
 
 @settings(max_examples=15, deadline=None)
@@ -57,7 +59,14 @@ def test_columns_are_the_events_readings():
 def test_single_group_events_are_permuted_not_resampled(seed, n):
     truth = make_truth(n_events=5, n_runs=n * 10, seed=seed)
     ev = list(truth.columns)
-    groups = [[ev[0], ev[1], ev[2]], [ev[0], ev[3], ev[4]], [ev[1], ev[3]], [ev[1], ev[4]], [ev[2], ev[3]], [ev[2], ev[4]]]
+    groups = [
+        [ev[0], ev[1], ev[2]],
+        [ev[0], ev[3], ev[4]],
+        [ev[1], ev[3]],
+        [ev[1], ev[4]],
+        [ev[2], ev[3]],
+        [ev[2], ev[4]],
+    ]
     r = split_into_groups(truth, groups, n, seed=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -129,7 +138,9 @@ def test_outlier_policy_zscore_leaves_out_an_outlier():
 
 
 def test_pooled_normal_scores_follow_eq1():
-    r = Readings({1: pd.DataFrame({"a": [1.0, 5, 2], "b": [1.0, 2, 3]}), 2: pd.DataFrame({"a": [8.0, 3, 4], "c": [3.0, 2, 1]})})
+    r = Readings(
+        {1: pd.DataFrame({"a": [1.0, 5, 2], "b": [1.0, 2, 3]}), 2: pd.DataFrame({"a": [8.0, 3, 4], "c": [3.0, 2, 1]})}
+    )
     s = pooled_normal_scores(r)
     # a's pooled readings 1,5,2,8,3,4: ranks 1,5,2,6,3,4 over n + 1 = 7
     from scipy import stats

@@ -26,8 +26,26 @@ def test_emulate_estimate_score(tmp_path):
     est = pd.read_csv(out)
     assert len(est) == len(pd.read_parquet(mpx)) and est["estimate"].notna().all()
     ra_png, s_png = tmp_path / "ra.png", tmp_path / "s.png"
-    r = run("score", DATA / "ocoe_interval.csv", "-c", 3, "-m", "fixed", "-m", "growth", "--by", "event",
-            "--plot-ra", ra_png, "--plot-series", "ocoe_interval", "page-faults", s_png, "-o", tmp_path / "s.csv")
+    r = run(
+        "score",
+        DATA / "ocoe_interval.csv",
+        "-c",
+        3,
+        "-m",
+        "fixed",
+        "-m",
+        "growth",
+        "--by",
+        "event",
+        "--plot-ra",
+        ra_png,
+        "--plot-series",
+        "ocoe_interval",
+        "page-faults",
+        s_png,
+        "-o",
+        tmp_path / "s.csv",
+    )
     assert r.exit_code == 0, r.output
     assert "RA per event" in r.output and "page-faults" in r.output
     assert ra_png.stat().st_size > 1000 and s_png.stat().st_size > 1000
@@ -62,8 +80,23 @@ def test_errors_exit_2_with_one_line(tmp_path):
 
 def test_trace_records_real_perf(tmp_path, software_perf):
     out = tmp_path / "t.parquet"
-    r = run("trace", "-e", "task-clock,page-faults", "--runs", 1, "-w", "dd", "-o", out, "--",
-            "dd", "if=/dev/zero", "of=/dev/null", "bs=1M", "count=300")
+    r = run(
+        "trace",
+        "-e",
+        "task-clock,page-faults",
+        "--runs",
+        1,
+        "-w",
+        "dd",
+        "-o",
+        out,
+        "--",
+        "dd",
+        "if=/dev/zero",
+        "of=/dev/null",
+        "bs=1M",
+        "count=300",
+    )
     assert r.exit_code == 0, r.output
     tr = pd.read_parquet(out)
     assert set(tr["event"]) == {"task-clock", "page-faults"} and tr["workload"].iloc[0] == "dd"
@@ -72,14 +105,16 @@ def test_trace_records_real_perf(tmp_path, software_perf):
 
 def test_estimate_reads_real_multiplexed_perf_output(tmp_path):
     # perf stat -x, -I lines of a multiplexed run: scaled values, running percentages < 100
-    text = "\n".join([
-        "     0.010000000,4000,,instructions,2500000,25.00,,",
-        "     0.010000000,<not counted>,,branches,0,0.00,,",
-        "     0.020000000,<not counted>,,instructions,0,0.00,,",
-        "     0.020000000,900,,branches,5000000,50.00,,",
-        "     0.030000000,2000,,instructions,10000000,100.00,,",
-        "     0.030000000,800,,branches,10000000,100.00,,",
-    ])
+    text = "\n".join(
+        [
+            "     0.010000000,4000,,instructions,2500000,25.00,,",
+            "     0.010000000,<not counted>,,branches,0,0.00,,",
+            "     0.020000000,<not counted>,,instructions,0,0.00,,",
+            "     0.020000000,900,,branches,5000000,50.00,,",
+            "     0.030000000,2000,,instructions,10000000,100.00,,",
+            "     0.030000000,800,,branches,10000000,100.00,,",
+        ]
+    )
     src = tmp_path / "mpx.txt"
     src.write_text(text + "\n")
     out = tmp_path / "e.csv"

@@ -64,8 +64,16 @@ def test_tidy_round_trip_and_fake_multiplexed_perf_lines():
     assert np.array_equal(np.nan_to_num(back.raw, nan=-1), np.nan_to_num(m.raw, nan=-1))
     assert np.allclose(back.truth[m.valid], m.truth[m.valid])
     # perf -I lines of a multiplexed run: value already scaled, percent < 100
-    lines = pd.DataFrame({"run": "x", "step": [0, 1, 2], "event": "e", "value": [300.0, np.nan, 50.0],
-                          "time_running": [2.5e6, 0, 5e6], "percent": [25.0, 0.0, 50.0]})
+    lines = pd.DataFrame(
+        {
+            "run": "x",
+            "step": [0, 1, 2],
+            "event": "e",
+            "value": [300.0, np.nan, 50.0],
+            "time_running": [2.5e6, 0, 5e6],
+            "percent": [25.0, 0.0, 50.0],
+        }
+    )
     mx = MpxData.from_tidy(lines)
     pv = mx.perf_values()[0]
     assert pv[0] == pytest.approx(300.0) and np.isnan(pv[1]) and pv[2] == pytest.approx(50.0)
@@ -87,8 +95,12 @@ def test_emulate_errors():
 def test_emulate_many_stacks_offsets_and_counters():
     from hemkit.mpx.emulate import concat, emulate_many
 
-    tr = pd.concat([synthetic_trace(runs=1, steps=20, seed=1, workload="a"),
-                    synthetic_trace(runs=1, steps=12, seed=2, workload="b")])
+    tr = pd.concat(
+        [
+            synthetic_trace(runs=1, steps=20, seed=1, workload="a"),
+            synthetic_trace(runs=1, steps=12, seed=2, workload="b"),
+        ]
+    )
     m = emulate_many(tr, [2, 3], range(5))
     assert len(m.keys) == 2 * 5 * 10 and m.raw.shape[1] == 20
     assert np.allclose(m.observed.sum(axis=1)[:10] / m.length[:10], 0.4, atol=0.11)
@@ -104,8 +116,13 @@ def test_fixed_reproduces_perf_values_on_recorded_lines():
     tr = read_trace(Path(__file__).parent / "data" / "ocoe_interval.csv", run="r", ocoe=False)
     m = MpxData.from_tidy(tr)
     est = FixedInterpolation().estimate_array(m)
-    got = pd.DataFrame({"event": m.keys["event"].repeat(m.raw.shape[1]).to_numpy(),
-                        "step": np.tile(np.arange(m.raw.shape[1]), len(m.keys)), "est": est.ravel()})
+    got = pd.DataFrame(
+        {
+            "event": m.keys["event"].repeat(m.raw.shape[1]).to_numpy(),
+            "step": np.tile(np.arange(m.raw.shape[1]), len(m.keys)),
+            "est": est.ravel(),
+        }
+    )
     merged = tr.merge(got, on=["event", "step"])
     assert len(merged) == len(tr)
     assert np.array_equal(merged["est"].to_numpy(), merged["value"].to_numpy())  # to the count

@@ -20,8 +20,14 @@ from hemkit.mpx.synthetic import synthetic_trace
 
 def _two_event_trace(a, b):
     n = len(a)
-    return pd.DataFrame({"run": "r", "step": np.repeat(np.arange(n), 2), "event": ["a", "b"] * n,
-                         "value": np.ravel(np.column_stack([a, b])).astype(float)})
+    return pd.DataFrame(
+        {
+            "run": "r",
+            "step": np.repeat(np.arange(n), 2),
+            "event": ["a", "b"] * n,
+            "value": np.ravel(np.column_stack([a, b])).astype(float),
+        }
+    )
 
 
 def test_interpolations_known_answers():

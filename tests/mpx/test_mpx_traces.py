@@ -59,8 +59,9 @@ def test_parquet_round_trip(tmp_path):
 def test_clean_runs_drops_broken_runs_and_cuts_tail():
     rows = []
     for run, scale in [("a", 1.0), ("b", 0.9), ("c", 0.1)]:
-        rows.append(pd.DataFrame({"workload": "w", "run": run, "step": np.arange(100), "event": "e",
-                                  "value": scale * 10.0}))
+        rows.append(
+            pd.DataFrame({"workload": "w", "run": run, "step": np.arange(100), "event": "e", "value": scale * 10.0})
+        )
     tr = pd.concat(rows)
     out = clean_runs(tr)
     assert set(out["run"]) == {"a", "b"}  # c's total is 0.1 x the largest < 0.2

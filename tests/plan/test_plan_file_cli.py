@@ -69,8 +69,28 @@ def test_cli_plan_errors_exit_2(tmp_path):
 
 def test_cli_plan_constraints(tmp_path):
     out = tmp_path / "p.toml"
-    res = CliRunner().invoke(main, ["plan", "cycles", "a", "b", "c", "d", "e", "--pmcs", "4", "--anchor", "cycles",
-                                    "--must-share", "a,b", "--counters", "c=0", "-o", str(out)])
+    res = CliRunner().invoke(
+        main,
+        [
+            "plan",
+            "cycles",
+            "a",
+            "b",
+            "c",
+            "d",
+            "e",
+            "--pmcs",
+            "4",
+            "--anchor",
+            "cycles",
+            "--must-share",
+            "a,b",
+            "--counters",
+            "c=0",
+            "-o",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     p = Plan.from_file(out)
     assert all(g[0] == "cycles" for g in p.groups) and p.missing_pairs() == []

@@ -17,8 +17,21 @@ def run(*args):
 
 
 def test_simulate_custom_tasks_with_plots(tmp_path):
-    r = run("simulate", "--task", "a:0.5:150", "--task", "b:0.2:30:exponential", "--units", "50000", "--reps", "50",
-            "--plots", str(tmp_path), "-o", str(tmp_path / "t.csv"))
+    r = run(
+        "simulate",
+        "--task",
+        "a:0.5:150",
+        "--task",
+        "b:0.2:30:exponential",
+        "--units",
+        "50000",
+        "--reps",
+        "50",
+        "--plots",
+        str(tmp_path),
+        "-o",
+        str(tmp_path / "t.csv"),
+    )
     assert r.exit_code == 0, r.output
     assert "profile_sd" in r.output and "idle" in r.output
     for png in ("profiled_vs_true.png", "sd_vs_R.png", "histogram.png"):
@@ -34,8 +47,16 @@ def test_simulate_paper_table_4(tmp_path):
 
 
 def test_profile_text_fixture(tmp_path):
-    r = run("profile", str(DATA / "known_shares.script.txt"), "--top", "4", "--png", str(tmp_path / "bar.png"),
-            "-o", str(tmp_path / "shares.csv"))
+    r = run(
+        "profile",
+        str(DATA / "known_shares.script.txt"),
+        "--top",
+        "4",
+        "--png",
+        str(tmp_path / "bar.png"),
+        "-o",
+        str(tmp_path / "shares.csv"),
+    )
     assert r.exit_code == 0, r.output
     assert "work_3" in r.output and "226 samples" in r.output
     assert (tmp_path / "bar.png").stat().st_size > 1000
@@ -82,12 +103,27 @@ def test_bad_and_empty_files_exit_2(tmp_path):
 @pytest.mark.perf
 def test_profile_perf_data_and_check(software_perf, tmp_path):
     """Real perf record of the known-share workload (cpu-clock here, cycles with a PMU)."""
-    from hemkit.perf import find_perf
+    from hemkit.external.perf import find_perf
     from hemkit.sampling.record import default_event, workload
 
     data = tmp_path / "perf.data"
-    cmd = [find_perf(), "record", "-q", "-e", default_event(), "-c", "250000", "-o", str(data), "--",
-           workload(), "50", "0", "20000", "40000"]
+    cmd = [
+        find_perf(),
+        "record",
+        "-q",
+        "-e",
+        default_event(),
+        "-c",
+        "250000",
+        "-o",
+        str(data),
+        "--",
+        workload(),
+        "50",
+        "0",
+        "20000",
+        "40000",
+    ]
     subprocess.run(cmd, check=True, capture_output=True)
     r = run("profile", str(data), "--top", "3")
     assert r.exit_code == 0, r.output

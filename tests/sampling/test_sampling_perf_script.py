@@ -72,7 +72,16 @@ def test_missing_and_binary_files(tmp_path):
 
 
 def test_weighted_shares_use_periods_and_effective_n():
-    df = pd.DataFrame({"sym": ["a", "b", "b"], "period": [2000, 1000, 1000], "comm": "x", "event": "e", "tid": 1, "time": [1.0, 2.0, 3.0]})
+    df = pd.DataFrame(
+        {
+            "sym": ["a", "b", "b"],
+            "period": [2000, 1000, 1000],
+            "comm": "x",
+            "event": "e",
+            "tid": 1,
+            "time": [1.0, 2.0, 3.0],
+        }
+    )
     p = profile_shares(df)
     assert p.table.loc["a", "share"] == pytest.approx(0.5)
     assert p.n_eff == pytest.approx(16 / 6)
@@ -109,5 +118,12 @@ def test_parser_round_trip(comm, tid, time, period, ip, sym, event):
     df = parse_perf_script(line + "\n")
     row = df.iloc[0]
     assert (row["comm"], int(row["tid"]), int(row["period"]), row["event"], row["ip"], row["sym"], row["dso"]) == (
-        comm, tid, period, event, ip, sym, "/usr/bin/x")
+        comm,
+        tid,
+        period,
+        event,
+        ip,
+        sym,
+        "/usr/bin/x",
+    )
     assert row["time"] == pytest.approx(time, abs=1e-6)

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+import signal
 import sys
+from typing import Any
 
 import click
 
 from hemkit import __version__
-from hemkit.errors import HemkitError
+from hemkit.core.errors import HemkitError
 
 #: command name -> "module:attribute" of its click command or group
 COMMANDS = {
@@ -30,10 +33,32 @@ COMMANDS = {
 }
 
 
-def fail(message: str) -> None:
-    """Print ``hemkit: error: MESSAGE`` on stderr and exit with code 2."""
-    click.echo(f"hemkit: error: {message}", err=True)
-    sys.exit(2)
+def fail(message: str, code: int = 2) -> None:
+    """Print ``hemkit: error: MESSAGE`` (one line) on stderr and exit with ``code``."""
+    one_line = " ".join(str(message).split())
+    click.echo(f"hemkit: error: {one_line}", err=True)
+    sys.exit(code)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _sigterm_as_interrupt() -> Any:
+    """SIGTERM ends a command like Ctrl-C (clean-up runs, exit 130); returns the old handler."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_interrupt)
+
+
+def _usage_message(exc: click.UsageError) -> str:
+    """Click's usage error as one line that names the option and the command."""
+    msg = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    ctx = exc.ctx
+    where = f" (see '{ctx.command_path} --help')" if ctx is not None and ctx.command_path else ""
+    return f"{msg}{where}"
 
 
 class _HemkitGroup(click.Group):
@@ -51,14 +76,46 @@ class _HemkitGroup(click.Group):
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
 
-    def invoke(self, ctx: click.Context):
+    def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
+        """Run the command; every way it can end is one line and an exit code.
+
+        0 success; 1 an internal error (a bug: please report it); 2 a user error (bad input,
+        option, file, measurement); 130 interrupted (Ctrl-C or SIGTERM).
+        """
+        previous = _sigterm_as_interrupt()
         try:
-            return super().invoke(ctx)
+            rv = super().main(args=args, prog_name=prog_name or "hemkit", standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.UsageError as exc:
+            fail(_usage_message(exc))
+        except click.exceptions.Abort:
+            click.echo("hemkit: interrupted", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            fail(exc.format_message())
         except HemkitError as exc:
             fail(str(exc))
         except KeyboardInterrupt:
             click.echo("hemkit: interrupted", err=True)
             sys.exit(130)
+        except BrokenPipeError:  # e.g. hemkit ... | head
+            sys.stderr.close()
+            sys.exit(0)
+        except Exception as exc:  # a bug: one line, and the traceback only when asked for
+            if os.environ.get("HEMKIT_DEBUG"):
+                raise
+            fail(
+                f"internal error: {type(exc).__name__}: {exc} (a bug in hemkit; set HEMKIT_DEBUG=1 "
+                "for the traceback and report it)",
+                code=1,
+            )
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+        if isinstance(rv, int) and rv:
+            sys.exit(rv)
+        return rv
 
 
 @click.group(cls=_HemkitGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -39,7 +39,7 @@ class _DashDash(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--" in args:
             i = args.index("--")
-            ctx.meta["hemkit_command"] = args[i + 1:]
+            ctx.meta["hemkit_command"] = args[i + 1 :]
             args = args[:i]
         return super().parse_args(ctx, args)
 
@@ -104,11 +104,16 @@ def probe(events, workload, repeats, tol, pin):
 @click.option("--max-attempts", type=int, default=5, show_default=True, help="Invalid runs in a row before stopping.")
 @click.option("--timeout", type=float, help="Seconds per run before it is killed.")
 @click.option("--status", "status_db", type=click.Path(dir_okay=False), help="Report progress of DB and exit.")
-@click.option("--export", "export_to", nargs=2, type=click.Path(dir_okay=False), metavar="DB OUT",
-              help="Write DB's valid runs to OUT (tidy .csv or .parquet) and exit.")
+@click.option(
+    "--export",
+    "export_to",
+    nargs=2,
+    type=click.Path(dir_okay=False),
+    metavar="DB OUT",
+    help="Write DB's valid runs to OUT (tidy .csv or .parquet) and exit.",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def collect(plan_file, runs, db_path, workload, pin, corunner, fmt, max_attempts, timeout, status_db,
-            export_to, quiet):
+def collect(plan_file, runs, db_path, workload, pin, corunner, fmt, max_attempts, timeout, status_db, export_to, quiet):
     """Collect --runs valid perf runs of every group of PLAN_FILE into an SQLite database.
 
     \b
@@ -156,6 +161,16 @@ def collect(plan_file, runs, db_path, workload, pin, corunner, fmt, max_attempts
         cmd = _command(given, workload)
     if corunner == "bundled":
         corunner = corunner_command()
-    res = run_collect(plan, cmd, db_path, runs=runs, pin=pin, corunner=corunner, fmt=fmt,
-                      max_attempts=max_attempts, timeout=timeout, progress=not quiet)
+    res = run_collect(
+        plan,
+        cmd,
+        db_path,
+        runs=runs,
+        pin=pin,
+        corunner=corunner,
+        fmt=fmt,
+        max_attempts=max_attempts,
+        timeout=timeout,
+        progress=not quiet,
+    )
     console.print(res.summary())

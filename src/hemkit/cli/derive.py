@@ -19,10 +19,20 @@ def derive() -> None:
 
 @derive.command()
 @click.option("--family", type=FAMILIES, required=True, help="Kernel family to run.")
-@click.option("--events", "events_file", type=click.Path(dir_okay=False), help="Event list (one per line); default: the Zen 5 tables + generic events.")
+@click.option(
+    "--events",
+    "events_file",
+    type=click.Path(dir_okay=False),
+    help="Event list (one per line); default: the Zen 5 tables + generic events.",
+)
 @click.option("--reps", default=3, show_default=True, help="Repetitions of every measurement.")
 @click.option("--iterations", type=int, help="Loop iterations per kernel run (default per family).")
-@click.option("--group", default=1, show_default=True, help="Events per perf run (1..5; >1 only for combinations checked against single runs).")
+@click.option(
+    "--group",
+    default=1,
+    show_default=True,
+    help="Events per perf run (1..5; >1 only for combinations checked against single runs).",
+)
 @click.option("--threads", default=1, show_default=True, help="Concurrent copies per run; the median is kept.")
 @click.option("--kernel-mode", is_flag=True, help="Also count kernel mode (default: user mode only, :u).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default="derive-measurements.csv", show_default=True)
@@ -40,12 +50,20 @@ def run(family, events_file, reps, iterations, group, threads, kernel_mode, out)
     with Progress(transient=True) as bar:
         task = bar.add_task(f"{family}: {len(events)} events", total=None)
         df = measure(
-            fam, events, reps=reps, iterations=iterations, group=group, threads=threads,
-            user_only=not kernel_mode, progress=lambda d, t: bar.update(task, completed=d, total=t),
+            fam,
+            events,
+            reps=reps,
+            iterations=iterations,
+            group=group,
+            threads=threads,
+            user_only=not kernel_mode,
+            progress=lambda d, t: bar.update(task, completed=d, total=t),
         )
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(out, index=False)
-    click.echo(f"wrote {len(df)} measurements ({len(events)} events x {len(fam.loops)} kernel loops x {reps} reps) to {out}")
+    click.echo(
+        f"wrote {len(df)} measurements ({len(events)} events x {len(fam.loops)} kernel loops x {reps} reps) to {out}"
+    )
 
 
 @derive.command()

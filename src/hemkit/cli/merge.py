@@ -12,34 +12,18 @@ from hemkit.errors import HemkitError, HemkitWarning
 from hemkit.readings import Readings
 
 METHOD_CHOICE = click.Choice(["hrm", "much", "copula"])
-DATABASE_SUFFIXES = {".db", ".sqlite", ".sqlite3"}
 
 
 def load_input(
     path: str | None, *, pmcs: int | None, codes: str | None, method: str = "copula", drop_constant: bool = False
 ) -> Readings:
-    """Readings from a tidy file, a mergingTools raw file (with ``pmcs``), a collection database, or the bundled T2080 data."""
+    """Readings from INPUT (any format :func:`hemkit.io.read_readings` knows) or the bundled T2080 data."""
     from hemkit import datasets
-    from hemkit.io import from_mergingtools, read_code_names, read_readings, read_table
+    from hemkit.io import read_readings
 
     if path is None:
         return datasets.t2080_hrm() if method == "hrm" else datasets.t2080_much()
-    p = Path(path)
-    if not p.exists():
-        raise HemkitError(f"{path}: no such file")
-    if p.suffix.lower() in DATABASE_SUFFIXES:
-        from hemkit.collect import load_readings
-
-        return load_readings(p, drop_constant=drop_constant)
-    if pmcs is not None:
-        names = read_code_names(codes) if codes else None
-        return from_mergingtools(p, pmcs, code_names=names, drop_constant=drop_constant)
-    table = read_table(p)
-    if not {"group", "run", "event", "value"} <= set(table.columns):
-        raise HemkitError(
-            f"{path}: not a tidy table (columns group,run,event,value); for a mergingTools raw file give --pmcs N"
-        )
-    return read_readings(p, drop_constant=drop_constant)
+    return read_readings(path, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
 
 
 def _show(title: str, rows: pd.DataFrame) -> None:
@@ -67,13 +51,38 @@ def _show(title: str, rows: pd.DataFrame) -> None:
 @click.option("--outliers", type=click.Choice(["keep", "zscore"]), default="keep", show_default=True)
 @click.option("--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together (else an error).")
 @click.option("--dep-lvl", type=float, help="MUCH: mergingTools-compatible dropping of dependent events.")
-@click.option("--criterion", type=click.Choice(["arranged", "sample"]), default="arranged", show_default=True,
-              help="MUCH: judge draws by the arranged readings (mergingTools) or the Gaussian sample (fast).")
-@click.option("--pearson-weight", default="auto", show_default=True,
-              help="copula: 0 = rank target, 1 = match observed Pearson correlations, auto = chosen by holdout.")
+@click.option(
+    "--criterion",
+    type=click.Choice(["arranged", "sample"]),
+    default="arranged",
+    show_default=True,
+    help="MUCH: judge draws by the arranged readings (mergingTools) or the Gaussian sample (fast).",
+)
+@click.option(
+    "--pearson-weight",
+    default="auto",
+    show_default=True,
+    help="copula: 0 = rank target, 1 = match observed Pearson correlations, auto = chosen by holdout.",
+)
 @click.option("--drop-constant", is_flag=True, help="Drop events constant within a group (else an error).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the merged table (CSV or .parquet).")
-def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, impute, dep_lvl, criterion, pearson_weight, drop_constant, output):
+def merge(
+    input,
+    method,
+    anchor,
+    pmcs,
+    codes,
+    n_sims,
+    seed,
+    n_rows,
+    outliers,
+    impute,
+    dep_lvl,
+    criterion,
+    pearson_weight,
+    drop_constant,
+    output,
+):
     """Merge readings from separate runs into complete vectors.
 
     INPUT is a tidy table (group,run,event,value; CSV or Parquet), a mergingTools raw CSV
@@ -108,7 +117,9 @@ def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, im
                 try:
                     pearson_weight = float(pearson_weight)
                 except ValueError:
-                    raise HemkitError(f"--pearson-weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}") from None
+                    raise HemkitError(
+                        f"--pearson-weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}"
+                    ) from None
             options.update(pearson_weight=pearson_weight)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HemkitWarning)
@@ -126,7 +137,9 @@ def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, im
     if info.get("imputed"):
         click.echo(f"  imputed {len(info['imputed'])} pair(s) never read together (maxdet)")
     if "pearson_weight" in info:
-        click.echo(f"  Pearson weight {info['pearson_weight']:g}" + (" (chosen by holdout)" if info.get("holdout_mse") else ""))
+        click.echo(
+            f"  Pearson weight {info['pearson_weight']:g}" + (" (chosen by holdout)" if info.get("holdout_mse") else "")
+        )
     if info.get("dropped"):
         click.echo(f"  dropped (dep_lvl): {', '.join(info['dropped'])}")
     summary = evaluate(merged, readings).summary()
@@ -139,12 +152,21 @@ def merge(input, method, anchor, pmcs, codes, n_sims, seed, n_rows, outliers, im
 
 @click.command()
 @click.argument("merged", required=False, type=click.Path(dir_okay=False))
-@click.option("--truth", type=click.Path(dir_okay=False),
-              help="Ground truth (all events read at once: wide CSV/Parquet) or grouped input readings.")
+@click.option(
+    "--truth",
+    type=click.Path(dir_okay=False),
+    help="Ground truth (all events read at once: wide CSV/Parquet) or grouped input readings.",
+)
 @click.option("--pmcs", type=int, help="--truth (or --holdout INPUT) is a mergingTools raw file.")
-@click.option("--holdout", "holdout_input", is_flag=False, flag_value="", default=None,
-              help="Instead of MERGED: split INPUT's runs (default: bundled T2080 MUCH data), merge half, "
-                   "compare with the other half.")
+@click.option(
+    "--holdout",
+    "holdout_input",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Instead of MERGED: split INPUT's runs (default: bundled T2080 MUCH data), merge half, "
+    "compare with the other half.",
+)
 @click.option("--methods", default="much,copula", show_default=True, help="Methods for --holdout.")
 @click.option("--anchor", help="Anchor for hrm in --holdout.")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -220,9 +242,7 @@ def evaluate(merged, truth, pmcs, holdout_input, methods, anchor, seed, pairs, p
     if pairs:
         from hemkit.io import write_table
 
-        write_table(
-            pd.concat({n: e.pairs for n, e in results.items()}, names=["method"]).reset_index(), pairs
-        )
+        write_table(pd.concat({n: e.pairs for n, e in results.items()}, names=["method"]).reset_index(), pairs)
         click.echo(f"wrote {pairs}")
     if plot:
         import matplotlib

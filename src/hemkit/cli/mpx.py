@@ -63,8 +63,14 @@ def mpx() -> None:
 
 
 @mpx.command()
-@click.option("-e", "--events", "event_sets", multiple=True, required=True,
-              help="Comma list of events read together in one run (repeat for more sets; <= 5 hardware events).")
+@click.option(
+    "-e",
+    "--events",
+    "event_sets",
+    multiple=True,
+    required=True,
+    help="Comma list of events read together in one run (repeat for more sets; <= 5 hardware events).",
+)
 @click.option("--runs", default=3, show_default=True, help="Runs per event set.")
 @click.option("-I", "--interval", "interval_ms", default=10, show_default=True, help="perf -I interval (ms).")
 @click.option("-w", "--workload", default=None, help="Workload name (default: the command's name).")
@@ -75,8 +81,13 @@ def trace(event_sets, runs, interval_ms, workload, output, command):
     from hemkit.mpx.traces import collect_traces, write_trace
 
     name = workload or Path(command[0]).name
-    tr = collect_traces({name: list(command)}, [_events(s) for s in event_sets], runs=runs, interval_ms=interval_ms,
-                        progress=lambda m: click.echo(m, err=True))
+    tr = collect_traces(
+        {name: list(command)},
+        [_events(s) for s in event_sets],
+        runs=runs,
+        interval_ms=interval_ms,
+        progress=lambda m: click.echo(m, err=True),
+    )
     write_trace(tr, output)
     click.echo(f"wrote {output}: {tr['run'].nunique()} runs, {tr['event'].nunique()} events")
 
@@ -123,14 +134,22 @@ def fit(trace_files, name, counters, epochs, seed, no_clean, output):
     params = {"seed": seed} | ({"epochs": epochs} if epochs else {})
     est = make_estimator(name, **params).fit(data)
     est.save(output)
-    click.echo(f"wrote {output}: {name} trained on {len(data.keys)} series in {est.fit_seconds_:.1f} s "
-               f"(final loss {est.loss_[-1]:.4f})")
+    click.echo(
+        f"wrote {output}: {name} trained on {len(data.keys)} series in {est.fit_seconds_:.1f} s "
+        f"(final loss {est.loss_[-1]:.4f})"
+    )
 
 
 @mpx.command()
 @click.argument("mpx_file", type=click.Path(dir_okay=False))
-@click.option("-m", "--estimator", "spec", default="fixed", show_default=True,
-              help="fixed, fixed-cumulative, linear, growth or a model file (.pt) from 'mpx fit'.")
+@click.option(
+    "-m",
+    "--estimator",
+    "spec",
+    default="fixed",
+    show_default=True,
+    help="fixed, fixed-cumulative, linear, growth or a model file (.pt) from 'mpx fit'.",
+)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
 def estimate(mpx_file, spec, output):
     """Estimate full series from multiplexed data (from 'mpx emulate' or a multiplexed perf stat -I file)."""
@@ -148,14 +167,26 @@ def estimate(mpx_file, spec, output):
 
 @mpx.command()
 @click.argument("trace_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-m", "--estimator", "specs", multiple=True, default=("fixed", "linear", "growth"), show_default=True,
-              help="Estimator name or model file (.pt); repeat.")
+@click.option(
+    "-m",
+    "--estimator",
+    "specs",
+    multiple=True,
+    default=("fixed", "linear", "growth"),
+    show_default=True,
+    help="Estimator name or model file (.pt); repeat.",
+)
 @click.option("-c", "--counters", default=2, show_default=True)
 @click.option("--by", type=click.Choice(["event", "workload", "run"]), default="event", show_default=True)
 @click.option("--clean/--no-clean", default=True, show_default=True, help="Apply the paper's data cleaning.")
 @click.option("--plot-ra", type=click.Path(dir_okay=False), help="Write RA bars per event and estimator here.")
-@click.option("--plot-series", nargs=3, type=(str, str, click.Path(dir_okay=False)), default=None,
-              help="RUN EVENT FILE: plot true vs estimated series.")
+@click.option(
+    "--plot-series",
+    nargs=3,
+    type=(str, str, click.Path(dir_okay=False)),
+    default=None,
+    help="RUN EVENT FILE: plot true vs estimated series.",
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the per-series scores here.")
 def score(trace_files, specs, counters, by, clean, plot_ra, plot_series, output):
     """Emulate OCOE traces with C counters, run the estimators and score them (RA, DTW-cost, total error)."""

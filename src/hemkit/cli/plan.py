@@ -49,8 +49,7 @@ def plan(events, pmcs, design, anchor, must_share, counters, budget, seed, outpu
     cons = Constraints(must_share=[_split((s,)) for s in must_share], counters=_counters(counters), budget=budget)
     p = make_plan(_split(events), pmcs, design=design, anchor=anchor, constraints=cons, seed=seed)
     console = Console()
-    table = Table(title=f"{p.design.upper()} plan: {len(p.events)} events, {len(p.groups)} groups, "
-                  f"{p.pmcs} counters")
+    table = Table(title=f"{p.design.upper()} plan: {len(p.events)} events, {len(p.groups)} groups, {p.pmcs} counters")
     table.add_column("group", justify="right")
     table.add_column("events")
     for i, g in enumerate(p.groups):
@@ -58,8 +57,10 @@ def plan(events, pmcs, design, anchor, must_share, counters, budget, seed, outpu
     console.print(table)
     if p.lower_bound is not None:
         known = p.best_known if p.best_known is not None else "unknown"
-        console.print(f"size {len(p.groups)}{' (proven optimal)' if p.optimal else ''}; "
-                      f"Schönheim lower bound {p.lower_bound}; best published {known}")
+        console.print(
+            f"size {len(p.groups)}{' (proven optimal)' if p.optimal else ''}; "
+            f"Schönheim lower bound {p.lower_bound}; best published {known}"
+        )
     if output:
         p.to_file(output)
         console.print(f"wrote {output}")

@@ -62,20 +62,39 @@ def sampling() -> None:
 
 
 @sampling.command()
-@click.option("--paper", type=click.Choice(["2", "3", "4", "5", "6", "all"]), help="Re-run the paper's Table N (beside its figures).")
-@click.option("--task", "tasks", multiple=True, metavar="NAME:SHARE:GRAN[:DIST[:RATE]]", help="A task (repeatable); DIST constant|exponential|uniform.")
+@click.option(
+    "--paper",
+    type=click.Choice(["2", "3", "4", "5", "6", "all"]),
+    help="Re-run the paper's Table N (beside its figures).",
+)
+@click.option(
+    "--task",
+    "tasks",
+    multiple=True,
+    metavar="NAME:SHARE:GRAN[:DIST[:RATE]]",
+    help="A task (repeatable); DIST constant|exponential|uniform.",
+)
 @click.option("--idle-granularity", default=1.0, show_default=True, help="Mean run length of idle.")
-@click.option("--idle-distribution", type=click.Choice(["constant", "exponential", "uniform"]), default="constant", show_default=True)
+@click.option(
+    "--idle-distribution",
+    type=click.Choice(["constant", "exponential", "uniform"]),
+    default="constant",
+    show_default=True,
+)
 @click.option("--units", default=1_000_000, show_default=True, help="Resource units of the running states.")
 @click.option("--interval", default=100.0, show_default=True, help="Sampling interval in units (or base events).")
 @click.option("--reps", default=1000, show_default=True, help="Profiling repetitions.")
 @click.option("--mode", type=click.Choice(["time", "event"]), default="time", show_default=True)
 @click.option("--jitter", default=0.0, show_default=True, help="SD of noise on each sampling interval.")
-@click.option("--noise", default=0.0, show_default=True, help="SD s of noise on the unit of events, U(1+N(0,s)) (Eq. 10).")
+@click.option(
+    "--noise", default=0.0, show_default=True, help="SD s of noise on the unit of events, U(1+N(0,s)) (Eq. 10)."
+)
 @click.option("--seed", default=0, show_default=True)
 @click.option("--plots", type=click.Path(file_okay=False), help="Write PNG plots into this directory.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), help="Write the table(s) as CSV.")
-def simulate(paper, tasks, idle_granularity, idle_distribution, units, interval, reps, mode, jitter, noise, seed, plots, out):
+def simulate(
+    paper, tasks, idle_granularity, idle_distribution, units, interval, reps, mode, jitter, noise, seed, plots, out
+):
     """Simulate profiles of known running states; print mean and SD of the profiles."""
     from hemkit.sampling import generate_states, simulate_profiles
     from hemkit.sampling import plots as pl
@@ -100,8 +119,11 @@ def simulate(paper, tasks, idle_granularity, idle_distribution, units, interval,
             _save(pl.plot_profile_histogram(res.profiles["task"], res.truth["task"]), plot_dir / "fig11_histogram.png")
     else:
         rs = generate_states(
-            [_parse_task(s) for s in tasks], units, idle_granularity=idle_granularity,
-            idle_distribution=idle_distribution, seed=seed,
+            [_parse_task(s) for s in tasks],
+            units,
+            idle_granularity=idle_granularity,
+            idle_distribution=idle_distribution,
+            seed=seed,
         )
         res = simulate_profiles(rs, interval, reps, mode=mode, jitter=jitter, noise=noise, seed=seed + 1)
         t = res.summary()
@@ -125,7 +147,13 @@ def simulate(paper, tasks, idle_granularity, idle_distribution, units, interval,
 @click.option("--comm", help="Only samples of this command.")
 @click.option("--event", help="Only samples of this event (needed when the file has several).")
 @click.option("--level", default=0.95, show_default=True, help="Confidence level of the intervals.")
-@click.option("--method", type=click.Choice(["wilson", "bound"]), default="wilson", show_default=True, help="wilson: binomial; bound: Poisson bound valid for any run length.")
+@click.option(
+    "--method",
+    type=click.Choice(["wilson", "bound"]),
+    default="wilson",
+    show_default=True,
+    help="wilson: binomial; bound: Poisson bound valid for any run length.",
+)
 @click.option("--top", default=20, show_default=True, help="Rows to show.")
 @click.option("--png", type=click.Path(dir_okay=False), help="Write a bar chart with the intervals.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), help="Write the full table as CSV.")
@@ -134,11 +162,11 @@ def profile(source, by, comm, event, level, method, top, png, out):
 
     Text input should come from `perf script -F comm,tid,time,event,ip,sym,period`.
     """
-    from hemkit.io.perf_script import read_perf_script
     from hemkit.sampling.plots import plot_shares
     from hemkit.sampling.profile import profile_shares
+    from hemkit.sampling.record import read_samples
 
-    samples = read_perf_script(source)
+    samples = read_samples(source)
     p = profile_shares(samples, by=by, level=level, method=method, comm=comm, event=event)
     _print_table(
         p.summary(top),
@@ -154,7 +182,9 @@ def profile(source, by, comm, event, level, method, top, png, out):
 
 @sampling.command()
 @click.option("--share", "shares", type=float, multiple=True, required=True, help="True share of a task (repeatable).")
-@click.option("--R", "ratios", type=float, multiple=True, help="Run ratio granularity/interval per share (default: unknown).")
+@click.option(
+    "--R", "ratios", type=float, multiple=True, help="Run ratio granularity/interval per share (default: unknown)."
+)
 @click.option("--samples", type=int, default=10_000, show_default=True, help="Samples per profile.")
 @click.option("--half-width", type=float, help="Also print the samples needed for this interval half width.")
 @click.option("--level", default=0.95, show_default=True)
@@ -185,7 +215,13 @@ def model(shares, ratios, samples, half_width, level):
 @click.option("--repeats", default=3, show_default=True)
 @click.option("--event", help="Sampling event (default: cycles with a PMU, else cpu-clock).")
 @click.option("--level", default=0.95, show_default=True)
-@click.option("--method", "methods", type=click.Choice(["wilson", "bound"]), multiple=True, help="Interval method(s); default both.")
+@click.option(
+    "--method",
+    "methods",
+    type=click.Choice(["wilson", "bound"]),
+    multiple=True,
+    help="Interval method(s); default both.",
+)
 @click.option("--out", "-o", type=click.Path(dir_okay=False), help="Write every case as CSV.")
 def check(periods, freqs, granularities, repeats, event, level, methods, out):
     """Record the known-share workload with perf and report how often intervals cover the truth."""
@@ -198,8 +234,13 @@ def check(periods, freqs, granularities, repeats, event, level, methods, out):
     with Progress(transient=True) as bar:
         task = bar.add_task("perf record runs", total=None)
         res = validate_coverage(
-            periods, freqs, granularities=granularities or (50,), repeats=repeats, level=level,
-            methods=methods or ("wilson", "bound"), event=event,
+            periods,
+            freqs,
+            granularities=granularities or (50,),
+            repeats=repeats,
+            level=level,
+            methods=methods or ("wilson", "bound"),
+            event=event,
             progress=lambda d, t: bar.update(task, completed=d, total=t),
         )
     _print_table(res.summary(), f"coverage of {level:.0%} intervals on the known-share workload")

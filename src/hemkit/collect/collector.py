@@ -46,8 +46,11 @@ def machine_info() -> dict:
                 break
     except OSError:
         pass
-    return {"uname": " ".join([u.system, u.node, u.release, u.version, u.machine]), "cpu_model": model,
-            "cpus": os.cpu_count()}
+    return {
+        "uname": " ".join([u.system, u.node, u.release, u.version, u.machine]),
+        "cpu_model": model,
+        "cpus": os.cpu_count(),
+    }
 
 
 def perf_version(perf: str | None = None) -> str:
@@ -98,8 +101,10 @@ class CollectResult:
 
     def summary(self) -> str:
         s = self.status
-        lines = [f"{self.db}: {int(s['valid'].sum())} of {int(s['target'].sum())} runs valid "
-                 f"({self.added_valid} added now, {self.added_invalid} invalid and re-run)"]
+        lines = [
+            f"{self.db}: {int(s['valid'].sum())} of {int(s['target'].sum())} runs valid "
+            f"({self.added_valid} added now, {self.added_invalid} invalid and re-run)"
+        ]
         if self.added_invalid:
             lines += [f"  {n} x {reason}" for reason, n in self.invalid_reasons.items()]
         if self.interrupted:
@@ -126,8 +131,13 @@ def _start_corunner(corunner: str | Sequence[str], pin: int | None) -> subproces
     if pin is not None and (os.cpu_count() or 1) > 1 and shutil.which("taskset"):
         args = ["taskset", "-c", str((pin + 1) % (os.cpu_count() or 1)), *args]
     try:
-        return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                                preexec_fn=_die_with_parent)
+        return subprocess.Popen(
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
     except OSError as exc:
         raise HemkitError(f"cannot start co-runner {args[0]!r}: {exc.strerror}") from None
 
@@ -201,19 +211,23 @@ def collect(
         if stored.get("command") != command:
             raise HemkitError(
                 f"{db_path}: was collected with command {' '.join(stored.get('command', []))!r}; "
-                "use another database file for a different command")
-    db.init(plan.groups, {
-        "plan": plan.to_dict(),
-        "command": command,
-        "pin": pin,
-        "corunner": corunner if corunner is None or isinstance(corunner, str) else list(corunner),
-        "format": fmt,
-        "perf": exe,
-        "perf_version": perf_version(exe),
-        "machine": machine_info(),
-        "hemkit_version": __version__,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    })
+                "use another database file for a different command"
+            )
+    db.init(
+        plan.groups,
+        {
+            "plan": plan.to_dict(),
+            "command": command,
+            "pin": pin,
+            "corunner": corunner if corunner is None or isinstance(corunner, str) else list(corunner),
+            "format": fmt,
+            "perf": exe,
+            "perf_version": perf_version(exe),
+            "machine": machine_info(),
+            "hemkit_version": __version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+    )
     db.set_meta("runs", max(runs, int(stored.get("runs", 0))) if stored else runs)
     target = int(db.meta()["runs"])
     done = db.done()
@@ -227,9 +241,16 @@ def collect(
     added_valid = added_invalid = 0
     reasons: list[str] = []
     try:
-        with Progress(TextColumn("[bold]collect"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("runs  ETA"), TimeRemainingColumn(), TextColumn("{task.description}"),
-                      disable=not progress, transient=False) as bar:
+        with Progress(
+            TextColumn("[bold]collect"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("runs  ETA"),
+            TimeRemainingColumn(),
+            TextColumn("{task.description}"),
+            disable=not progress,
+            transient=False,
+        ) as bar:
             task = bar.add_task("", total=len(todo))
             for gid, rep in todo:
                 if stop.is_set():
@@ -237,11 +258,26 @@ def collect(
                 events = plan.groups[gid]
                 for attempt in range(max_attempts):
                     t0 = time.time()
-                    res = run_perf_stat(perf_events(events, plan.perf_groups), command, cpu=pin, fmt=fmt,
-                                        perf=exe, timeout=timeout, start_new_session=True)
+                    res = run_perf_stat(
+                        perf_events(events, plan.perf_groups),
+                        command,
+                        cpu=pin,
+                        fmt=fmt,
+                        perf=exe,
+                        timeout=timeout,
+                        start_new_session=True,
+                    )
                     reason = check_reading(res.counts, events, group=gid, returncode=res.returncode)
-                    db.record_run(gid, rep, "invalid" if reason else "valid", reason, res.counts,
-                                  started=t0, seconds=res.seconds, returncode=res.returncode)
+                    db.record_run(
+                        gid,
+                        rep,
+                        "invalid" if reason else "valid",
+                        reason,
+                        res.counts,
+                        started=t0,
+                        seconds=res.seconds,
+                        returncode=res.returncode,
+                    )
                     if not reason:
                         added_valid += 1
                         break
@@ -253,7 +289,8 @@ def collect(
                 else:
                     raise HemkitError(
                         f"group {gid} ({', '.join(events)}): {max_attempts} invalid runs in a row, "
-                        f"last: {reason}; reduce the group (see 'hemkit probe') or check the command")
+                        f"last: {reason}; reduce the group (see 'hemkit probe') or check the command"
+                    )
                 bar.advance(task)
     finally:
         if old_handler is not None:
@@ -264,8 +301,14 @@ def collect(
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover
                 proc.kill()
-    return CollectResult(Path(db_path), added_valid, added_invalid, stop.is_set(), db.status(),
-                         pd.Series(reasons, dtype=object).value_counts())
+    return CollectResult(
+        Path(db_path),
+        added_valid,
+        added_invalid,
+        stop.is_set(),
+        db.status(),
+        pd.Series(reasons, dtype=object).value_counts(),
+    )
 
 
 def status(db_path: str | Path) -> pd.DataFrame:

@@ -30,11 +30,25 @@ from hemkit.errors import HemkitError
 from hemkit.perf import run_perf_stat
 
 #: perf's software events (``perf list sw``); they use no hardware counter
-SOFTWARE_EVENTS = frozenset({
-    "cpu-clock", "task-clock", "page-faults", "faults", "context-switches", "cs", "cpu-migrations",
-    "migrations", "minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-    "bpf-output", "cgroup-switches",
-})
+SOFTWARE_EVENTS = frozenset(
+    {
+        "cpu-clock",
+        "task-clock",
+        "page-faults",
+        "faults",
+        "context-switches",
+        "cs",
+        "cpu-migrations",
+        "migrations",
+        "minor-faults",
+        "major-faults",
+        "alignment-faults",
+        "emulation-faults",
+        "dummy",
+        "bpf-output",
+        "cgroup-switches",
+    }
+)
 _MODIFIERS = re.compile(r"^[ukhIGHpPSDWe]{1,6}$")
 
 
@@ -90,9 +104,17 @@ def _measure(events: Sequence[str], command: Sequence[str], repeats: int, **kw) 
     return pd.concat(parts, ignore_index=True)
 
 
-def probe(events: Sequence[str], command: Sequence[str], *, repeats: int = 3, tol: float = 0.3,
-          perf: str | None = None, fmt: str = "csv", timeout: float | None = None,
-          cpu: int | None = None) -> ProbeResult:
+def probe(
+    events: Sequence[str],
+    command: Sequence[str],
+    *,
+    repeats: int = 3,
+    tol: float = 0.3,
+    perf: str | None = None,
+    fmt: str = "csv",
+    timeout: float | None = None,
+    cpu: int | None = None,
+) -> ProbeResult:
     """Find which ``events`` count here and how many hardware events count correctly at once.
 
     Parameters
@@ -177,16 +199,21 @@ def probe(events: Sequence[str], command: Sequence[str], *, repeats: int = 3, to
     # an event whose addition failed at a size below the final budget breaks its neighbours
     for e in broke_early:
         size = int(steps_df.loc[steps_df["added"] == e, "size"].iloc[0])
-        verdict = "breaks its group: measure alone" if budget is not None and size <= budget else \
-            f"did not fit (group of {size} over the budget)"
+        verdict = (
+            "breaks its group: measure alone"
+            if budget is not None and size <= budget
+            else f"did not fit (group of {size} over the budget)"
+        )
         table.loc[table["event"] == e, "verdict"] = verdict
     n_sw = int((table["kind"] != "hardware").sum())
     unsup = int((hw["verdict"] == "unsupported").sum())
     if len(hw) == 0:
         note = f"no counter limit: all {n_sw} events are software events or tracepoints, which use no counter"
     elif len(usable) == 0:
-        note = (f"perf counts no hardware event here ({unsup} of {len(hw)} <not supported>"
-                f"{': no PMU driver?' if unsup == len(hw) else ''}); budget unknown")
+        note = (
+            f"perf counts no hardware event here ({unsup} of {len(hw)} <not supported>"
+            f"{': no PMU driver?' if unsup == len(hw) else ''}); budget unknown"
+        )
         if n_sw:
             note += f"; the {n_sw} software/tracepoint events use no counter (no counter limit)"
     else:

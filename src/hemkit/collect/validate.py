@@ -33,8 +33,7 @@ def _base(event: str) -> str:
     return event.strip().strip("{}")
 
 
-def check_reading(counts: pd.DataFrame, events: Sequence[str], *, group: object = None,
-                  returncode: int = 0) -> str:
+def check_reading(counts: pd.DataFrame, events: Sequence[str], *, group: object = None, returncode: int = 0) -> str:
     """Return ``""`` for a valid reading, else the reason it is invalid.
 
     Parameters
@@ -67,7 +66,8 @@ def check_reading(counts: pd.DataFrame, events: Sequence[str], *, group: object 
     if unsupported:
         raise HemkitError(
             f"{where}: event {unsupported[0]!r} is <not supported> by perf on this machine; "
-            "drop it from the plan (see 'hemkit probe')")
+            "drop it from the plan (see 'hemkit probe')"
+        )
     if returncode != 0:
         return f"command exited with code {returncode}"
     missing = [e for e in events if e not in by_event]

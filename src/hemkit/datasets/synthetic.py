@@ -86,7 +86,9 @@ def make_truth(
     if corr.shape != (n_events, n_events):
         raise HemkitError(f"corr must be {n_events} x {n_events}, got {corr.shape}")
     if isinstance(marginals, str):
-        kinds = [MARGINALS[i % len(MARGINALS)] for i in range(n_events)] if marginals == "mixed" else [marginals] * n_events
+        kinds = (
+            [MARGINALS[i % len(MARGINALS)] for i in range(n_events)] if marginals == "mixed" else [marginals] * n_events
+        )
     else:
         kinds = list(marginals)
         if len(kinds) != n_events:

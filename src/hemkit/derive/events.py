@@ -28,7 +28,7 @@ GENERIC = {
 
 
 def raw_code(event_code: int | str, umask: int | str | None = None) -> str:
-    """perf raw event for a core EventCode/UMask.
+    """Perf raw event for a core EventCode/UMask.
 
     Examples
     --------

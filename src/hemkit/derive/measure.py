@@ -58,10 +58,14 @@ def _perf_once(codes: list[str], family: str, kernel: str, size: str, iterations
         if row["status"] != "ok":
             raise HemkitError(f"perf did not count event {code} on {kernel}/{size}: <{row['status']}>")
         if row["value"] >= IMPLAUSIBLE:
-            raise HemkitError(f"event {code} read an implausible {row['value']:.3g} on {kernel}/{size}; re-run it alone")
+            raise HemkitError(
+                f"event {code} read an implausible {row['value']:.3g} on {kernel}/{size}; re-run it alone"
+            )
         pct = row.get("percent")
         if pct is not None and np.isfinite(pct) and pct < 99.5:
-            raise HemkitError(f"event {code} was multiplexed ({pct:g} % running) on {kernel}/{size}; use one event per run")
+            raise HemkitError(
+                f"event {code} was multiplexed ({pct:g} % running) on {kernel}/{size}; use one event per run"
+            )
     if res.returncode != 0:
         raise HemkitError(f"kernel {family}/{kernel}/{size} exited with code {res.returncode} under perf")
     return c["value"].astype(float).tolist()

@@ -141,7 +141,9 @@ def plot_variability(result: DerivationResult | pd.Series, tau: float | None = N
         _, ax = plt.subplots(figsize=(6, 3.5))
     ax.semilogy(np.arange(len(v)), np.maximum(v, eps), ".", ms=4)
     if tau is not None:
-        ax.axhspan(tau, max(1.5, v.max() if len(v) else 1.5), color="0.85", zorder=0, label=f"dropped (> tau = {tau:g})")
+        ax.axhspan(
+            tau, max(1.5, v.max() if len(v) else 1.5), color="0.85", zorder=0, label=f"dropped (> tau = {tau:g})"
+        )
         ax.legend(loc="upper left", fontsize=8)
     ax.set_xlabel("event (sorted)")
     ax.set_ylabel("max RNMSE")

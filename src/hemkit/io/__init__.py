@@ -1,4 +1,8 @@
-"""Readers and writers, one module per external format.
+"""Readers and writers, one module per external format (no processes are started here).
+
+- :mod:`hemkit.io.readings` -- :func:`read_readings`, the one way into :class:`hemkit.Readings`.
+- :mod:`hemkit.io.atomic` -- safe, atomic outputs checked before the work.
+- :mod:`hemkit.io.collection` -- the SQLite collection database of ``hemkit collect``.
 
 - :mod:`hemkit.io.tidy` -- the tidy ``group, run, event, value`` table (CSV or Parquet) and
   merged outputs.
@@ -8,8 +12,23 @@
 - :mod:`hemkit.io.perf_script` -- ``perf script`` samples (text or ``perf.data``).
 """
 
+from hemkit.io.atomic import atomic_open, atomic_path, check_output, write_figure, write_text
 from hemkit.io.mergingtools import from_mergingtools, read_code_names
 from hemkit.io.perf_stat import parse_perf_stat
-from hemkit.io.tidy import read_readings, read_table, write_table
+from hemkit.io.readings import read_readings
+from hemkit.io.tidy import read_table, read_tidy, write_table
 
-__all__ = ["from_mergingtools", "parse_perf_stat", "read_code_names", "read_readings", "read_table", "write_table"]
+__all__ = [
+    "atomic_open",
+    "atomic_path",
+    "check_output",
+    "from_mergingtools",
+    "parse_perf_stat",
+    "read_code_names",
+    "read_readings",
+    "read_table",
+    "read_tidy",
+    "write_figure",
+    "write_table",
+    "write_text",
+]

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hemkit.errors import HemkitError, HemkitWarning
+from hemkit.core.errors import HemkitError, HemkitWarning
+from hemkit.core.readings import Readings
 from hemkit.io.tidy import read_table
-from hemkit.readings import Readings
 
 _CODE = re.compile(r"^X?(\d+)(?:\.\d+)?$")
 

@@ -16,14 +16,12 @@ varies it), 1 when perf did not print it.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from pathlib import Path
 
 import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import HemkitError
 
 COLUMNS = ["comm", "tid", "time", "event", "period", "ip", "sym", "dso"]
 FIELDS = "comm,tid,time,event,ip,sym,period"
@@ -119,32 +117,21 @@ def is_perf_data(path: str | Path) -> bool:
         return fh.read(8) == b"PERFILE2"
 
 
-def perf_script_text(path: str | Path, *, perf: str | None = None) -> str:
-    """Decode a ``perf.data`` file with ``perf script -F comm,tid,time,event,ip,sym,period``."""
-    from hemkit.perf import find_perf
+def read_perf_script(path: str | Path) -> pd.DataFrame:
+    """Samples of a ``perf script`` text file.
 
-    exe = find_perf(perf)
-    proc = subprocess.run(
-        [exe, "script", "-i", os.fspath(path), "-F", FIELDS], capture_output=True, text=True, check=False
-    )
-    if proc.returncode != 0 or not proc.stdout.strip():
-        err = proc.stderr.strip().splitlines()
-        raise HemkitError(f"{path}: perf script failed: {err[-1] if err else f'exit code {proc.returncode}'}")
-    return proc.stdout
-
-
-def read_perf_script(path: str | Path, *, perf: str | None = None) -> pd.DataFrame:
-    """Samples of a ``perf script`` text file or a ``perf.data`` file (decoded with ``perf script``).
+    A ``perf.data`` file must be decoded first (:func:`hemkit.external.perf.perf_script_text`,
+    or :func:`hemkit.sampling.read_samples`, which does both).
 
     Examples
     --------
-    >>> df = read_perf_script("perf.data")  # doctest: +SKIP
+    >>> df = read_perf_script("perf.txt")  # doctest: +SKIP
     """
     path = Path(path)
     if not path.is_file():
         raise HemkitError(f"{path}: no such file")
     if is_perf_data(path):
-        return parse_perf_script(perf_script_text(path, perf=perf), source=str(path))
+        raise HemkitError(f"{path}: a perf.data file; decode it with 'perf script' first")
     try:
         text = path.read_text()
     except UnicodeDecodeError as exc:

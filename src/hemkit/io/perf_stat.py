@@ -21,7 +21,7 @@ import math
 
 import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import HemkitError
 
 COLUMNS = ["t", "event", "value", "unit", "run_time_ns", "percent", "status"]
 _STATUS = {"<not counted>": "not counted", "<not supported>": "not supported"}

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from hemkit.errors import HemkitError
-from hemkit.readings import Readings
+from hemkit.core.errors import HemkitError
+from hemkit.core.readings import Readings
+from hemkit.io.atomic import atomic_path
 
 _PARQUET = {".parquet", ".pq"}
 
@@ -29,28 +30,30 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise HemkitError(f"{path}: cannot be read ({first})") from exc
 
 
-def write_table(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write a DataFrame as CSV or Parquet (by suffix), without the index."""
+def write_table(table: pd.DataFrame, path: str | Path, *, inputs=(), what: str = "") -> Path:
+    """Write a DataFrame as CSV or Parquet (by suffix), without the index, atomically.
+
+    ``inputs`` are files the output may not overwrite (see :func:`hemkit.io.atomic.check_output`).
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() in _PARQUET:
-        table.to_parquet(path, index=False)
-    else:
-        table.to_csv(path, index=False)
+    with atomic_path(path, inputs=inputs, what=what) as tmp:
+        if path.suffix.lower() in _PARQUET:
+            table.to_parquet(tmp, index=False)
+        else:
+            table.to_csv(tmp, index=False)
     return path
 
 
-def read_readings(path: str | Path, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
+def read_tidy(path: str | Path, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
     """Read a tidy ``group, run, event, value`` file (CSV or Parquet) into :class:`Readings`.
 
     Examples
     --------
     >>> import tempfile, os
-    >>> from hemkit.io import read_readings
     >>> p = os.path.join(tempfile.mkdtemp(), "r.csv")
     >>> _ = open(p, "w").write("group,run,event,value\\n" + "".join(
     ...     f"1,{r},a,{r + 1}\\n1,{r},b,{2 * r % 3}\\n" for r in range(4)))
-    >>> read_readings(p).events
+    >>> read_tidy(p).events
     ['a', 'b']
     """
     return Readings.from_tidy(read_table(path), source=str(path), min_runs=min_runs, drop_constant=drop_constant)

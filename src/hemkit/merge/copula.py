@@ -135,7 +135,9 @@ def _problem(readings: Readings, n: int | None, rng: np.random.Generator, outlie
         raise HemkitError(f"cannot merge into {n} runs; at least 3 are needed")
     vdw = stats.norm.ppf(np.arange(1, n + 1) / (n + 1))
     white = whiten(rng.permuted(np.broadcast_to(vdw, (k, n)), axis=1))
-    return _Problem(events, event_values(readings, events, n), white, copula, goal[observed], observed, repaired, imputed)
+    return _Problem(
+        events, event_values(readings, events, n), white, copula, goal[observed], observed, repaired, imputed
+    )
 
 
 def choose_pearson_weight(
@@ -157,8 +159,6 @@ def choose_pearson_weight(
 
     Returns the chosen weight and the holdout MSE of each weight.
     """
-    from hemkit.evaluate import evaluate
-
     if int(readings.n_runs.min()) < 6:
         return 0.0, {}
     rng = np.random.default_rng(seed)
@@ -168,11 +168,18 @@ def choose_pearson_weight(
         return 0.0, {}
     prob = _problem(part, None, rng, outliers, z, impute)
     refined, _ = prob.pearson_target(refine) if any(w > 0 for w in grid) else (prob.copula, [])
+    ref = {
+        kind: upper(pairwise_correlation(reference, kind=kind)[0].loc[prob.events, prob.events].to_numpy())
+        for kind in ("pearson", "spearman")
+    }
     scores = {}
     for w in grid:  # a handful of candidate weights
-        merged = pd.DataFrame(prob.arrange((1 - w) * prob.copula + w * refined).T, columns=prob.events)
-        ev = evaluate(merged, reference)
-        scores[float(w)] = ev.mse("pearson") + ev.mse("spearman")
+        merged = prob.arrange((1 - w) * prob.copula + w * refined)
+        mine = {
+            "pearson": upper(batch_correlation(merged)),
+            "spearman": upper(batch_correlation(stats.rankdata(merged, axis=1))),
+        }
+        scores[float(w)] = sum(float(np.nanmean((mine[k] - ref[k]) ** 2)) for k in ref)
     return min(scores, key=scores.get), scores
 
 

@@ -23,7 +23,23 @@ from hemkit.mpx.synthetic import synthetic_trace
 from hemkit.mpx.traces import clean_runs, collect_traces, parse_trace, read_trace, write_trace
 
 __all__ = [
-    "MpxData", "emulate", "schedule", "FixedInterpolation", "GrowthInterpolation", "LinearInterpolation",
-    "MpxEstimator", "make_estimator", "ScoreResult", "dtw_cost", "relative_accuracy", "score", "total_error",
-    "synthetic_trace", "clean_runs", "collect_traces", "parse_trace", "read_trace", "write_trace",
+    "MpxData",
+    "emulate",
+    "schedule",
+    "FixedInterpolation",
+    "GrowthInterpolation",
+    "LinearInterpolation",
+    "MpxEstimator",
+    "make_estimator",
+    "ScoreResult",
+    "dtw_cost",
+    "relative_accuracy",
+    "score",
+    "total_error",
+    "synthetic_trace",
+    "clean_runs",
+    "collect_traces",
+    "parse_trace",
+    "read_trace",
+    "write_trace",
 ]

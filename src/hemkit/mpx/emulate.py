@@ -70,12 +70,12 @@ class MpxData:
         return self.valid & (np.nan_to_num(self.running) > 0)
 
     def perf_values(self) -> np.ndarray:
-        """perf's per-interval numbers, ``raw x enabled / running`` (NaN = ``<not counted>``)."""
+        """Perf's per-interval numbers, ``raw x enabled / running`` (NaN = ``<not counted>``)."""
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(self.observed, self.raw * self.enabled / self.running, np.nan)
 
     def perf_totals(self) -> np.ndarray:
-        """perf's (and PAPI's) estimate of each series' total: ``sum raw x sum enabled / sum running``."""
+        """Perf's (and PAPI's) estimate of each series' total: ``sum raw x sum enabled / sum running``."""
         ok = self.observed
         raw = np.where(ok, self.raw, 0.0).sum(axis=1)
         ena = np.where(self.valid, self.enabled, 0.0).sum(axis=1)
@@ -83,7 +83,7 @@ class MpxData:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(run > 0, raw * ena / run, np.nan)
 
-    def without_truth(self) -> "MpxData":
+    def without_truth(self) -> MpxData:
         return replace(self, truth=None)
 
     def to_tidy(self) -> pd.DataFrame:
@@ -102,7 +102,7 @@ class MpxData:
         return out[front + [c for c in out.columns if c not in front]]
 
     @classmethod
-    def from_tidy(cls, table: pd.DataFrame, source: str = "mpx table") -> "MpxData":
+    def from_tidy(cls, table: pd.DataFrame, source: str = "mpx table") -> MpxData:
         """Inverse of :meth:`to_tidy`; also reads a real multiplexed ``perf stat -I`` trace
         (columns ``value, time_running, percent`` from :func:`hemkit.mpx.traces.parse_trace`
         with ``ocoe=False``: ``enabled = running x 100 / percent``, ``raw = value x running / enabled``).
@@ -124,7 +124,8 @@ class MpxData:
         keys = table[extra + ["run", "event"]].drop_duplicates(["run", "event"]).reset_index(drop=True)
         S = len(keys)
         sid = pd.MultiIndex.from_frame(keys[["run", "event"]]).get_indexer(
-            pd.MultiIndex.from_frame(table[["run", "event"]]))
+            pd.MultiIndex.from_frame(table[["run", "event"]])
+        )
         step = table["step"].to_numpy(int)
         if (step < 0).any():
             raise HemkitError(f"{source}: negative step")
@@ -143,8 +144,9 @@ class MpxData:
         return cls(keys, raw, ena, run, length, truth)
 
 
-def schedule(n_steps: int, n_events: int, counters: int, *, period: int = 1, shift: int = 1,
-             offset: int = 0) -> np.ndarray:
+def schedule(
+    n_steps: int, n_events: int, counters: int, *, period: int = 1, shift: int = 1, offset: int = 0
+) -> np.ndarray:
     """Round-robin schedule: boolean (n_steps, n_events), True where the event is on a counter.
 
     At tick ``r = step // period`` the events in list positions ``(r*shift + offset + j) mod E``
@@ -170,8 +172,15 @@ def schedule(n_steps: int, n_events: int, counters: int, *, period: int = 1, shi
     return pos < counters
 
 
-def emulate(trace: pd.DataFrame, counters: int, *, period: int = 1, shift: int = 1, offset: int = 0,
-            interval_ns: float | None = None) -> MpxData:
+def emulate(
+    trace: pd.DataFrame,
+    counters: int,
+    *,
+    period: int = 1,
+    shift: int = 1,
+    offset: int = 0,
+    interval_ns: float | None = None,
+) -> MpxData:
     """Emulate multiplexing of each run's events on ``counters`` counters.
 
     Parameters
@@ -215,8 +224,10 @@ def emulate(trace: pd.DataFrame, counters: int, *, period: int = 1, shift: int =
         raise HemkitError("trace: no rows")
     if trace["value"].isna().any():
         bad = trace[trace["value"].isna()].iloc[0]
-        raise HemkitError(f"trace: run {bad['run']} event {bad['event']} has a missing count at step {bad['step']}"
-                          " (not an OCOE trace?)")
+        raise HemkitError(
+            f"trace: run {bad['run']} event {bad['event']} has a missing count at step {bad['step']}"
+            " (not an OCOE trace?)"
+        )
     tr = trace.copy()
     tr["run"] = tr["run"].astype(str)
     if interval_ns is None:
@@ -260,9 +271,14 @@ def concat(parts: list[MpxData]) -> MpxData:
         return np.pad(a, ((0, 0), (0, T - a.shape[1])), constant_values=np.nan)
 
     truth = None if any(p.truth is None for p in parts) else np.concatenate([pad(p.truth) for p in parts])
-    return MpxData(pd.concat([p.keys for p in parts], ignore_index=True),
-                   np.concatenate([pad(p.raw) for p in parts]), np.concatenate([pad(p.enabled) for p in parts]),
-                   np.concatenate([pad(p.running) for p in parts]), np.concatenate([p.length for p in parts]), truth)
+    return MpxData(
+        pd.concat([p.keys for p in parts], ignore_index=True),
+        np.concatenate([pad(p.raw) for p in parts]),
+        np.concatenate([pad(p.enabled) for p in parts]),
+        np.concatenate([pad(p.running) for p in parts]),
+        np.concatenate([p.length for p in parts]),
+        truth,
+    )
 
 
 def emulate_many(trace: pd.DataFrame, counters, offsets, **kwargs) -> MpxData:

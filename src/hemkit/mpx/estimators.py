@@ -54,7 +54,7 @@ class MpxEstimator:
 
     name = "base"
 
-    def fit(self, mpx: MpxData) -> "MpxEstimator":
+    def fit(self, mpx: MpxData) -> MpxEstimator:
         _check(mpx)
         return self
 
@@ -182,7 +182,8 @@ N_SIBLINGS = 4
 
 def sibling_index(keys: pd.DataFrame, n: int = N_SIBLINGS) -> np.ndarray:
     """(S, n) index of the events read in the same run, in the run's event order after each
-    series (position + 1, + 2, ... modulo the run's events); -1 where the run has fewer events."""
+    series (position + 1, + 2, ... modulo the run's events); -1 where the run has fewer events.
+    """
     run_code = pd.factorize(keys["run"])[0]
     pos = keys.groupby(run_code, sort=False).cumcount().to_numpy()
     size = np.bincount(run_code)[run_code]
@@ -222,11 +223,27 @@ def interpolation_features(mpx: MpxData) -> np.ndarray:
     has = (sib >= 0)[:, :, None]
     sib_level = np.where(has, level[sib.clip(0)], 0.0)  # (S, 4, T)
     sib_obs = np.where(has, obs[sib.clip(0)], 0.0)
-    feats = np.concatenate([np.stack([
-        np.log10(1 + np.nan_to_num(fixed)), np.log10(1 + np.nan_to_num(lin)), lgro,
-        np.log10(1 + np.nan_to_num(low)), obs.astype(float), since, until, np.broadcast_to(pos, (S, T)),
-        np.broadcast_to(lmean, (S, T)),
-    ], axis=-1), sib_level.transpose(0, 2, 1), sib_obs.transpose(0, 2, 1)], axis=-1)
+    feats = np.concatenate(
+        [
+            np.stack(
+                [
+                    np.log10(1 + np.nan_to_num(fixed)),
+                    np.log10(1 + np.nan_to_num(lin)),
+                    lgro,
+                    np.log10(1 + np.nan_to_num(low)),
+                    obs.astype(float),
+                    since,
+                    until,
+                    np.broadcast_to(pos, (S, T)),
+                    np.broadcast_to(lmean, (S, T)),
+                ],
+                axis=-1,
+            ),
+            sib_level.transpose(0, 2, 1),
+            sib_obs.transpose(0, 2, 1),
+        ],
+        axis=-1,
+    )
     return np.where(mpx.valid[..., None], feats, 0.0).astype(np.float32)
 
 

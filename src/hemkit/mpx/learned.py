@@ -57,7 +57,7 @@ def _windows(x: np.ndarray, w: int) -> np.ndarray:
     """(S, T, F) -> (S, T, (2w+1) F): features of the w intervals before and after each interval."""
     S, T, F = x.shape
     pad = np.pad(x, ((0, 0), (w, w), (0, 0)))
-    return np.concatenate([pad[:, k:k + T] for k in range(2 * w + 1)], axis=-1)
+    return np.concatenate([pad[:, k : k + T] for k in range(2 * w + 1)], axis=-1)
 
 
 def _zero(layer):
@@ -83,7 +83,7 @@ class _TorchEstimator(MpxEstimator):
         gap = mpx.valid & ~(mpx.observed & (mpx.running >= mpx.enabled))
         return feats, base, gap
 
-    def fit(self, mpx: MpxData) -> "_TorchEstimator":
+    def fit(self, mpx: MpxData) -> _TorchEstimator:
         torch = _torch()
         _check(mpx)
         if mpx.truth is None:
@@ -98,8 +98,11 @@ class _TorchEstimator(MpxEstimator):
         feats, base, gap = self._prepare(mpx)
         self.base_ = base.astype(np.float32)
         # RA is a mean over series: with loss="ra" every series weighs the same, whatever its length
-        w = np.ones_like(base) if self.loss == "mse" else np.broadcast_to(
-            mpx.length.mean() / np.maximum(mpx.length, 1)[:, None], base.shape)
+        w = (
+            np.ones_like(base)
+            if self.loss == "mse"
+            else np.broadcast_to(mpx.length.mean() / np.maximum(mpx.length, 1)[:, None], base.shape)
+        )
         self.weight_ = np.ascontiguousarray(w, dtype=np.float32)
         target = np.where(mpx.valid, np.log10(1 + np.nan_to_num(np.maximum(mpx.truth, 0))) - base, 0.0)
         t0 = time.perf_counter()
@@ -142,11 +145,19 @@ class _TorchEstimator(MpxEstimator):
         """Save parameters and weights (``torch.save``)."""
         torch = _torch()
         params = {k: v for k, v in vars(self).items() if not k.endswith("_")}
-        torch.save({"class": type(self).__name__, "params": params, "state": self.model_.state_dict(),
-                    "n_features": self.n_features_, "vocab": self.vocab_}, path)
+        torch.save(
+            {
+                "class": type(self).__name__,
+                "params": params,
+                "state": self.model_.state_dict(),
+                "n_features": self.n_features_,
+                "vocab": self.vocab_,
+            },
+            path,
+        )
 
     @staticmethod
-    def load(path) -> "_TorchEstimator":
+    def load(path) -> _TorchEstimator:
         """Load an estimator written by :meth:`save`."""
         torch = _torch()
         try:
@@ -175,9 +186,20 @@ class MLPEstimator(_TorchEstimator):
 
     name = "mlp"
 
-    def __init__(self, hidden=(128, 64), dropout: float = 0.3, lr: float = 3e-3, epochs: int = 40,
-                 window: int = 3, batch_size: int = 1024, loss: str = "mse", base: str = "linear", clip: bool = True,
-                 seed: int = 0, threads: int | None = 1):
+    def __init__(
+        self,
+        hidden=(128, 64),
+        dropout: float = 0.3,
+        lr: float = 3e-3,
+        epochs: int = 40,
+        window: int = 3,
+        batch_size: int = 1024,
+        loss: str = "mse",
+        base: str = "linear",
+        clip: bool = True,
+        seed: int = 0,
+        threads: int | None = 1,
+    ):
         self.hidden = tuple(hidden)
         self.loss = loss
         self.base = base
@@ -212,7 +234,7 @@ class MLPEstimator(_TorchEstimator):
             order = torch.from_numpy(rng.permutation(len(y)))
             total = 0.0
             for b in range(0, len(y), self.batch_size):
-                idx = order[b:b + self.batch_size]
+                idx = order[b : b + self.batch_size]
                 opt.zero_grad()
                 loss = torch.mean(self._error(torch, self.model_(X[idx]).squeeze(-1), y[idx], base[idx]) * wt[idx])
                 loss.backward()
@@ -241,9 +263,21 @@ class BiGRUEstimator(_TorchEstimator):
 
     name = "bigru"
 
-    def __init__(self, hidden: int = 64, layers: int = 3, lr: float = 5e-3, epochs: int = 25, crop: int = 96,
-                 batch_size: int = 32, series_per_epoch: int | None = 512, loss: str = "mse",
-                 base: str = "linear", clip: bool = True, seed: int = 0, threads: int | None = 1):
+    def __init__(
+        self,
+        hidden: int = 64,
+        layers: int = 3,
+        lr: float = 5e-3,
+        epochs: int = 25,
+        crop: int = 96,
+        batch_size: int = 32,
+        series_per_epoch: int | None = 512,
+        loss: str = "mse",
+        base: str = "linear",
+        clip: bool = True,
+        seed: int = 0,
+        threads: int | None = 1,
+    ):
         self.hidden = hidden
         self.loss = loss
         self.base = base
@@ -289,7 +323,7 @@ class BiGRUEstimator(_TorchEstimator):
             starts = (rng.random(S) * np.maximum(lengths - crop, 0)).astype(int) if crop < T else np.zeros(S, int)
             total, count = 0.0, 0.0
             for b in range(0, S, self.batch_size):
-                idx = order[b:b + self.batch_size]
+                idx = order[b : b + self.batch_size]
                 cols = starts[idx][:, None] + np.arange(crop)[None, :]
                 rows = idx[:, None]
                 xb, yb, mb = X[rows, cols], y[rows, cols], m[rows, cols]
@@ -307,5 +341,5 @@ class BiGRUEstimator(_TorchEstimator):
     def _predict(self, torch, feats):
         out = []
         for b in range(0, len(feats), 256):
-            out.append(self.model_(torch.from_numpy(feats[b:b + 256])).numpy())
+            out.append(self.model_(torch.from_numpy(feats[b : b + 256])).numpy())
         return np.concatenate(out) if out else np.zeros(feats.shape[:2])

@@ -76,8 +76,9 @@ def dtw_cost(a, b, *, log: bool = True, chunk_cells: int = 8_000_000) -> np.ndar
     out = np.full(S, np.nan)
     step = max(1, chunk_cells // max(T * T, 1))
     for s0 in range(0, S, step):  # chunks bound the (S, T, T) memory
-        out[s0:s0 + step] = _dtw_chunk(np.nan_to_num(a[s0:s0 + step]), np.nan_to_num(b[s0:s0 + step]),
-                                       length[s0:s0 + step])
+        out[s0 : s0 + step] = _dtw_chunk(
+            np.nan_to_num(a[s0 : s0 + step]), np.nan_to_num(b[s0 : s0 + step]), length[s0 : s0 + step]
+        )
     return float(out[0]) if one else out
 
 

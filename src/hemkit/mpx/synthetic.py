@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 
 
-def synthetic_trace(runs: int = 3, steps: int = 100, events: int = 5, *, phases: int = 5, seed: int = 0,
-                    workload: str = "synthetic") -> pd.DataFrame:
+def synthetic_trace(
+    runs: int = 3, steps: int = 100, events: int = 5, *, phases: int = 5, seed: int = 0, workload: str = "synthetic"
+) -> pd.DataFrame:
     """A tidy OCOE trace ``workload, set, run, t, step, event, value`` (all events of a run read together).
 
     Examples
@@ -30,8 +31,17 @@ def synthetic_trace(runs: int = 3, steps: int = 100, events: int = 5, *, phases:
         phase = np.searchsorted(cuts, np.arange(steps), side="right")
         counts = rng.poisson(rates[phase]).astype(float)
         step = np.repeat(np.arange(steps), events)
-        parts.append(pd.DataFrame({
-            "workload": workload, "set": 0, "run": f"{workload}/s0/r{r}", "t": (step + 1) * 0.01,
-            "step": step, "event": np.tile(names, steps), "value": counts.ravel(),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "workload": workload,
+                    "set": 0,
+                    "run": f"{workload}/s0/r{r}",
+                    "t": (step + 1) * 0.01,
+                    "step": step,
+                    "event": np.tile(names, steps),
+                    "value": counts.ravel(),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)

@@ -60,7 +60,9 @@ def parse_trace(text: str, run: str = "0", *, fmt: str | None = None, ocoe: bool
     0  r0     0  page-faults  120.0
     1  r0     1  page-faults    0.0
     """
-    return tidy_interval_counts(parse_perf_stat(text, fmt=fmt, interval=True if fmt != "json" else None), run, ocoe=ocoe)
+    return tidy_interval_counts(
+        parse_perf_stat(text, fmt=fmt, interval=True if fmt != "json" else None), run, ocoe=ocoe
+    )
 
 
 def tidy_interval_counts(table: pd.DataFrame, run: str, *, ocoe: bool = True) -> pd.DataFrame:
@@ -186,8 +188,14 @@ def to_wide(trace: pd.DataFrame, run: str) -> pd.DataFrame:
     return sub.pivot_table(index="step", columns="event", values="value", aggfunc="sum", sort=False)
 
 
-def clean_runs(trace: pd.DataFrame, *, drop_below: float = 0.2, tail_fraction: float = 0.02, tail_steps: int = 5,
-               by: str | None = "workload") -> pd.DataFrame:
+def clean_runs(
+    trace: pd.DataFrame,
+    *,
+    drop_below: float = 0.2,
+    tail_fraction: float = 0.02,
+    tail_steps: int = 5,
+    by: str | None = "workload",
+) -> pd.DataFrame:
     """The paper's data cleaning (section 2.2 and 3.4, step 2).
 
     1. For every event and every group of runs (``by``: runs of the same workload and event

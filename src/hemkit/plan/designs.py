@@ -220,8 +220,9 @@ class _Problem:
 
 
 # ------------------------------------------------------------------------ HRM
-def hrm_design(events: Sequence[str], pmcs: int, *, anchor: str | None = None,
-               constraints: Constraints | None = None) -> list[list[str]]:
+def hrm_design(
+    events: Sequence[str], pmcs: int, *, anchor: str | None = None, constraints: Constraints | None = None
+) -> list[list[str]]:
     """HRM groups: ``anchor`` in every group, the rest in ``ceil((nh-1)/(np-1))`` balanced groups.
 
     Parameters
@@ -313,8 +314,14 @@ def _greedy(prob: _Problem, rng: random.Random) -> list[list[int]]:
             cands = [u for u in best if prob.fits(block + [u])]
             if not cands or best_gain == 0:
                 # the best units do not fit: take the best that does
-                alt = sorted(((sum(uncovered[u][b] for b in block), u) for u in range(n)
-                              if u not in block and prob.fits(block + [u])), reverse=True)
+                alt = sorted(
+                    (
+                        (sum(uncovered[u][b] for b in block), u)
+                        for u in range(n)
+                        if u not in block and prob.fits(block + [u])
+                    ),
+                    reverse=True,
+                )
                 if not alt or alt[0][0] == 0:
                     break
                 cands = [u for g, u in alt if g == alt[0][0]]
@@ -347,8 +354,15 @@ def _prune(blocks: list[list[int]], n: int) -> list[list[int]]:
     return keep
 
 
-def _anneal(prob: _Problem, blocks: list[list[int]], rng: random.Random, iters: int,
-            t0: float = 1.0, cool: float = 0.999, floor: float = 0.05) -> list[list[int]] | None:
+def _anneal(
+    prob: _Problem,
+    blocks: list[list[int]],
+    rng: random.Random,
+    iters: int,
+    t0: float = 1.0,
+    cool: float = 0.999,
+    floor: float = 0.05,
+) -> list[list[int]] | None:
     """Try to cover every pair with exactly ``len(blocks)`` groups; None if the budget runs out."""
     n = len(prob.units)
     blocks = [list(b) for b in blocks]
@@ -437,8 +451,10 @@ class CoveringResult:
 
     def summary(self) -> str:
         known = "?" if self.best_known is None else str(self.best_known)
-        return (f"{self.size} groups (greedy {self.greedy_size}, Schönheim bound {self.lower_bound}, "
-                f"best known {known}{', proven optimal' if self.optimal else ''})")
+        return (
+            f"{self.size} groups (greedy {self.greedy_size}, Schönheim bound {self.lower_bound}, "
+            f"best known {known}{', proven optimal' if self.optimal else ''})"
+        )
 
 
 def _candidate_blocks(prob: _Problem, limit: int) -> list[tuple[int, ...]] | None:
@@ -477,8 +493,13 @@ def _ilp(prob: _Problem, upper: int, time_limit: float, limit: int = 1500):
             rows.append(pair_id[p])
             cols.append(j)
     a = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(pair_id), len(cands)))
-    res = milp(np.ones(len(cands)), constraints=LinearConstraint(a, lb=1), integrality=np.ones(len(cands)),
-               bounds=Bounds(0, 1), options={"time_limit": time_limit, "disp": False})
+    res = milp(
+        np.ones(len(cands)),
+        constraints=LinearConstraint(a, lb=1),
+        integrality=np.ones(len(cands)),
+        bounds=Bounds(0, 1),
+        options={"time_limit": time_limit, "disp": False},
+    )
     if res.x is None:
         return None
     chosen = [list(cands[j]) for j in np.flatnonzero(res.x > 0.5)]
@@ -489,8 +510,15 @@ def _ilp(prob: _Problem, upper: int, time_limit: float, limit: int = 1500):
     return chosen, proven
 
 
-def covering_design(events: Sequence[str], pmcs: int, *, constraints: Constraints | None = None,
-                    seed: int = 0, effort: float = 1.0, exact_time: float = 5.0) -> CoveringResult:
+def covering_design(
+    events: Sequence[str],
+    pmcs: int,
+    *,
+    constraints: Constraints | None = None,
+    seed: int = 0,
+    effort: float = 1.0,
+    exact_time: float = 5.0,
+) -> CoveringResult:
     """MUCH groups: every pair of events read together at least once, as few groups as found.
 
     Parameters
@@ -524,14 +552,16 @@ def covering_design(events: Sequence[str], pmcs: int, *, constraints: Constraint
     n = len(prob.units)
     rng = random.Random(seed)
     if prob.cap < 2 and n >= 2:
-        raise HemkitError(f"groups of {prob.cap} event(s) besides fixed ones cannot cover pairs; "
-                          "MUCH needs at least 2 counters")
+        raise HemkitError(
+            f"groups of {prob.cap} event(s) besides fixed ones cannot cover pairs; MUCH needs at least 2 counters"
+        )
     impossible = _uncovered_pairs(prob)
     if impossible:
         a, b = impossible[0]
         raise HemkitError(
             f"events {prob.units[a][0]!r} and {prob.units[b][0]!r} can never be read together "
-            "(counter restrictions or group budget); no MUCH design covers that pair")
+            "(counter restrictions or group budget); no MUCH design covers that pair"
+        )
     k = prob.cap
     if n <= 1:
         return CoveringResult(prob.groups([list(range(n))]), 1, 1, 1)

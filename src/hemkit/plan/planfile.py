@@ -151,8 +151,10 @@ class Plan:
 
     def to_toml(self) -> str:
         d = self.to_dict()
-        lines = [f"# hemkit plan: {len(self.events)} events, {len(self.groups)} groups"
-                 f"{f' of at most {self.pmcs}' if self.pmcs else ''} ({self.design} design)"]
+        lines = [
+            f"# hemkit plan: {len(self.events)} events, {len(self.groups)} groups"
+            f"{f' of at most {self.pmcs}' if self.pmcs else ''} ({self.design} design)"
+        ]
         for k, v in d.items():
             if k in ("groups", "perf_groups"):
                 lines.append(f"{k} = [")
@@ -183,18 +185,29 @@ class Plan:
         return cls.from_dict(d, source=str(path))
 
     def summary(self) -> str:
-        lines = [f"{self.design} plan: {len(self.events)} events in {len(self.groups)} groups"
-                 + (f" of at most {self.pmcs}" if self.pmcs else "")]
+        lines = [
+            f"{self.design} plan: {len(self.events)} events in {len(self.groups)} groups"
+            + (f" of at most {self.pmcs}" if self.pmcs else "")
+        ]
         if self.lower_bound is not None:
-            lines.append(f"Schönheim lower bound {self.lower_bound}, best known "
-                         f"{self.best_known if self.best_known is not None else '?'}"
-                         f"{', proven optimal' if self.optimal else ''}")
+            lines.append(
+                f"Schönheim lower bound {self.lower_bound}, best known "
+                f"{self.best_known if self.best_known is not None else '?'}"
+                f"{', proven optimal' if self.optimal else ''}"
+            )
         lines += [f"  {i}: {', '.join(g)}" for i, g in enumerate(self.groups)]
         return "\n".join(lines)
 
 
-def make_plan(events: Sequence[str], pmcs: int, *, design: str = "much", anchor: str | None = None,
-              constraints: Constraints | None = None, seed: int = 0) -> Plan:
+def make_plan(
+    events: Sequence[str],
+    pmcs: int,
+    *,
+    design: str = "much",
+    anchor: str | None = None,
+    constraints: Constraints | None = None,
+    seed: int = 0,
+) -> Plan:
     """Design groups for ``events`` on ``pmcs`` counters and wrap them in a :class:`Plan`.
 
     Parameters
@@ -215,16 +228,31 @@ def make_plan(events: Sequence[str], pmcs: int, *, design: str = "much", anchor:
     c = constraints or Constraints()
     if design == "hrm":
         groups = hrm_design(events, pmcs, anchor=anchor, constraints=c)
-        return Plan(groups, "hrm", pmcs, anchor or c.fixed or list(events)[0], [list(s) for s in c.must_share],
-                    event_order=list(events))
+        return Plan(
+            groups,
+            "hrm",
+            pmcs,
+            anchor or c.fixed or list(events)[0],
+            [list(s) for s in c.must_share],
+            event_order=list(events),
+        )
     if design == "much":
         if anchor is not None:
             if c.fixed not in (None, anchor):
                 raise HemkitError(f"two events to read in every group: {anchor!r} and {c.fixed!r}")
             c = Constraints(c.must_share, c.counters, anchor, c.budget)
         res = covering_design(events, pmcs, constraints=c, seed=seed)
-        return Plan(res.groups, "much", pmcs, c.fixed, [list(s) for s in c.must_share], res.lower_bound,
-                    res.best_known, list(events), res.optimal)
+        return Plan(
+            res.groups,
+            "much",
+            pmcs,
+            c.fixed,
+            [list(s) for s in c.must_share],
+            res.lower_bound,
+            res.best_known,
+            list(events),
+            res.optimal,
+        )
     raise HemkitError(f"unknown design {design!r}; use 'much' or 'hrm'")
 
 

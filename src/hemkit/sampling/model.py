@@ -97,7 +97,9 @@ def runs_variance(run_task, run_length, interval, n_tasks: int, n_samples) -> np
     runs are independent given a random start.  Used for mixtures of run lengths
     (Eq. 7) and to check the simulator against the model.
     """
-    v = np.bincount(np.asarray(run_task), weights=capture_variance(np.asarray(run_length) / interval), minlength=n_tasks)
+    v = np.bincount(
+        np.asarray(run_task), weights=capture_variance(np.asarray(run_length) / interval), minlength=n_tasks
+    )
     return v / float(n_samples) ** 2
 
 

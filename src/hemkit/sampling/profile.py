@@ -93,7 +93,9 @@ def profile_shares(
     if comm is not None:
         df = df[df["comm"] == comm]
         if df.empty:
-            raise HemkitError(f"no samples of command {comm!r} (commands: {', '.join(map(str, samples['comm'].unique()[:10]))})")
+            raise HemkitError(
+                f"no samples of command {comm!r} (commands: {', '.join(map(str, samples['comm'].unique()[:10]))})"
+            )
     if "event" in df.columns:
         events = df["event"].unique()
         if event is not None:

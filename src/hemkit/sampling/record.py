@@ -26,11 +26,25 @@ import numpy as np
 import pandas as pd
 
 from hemkit.errors import HemkitError
-from hemkit.io.perf_script import parse_perf_script, perf_script_text
+from hemkit.external.perf import perf_script_text
+from hemkit.io.perf_script import is_perf_data, parse_perf_script, read_perf_script
 from hemkit.sampling.profile import profile_shares
 
 SOURCE = "hemkit.sampling:c/shares.c"
 DEFAULT_UNITS = (60_000, 120_000, 180_000, 240_000)  # 10/20/30/40 %, about 0.9 s in all here
+
+
+def read_samples(path: str | os.PathLike[str], *, perf: str | None = None) -> pd.DataFrame:
+    """Samples of a ``perf.data`` file (decoded with ``perf script``) or of ``perf script`` text.
+
+    Examples
+    --------
+    >>> samples = read_samples("perf.data")  # doctest: +SKIP
+    """
+    p = os.fspath(path)
+    if os.path.isfile(p) and is_perf_data(p):
+        return parse_perf_script(perf_script_text(p, perf=perf), source=p)
+    return read_perf_script(p)
 
 
 def workload() -> str:

@@ -1,0 +1,161 @@
+"""The command line's one vocabulary, as reusable click options, and small rendering helpers.
+
+Every command takes its common options from here, so a name means one thing everywhere:
+
+==================  ===================================================================
+option              meaning
+==================  ===================================================================
+``-o/--output F``   the file the command writes (CSV or Parquet by suffix, or its format)
+``--plot F``        the figure it draws (``--plot-<what> F`` where there are several)
+``--pmcs N``        counters per run (hardware counters available at once)
+``--runs N``        executions of a measured program (probe, collect, derive, sampling)
+``--reps N``        repetitions of a simulation
+``--seed N``        seed of every random choice (same seed, same output)
+``--quiet``         no progress display
+==================  ===================================================================
+
+Older spellings (``--out``, ``--png``, ``--counters`` ...) are hidden aliases that still
+work for one release and print a deprecation warning; :func:`alias` makes them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# counters per run: the PMUs hemkit targets have 2..8; 64 leaves room for software events
+PMCS = click.IntRange(1, 64)
+POSITIVE = click.IntRange(min=1)
+SEED = click.IntRange(min=0)
+LEVEL = click.FloatRange(0, 1, min_open=True, max_open=True)
+
+
+def output_option(
+    help: str = "Write the result here.", *, required: bool = False, default: str | None = None
+) -> Callable[[F], F]:
+    """``-o/--output FILE``."""
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False),
+        required=required,
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def plot_option(what: str = "", help: str = "Write the figure here (PNG, SVG or PDF by suffix).") -> Callable[[F], F]:
+    """``--plot FILE`` or ``--plot-<what> FILE``."""
+    name = f"--plot-{what}" if what else "--plot"
+    return click.option(name, type=click.Path(dir_okay=False), help=help)
+
+
+def pmcs_option(
+    help: str = "Counters per run.", *, required: bool = False, default: int | None = None, multiple: bool = False
+) -> Callable[[F], F]:
+    """``--pmcs N`` (counters per run)."""
+    return click.option(
+        "--pmcs",
+        type=PMCS,
+        required=required,
+        default=default,
+        multiple=multiple,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def runs_option(help: str = "Executions of the measured program.", *, default: int | None = None) -> Callable[[F], F]:
+    """``--runs N`` (executions of a measured program)."""
+    return click.option("--runs", type=POSITIVE, default=default, show_default=default is not None, help=help)
+
+
+def reps_option(help: str = "Simulation repetitions.", *, default: int | None = None) -> Callable[[F], F]:
+    """``--reps N`` (simulation repetitions)."""
+    return click.option("--reps", type=POSITIVE, default=default, show_default=default is not None, help=help)
+
+
+def seed_option(default: int = 0) -> Callable[[F], F]:
+    """``--seed N``: a non-negative integer."""
+    return click.option(
+        "--seed",
+        type=SEED,
+        default=default,
+        show_default=True,
+        help="Seed of every random choice (same seed, same output).",
+    )
+
+
+def quiet_option() -> Callable[[F], F]:
+    """``-q/--quiet``: no progress display."""
+    return click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+
+
+def alias(old: str, dest: str, new: str, **kwargs: Any) -> Callable[[F], F]:
+    """A hidden, deprecated spelling ``old`` of the option whose parameter is ``dest``.
+
+    The value lands in ``dest`` (a given alias wins over the new option's default) and
+    click prints a deprecation warning naming ``new``.
+    """
+    return click.option(old, dest, hidden=True, deprecated=f"use {new}", **kwargs)
+
+
+def readings_input_options(f: F) -> F:
+    """The input options of every command that reads readings (see :func:`hemkit.io.read_readings`)."""
+    f = click.option(
+        "--drop-constant", is_flag=True, help="Drop events constant within a group (else an error naming them)."
+    )(f)
+    f = click.option(
+        "--codes",
+        type=click.Path(dir_okay=False),
+        help="hems,code table naming the event codes of a mergingTools raw file.",
+    )(f)
+    f = click.option(
+        "--pmcs", type=PMCS, help="INPUT is a mergingTools raw file with this many counters (columns) per group."
+    )(f)
+    return f
+
+
+@contextmanager
+def warnings_to_stderr() -> Iterator[None]:
+    """Show every :class:`hemkit.HemkitWarning` raised inside as ``hemkit: warning: ...`` on stderr."""
+    from hemkit.core.errors import HemkitWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", HemkitWarning)
+        try:
+            yield
+        finally:
+            seen = set()
+            for w in caught:
+                if issubclass(w.category, HemkitWarning) and str(w.message) not in seen:
+                    seen.add(str(w.message))
+                    click.echo(f"hemkit: warning: {w.message}", err=True)
+
+
+def show_table(frame: Any, title: str = "", *, float_format: str = "{:.4g}") -> None:
+    """Print a DataFrame as a rich table on stdout (index as the first column)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title or None)
+    index_name = frame.index.name if frame.index.name is not None else ""
+    table.add_column(str(index_name))
+    for c in frame.columns:
+        table.add_column(str(c), justify="right")
+    for idx, row in frame.iterrows():
+        cells = [float_format.format(v) if isinstance(v, float) else str(v) for v in row]
+        table.add_row(str(idx), *cells)
+    Console().print(table)
+
+
+def wrote(path: Any, what: str = "") -> None:
+    """The one line every command prints for each file it wrote."""
+    click.echo(f"wrote {what + ' ' if what else ''}{path}")

@@ -1,0 +1,61 @@
+"""hemkit's core: the readings model, errors, randomness, progress and result objects.
+
+Everything else in hemkit builds on these; they import nothing from the rest of hemkit.
+
+- :mod:`hemkit.core.readings` -- :class:`Readings`, groups of runs x events.
+- :mod:`hemkit.core.errors` -- :class:`HemkitError` and its kinds.
+- :mod:`hemkit.core.rng` -- the ``seed`` policy (:func:`as_generator`, :func:`spawn`, :func:`child`).
+- :mod:`hemkit.core.progress` -- the ``progress`` protocol.
+- :mod:`hemkit.core.results` -- the :class:`Result` base of every result object.
+"""
+
+from hemkit.core.errors import (
+    DesignError,
+    HemkitError,
+    HemkitWarning,
+    InputError,
+    MeasurementError,
+    OutputError,
+    SetupError,
+)
+from hemkit.core.progress import ProgressLike, as_progress
+from hemkit.core.results import Result, result
+
+# numpy and pandas load on first use, so that ``import hemkit`` (and ``hemkit --help``) stays fast
+_LAZY = {
+    "TIDY_COLUMNS": "hemkit.core.readings",
+    "Readings": "hemkit.core.readings",
+    "SeedLike": "hemkit.core.rng",
+    "as_generator": "hemkit.core.rng",
+    "child": "hemkit.core.rng",
+    "spawn": "hemkit.core.rng",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'hemkit.core' has no attribute {name!r}")
+
+
+__all__ = [
+    "TIDY_COLUMNS",
+    "DesignError",
+    "HemkitError",
+    "HemkitWarning",
+    "InputError",
+    "MeasurementError",
+    "OutputError",
+    "ProgressLike",
+    "Readings",
+    "Result",
+    "SeedLike",
+    "SetupError",
+    "as_generator",
+    "as_progress",
+    "child",
+    "result",
+    "spawn",
+]

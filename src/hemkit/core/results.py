@@ -1,0 +1,77 @@
+"""The base of every result object hemkit returns (statsmodels style).
+
+A method returns one frozen, documented dataclass that carries everything a user asks
+next, e.g. :class:`hemkit.merge.MergeResult` (the merged table, the method, its parameters
+and diagnostics).  Each result
+
+- has ``summary() -> pandas.DataFrame``: the few numbers a user reads first;
+- prints readably (``repr`` shows the class and the summary table, ``_repr_html_`` the same
+  in a notebook);
+- has ``to_frame()`` where a table is its natural form, and ``plot(ax=None) -> Axes`` where
+  a figure is;
+- never writes files: saving is :mod:`hemkit.io`'s job.
+
+Define one with the :func:`result` decorator (a frozen dataclass that keeps this repr)::
+
+    @result
+    class PlanResult(Result):
+        \"\"\"Groups of events to read together.\"\"\"
+        groups: tuple[tuple[str, ...], ...]
+
+        def summary(self) -> pd.DataFrame: ...
+
+Examples
+--------
+>>> import pandas as pd
+>>> @result
+... class Demo(Result):
+...     '''A demo result.'''
+...     value: float
+...     def summary(self) -> pd.DataFrame:
+...         return pd.DataFrame({"value": [self.value]}, index=["demo"])
+>>> Demo(1.5)
+Demo
+      value
+demo    1.5
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+T = TypeVar("T", bound=type)
+
+
+class Result:
+    """Mixin for result dataclasses: ``summary()`` and a readable ``repr``."""
+
+    def summary(self) -> pd.DataFrame:  # pragma: no cover - every result defines it
+        """The few numbers a user reads first, as a DataFrame."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        try:
+            table = self.summary().to_string()
+        except Exception as exc:  # a repr must never raise
+            table = f"(summary unavailable: {exc})"
+        return f"{type(self).__name__}\n{table}"
+
+    def _repr_html_(self) -> str:
+        return f"<b>{type(self).__name__}</b>" + self.summary().to_html()
+
+
+def result(cls: T | None = None, **kwargs: Any) -> T | Callable[[T], T]:
+    """Decorator: a frozen dataclass (no generated repr or eq) for a :class:`Result` subclass."""
+
+    def wrap(c: T) -> T:
+        return dataclasses.dataclass(frozen=True, repr=False, eq=False, **kwargs)(c)
+
+    return wrap if cls is None else wrap(cls)
+
+
+__all__ = ["Result", "result"]

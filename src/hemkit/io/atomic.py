@@ -1,0 +1,171 @@
+"""Safe outputs: check the place before the work, write atomically, never clobber an input.
+
+Every file hemkit writes goes through :func:`atomic_path` (for writers that take a path:
+pandas, matplotlib, torch) or :func:`atomic_open` (for text and bytes).  The data is written
+to a temporary file beside the target and renamed over it only when complete, so a failure
+(full disk, Ctrl-C, an error halfway) leaves any existing file exactly as it was and no
+half-written file behind.  :func:`check_output` runs *before* a long computation so that a
+missing folder, a read-only place, a folder given as the file, a device such as
+``/dev/full`` or an output that is one of the inputs is reported in one line at once,
+not after an hour of work.
+
+Examples
+--------
+>>> import os, tempfile
+>>> target = os.path.join(tempfile.mkdtemp(), "out.txt")
+>>> with atomic_open(target) as fh:
+...     _ = fh.write("hello")
+>>> open(target).read()
+'hello'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from hemkit.core.errors import OutputError
+
+PathLike = str | os.PathLike[str]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what: str = "") -> Path:
+    """Refuse, before any work, an output path that cannot or must not be written.
+
+    Parameters
+    ----------
+    path : path
+        The file to be written.
+    inputs : paths
+        Files the command reads; the output may not be one of them.
+    what : str
+        How to name the output in messages (e.g. ``"plot"``); default just the path.
+
+    Raises
+    ------
+    OutputError
+        The path is a folder or not a regular file, its folder is missing or not writable,
+        or it is one of ``inputs``.
+    """
+    p = Path(os.fspath(path))
+    label = f"{what} {p}" if what else str(p)
+    if str(p) in ("", "."):
+        raise OutputError(f"{label or 'output'}: empty output path")
+    if p.is_dir():
+        raise OutputError(f"{label}: is a folder; give a file name")
+    if p.exists() and not p.is_file():
+        raise OutputError(f"{label}: exists and is not a regular file; refusing to write to it")
+    for src in inputs:
+        if src is not None and _same_file(p, Path(os.fspath(src))):
+            raise OutputError(f"{label}: is also an input; refusing to overwrite it")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.exists():
+        raise OutputError(f"{label}: folder {parent} does not exist")
+    if not parent.is_dir():
+        raise OutputError(f"{label}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{label}: cannot write in {parent} (read-only or no permission)")
+    return p
+
+
+def check_output_dir(path: PathLike, *, what: str = "") -> Path:
+    """Like :func:`check_output` for an output *folder*: an existing folder, or one whose parent exists."""
+    p = Path(os.fspath(path))
+    label = f"{what} {p}" if what else str(p)
+    if p.exists() and not p.is_dir():
+        raise OutputError(f"{label}: exists and is not a folder")
+    parent = p if p.exists() else p.parent
+    if not parent.exists():
+        raise OutputError(f"{label}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{label}: cannot write in {parent} (read-only or no permission)")
+    return p
+
+
+def _describe(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    if exc.errno == errno.EROFS:
+        return "read-only file system"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.EDQUOT:
+        return "disk quota exceeded"
+    return exc.strerror or type(exc).__name__
+
+
+@contextlib.contextmanager
+def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what: str = "") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` when the block succeeds.
+
+    The temporary file keeps ``path``'s suffix, so writers that choose a format by suffix
+    (pandas, matplotlib) still do.  On any error the temporary file is removed, ``path`` is
+    untouched, and an :class:`OSError` becomes an :class:`OutputError` naming ``path``.
+    """
+    target = check_output(path, inputs=inputs, what=what)
+    label = f"{what} {target}" if what else str(target)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent or ".")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:  # the data must be on disk before the rename
+            os.fsync(fh.fileno())
+        mode = 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise OutputError(f"{label}: cannot be written ({_describe(exc)})") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+@contextlib.contextmanager
+def atomic_open(
+    path: PathLike, mode: str = "w", *, inputs: Iterable[PathLike | None] = (), what: str = "", **kwargs: Any
+) -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path`` for writing; rename it onto ``path`` when the block succeeds."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes whole files: mode 'w' or 'wb', not {mode!r}")
+    with atomic_path(path, inputs=inputs, what=what) as tmp:
+        try:
+            with open(tmp, mode, **kwargs) as fh:
+                yield fh
+        except OSError as exc:
+            raise OutputError(f"{what + ' ' if what else ''}{path}: cannot be written ({_describe(exc)})") from None
+
+
+def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] = (), what: str = "") -> Path:
+    """Write ``text`` to ``path`` atomically (UTF-8)."""
+    with atomic_open(path, "w", inputs=inputs, what=what, encoding="utf-8") as fh:
+        fh.write(text)
+    return Path(os.fspath(path))
+
+
+def write_figure(figure: Any, path: PathLike, *, dpi: int = 120, what: str = "plot") -> Path:
+    """Save a matplotlib figure atomically (format from the suffix; PNG by default)."""
+    with atomic_path(path, what=what) as tmp:
+        figure.savefig(tmp, dpi=dpi, bbox_inches="tight", format=Path(os.fspath(path)).suffix.lstrip(".") or "png")
+    return Path(os.fspath(path))
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+__all__ = ["atomic_open", "atomic_path", "check_output", "check_output_dir", "write_figure", "write_text"]

@@ -1,0 +1,108 @@
+"""The shape of the package (DESIGN.md): layers, no import cycles, one place for processes, a light CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+grimp = pytest.importorskip("grimp")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return grimp.build_graph("hemkit", include_external_packages=True)
+
+
+def test_import_linter_contracts_hold():
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+def _strongly_connected(nodes, edges):
+    """Tarjan's algorithm, iterative; returns the components with more than one module."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(edges.get(root, ())))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(edges.get(nxt, ()))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = []
+                    while True:
+                        m = stack.pop()
+                        on_stack.discard(m)
+                        comp.append(m)
+                        if m == node:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def test_no_import_cycles_between_modules(graph):
+    """Every import counts, also those inside functions: the module graph is acyclic."""
+    modules = sorted(m for m in graph.modules if m.startswith("hemkit"))
+    edges = {
+        m: sorted(x for x in graph.find_modules_directly_imported_by(m) if x.startswith("hemkit")) for m in modules
+    }
+    cycles = _strongly_connected(modules, edges)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_only_external_starts_processes(graph):
+    users = sorted(
+        m
+        for m in graph.find_modules_that_directly_import("subprocess")
+        if m.startswith("hemkit") and not m.startswith("hemkit.external")
+    )
+    assert not users, f"modules that import subprocess outside hemkit.external: {users}"
+
+
+def test_io_starts_no_process(graph):
+    chains = graph.find_shortest_chains(importer="hemkit.io", imported="hemkit.external", as_packages=True)
+    assert not chains, f"hemkit.io reaches hemkit.external: {chains}"
+
+
+def test_cli_import_is_light():
+    """``import hemkit.cli`` (what ``hemkit --help`` costs) loads no heavy library."""
+    code = (
+        "import sys, hemkit.cli; "
+        "heavy = [m for m in ('matplotlib', 'torch', 'scipy', 'scipy.stats', 'pandas', 'numpy', 'rich', 'statsmodels', 'pyarrow') "
+        "if m in sys.modules]; print(','.join(heavy))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "", f"import hemkit.cli loads {proc.stdout.strip()}"
