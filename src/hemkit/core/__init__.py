@@ -18,6 +18,7 @@ from hemkit.core.errors import (
     OutputError,
     SetupError,
 )
+
 # everything but the errors loads on first use, so that ``import hemkit`` (and ``hemkit --help``)
 # stays fast
 _LAZY = {

@@ -98,7 +98,7 @@ def read_readings(
 
         return load_readings(path, min_runs=min_runs, drop_constant=drop_constant)
     if pmcs is not None:
-        names = read_code_names(codes) if codes is not None else None
+        names = read_code_names(os.fspath(codes)) if codes is not None else None
         return from_mergingtools(path, pmcs, code_names=names, drop_constant=drop_constant, min_runs=min_runs)
     table = read_table(path)
     if set(TIDY_COLUMNS) <= set(map(str, table.columns)):
