@@ -24,6 +24,24 @@ PathLike = str | os.PathLike[str]
 
 
 def _wide(path: Path, table: pd.DataFrame) -> pd.DataFrame:
+    """The table with an integer ``run`` column as its index; duplicated CSV headers refused by name."""
+    if path.suffix.lower() not in (".parquet", ".pq"):
+        import csv
+
+        try:
+            with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+                header = next(csv.reader(fh), [])
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+        seen: set[str] = set()
+        for name in header:
+            if name in seen:
+                raise InputError(f"{path}: column {name!r} appears twice")
+            seen.add(name)
+    if set(TIDY_COLUMNS) <= {str(c) for c in table.columns}:
+        raise InputError(
+            f"{path}: looks like grouped readings (group, run, event, value), not a table of runs x events"
+        )
     if "run" in table.columns and pd.api.types.is_integer_dtype(table["run"]) and table["run"].is_unique:
         table = table.set_index("run")
     return table

@@ -7,15 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from hemkit.evaluate.pairs import Evaluation
 
-
-def plot_pair_differences(evaluations: Mapping[str, Evaluation], *, kind: str = "pearson", ax: Any = None) -> Any:
+def plot_pair_differences(evaluations: Mapping[str, Any], *, kind: str = "pearson", ax: Any = None) -> Any:
     """Draw, for each method, its per-pair |correlation difference| sorted from lowest to highest.
 
     Parameters
     ----------
-    evaluations : mapping of method name -> Evaluation
+    evaluations : mapping of method name -> :class:`hemkit.evaluate.Evaluation`
     kind : {"pearson", "spearman"}
     ax : matplotlib Axes, optional
 

@@ -173,9 +173,28 @@ def _problem(readings: Readings, rng: np.random.Generator, opts: CopulaOptions) 
 
 
 def white_scores(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``k`` randomly permuted copies of the ``n`` van der Waerden scores, made exactly uncorrelated."""
+    """``k`` randomly permuted copies of the ``n`` van der Waerden scores, made exactly uncorrelated.
+
+    Needs ``n > k`` (``k`` centred rows of rank ``k``); a draw whose permutations happen to
+    be linearly dependent (possible for tiny ``n``) is redrawn.
+
+    Examples
+    --------
+    >>> w = white_scores(3, 50, np.random.default_rng(0))
+    >>> bool(np.allclose(np.corrcoef(w), np.eye(3)))
+    True
+    """
+    if n <= k:
+        raise InputError(
+            f"cannot arrange {k} events in {n} merged runs: at least {k + 1} are needed (pass more rows, n)"
+        )
     vdw = ndtri(np.arange(1, n + 1) / (n + 1))
-    return whiten(rng.permuted(np.broadcast_to(vdw, (k, n)), axis=1))
+    for _ in range(50):  # redraw permutations that happen to be dependent (tiny n only)
+        try:
+            return whiten(rng.permuted(np.broadcast_to(vdw, (k, n)), axis=1))
+        except np.linalg.LinAlgError:
+            continue
+    raise InputError(f"cannot arrange {k} events in {n} merged runs independently; pass more rows (n)")
 
 
 def _check(opts: CopulaOptions) -> None:

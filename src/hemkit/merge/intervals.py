@@ -41,7 +41,7 @@ from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
 from hemkit.merge.correlation import event_scales
-from hemkit.merge.result import INTERVAL_COLUMNS, MergeResult, frozen_mapping
+from hemkit.merge.result import INTERVAL_COLUMNS, MergeResult, frozen_mapping, table_correlations
 
 Z_CLIP = 1 - 1e-12  # correlations are clipped to +-Z_CLIP before atanh
 
@@ -183,14 +183,15 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
     r_obs, se, cnt = pairwise_jackknife(sub)
     order = [sub.events.index(e) for e in events]
     r_obs, se, cnt = r_obs[np.ix_(order, order)], se[np.ix_(order, order)], cnt[np.ix_(order, order)]
-    merged = np.corrcoef(result.data.to_numpy(dtype=float), rowvar=False)
+    merged, _ = table_correlations(result.data)
     if result.method == "much":
         se = np.sqrt(se**2 + 1.0 / max(len(result.data) - 3, 1))
     i, j = np.triu_indices(len(events), 1)
     est = merged[i, j]
     z = _atanh(est)
-    lower = np.tanh(z - q * se[i, j])
-    upper = np.tanh(z + q * se[i, j])
+    # the interval always holds its centre (tanh(atanh(r)) may round below r = +-1)
+    lower = np.minimum(np.tanh(z - q * se[i, j]), est)
+    upper = np.maximum(np.tanh(z + q * se[i, j]), est)
     for p in np.flatnonzero(~np.isfinite(se[i, j])):  # pairs never read together: what the data identify
         lo, hi = identified_range(r_obs, int(i[p]), int(j[p]))
         lower[p], upper[p] = min(lo, est[p]), max(hi, est[p])
@@ -228,31 +229,6 @@ def with_intervals(
     table = compute_intervals(result, readings, opts)
     params = {**dict(result.params), "level": opts.level, "intervals": "fisher-z, jackknife"}
     return dataclasses.replace(result, pair_intervals=table, params=frozen_mapping(params))
-
-
-def pair_intervals(
-    readings: Readings,
-    method: str = "joint",
-    *,
-    seed: SeedLike = None,
-    options: IntervalOptions | None = None,
-    merge_options: dict[str, Any] | None = None,
-) -> pd.DataFrame:
-    """Merge ``readings`` with ``method`` and return its per-pair intervals.
-
-    Examples
-    --------
-    >>> from hemkit.datasets import t2080_much
-    >>> iv = pair_intervals(t2080_much(), "much", seed=0, merge_options={"n": 1000, "n_sims": 30})
-    >>> list(iv.columns)
-    ['event_a', 'event_b', 'estimate', 'lower', 'upper', 'runs_together']
-    """
-    from hemkit.merge import merge
-
-    opts = options or IntervalOptions()
-    res = merge(readings, method, seed=seed, level=opts.level, **dict(merge_options or {}))
-    assert res.pair_intervals is not None
-    return res.pair_intervals
 
 
 def naive_intervals(readings: Readings, *, level: float = 0.9, seed: SeedLike = None, boot: int = 400) -> pd.DataFrame:
@@ -302,7 +278,6 @@ __all__ = [
     "compute_intervals",
     "identified_range",
     "naive_intervals",
-    "pair_intervals",
     "pairwise_jackknife",
     "with_intervals",
 ]

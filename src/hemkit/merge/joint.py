@@ -201,9 +201,11 @@ def ml_correlation(
             so = sigma[oo]
             try:
                 chol = np.linalg.cholesky(so)
-            except np.linalg.LinAlgError:
+                inv = np.linalg.inv(so)
+            except np.linalg.LinAlgError:  # a step out of the positive-definite cone: rejected
                 return 1e300, np.zeros_like(p)
-            inv = np.linalg.inv(so)
+            if not np.isfinite(inv).all():
+                return 1e300, np.zeros_like(p)
             value += 0.5 * (2 * n * np.log(np.diag(chol)).sum() + float(np.sum(inv * s)))
             grad[oo] += 0.5 * (n * inv - inv @ s @ inv)
         d_lower = 2 * grad @ lower

@@ -306,7 +306,8 @@ def merge_much(
             la, scatter = bartlett_scatter(chol, n - 1, n_sims, rng)
             d = np.sqrt(np.diagonal(scatter, axis1=-2, axis2=-1))
             corr = scatter / (d[:, :, None] * d[:, None, :])
-            errors = ((corr[:, iu[0], iu[1]][:, observed] - goal) ** 2).mean(axis=1)
+            sq = (corr[:, iu[0], iu[1]][:, observed] - goal) ** 2
+            errors = sq.mean(axis=1) if goal.size else np.zeros(n_sims)
             pick = int(np.argmin(errors))
             # the sample itself: an exactly white, centred Gaussian frame coloured by L A
             frame = rng.standard_normal((k, n))
@@ -354,7 +355,8 @@ def _arranged(d: _Draws, n_sims: int, rng: np.random.Generator, task: Any) -> tu
         sample = chol32 @ rng.standard_normal((s, k, n), dtype=np.float32)
         merged = place(values32, sample)
         corr = batch_correlation(merged, standardize=False)
-        err = np.nan_to_num(((corr[:, iu[0], iu[1]][:, observed] - goal) ** 2).mean(axis=1), nan=np.inf)
+        sq = (corr[:, iu[0], iu[1]][:, observed] - goal) ** 2
+        err = np.nan_to_num(sq.mean(axis=1), nan=np.inf) if goal.size else np.zeros(s)
         errors.append(err.astype(float))
         if best_sample is None or err.min() < best_err:
             best_err, best_sample = float(err.min()), sample[int(err.argmin())].copy()
@@ -374,7 +376,8 @@ def _paper_sample(d: _Draws, n_sims: int, rng: np.random.Generator, task: Any) -
         s = min(step, n_sims - start)
         sample = chol @ rng.standard_normal((s, k, n))
         corr = batch_correlation(sample, standardize=False)
-        err = ((corr[:, iu[0], iu[1]][:, observed] - goal) ** 2).mean(axis=1)
+        sq = (corr[:, iu[0], iu[1]][:, observed] - goal) ** 2
+        err = sq.mean(axis=1) if goal.size else np.zeros(s)
         errors.append(err)
         if best_sample is None or err.min() < best_err:
             best_err, best_sample = float(err.min()), sample[int(err.argmin())].copy()

@@ -77,13 +77,18 @@ def observed_pairs(readings: Readings, events: list[str] | None = None) -> pd.Da
 
 
 def table_correlations(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Pearson and Spearman matrices of a complete runs x events table (ties get mean ranks)."""
+    """Pearson and Spearman matrices of a complete runs x events table (ties get mean ranks).
+
+    Overflow-safe: each column is scaled to [-1, 1] around its median first.
+    """
     from scipy import stats
 
-    x = data.to_numpy(dtype=float)
+    from hemkit.merge.reorder import batch_correlation
+
+    x = data.to_numpy(dtype=float).T
     with np.errstate(invalid="ignore", divide="ignore"):
-        pear = np.corrcoef(x, rowvar=False)
-        spear = np.corrcoef(stats.rankdata(x, axis=0), rowvar=False)
+        pear = batch_correlation(x)
+        spear = batch_correlation(stats.rankdata(x, axis=1))
     return np.atleast_2d(pear), np.atleast_2d(spear)
 
 
