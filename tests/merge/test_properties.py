@@ -82,3 +82,19 @@ def test_hrm_gives_finite_correlations_or_an_input_error(groups, seed):
         p = res.pairs()["merged_pearson"].dropna()
         assert (np.abs(p) <= 1 + 1e-12).all()
         assert np.isfinite(res.data.to_numpy(dtype=float)).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    x=st.lists(st.lists(st.integers(0, 6).map(float), min_size=1, max_size=30), min_size=1, max_size=4).filter(
+        lambda rows: len({len(r) for r in rows}) == 1
+    ),
+    axis=st.sampled_from([0, 1]),
+)
+def test_average_ranks_equal_scipy_rankdata(x, axis):
+    from scipy import stats
+
+    from hemkit.merge.correlation import average_ranks
+
+    a = np.array(x)
+    np.testing.assert_array_equal(average_ranks(a, axis=axis), stats.rankdata(a, axis=axis))

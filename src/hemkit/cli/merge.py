@@ -259,6 +259,7 @@ def merge(
     "--methods", default="much,joint", show_default=True, help=f"Methods for --holdout/--study ({EVAL_METHODS})."
 )
 @click.option("--anchor", help="Anchor for hrm in --holdout.")
+@click.option("--impute", type=click.Choice(["maxdet"]), help="--holdout/--study: fill pairs never read together.")
 @click.option("--splits", type=click.IntRange(min=1), default=5, show_default=True, help="--study: splits per --pmcs.")
 @reps_option("--study: merges per split; diagnostics: merges per point.", default=3)
 @click.option("--level", type=LEVEL, help="--study: also score per-pair intervals at this level.")
@@ -279,6 +280,7 @@ def evaluate(
     drop_constant: bool,
     methods: str,
     anchor: str | None,
+    impute: str | None,
     splits: int,
     reps: int,
     level: float | None,
@@ -337,11 +339,15 @@ def evaluate(
         summary = f"evaluate: {ev.row()['pairs']} pairs of {inputs[0]} compared with {' '.join(truth)}"
     elif mode == "holdout":
         from hemkit.evaluate import holdout as run_holdout
+        from hemkit.evaluate import parse_methods
 
-        options = {"hrm": {"anchor": anchor}} if anchor else {}
+        names = parse_methods(methods)
+        options = {m: {"impute": impute} for m in names if m != "hrm" and impute}
+        if anchor and "hrm" in names:
+            options["hrm"] = {"anchor": anchor}
         with warnings_to_stderr(messages):
             readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=False)
-            res = run_holdout(readings, methods, seed=seed, options=options)
+            res = run_holdout(readings, names, seed=seed, options=options)
         show_table(res.summary(), "Held-out pairwise correlation differences")
         if output:
             write_table(res.to_frame().reset_index(), output, inputs=inputs_all, what="output")
@@ -372,7 +378,8 @@ def evaluate(
 
                 table = zen5_br_64kb()
             opts = StudyOptions(pmcs=(pmcs,) if pmcs else (3, 4), splits=splits, reps=reps, level=level)
-            st = truth_study(table, methods, seed=seed, options=opts, progress=not quiet)
+            mopts = {m: {"impute": impute} for m in methods.split(",") if impute and m.strip() != "hrm"}
+            st = truth_study(table, methods, seed=seed, options=opts, merge_options=mopts, progress=not quiet)
         show_table(st.summary(), "Merged vs truth correlations (ratios: MSE over the MUCH paper's)")
         if output:
             write_table(st.to_frame(), output, inputs=inputs_all, what="output")

@@ -45,7 +45,6 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from scipy.special import ndtri
 
 from hemkit.core.errors import InputError
@@ -54,9 +53,10 @@ from hemkit.core.rng import SeedLike, as_generator
 from hemkit.merge.checks import check_rows, need_two_events
 from hemkit.merge.correlation import (
     assemble_target,
+    average_ranks,
     clip_correlation,
+    group_normal_scores,
     nearest_correlation,
-    normal_scores,
     pairwise_correlation,
     upper,
 )
@@ -156,7 +156,7 @@ class CopulaOptions:
 def _problem(readings: Readings, rng: np.random.Generator, opts: CopulaOptions) -> _Problem:
     events = readings.events
     k = len(events)
-    scores = {g: normal_scores(t.to_numpy(), axis=0) for g, t in readings.groups.items()}
+    scores = group_normal_scores(readings)
     copula_frame, _ = pairwise_correlation(readings, kind="scores", scores=scores, outliers=opts.outliers, z=opts.z)
     copula, imputed = assemble_target(copula_frame.loc[events, events], impute=opts.impute)
     copula, repaired = nearest_correlation(copula)
@@ -245,7 +245,7 @@ def choose_pearson_weight(
         merged = prob.arrange((1 - w) * prob.copula + w * refined)
         mine = {
             "pearson": upper(batch_correlation(merged)),
-            "spearman": upper(batch_correlation(stats.rankdata(merged, axis=1))),
+            "spearman": upper(batch_correlation(average_ranks(merged, axis=1))),
         }
         scores[float(w)] = sum(float(np.nanmean((mine[k] - ref[k]) ** 2)) for k in ref)
     best = min(scores, key=lambda w: scores[w])

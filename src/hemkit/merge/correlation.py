@@ -15,17 +15,74 @@ choice: the missing pair is as conditionally independent as the observed pairs a
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import optimize
 from scipy.special import ndtri
 
 from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 
 OUTLIER_POLICIES = ("keep", "zscore")
+
+#: per Readings (frozen, compared by identity) the ranks, scores and scales computed from it
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def average_ranks(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Ranks 1..n along ``axis``, ties sharing their mean rank (as ``scipy.stats.rankdata``), vectorised.
+
+    One ``argsort`` of contiguous rows; tie blocks found by a running max/min of their
+    first and last positions: 5-10x faster than ``rankdata`` on columns of large tables.
+
+    Examples
+    --------
+    >>> average_ranks(np.array([3.0, 1, 3, 2]))
+    array([3.5, 1. , 3.5, 2. ])
+    """
+    a = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
+    shape = a.shape
+    n = shape[-1]
+    rows = np.ascontiguousarray(a.reshape(-1, n))
+    order = np.argsort(rows, axis=1)
+    s = np.take_along_axis(rows, order, axis=1)
+    new = np.ones(s.shape, dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    pos = np.broadcast_to(np.arange(n), s.shape)
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+    last = np.ones(s.shape, dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty(s.shape)
+    np.put_along_axis(ranks, order, (start + end) / 2 + 1, axis=1)
+    return np.moveaxis(ranks.reshape(shape), -1, axis)
+
+
+def group_ranks(readings: Readings) -> dict:
+    """Within-group average ranks of every group (runs x events), computed once per Readings.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = Readings({1: pd.DataFrame({"a": [3.0, 1, 2], "b": [1.0, 1, 2]})})
+    >>> group_ranks(r)[1].tolist()
+    [[3.0, 1.5], [1.0, 1.5], [2.0, 3.0]]
+    """
+    cache = _CACHE.setdefault(readings, {})
+    if "ranks" not in cache:
+        cache["ranks"] = {g: average_ranks(t.to_numpy(), axis=0) for g, t in readings.groups.items()}
+    return cache["ranks"]
+
+
+def group_normal_scores(readings: Readings) -> dict:
+    """Within-group van der Waerden scores of every group, computed once per Readings."""
+    cache = _CACHE.setdefault(readings, {})
+    if "scores" not in cache:
+        cache["scores"] = {g: ndtri(r / (len(r) + 1)) for g, r in group_ranks(readings).items()}
+    return cache["scores"]
 
 
 def normal_scores(x: np.ndarray, axis: int = 0) -> np.ndarray:
@@ -41,7 +98,7 @@ def normal_scores(x: np.ndarray, axis: int = 0) -> np.ndarray:
     """
     x = np.asarray(x, dtype=float)
     n = x.shape[axis]
-    return ndtri(stats.rankdata(x, axis=axis) / (n + 1))
+    return ndtri(average_ranks(x, axis=axis) / (n + 1))
 
 
 def event_scales(readings: Readings) -> dict[str, tuple[float, float]]:
@@ -52,6 +109,9 @@ def event_scales(readings: Readings) -> dict[str, tuple[float, float]]:
     finite for counts up to the float64 limit, and exact for large stable counters
     (subtracting the median first keeps their small variation).
     """
+    cache = _CACHE.setdefault(readings, {})
+    if "scales" in cache:
+        return cache["scales"]
     out: dict[str, tuple[float, float]] = {}
     parts: dict[str, list[np.ndarray]] = {e: [] for e in readings.events}
     for t in readings.groups.values():
@@ -63,6 +123,7 @@ def event_scales(readings: Readings) -> dict[str, tuple[float, float]]:
         centre = float(np.median(pooled))
         scale = float(np.max(np.abs(pooled - centre)))
         out[e] = (centre, scale if scale > 0 and np.isfinite(scale) else 1.0)
+    cache["scales"] = out
     return out
 
 
@@ -95,13 +156,14 @@ def _group_arrays(readings: Readings, kind: str, scores: dict | None) -> dict:
     """Per group the array whose pairwise correlations are wanted (overflow-safe for raw counts)."""
     out = {}
     scales = event_scales(readings) if kind == "pearson" else {}
+    ranks = group_ranks(readings) if kind == "spearman" else {}
     for gid, table in readings.groups.items():
         if kind == "pearson":
             centre = np.array([scales[e][0] for e in table.columns])
             scale = np.array([scales[e][1] for e in table.columns])
             out[gid] = (table.to_numpy() - centre) / scale
         elif kind == "spearman":
-            out[gid] = stats.rankdata(table.to_numpy(), axis=0)
+            out[gid] = ranks[gid]
         elif kind == "scores":
             if scores is None or gid not in scores:
                 raise InputError(f"no scores given for group {gid!r}")

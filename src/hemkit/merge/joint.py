@@ -54,8 +54,8 @@ from hemkit.merge.correlation import (
     assemble_target,
     clip_correlation,
     event_scales,
+    group_normal_scores,
     nearest_correlation,
-    normal_scores,
     pairwise_correlation,
     upper,
 )
@@ -157,8 +157,7 @@ def ml_correlation(
     --------
     >>> from hemkit.datasets import t2080_much
     >>> r = t2080_much()
-    >>> scores = {g: normal_scores(t.to_numpy()) for g, t in r.groups.items()}
-    >>> c, it = ml_correlation(r, scores)
+    >>> c, it = ml_correlation(r, group_normal_scores(r))
     >>> c.shape, bool(np.allclose(np.diag(c), 1))
     ((16, 16), True)
     """
@@ -473,7 +472,7 @@ def merge_joint(
     n = int(opts.n) if opts.n is not None else default_rows(readings)
     prog = as_progress(progress)
     with prog.task("joint merge", total=4) as task:
-        scores = {g: normal_scores(t.to_numpy(), axis=0) for g, t in readings.groups.items()}
+        scores = group_normal_scores(readings)
         start, imputed = _ml_start(readings, scores, opts.impute)
         repaired = bool(np.linalg.eigvalsh(start)[0] < 1e-6)
         corr_z, it_z = ml_correlation(readings, scores, start=start, max_iter=opts.ml_iter)

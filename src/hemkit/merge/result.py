@@ -81,14 +81,13 @@ def table_correlations(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
     Overflow-safe: each column is scaled to [-1, 1] around its median first.
     """
-    from scipy import stats
-
+    from hemkit.merge.correlation import average_ranks
     from hemkit.merge.reorder import batch_correlation
 
     x = data.to_numpy(dtype=float).T
     with np.errstate(invalid="ignore", divide="ignore"):
         pear = batch_correlation(x)
-        spear = batch_correlation(stats.rankdata(x, axis=1))
+        spear = batch_correlation(average_ranks(x, axis=1))
     return np.atleast_2d(pear), np.atleast_2d(spear)
 
 
@@ -108,9 +107,9 @@ class MergeResult(Result):
     diagnostics : mapping
         What the method reports about itself, documented in each method's docstring
         (e.g. ``repaired``, ``imputed``, ``mse_to_observed``, ``sim_mse``).
-    observed : DataFrame
-        The input's observed pairwise correlations: index ``(event_a, event_b)``, columns
-        ``runs_together``, ``pearson``, ``spearman`` (see :func:`observed_pairs`).
+    source : Readings
+        The readings that were merged (kept by reference, not copied; ``observed`` is
+        computed from them on first use).
     pair_intervals : DataFrame or None
         Per-pair intervals (columns :data:`INTERVAL_COLUMNS`), when the merge was asked for
         them (``merge(..., level=0.9)`` or :func:`hemkit.merge.with_intervals`); their
@@ -121,8 +120,17 @@ class MergeResult(Result):
     method: str
     params: Mapping[str, Any]
     diagnostics: Mapping[str, Any]
-    observed: pd.DataFrame
+    source: Readings
     pair_intervals: pd.DataFrame | None = None
+
+    @cached_property
+    def observed(self) -> pd.DataFrame:
+        """The input's observed pairwise correlations.
+
+        Index ``(event_a, event_b)``; columns ``runs_together``, ``pearson``, ``spearman``
+        (see :func:`observed_pairs`).
+        """
+        return observed_pairs(self.source, self.events)
 
     @property
     def events(self) -> list[str]:
@@ -232,7 +240,7 @@ def make_result(
         method=method,
         params=frozen_mapping(params),
         diagnostics=frozen_mapping(diagnostics),
-        observed=observed_pairs(readings, list(data.columns)),
+        source=readings,
     )
 
 
