@@ -5,9 +5,10 @@ Run:  nice .venv/bin/python benchmarks/merge_diagnostics.py [--reps 20] [--out /
 - MSE against the number of simulations (T2080 MUCH data, half of each group's runs merged
   with n_sims in 1..300, the other half's observed correlations as the reference; 1000 merged
   rows, the arranged criterion throughout);
-- Fig. 6: MSE against the total number of runs for HRM and MUCH (``nr`` = 50, 100, 200, 400
-  runs drawn per group, ``--reps`` times; reference = observed pairwise correlations of all
-  MUCH runs) -- and the same on ``br_64kb`` against its real truth (``nr`` = 25, 50, 100);
+- Fig. 6: MSE against the total number of runs for HRM, MUCH (and hemkit's joint merge)
+  (``nr`` = 50, 100, 200, 400 runs drawn per group, ``--reps`` times; reference = observed
+  pairwise correlations of all MUCH runs) -- and the same on ``br_64kb`` against its real
+  truth (``nr`` = 25, 50, 100);
 - Fig. 7: runs MUCH and HRM need against the number of events (np = 6, nr = 100).
 
 Figures go to ``--out`` (PNG); the tables are printed as Markdown.
@@ -54,7 +55,10 @@ def main() -> None:
     print(f"## MSE against n_sims (T2080, held-out halves; {time.perf_counter() - t0:.0f} s)\n")
     print(markdown(sc.summary()))
 
-    rc = runs_curve(t2080_much(), t2080_hrm(), seed=0, options=CurveOptions((50, 100, 200, 400), reps=args.reps))
+    three = ("hrm", "much", "joint")
+    rc = runs_curve(
+        t2080_much(), t2080_hrm(), seed=0, options=CurveOptions((50, 100, 200, 400), reps=args.reps, methods=three)
+    )
     rc.plot().figure.savefig(out / "fig6_t2080.png", dpi=120, bbox_inches="tight")
     print(f"\n## Fig. 6 on T2080 ({time.perf_counter() - t0:.0f} s)\n")
     print(markdown(rc.summary()))
@@ -62,7 +66,9 @@ def main() -> None:
     truth = zen5_br_64kb()
     much = split_truth(truth, 4, seed=0)  # 6 groups of 133 runs
     hrm = split_truth(truth, 4, design="hrm", seed=0)  # 3 groups of 266 runs, anchor cycles
-    rz = runs_curve(much, hrm, reference=truth, seed=0, options=CurveOptions((25, 50, 100), reps=args.reps))
+    rz = runs_curve(
+        much, hrm, reference=truth, seed=0, options=CurveOptions((25, 50, 100), reps=args.reps, methods=three)
+    )
     rz.plot().figure.savefig(out / "fig6_br64kb.png", dpi=120, bbox_inches="tight")
     print(f"\n## Fig. 6 on br_64kb, against the real truth ({time.perf_counter() - t0:.0f} s)\n")
     print(markdown(rz.summary()))

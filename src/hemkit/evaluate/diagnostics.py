@@ -48,6 +48,9 @@ class CurveOptions:
         Merges per value (the paper: 50 bootstrap samples).
     kind : {"pearson", "spearman"}
         Which correlations the MSE is of.
+    methods : tuple of str
+        :func:`runs_curve`: the methods drawn (``hrm`` merges the HRM readings, every other
+        method the MUCH readings).
 
     Examples
     --------
@@ -58,6 +61,7 @@ class CurveOptions:
     values: tuple[int, ...] = ()
     reps: int = 10
     kind: str = "pearson"
+    methods: tuple[str, ...] = ("hrm", "much")
 
 
 def _check_curve(opts: CurveOptions, what: str) -> None:
@@ -195,7 +199,7 @@ class RunsCurve(Result):
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 4))
-        _loglog(ax, self.table, "runs", "method", {"hrm": "HRM", "much": "MUCH"})
+        _loglog(ax, self.table, "runs", "method", {"hrm": "HRM", "much": "MUCH", "joint": "joint (hemkit)"})
         ax.set_xlabel("total runs N = runs per group x groups")
         ax.set_ylabel(f"MSE of merged {self.params.get('kind', 'pearson')} correlations (unitless)")
         ax.set_title("MSE against the number of runs (MUCH paper, Fig. 6)")
@@ -228,9 +232,11 @@ def runs_curve(
     """MSE of HRM and MUCH merges against the total number of runs (MUCH paper, Fig. 6).
 
     For each runs-per-group value ``nr``, ``reps`` times: ``nr`` runs are drawn from every
-    group of each design, merged (``hrm`` with the anchor read in every group, ``much``),
-    and compared with ``reference`` (default: the observed pairwise correlations of all of
-    ``much_readings``).
+    group of each design, merged (``hrm`` with the anchor read in every group; ``much`` and
+    any other method of ``options.methods`` on the MUCH readings), and compared with
+    ``reference`` (default: the observed pairwise correlations of all of
+    ``much_readings``).  A draw of few runs can leave a count constant in a group (it is
+    dropped there); a pair left unread is then completed (``impute="maxdet"``).
 
     Examples
     --------
@@ -245,12 +251,16 @@ def runs_curve(
     ref = reference if reference is not None else much_readings
     mopts = {str(k): dict(v) for k, v in (merge_options or {}).items()}
     mopts.setdefault("hrm", {}).setdefault("anchor", default_anchor(hrm_readings))
+    for m in opts.methods:
+        if m != "hrm":
+            mopts.setdefault(m, {}).setdefault("impute", "maxdet")
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HemkitWarning)
         for nr in opts.values:
             for rep in range(opts.reps):
-                for method, data in (("hrm", hrm_readings), ("much", much_readings)):
+                for method in opts.methods:
+                    data = hrm_readings if method == "hrm" else much_readings
                     drawn = _draw_runs(data, int(nr), as_generator(child(seed, "draw", method, int(nr), rep)))
                     res = run_method(
                         method, drawn, seed=child(seed, "merge", method, int(nr), rep), options=mopts.get(method)
