@@ -46,6 +46,7 @@ CLI = r"""
 import resource, runpy, sys, time
 t = time.perf_counter()
 sys.argv = ["hemkit", *sys.argv[1:]]
+code = 0
 try:
     runpy.run_module("hemkit", run_name="__main__")
 except SystemExit as exc:

@@ -226,11 +226,16 @@ def merge(
     for p in written:
         wrote(p)
     n_runs = int(readings.n_runs.sum())
-    rows_note = (
-        f"{len(res.data)} rows: every reading of the most-read event"
-        if method != "hrm" and rows is None
-        else f"{len(res.data)} rows"
-    )
+    rows_note = f"{len(res.data)} rows"
+    if method != "hrm" and rows is None:
+        from hemkit.merge.reorder import pooled_counts
+
+        most = int(pooled_counts(readings).max())
+        rows_note += (
+            ": every reading of the most-read event"
+            if most == len(res.data)
+            else f" (the most-read event has {most} readings; capped, pass --rows for more)"
+        )
     source = _inputs_label(inputs, "bundled T2080 " + ("HRM" if method == "hrm" else "MUCH") + " data")
     click.echo(
         f"{method}: read {len(readings)} groups ({n_runs} runs, {len(readings.events)} events) from {source}; "

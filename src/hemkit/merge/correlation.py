@@ -20,7 +20,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
 from scipy.special import ndtri
 
 from hemkit.core.errors import InputError
@@ -364,6 +363,8 @@ def complete_maxdet(corr: np.ndarray) -> np.ndarray:
     if np.linalg.eigvalsh(start)[0] <= 1e-8:
         start, _ = nearest_correlation(start)
     u0 = start[i, j]
+    from scipy import optimize  # only here: keeps 'import hemkit.merge' light
+
     res = optimize.minimize(objective, u0, jac=True, method="L-BFGS-B", bounds=[(-0.999, 0.999)] * len(i))
     return build(res.x)
 

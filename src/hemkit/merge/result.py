@@ -137,6 +137,23 @@ class MergeResult(Result):
         """The merged events, in column order."""
         return [str(c) for c in self.data.columns]
 
+    # a few DataFrame conveniences, so code written against the merged table keeps working
+    @property
+    def columns(self) -> pd.Index:
+        """The merged table's columns (the events)."""
+        return self.data.columns
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Runs x events of the merged table."""
+        return (int(self.data.shape[0]), int(self.data.shape[1]))
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __getitem__(self, event: Any) -> Any:
+        return self.data[event]
+
     @cached_property
     def _merged_corr(self) -> tuple[np.ndarray, np.ndarray]:
         return table_correlations(self.data)
