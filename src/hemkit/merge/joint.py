@@ -103,7 +103,7 @@ class JointOptions:
     ranks: bool = True
     tails: float | None = 6.0
     boot: int = 40
-    ml_iter: int = 500
+    ml_iter: int = 200
 
 
 def _check(opts: JointOptions) -> None:
@@ -151,7 +151,10 @@ def ml_correlation(
     principle, but with most of each run missing it crawls: hundreds of iterations and
     still far off, measured.)  ``start``: the first correlation estimate (default: the
     pairwise estimate repaired to a correlation matrix).  Returns the correlation matrix
-    and the iterations used.
+    and the iterations used.  When the fit does not converge within ``max_iter`` (a flat
+    likelihood near a singular matrix, as on the T2080 data whose L2 events are almost
+    duplicates; the path of such a fit passes estimates far worse than its start,
+    measured on held-out runs) ``start`` is returned with minus the iterations.
 
     Examples
     --------
@@ -215,6 +218,8 @@ def ml_correlation(
     p0 = np.linalg.cholesky(np.asarray(start, dtype=float))[il]
     p0[diag] = np.log(p0[diag])
     res = optimize.minimize(objective, p0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
+    if not res.success:  # not converged (a flat, near-singular likelihood): keep the pairwise estimate
+        return np.asarray(start, dtype=float), -int(res.nit)
     lower = unpack(res.x)
     sigma = lower @ lower.T
     d = np.sqrt(np.diag(sigma))
@@ -452,7 +457,7 @@ def merge_joint(
     -------
     MergeResult
         ``data``: ``n`` rows x events, every column the event's actual readings.
-        ``diagnostics``: ``ml_iterations`` (scores, uniform scores), ``rank_mse`` (merged
+        ``diagnostics``: ``ml_iterations`` (negative: not converged, pairwise estimate used), ``rank_mse`` (merged
         Spearman vs its goal after each correction), ``tail_swaps`` (per event),
         ``mse_to_observed`` (merged vs observed Pearson), ``repaired``, ``imputed``.
 
