@@ -208,7 +208,7 @@ def collect(
     except MeasurementError as exc:
         raise MeasurementError(f"{exc} (the runs stored so far stay in {db}; continue with: {hint})") from None
     except HemkitError as exc:
-        if "no space left" in str(exc):
+        if "no space left" in str(exc) and Path(db).exists():
             raise type(exc)(f"{exc}; the runs stored so far stay; free space and continue with: {hint}") from None
         raise
     if res.resumed:

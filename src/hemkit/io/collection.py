@@ -106,8 +106,14 @@ _RUN_COLUMNS = "id, gid, rep, status, reason, started, seconds, returncode"
 
 
 # ------------------------------------------------------------------------ errors
-def _sqlite_error(path: Path, exc: sqlite3.Error, *, writing: bool) -> InputError | OutputError:
+#: what reading or writing the file can raise: SQLite's errors, and text that is not UTF-8
+_DB_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+
+def _sqlite_error(path: Path, exc: Exception, *, writing: bool) -> InputError | OutputError:
     """The hemkit error for an SQLite error on ``path``: what the user can do about it."""
+    if isinstance(exc, UnicodeDecodeError):
+        return InputError(f"{path}: damaged collection database (text that is not UTF-8)")
     name = str(getattr(exc, "sqlite_errorname", "") or "")
     text = str(exc)
     if name.startswith("SQLITE_FULL") or "disk is full" in text:
@@ -188,6 +194,8 @@ class WriterLock:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, f"{os.getpid()} {socket.gethostname()} {time.time():.0f}\n".encode(), 0)
             except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.path)
                 os.close(fd)
                 raise OutputError(f"{self.db_path}: cannot write the lock file {self.path} ({_oserror(exc)})") from None
             self._fd = fd
@@ -358,7 +366,7 @@ class CollectionDB:
         self._check_file()
         try:
             self._con = self._connect()
-        except sqlite3.Error as exc:
+        except _DB_ERRORS as exc:
             raise _sqlite_error(self.path, exc, writing=self.writable) from None
         try:
             self.version = self._check_marker_and_schema()
@@ -410,7 +418,7 @@ class CollectionDB:
                 name: {row[1] for row in self._con.execute(f'PRAGMA table_info("{name}")')}
                 for (name,) in self._con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             }
-        except sqlite3.Error as exc:
+        except _DB_ERRORS as exc:
             raise _sqlite_error(p, exc, writing=False) from None
         missing = [t for t, cols in _COLUMNS.items() if not cols <= tables.get(t, set())]
         if app != APPLICATION_ID:
@@ -424,12 +432,15 @@ class CollectionDB:
             raise InputError(f"{p}: written by a newer hemkit (layout {version}; this one reads {SCHEMA_VERSION})")
         elif version < 1 or missing or "digest" not in tables.get("runs", set()):
             raise InputError(f"{p}: damaged collection database (layout {version}, missing {missing or 'digest'})")
+        # a writer checks the indexes too (it will write through them); readers scan the tables
+        # without them (NOT INDEXED), so the quicker check suffices
+        check = "integrity_check" if self.writable else "quick_check"
         try:
-            problems = [r[0] for r in self._con.execute("PRAGMA quick_check(5)")]
-        except sqlite3.Error as exc:
+            problems = [r[0] for r in self._con.execute(f"PRAGMA {check}(5)")]
+        except _DB_ERRORS as exc:
             raise _sqlite_error(p, exc, writing=False) from None
         if problems != ["ok"]:
-            raise InputError(f"{p}: damaged collection database (quick_check: {'; '.join(problems)})")
+            raise InputError(f"{p}: damaged collection database ({check}: {'; '.join(problems)})")
         return version
 
     def _raw_meta(self) -> dict[str, str]:
@@ -441,7 +452,7 @@ class CollectionDB:
         try:
             meta = self._raw_meta()
             groups = list(self._con.execute("SELECT gid, events FROM groups"))
-        except sqlite3.Error as exc:
+        except _DB_ERRORS as exc:
             raise _sqlite_error(self.path, exc, writing=False) from None
         if meta.get("digest") != json.dumps(_definition_digest(meta, groups)):
             raise InputError(
@@ -492,7 +503,7 @@ class CollectionDB:
                     con.executemany("INSERT INTO groups VALUES (?, ?)", rows)
                     con.executemany("INSERT INTO meta VALUES (?, ?)", texts.items())
                     con.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except _DB_ERRORS as exc:
             raise _sqlite_error(target, exc, writing=True) from None
         with contextlib.suppress(OSError):  # the rename itself on disk
             fd = os.open(target.parent if str(target.parent) else ".", os.O_RDONLY)
@@ -515,7 +526,7 @@ class CollectionDB:
                 self._upgrade()
             if str(self._con.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "delete":
                 self._con.execute("PRAGMA journal_mode = DELETE")
-        except sqlite3.Error as exc:
+        except _DB_ERRORS as exc:
             raise _sqlite_error(self.path, exc, writing=True) from None
 
     def _upgrade(self) -> None:
@@ -554,7 +565,7 @@ class CollectionDB:
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         try:
             return list(self._con.execute(sql, params))
-        except sqlite3.Error as exc:
+        except _DB_ERRORS as exc:
             raise _sqlite_error(self.path, exc, writing=False) from None
 
     def _decode(self, text: str, what: str) -> Any:
@@ -597,7 +608,7 @@ class CollectionDB:
                 if self._con.in_transaction:
                     self._con.execute("ROLLBACK")
                 raise
-        except sqlite3.Error as exc:
+        except _DB_ERRORS as exc:
             raise _sqlite_error(self.path, exc, writing=True) from None
         return out
 
@@ -648,15 +659,15 @@ class CollectionDB:
 
     def valid_counts(self) -> dict[int, int]:
         """Valid runs per group id (groups without any are absent)."""
-        return dict(self._read("SELECT gid, COUNT(*) FROM runs WHERE status='valid' GROUP BY gid"))
+        return dict(self._read("SELECT gid, COUNT(*) FROM runs NOT INDEXED WHERE status='valid' GROUP BY gid"))
 
     def done(self) -> set[tuple[int, int]]:
         """The (group, repetition) pairs that have a valid run."""
-        return {(int(g), int(r)) for g, r in self._read("SELECT gid, rep FROM runs WHERE status='valid'")}
+        return {(int(g), int(r)) for g, r in self._read("SELECT gid, rep FROM runs NOT INDEXED WHERE status='valid'")}
 
     def runs(self) -> pd.DataFrame:
         """All runs, valid and invalid, with their status and reason."""
-        rows = self._read(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")
+        rows = self._read(f"SELECT {_RUN_COLUMNS} FROM runs NOT INDEXED ORDER BY id")
         return pd.DataFrame(rows, columns=[c.strip() for c in _RUN_COLUMNS.split(",")])
 
     def status(self) -> pd.DataFrame:
@@ -682,64 +693,88 @@ class CollectionDB:
             )
         return pd.DataFrame(rows, columns=["group", "events", "valid", "invalid", "target", "last_invalid_reason"])
 
-    def verify(self) -> None:
+    def _scan(self) -> tuple[list[Any], dict[int, list[tuple[Any, ...]]]]:
+        """Every run row (with its digest) and every reading, read from the tables, not the indexes."""
+        digest = "digest" if self.version >= 1 else "NULL"
+        runs = self._read(f"SELECT {_RUN_COLUMNS}, {digest} FROM runs NOT INDEXED ORDER BY id")
+        readings: dict[int, list[tuple[Any, ...]]] = {}
+        for row in self._read(
+            "SELECT run_id, event, value, percent, run_time_ns, status FROM readings NOT INDEXED ORDER BY rowid"
+        ):
+            readings.setdefault(row[0], []).append(row[1:])
+        return runs, readings
+
+    def verify(self) -> list[tuple[Any, list[tuple[Any, ...]]]]:
         """Check every run against its checksum and the stored number of runs.
+
+        Returns
+        -------
+        list of (run row, readings)
+            The runs as checked: ``(id, gid, rep, status, reason, started, seconds,
+            returncode, digest)`` and their ``(event, value, percent, run_time_ns, status)``.
 
         Raises
         ------
         InputError
             Naming the first run whose row or readings changed, or a missing run.
         """
+        runs, readings = self._scan()
+        checked = [(r, readings.pop(r[0], [])) for r in runs]
         if self.version < 1:
-            return
-        runs = self._read(f"SELECT {_RUN_COLUMNS}, digest FROM runs ORDER BY id")
+            return checked
         stored = self.meta().get("n_runs")
         if stored != len(runs):
             raise InputError(
                 f"{self.path}: damaged collection database (it should hold {stored} runs, it holds {len(runs)})"
             )
-        readings: dict[int, list[tuple[Any, ...]]] = {}
-        for row in self._read("SELECT run_id, event, value, percent, run_time_ns, status FROM readings"):
-            readings.setdefault(int(row[0]), []).append(row[1:])
-        for r in runs:
-            run_id = int(r[0])
+        for r, rows in checked:
             try:
-                ok = r[8] == run_digest(r[1:8], readings.pop(run_id, []))
+                ok = r[8] == run_digest(r[1:8], rows)
             except (TypeError, ValueError, OverflowError):  # a number field that holds something else
                 ok = False
             if not ok:
                 raise InputError(
-                    f"{self.path}: damaged collection database (run {run_id}, group {r[1]} repetition {r[2]}, "
+                    f"{self.path}: damaged collection database (run {r[0]}, group {r[1]} repetition {r[2]}, "
                     "does not match its checksum: the file was changed outside hemkit)"
                 )
         if readings:
-            run_id = min(readings)
             raise InputError(
-                f"{self.path}: damaged collection database (readings of run {run_id}, which does not exist)"
+                f"{self.path}: damaged collection database (readings of run {min(readings, key=str)}, "
+                "which does not exist)"
             )
+        return checked
 
     # -------------------------------------------------------------- output
     def tidy(self) -> pd.DataFrame:
         """Valid runs as the tidy table ``group, run, event, value`` (run = repetition number).
 
-        Every run is checked against its checksum first (:meth:`verify`).
+        Built from exactly the rows :meth:`verify` checked: every run against its checksum,
+        read from the tables themselves (a damaged index cannot hide or add a row).  Only the
+        plan's events of each group are kept (perf may print extra lines), in plan order.
         """
-        self.verify()
-        t = pd.DataFrame(
-            self._read(
-                "SELECT r.gid, r.rep, x.event, x.value FROM runs r JOIN readings x ON x.run_id = r.id "
-                "WHERE r.status = 'valid' ORDER BY r.gid, r.rep, x.event"
-            ),
-            columns=["group", "run", "event", "value"],
-        )
+        checked = self.verify()
         groups = self.groups()
-        if len(t):  # keep only the plan's events of each group (perf may print extra lines), in plan order
-            order = {(g, e): i for g, events in enumerate(groups) for i, e in enumerate(events)}
-            pos = [order.get((int(g), str(e)), -1) for g, e in zip(t["group"], t["event"])]
-            t = t.assign(_pos=pos)
-            t = t[t["_pos"] >= 0].sort_values(["group", "run", "_pos"], kind="stable").drop(columns="_pos")
-            t = t.reset_index(drop=True)
-        return t
+        order = {(g, e): i for g, events in enumerate(groups) for i, e in enumerate(events)}
+        rows = []
+        seen: set[tuple[Any, Any]] = set()
+        for r, readings in checked:
+            if r[3] != "valid":
+                continue
+            try:
+                where = (int(r[1]), int(r[2]))
+            except (TypeError, ValueError):
+                raise InputError(f"{self.path}: damaged collection database (run {r[0]})") from None
+            if where in seen:
+                raise InputError(
+                    f"{self.path}: damaged collection database (two valid runs of group {r[1]}, repetition {r[2]})"
+                )
+            seen.add(where)
+            for x in readings:
+                pos = order.get((where[0], x[0]), -1)
+                if pos >= 0:
+                    rows.append((*where, pos, x[0], x[1]))
+        rows.sort(key=lambda t: (t[0], t[1], t[2]))
+        return pd.DataFrame([(g, rep, e, v) for g, rep, _, e, v in rows], columns=["group", "run", "event", "value"])
 
 
 def load_readings(db_path: PathLike, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
