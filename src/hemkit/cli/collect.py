@@ -117,13 +117,14 @@ def _resume_hint(plan_file: str, db: str, default_db: str) -> str:
 
 def _interrupted(db: str, hint: str, result: Any = None) -> None:
     """Say what was kept and how to continue; exit 130."""
+    if not Path(db).exists():
+        click.echo("hemkit: interrupted: nothing was stored; run the same command again to start", err=True)
+        sys.exit(130)
     if result is not None:
         click.echo(result.line())
         kept = f"{result.valid} of {result.wanted} runs are stored in {db}"
-    elif Path(db).exists():
-        kept = f"the runs stored so far stay in {db}"
     else:
-        kept = "nothing was stored"
+        kept = f"the runs stored so far stay in {db}"
     click.echo(f"hemkit: interrupted: {kept}; continue with: {hint}", err=True)
     sys.exit(130)
 
@@ -254,6 +255,8 @@ def export(input_path, output, pmcs, codes, drop_constant):
     The file has the columns group, run, event, value; it is written only if INPUT reads
     cleanly (no constant event unless --drop-constant, no holes, no NaN).
     """
+    if output is None:  # click 8.5 does not enforce required=True when a default (None) is given
+        raise click.UsageError("Missing option '-o' / '--output' (the file to write).")
     if codes and pmcs is None:
         raise click.BadParameter("needs --pmcs (it names the codes of a mergingTools raw file)", param_hint="'--codes'")
     _export(input_path, output, pmcs=pmcs, codes=codes, drop_constant=drop_constant)

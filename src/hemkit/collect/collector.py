@@ -530,9 +530,24 @@ def collect(
             )
         try:
             return _run_collection(db, s, opts, exe, progress)
+        except BaseException:
+            if db is not existing and not _has_valid_runs(db):
+                # made by this call and holding no valid run: nothing to continue, and keeping it
+                # would tie the database to a command that failed (e.g. a typo) -- remove it
+                db.close()
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            raise
         finally:
             if db is not existing:
                 db.close()
+
+
+def _has_valid_runs(db: CollectionDB) -> bool:
+    try:
+        return bool(db.done())
+    except Exception:  # cannot tell (e.g. a disk error): keep the file
+        return True
 
 
 @dataclass

@@ -454,7 +454,11 @@ class CollectionDB:
             groups = list(self._con.execute("SELECT gid, events FROM groups"))
         except _DB_ERRORS as exc:
             raise _sqlite_error(self.path, exc, writing=False) from None
-        if meta.get("digest") != json.dumps(_definition_digest(meta, groups)):
+        try:
+            ok = meta.get("digest") == json.dumps(_definition_digest(meta, groups))
+        except (TypeError, ValueError):  # a text that became a number or bytes
+            ok = False
+        if not ok:
             raise InputError(
                 f"{self.path}: damaged collection database (its plan, settings or run count "
                 "do not match their checksum: the file was changed outside hemkit)"
