@@ -1,6 +1,7 @@
 """Counter probe with a fake 5-counter PMU (silent 6th counter, FP-style breaker) and on this machine."""
 
 import pytest
+
 from hemkit.collect import probe
 
 HW = ["cycles", "instructions", "branches", "branch-misses", "L1-dcache-loads", "dTLB-loads", "iTLB-loads"]

@@ -139,7 +139,7 @@ def test_damaged_page_is_an_input_error_naming_the_file(db, cli):
         ("DELETE FROM readings WHERE rowid = 7", "does not match its checksum"),
         ("DELETE FROM runs WHERE id = 18", "it should hold 18 runs, it holds 17"),
         ("UPDATE meta SET value = '[\"false\"]' WHERE key = 'command'", "plan, settings or run count do not match"),
-        ("UPDATE groups SET events = '[\"a\", \"b\"]' WHERE gid = 0", "plan, settings or run count do not match"),
+        ('UPDATE groups SET events = \'["a", "b"]\' WHERE gid = 0', "plan, settings or run count do not match"),
         ("UPDATE meta SET value = '99' WHERE key = 'runs'", "plan, settings or run count do not match"),
     ],
 )

@@ -136,7 +136,8 @@ def test_failing_program_cli_names_program_and_status(fake_perf, plan_file, tmp_
     assert not (tmp_path / "plan.db").exists()  # nothing to continue: the failed command is not kept
     res = cli(["collect", plan_file, "--runs", "2", "-q", "--allow-failure", "--", "false"])
     assert res.exit_code == 0, res.stderr
-    assert res.stdout.strip().splitlines()[-1] == f"{tmp_path / 'plan.db'}: 12 of 12 runs valid (12 added now); complete"
+    last = res.stdout.strip().splitlines()[-1]
+    assert last == f"{tmp_path / 'plan.db'}: 12 of 12 runs valid (12 added now); complete"
 
 
 @pytest.mark.perf

@@ -89,7 +89,6 @@ def test_signal_stops_at_a_run_boundary_exit_130_with_the_command_that_continues
 
 
 def test_ctrl_c_before_the_first_run_is_stored(fake_perf, plan_file, tmp_path, spawn_cli):
-    db = tmp_path / "plan.db"
     env = _env(tmp_path, FAKE_PERF_SLEEP="1.5")
     proc = spawn_cli(["collect", plan_file, "--runs", "2", "--quiet", "--", "true"], env)
     t0 = time.time()
