@@ -633,18 +633,18 @@ class CollectionDB:
         """
         started = time.time() if run.started is None else run.started
         row = _canon_run((run.gid, run.rep, run.status, run.reason, started, run.seconds, run.returncode))
-        rows = [
-            _canon_reading(
-                (
-                    r.event,
-                    None if pd.isna(r.value) else r.value,
-                    None if pd.isna(r.percent) else r.percent,
-                    None if pd.isna(r.run_time_ns) else r.run_time_ns,
-                    r.status,
-                )
-            )
-            for r in counts.drop_duplicates("event").itertuples(index=False)
+        n = len(counts)
+        columns = [
+            counts[c].tolist() if c in counts.columns else [None] * n
+            for c in ("event", "value", "percent", "run_time_ns", "status")
         ]
+        rows, seen = [], set()
+        for event, *numbers, state in zip(*columns):
+            if event in seen:  # perf may print an event twice: the first is kept
+                continue
+            seen.add(event)
+            numbers = [None if v is None or v != v else v for v in numbers]  # NaN -> NULL
+            rows.append(_canon_reading((event, *numbers, "ok" if state is None else state)))
         digest = run_digest(row, rows)
 
         def work() -> int:
@@ -800,7 +800,7 @@ def load_readings(db_path: PathLike, *, min_runs: int = 3, drop_constant: bool =
     with CollectionDB(db_path) as db:
         t = db.tidy()
     if t.empty:
-        raise InputError(f"{db_path}: no valid runs yet (see 'hemkit collect --status {db_path}')")
+        raise InputError(f"{db_path}: no valid runs yet (the collection has not stored any)")
     return Readings.from_tidy(t, source=str(db_path), min_runs=min_runs, drop_constant=drop_constant)
 
 
