@@ -57,6 +57,7 @@ import pandas as pd
 
 from hemkit.core.errors import InputError, OutputError
 from hemkit.core.readings import Readings
+from hemkit.io.atomic import _describe as _oserror  # one wording of OS errors for every output
 from hemkit.io.atomic import atomic_path, check_output
 
 PathLike = str | os.PathLike[str]
@@ -175,9 +176,10 @@ class WriterLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
-                owner = _lock_owner(fd) if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN) else ""
+                busy = exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+                owner = _lock_owner(fd) if busy else ""
                 os.close(fd)
-                if owner is not None and exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                if busy:
                     raise OutputError(
                         f"{self.db_path}: in use by {owner} (another 'hemkit collect' writes it); "
                         "wait for it to end or stop it, or use another database"
@@ -227,16 +229,6 @@ def _lock_owner(fd: int) -> str:
                 return f"pid {words[0]}{host}"
         time.sleep(0.05)
     return "another process"
-
-
-def _oserror(exc: OSError) -> str:
-    if exc.errno == errno.EROFS:
-        return "read-only file system"
-    if exc.errno == errno.ENOSPC:
-        return "no space left on the device"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    return exc.strerror or type(exc).__name__
 
 
 # -------------------------------------------------------------------- run rows
