@@ -65,7 +65,9 @@ def kills(data: Path, n: int, runs: int, rng: random.Random) -> dict:
     held: set = set()
     out = {"kills": 0, "before_db": 0, "during_runs": 0, "lost": 0, "damaged": 0, "max_delay": 0.0}
     t0 = time.perf_counter()
-    for _ in range(n):
+    for _ in range(10 * n):
+        if out["kills"] == n:
+            break
         proc = hemkit(first if not db.exists() else again)
         delay = rng.uniform(0.0, 4.0)
         out["max_delay"] = max(out["max_delay"], delay)
@@ -74,6 +76,7 @@ def kills(data: Path, n: int, runs: int, rng: random.Random) -> dict:
             proc.communicate()
             if proc.returncode != 0:
                 raise SystemExit(f"collector failed on its own: {proc.returncode}")
+            out["finished_before_the_kill"] = out.get("finished_before_the_kill", 0) + 1
             continue
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
@@ -115,7 +118,7 @@ def startup_kills(data: Path, n: int, rng: random.Random) -> dict:
         folder.mkdir()
         db = folder / "c.db"
         proc = hemkit(["collect", data / "kill.toml", "-o", db, "--runs", 2, "--workload", WORKLOAD, "--quiet"])
-        time.sleep(rng.uniform(0.0, 1.5))
+        time.sleep(rng.uniform(0.5, 3.0))
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
         if not db.exists():
@@ -243,7 +246,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="/tmp/hemkit-collect-reliability")
     ap.add_argument("--kills", type=int, default=20)
-    ap.add_argument("--runs", type=int, default=12, help="runs per group of the killed collection")
+    ap.add_argument("--runs", type=int, default=40, help="runs per group of the killed collection")
     ap.add_argument("--startup-kills", type=int, default=10)
     ap.add_argument("--signals", type=int, default=6)
     ap.add_argument("--pairs", type=int, default=5)
@@ -278,7 +281,7 @@ def main() -> None:
         f"final {k['valid']}/{k['expected']} valid runs, complete: {k['complete']} ({k['seconds']:.0f} s) |"
     )
     print(
-        f"| SIGKILL while starting a new collection (0-1.5 s after start) | {e['kills']} | no database: "
+        f"| SIGKILL while starting a new collection (0.5-3 s after start) | {e['kills']} | no database: "
         f"{e['no_database']}; a whole database: {e['whole_database']}; damaged: {e['damaged']}; "
         f"temporary files left: {e['left_files']} |"
     )
