@@ -129,9 +129,20 @@ def startup_kills(data: Path, n: int, rng: random.Random) -> dict:
                 out["whole_database"] += 1
             except Exception:
                 out["damaged"] += 1
-        # what a SIGKILL can leave besides the database: the lock file (harmless: its lock died
-        # with the process) or the half-made temporary file of the database being created
-        out["left_files"] += len([f for f in folder.iterdir() if f.name not in ("c.db", "c.db.lock")])
+        # what a SIGKILL can leave besides the database and SQLite's own journal: the lock file
+        # (harmless: its lock died with the process) and the half-made temporary file of the
+        # database being created -- which the next collector removes
+        left = [f for f in folder.iterdir() if f.name.startswith(".c.db.")]
+        out["left_files"] += len(left)
+        if left:
+            rerun = subprocess.run(
+                [HEMKIT, "collect", data / "kill.toml", "-o", db, "--runs", 1, "--workload", WORKLOAD, "-q"],
+                capture_output=True,
+            )
+            out["left_after_next_run"] = out.get("left_after_next_run", 0) + len(
+                [f for f in folder.iterdir() if f.name.startswith(".c.db.")]
+            )
+            out["next_run_ok"] = out.get("next_run_ok", 0) + (rerun.returncode == 0)
     return out
 
 
@@ -283,7 +294,8 @@ def main() -> None:
     print(
         f"| SIGKILL while starting a new collection (0.5-3 s after start) | {e['kills']} | no database: "
         f"{e['no_database']}; a whole database: {e['whole_database']}; damaged: {e['damaged']}; "
-        f"temporary files left: {e['left_files']} |"
+        f"temporary database files left: {e['left_files']}, after the next collector: "
+        f"{e.get('left_after_next_run', 0)} |"
     )
     print(
         f"| Ctrl-C (SIGINT to the group) / SIGTERM while measuring | {s['trials']} | exit 130: {s['exit_130']}; "

@@ -283,3 +283,13 @@ def test_writer_lock_in_a_read_only_place_is_an_output_error(tmpfs):
     with pytest.raises(OutputError, match="read-only file system"), WriterLock(mnt / "c.db"):
         pass
     set_readonly(False)
+
+
+def test_half_made_database_of_a_killed_creator_is_removed(fake_perf, plan, tmp_path):
+    stale = tmp_path / ".c.db.k1ll3d.tmp.db"
+    stale.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    (tmp_path / ".c.db.k1ll3d.tmp.db-journal").write_bytes(b"\x00" * 10)
+    (tmp_path / "c.db.lock").write_text("12345 host 0\n")  # its lock died with it
+    res = collect(plan, ["true"], tmp_path / "c.db", runs=1, progress=False)
+    assert res.complete
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.db", "perfbin"]

@@ -487,6 +487,11 @@ class CollectionDB:
         texts["n_runs"] = "0"
         rows = [(gid, json.dumps(list(g))) for gid, g in enumerate(groups)]
         texts["digest"] = json.dumps(_definition_digest(texts, rows))
+        # a creator killed (SIGKILL) halfway left its temporary file (io.atomic names it
+        # .NAME.*.tmp.SUFFIX); we hold the lock, so no creator is at work now: remove it
+        for stale in target.parent.glob(f".{target.name}.*.tmp{target.suffix}*"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
         try:
             with atomic_path(target, what="collection database") as tmp:
                 with contextlib.closing(sqlite3.connect(str(tmp), isolation_level=None)) as con:
