@@ -135,10 +135,8 @@ def startup_kills(data: Path, n: int, rng: random.Random) -> dict:
         left = [f for f in folder.iterdir() if f.name.startswith(".c.db.")]
         out["left_files"] += len(left)
         if left:
-            rerun = subprocess.run(
-                [HEMKIT, "collect", data / "kill.toml", "-o", db, "--runs", 1, "--workload", WORKLOAD, "-q"],
-                capture_output=True,
-            )
+            rerun = hemkit(["collect", data / "kill.toml", "-o", db, "--runs", 1, "--workload", WORKLOAD, "-q"])
+            rerun.communicate()
             out["left_after_next_run"] = out.get("left_after_next_run", 0) + len(
                 [f for f in folder.iterdir() if f.name.startswith(".c.db.")]
             )
