@@ -36,6 +36,14 @@ class ExportResult(Result):
         What was written (after ``drop_constant``).
     rows : int
         Rows of the tidy table written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from hemkit.datasets import t2080_path
+    >>> res = export(t2080_path("much_raw.csv"), os.path.join(tempfile.mkdtemp(), "t.csv"), pmcs=6)
+    >>> res.summary().shape
+    (24, 2)
     """
 
     source: Path

@@ -813,7 +813,15 @@ def collection_status(db_path: PathLike) -> pd.DataFrame:
 
 
 def check_database_output(db_path: PathLike, *, inputs: Sequence[PathLike | None] = ()) -> Path:
-    """Refuse, before any work, a database path that cannot be written (see :func:`check_output`)."""
+    """Refuse, before any work, a database path that cannot be written (see :func:`check_output`).
+
+    Examples
+    --------
+    >>> check_database_output("/no/such/folder/c.db")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.OutputError: collection database /no/such/folder/c.db: folder /no/such/folder does not exist
+    """
     return check_output(db_path, inputs=inputs, what="collection database")
 
 
@@ -821,8 +829,16 @@ def check_database_output(db_path: PathLike, *, inputs: Sequence[PathLike | None
 def open_for_writing(db_path: PathLike) -> Iterator[tuple[WriterLock, CollectionDB | None]]:
     """Take the writer lock of ``db_path``; yield it with the open database (None when new).
 
-    The database is checked (marker, quick_check, checksum of the definition) but nothing is
-    written: call :meth:`CollectionDB.prepare_for_writing` once the caller has decided to go on.
+    The database is checked (marker, integrity_check, checksum of the definition) but nothing
+    is written: call :meth:`CollectionDB.prepare_for_writing` once the caller has decided to go on.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.db")
+    >>> with open_for_writing(path) as (lock, db):
+    ...     db is None, lock.held
+    (True, True)
     """
     path = check_database_output(db_path)
     with WriterLock(path) as lock:
