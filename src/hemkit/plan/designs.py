@@ -1,513 +1,189 @@
-"""Group designs: which events to read together when only ``np`` counters exist.
+"""Group designs: which events to read together when only ``pmcs`` counters exist.
 
 Two designs from the HRM/MUCH papers (Vilardell et al., SAC 2021, Sec. 3-4):
 
-- **HRM** (:func:`hrm_design`): one *anchor* event read in every group, the other
-  ``nh - 1`` events spread over ``ceil((nh - 1) / (np - 1))`` groups of balanced size.
-- **MUCH** (:func:`much_design`): a *pair-covering design* C(v, k, 2): groups of at most
-  ``k = np`` events such that every pair of events is read together at least once
-  (MUCH step 1).  Built by a greedy (the paper's "adding the lowest order HEM not yet
-  observed" process, here picking the event that covers most new pairs) and then made
-  smaller by simulated annealing in the style of Nurmela & Östergård (1993, "Upper bounds
-  for covering designs by simulated annealing"): with ``b`` groups fixed, repeatedly take
-  an uncovered pair ``{a, c}``, a group holding ``a`` and swap one of its other events for
-  ``c``; cost = number of uncovered pairs; when it reaches 0, drop a group and go on.
+- **HRM** (:func:`hrm_design`): one *anchor* event read in every group, the other events
+  spread over as few groups as the counters allow, of balanced size (a bin packing when
+  must-share sets or counter restrictions apply: first-fit decreasing into the lightest
+  group, then seeded random orders, from the lower bound up).
+- **MUCH** (:func:`covering_design`): a *pair covering* C(v, k, 2): groups of at most
+  ``k`` events such that every pair of events is read together at least once (MUCH step 1).
+  It starts from the best construction (:mod:`hemkit.plan.constructions`: projective and
+  affine planes, their truncations, transversal designs plus extra points, the greedy of
+  the paper), makes it smaller with a tabu search (:mod:`hemkit.plan.search`) within a
+  step and a time budget, and for small instances tries to prove the size optimal with an
+  exact integer program (:mod:`hemkit.plan.exact`).
 
-The size is reported next to the Schönheim lower bound
-``L(v, k) = ceil(v / k * ceil((v - 1) / (k - 1)))`` and, where known, the best size
-published in the La Jolla Covering Repository (:data:`BEST_KNOWN`).
+:class:`Planner` holds every choice (design, anchor, constraints, search effort);
+:func:`make_plan` is the short form.  All return a :class:`~hemkit.plan.result.Plan`.
 
-Constraints (:class:`Constraints`): events that must share a group (perf groups) are
-treated as one unit that occupies several counters; events restricted to certain
-counters make a group feasible only if a matching of events to counters exists; a
-fixed event (e.g. ``cycles``) joins every group and takes one counter; a per-group
-budget caps the group size below ``np``.
+Sizes are reported next to the lower bound (Schönheim's for MUCH) and, where known, the
+best published size (:mod:`hemkit.plan.bounds`).  The same seed gives the same plan
+unless the time budget ended the search (``plan.diagnostics["stopped"] == "time
+budget"``): a search that runs out of steps is reproducible, one that runs out of time
+depends on the machine's speed.
+
+Examples
+--------
+>>> plan = make_plan([f"e{i}" for i in range(31)], 6)     # a projective plane: optimal at once
+>>> plan.size, plan.lower_bound, plan.optimal, plan.diagnostics["construction"]
+(31, 31, True, 'projective plane PG(2,5)')
 """
 
 from __future__ import annotations
 
 import math
-import random
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
+from typing import Any
 
 import numpy as np
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import DesignError, InputError
+from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
+from hemkit.core.rng import SeedLike, child, seed_sequence
+from hemkit.plan.bounds import best_known, estimate, schonheim_bound
+from hemkit.plan.constructions import (
+    Blocks,
+    greedy_covering,
+    plane_covering,
+    prune,
+    transversal_covering,
+    transversal_options,
+)
+from hemkit.plan.exact import exact_covering
+from hemkit.plan.problem import Constraints, Problem, check_events
+from hemkit.plan.result import Plan
+from hemkit.plan.search import CoverSearch
 
-#: Best known sizes of pair coverings C(v, k, 2) from the La Jolla Covering Repository
-#: (https://ljcr.dmgordon.org/cover/table.html), for the cases hemkit's docs and tests
-#: name.  Values equal to the Schönheim bound are optimal.  For k = 2 the size is
-#: v(v-1)/2 and for k = 3 it equals the Schönheim bound (Fort & Hedlund 1958); see
-#: :func:`best_known`.
-BEST_KNOWN: dict[tuple[int, int], int] = {
-    (7, 3): 7,  # Fano plane
-    (7, 4): 5,
-    (9, 4): 8,
-    (10, 4): 9,
-    (13, 4): 13,  # projective plane of order 3
-    (16, 4): 20,  # affine plane of order 4
-    (16, 6): 10,
-    (21, 5): 21,  # projective plane of order 4
-    (25, 5): 30,  # affine plane of order 5
-}
-
-
-def schonheim_bound(v: int, k: int) -> int:
-    """Schönheim lower bound on the number of groups of size ``k`` covering all pairs of ``v`` events.
-
-    Examples
-    --------
-    >>> schonheim_bound(16, 6), schonheim_bound(10, 4)
-    (8, 8)
-    """
-    if v <= 1:
-        return 0
-    if k >= v:
-        return 1
-    if k < 2:
-        raise HemkitError(f"groups of {k} event(s) cannot cover pairs; need at least 2 counters")
-    return math.ceil(v / k * math.ceil((v - 1) / (k - 1)))
+#: MUCH plans above this many groups (lower bound) are refused: nobody runs them
+MAX_GROUPS = 20_000
+#: at most this many events (units) in a MUCH plan (the search keeps a v x v table)
+MAX_EVENTS = 3_000
+#: tabu steps without a smaller design before the search gives up, at effort 1 (at most)
+STEPS = 20_000
+#: the same for the coverings of the groups of a transversal design
+INNER_STEPS = 4_000
 
 
-def best_known(v: int, k: int) -> int | None:
-    """Best published covering size C(v, k, 2), or None when hemkit does not know it."""
-    if v <= 1:
-        return 0
-    if k >= v:
-        return 1
-    if k == 2:
-        return v * (v - 1) // 2
-    if k == 3:
-        return schonheim_bound(v, 3)
-    return BEST_KNOWN.get((v, k))
+def _steps(n: int, k: int, most: int, effort: float) -> int:
+    """The step budget: ``40 n k`` steps, between ``most / 10`` and ``most``, times ``effort``."""
+    return int(effort * min(most, max(most // 10, 40 * n * k)))
+
+
+#: greedy starts only up to this many events (beyond, constructions are far better)
+GREEDY_MAX = 1_000
 
 
 @dataclass(frozen=True)
-class Constraints:
-    """What limits the groups beyond the counter count.
+class SearchOptions:
+    """How hard to look for a small MUCH design (and a tight HRM packing).
 
     Parameters
     ----------
-    must_share : sequence of sequences of str
-        Sets of events that must be read in the same group (e.g. a perf group).
-    counters : mapping of str -> sequence of int
-        Event -> the counter indices (0 .. np-1) it may use.  Unlisted events may use any.
-    fixed : str, optional
-        An event read in every group (e.g. ``cycles``); it takes one counter.
-    budget : int, optional
-        Most events per group (including ``fixed``), when below ``np``.
-    """
-
-    must_share: Sequence[Sequence[str]] = ()
-    counters: Mapping[str, Sequence[int]] = field(default_factory=dict)
-    fixed: str | None = None
-    budget: int | None = None
-
-
-# --------------------------------------------------------------------- helpers
-def _check_events(events: Sequence[str]) -> list[str]:
-    events = [str(e) for e in events]
-    if not events:
-        raise HemkitError("no events to plan")
-    seen: set[str] = set()
-    for e in events:
-        if not e.strip():
-            raise HemkitError("an event name is empty")
-        if e in seen:
-            raise HemkitError(f"event {e!r} is given twice")
-        seen.add(e)
-    return events
-
-
-def _counter_match(events: Sequence[str], counters: Mapping[str, Sequence[int]], n_counters: int) -> bool:
-    """Whether each event can get its own counter (bipartite matching, augmenting paths)."""
-    owner: dict[int, str] = {}
-
-    def place(e: str, seen: set[int]) -> bool:
-        for c in counters.get(e, range(n_counters)):
-            if c in seen:
-                continue
-            seen.add(c)
-            if c not in owner or place(owner[c], seen):
-                owner[c] = e
-                return True
-        return False
-
-    return all(place(e, set()) for e in events)
-
-
-class _Problem:
-    """Units (events or must-share sets) with weights and a feasibility test for a group."""
-
-    def __init__(self, events: Sequence[str], pmcs: int, constraints: Constraints):
-        c = constraints
-        if pmcs < 1:
-            raise HemkitError(f"--pmcs must be at least 1, got {pmcs}")
-        cap = pmcs if c.budget is None else min(pmcs, c.budget)
-        if c.budget is not None and c.budget < 1:
-            raise HemkitError(f"budget must be at least 1, got {c.budget}")
-        self.fixed = c.fixed
-        self.n_counters = pmcs
-        self.counters = {str(k): list(v) for k, v in c.counters.items()}
-        for e, cs in self.counters.items():
-            if e not in events and e != c.fixed:
-                raise HemkitError(f"counter restriction names unknown event {e!r}")
-            bad = [x for x in cs if not 0 <= int(x) < pmcs]
-            if bad or not cs:
-                raise HemkitError(f"event {e!r} is restricted to counter(s) {list(cs)} outside 0..{pmcs - 1}")
-        rest = [e for e in events if e != c.fixed]
-        if c.fixed is not None:
-            cap -= 1
-            if cap < 1:
-                raise HemkitError(f"fixed event {c.fixed!r} leaves no counter for other events (budget {cap + 1})")
-        self.cap = cap
-        parent: dict[str, str] = {}  # union-find: overlapping must-share sets become one unit
-
-        def root(e: str) -> str:
-            while parent.setdefault(e, e) != e:
-                e = parent[e]
-            return e
-
-        for s in c.must_share:
-            s = [str(e) for e in s]
-            for e in s:
-                if e not in events:
-                    raise HemkitError(f"must-share set {s} names unknown event {e!r}")
-            members = [e for e in s if e != c.fixed]
-            for e in members[1:]:
-                parent[root(e)] = root(members[0])
-        by_root: dict[str, list[str]] = {}
-        for e in rest:
-            if e in parent:
-                by_root.setdefault(root(e), []).append(e)
-        units = [u for u in by_root.values() if len(u) > 1]
-        grouped = {e for u in units for e in u}
-        units += [[e] for e in rest if e not in grouped]
-        order = {e: i for i, e in enumerate(rest)}
-        units.sort(key=lambda u: min(order[e] for e in u))
-        self.units = units
-        self.weights = [len(u) for u in units]
-        for u, w in zip(units, self.weights):
-            if w > cap:
-                raise HemkitError(f"must-share set {u} needs {w} counters but a group has only {cap}")
-            if not self.fits_events(u):
-                raise HemkitError(f"must-share set {u} cannot be placed on the allowed counters")
-        self.uniform = all(w == 1 for w in self.weights) and not self.counters
-
-    def fits_events(self, evs: Sequence[str]) -> bool:
-        full = list(evs) + ([self.fixed] if self.fixed else [])
-        if len(full) > self.n_counters:
-            return False
-        if not self.counters:
-            return True
-        return _counter_match(full, self.counters, self.n_counters)
-
-    def fits(self, block: Sequence[int]) -> bool:
-        if sum(self.weights[u] for u in block) > self.cap:
-            return False
-        if self.uniform:
-            return True
-        return self.fits_events([e for u in block for e in self.units[u]])
-
-    def groups(self, blocks: Sequence[Sequence[int]]) -> list[list[str]]:
-        out = []
-        for b in blocks:
-            evs = [e for u in sorted(b) for e in self.units[u]]
-            out.append(([self.fixed] if self.fixed else []) + evs)
-        return out
-
-
-# ------------------------------------------------------------------------ HRM
-def hrm_design(
-    events: Sequence[str], pmcs: int, *, anchor: str | None = None, constraints: Constraints | None = None
-) -> list[list[str]]:
-    """HRM groups: ``anchor`` in every group, the rest in ``ceil((nh-1)/(np-1))`` balanced groups.
-
-    Parameters
-    ----------
-    events : sequence of str
-    pmcs : int
-        Counters per run (``np``).
-    anchor : str, optional
-        The event read in every group; default the first event.
-    constraints : Constraints, optional
-        ``must_share``, ``counters`` and ``budget`` apply; ``fixed`` must be the anchor if given.
+    time_budget : float or None
+        Seconds for the whole planning (constructions, search, exact program); None: no
+        limit but the step budget.  The search stops early at the lower bound.
+    effort : float
+        Scales the step budget (at 1: ``40 v k`` tabu steps without a smaller design, between
+        2000 and 20000, for ``v`` events in groups of ``k``; 0: constructions and greedy
+        only, no search).
+    exact_time : float
+        Seconds for the exact integer program on small instances (at most 1500 candidate
+        groups) when the search ends above the lower bound; 0 turns it off.
 
     Examples
     --------
-    >>> hrm_design(["cycles", "a", "b", "c", "d", "e"], 3)
-    [['cycles', 'a', 'b'], ['cycles', 'c', 'd'], ['cycles', 'e']]
+    >>> SearchOptions(time_budget=30).effort
+    1.0
     """
-    events = _check_events(events)
-    c = constraints or Constraints()
-    anchor = anchor or c.fixed or events[0]
-    if anchor not in events:
-        raise HemkitError(f"anchor {anchor!r} is not among the events")
-    if c.fixed is not None and c.fixed != anchor:
-        raise HemkitError(f"HRM has one event in every group, the anchor {anchor!r}; fixed event {c.fixed!r} differs")
-    if pmcs < 2:
-        raise HemkitError("HRM needs at least 2 counters (the anchor and one more)")
-    prob = _Problem(events, pmcs, Constraints(c.must_share, c.counters, anchor, c.budget))
-    n_units = len(prob.units)
-    if n_units == 0:
-        return [[anchor]]
-    total = sum(prob.weights)
-    n_groups = math.ceil(total / prob.cap)
-    if prob.uniform:  # equal sizes: consecutive chunks whose sizes differ by at most one
-        q, r = divmod(n_units, n_groups)
-        bounds = [0]
-        for g in range(n_groups):
-            bounds.append(bounds[-1] + q + (g < r))
-        return prob.groups([list(range(a, b)) for a, b in zip(bounds, bounds[1:])])
-    while n_groups <= n_units:
-        # balanced: largest units first into the currently lightest group that fits
-        blocks: list[list[int]] = [[] for _ in range(n_groups)]
-        load = [0] * n_groups
-        ok = True
-        for u in sorted(range(n_units), key=lambda u: (-prob.weights[u], u)):
-            for g in sorted(range(n_groups), key=lambda g: (load[g], g)):
-                if prob.fits(blocks[g] + [u]):
-                    blocks[g].append(u)
-                    load[g] += prob.weights[u]
-                    break
-            else:
-                ok = False
-                break
-        if ok:
-            return prob.groups([b for b in blocks if b])
-        n_groups += 1
-    raise HemkitError("no HRM grouping satisfies the counter restrictions")  # pragma: no cover
+
+    time_budget: float | None = 10.0
+    effort: float = 1.0
+    exact_time: float = 3.0
+
+    def __post_init__(self) -> None:
+        for name in ("time_budget", "effort", "exact_time"):
+            value = getattr(self, name)
+            if value is None and name == "time_budget":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+                raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
 
 
-# ----------------------------------------------------------------------- MUCH
-def _uncovered_pairs(prob: _Problem) -> list[tuple[int, int]]:
-    """Pairs of units that cannot share any group (counter restrictions)."""
-    bad = []
-    for a, b in combinations(range(len(prob.units)), 2):
-        if not prob.fits([a, b]):
-            bad.append((a, b))
-    return bad
+class _Clock:
+    """The time budget and the progress line ``N groups (bound B)``."""
+
+    def __init__(self, budget: float | None, task: ProgressTask, lb: int):
+        self.t0 = time.monotonic()
+        self.deadline = None if budget is None else self.t0 + budget
+        self.task, self.lb = task, lb
+        self.best: int | None = None
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.t0
+
+    def over(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def remaining(self) -> float:
+        return math.inf if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
+    def report(self, size: int | None = None, what: str = "") -> None:
+        if size is not None and (self.best is None or size < self.best):
+            self.best = size
+        info = f"{self.best} groups (bound {self.lb})" if self.best is not None else f"bound {self.lb}"
+        self.task.update(completed=round(self.elapsed(), 1), info=f"{info}{'; ' + what if what else ''}")
 
 
-def _greedy(prob: _Problem, rng: random.Random) -> list[list[int]]:
-    """Greedy covering: grow each group with the unit that covers most new pairs."""
-    n = len(prob.units)
-    uncovered = [[a != b for b in range(n)] for a in range(n)]
-    left = [n - 1] * n  # uncovered partners per unit
-    blocks: list[list[int]] = []
-    while any(left):
-        top = max(left)
-        start = rng.choice([u for u in range(n) if left[u] == top])
-        block = [start]
-        while True:
-            best, best_gain = [], 0
-            for u in range(n):
-                if u in block:
+class _Builder:
+    """Starting coverings of ``v`` points by blocks of ``k`` (uniform problems), memoised by size."""
+
+    def __init__(self, k: int, seed: np.random.SeedSequence, effort: float, clock: _Clock):
+        self.k, self.seed, self.effort, self.clock = k, seed, effort, clock
+        self.memo: dict[int, Blocks] = {}
+
+    def start(self, v: int, *, greedy: bool = True) -> tuple[Blocks, str]:
+        """The smallest construction for ``v`` points: plane, transversal design or greedy."""
+        k = self.k
+        if v <= k:
+            return [list(range(v))], "one group"
+        if k == 2:
+            return [[a, c] for a in range(v) for c in range(a + 1, v)], "all pairs"
+        cands: list[tuple[Blocks, str]] = []
+        plane = plane_covering(v, k)
+        if plane is not None:
+            cands.append(plane)
+        if not cands or len(cands[0][0]) > schonheim_bound(v, k):
+            for _est, n, sizes, extra in transversal_options(v, k, lambda m: estimate(m, k))[:2]:
+                if max(sizes) + extra >= v:
                     continue
-                gain = sum(uncovered[u][b] for b in block)
-                if gain > best_gain:
-                    best, best_gain = [u], gain
-                elif gain == best_gain and gain > 0:
-                    best.append(u)
-            cands = [u for u in best if prob.fits(block + [u])]
-            if not cands or best_gain == 0:
-                # the best units do not fit: take the best that does
-                alt = sorted(
-                    (
-                        (sum(uncovered[u][b] for b in block), u)
-                        for u in range(n)
-                        if u not in block and prob.fits(block + [u])
-                    ),
-                    reverse=True,
-                )
-                if not alt or alt[0][0] == 0:
-                    break
-                cands = [u for g, u in alt if g == alt[0][0]]
-            u = rng.choice(cands)
-            for b in block:
-                if uncovered[u][b]:
-                    uncovered[u][b] = uncovered[b][u] = False
-                    left[u] -= 1
-                    left[b] -= 1
-            block.append(u)
-        blocks.append(block)
-    return blocks
+                blocks = transversal_covering(k, n, sizes, extra, self.inner)
+                tail = f" + {extra} point{'s' if extra > 1 else ''}" if extra else ""
+                short = f" without {k * n - sum(sizes)} points" if k * n > sum(sizes) else ""
+                cands.append((blocks, f"transversal design TD({k},{n}){short}{tail}"))
+        if greedy and v <= GREEDY_MAX:
+            cands.append((greedy_covering(v, k, child(self.seed, "greedy", v)), "greedy"))
+        blocks, name = min(cands, key=lambda c: len(c[0]))
+        return prune(blocks, v), name
 
-
-def _prune(blocks: list[list[int]], n: int) -> list[list[int]]:
-    """Drop groups whose pairs are all covered elsewhere."""
-    count = [[0] * n for _ in range(n)]
-    for b in blocks:
-        for x, y in combinations(b, 2):
-            count[x][y] += 1
-            count[y][x] += 1
-    keep = []
-    for b in sorted(blocks, key=len):
-        if len(b) > 1 and all(count[x][y] > 1 for x, y in combinations(b, 2)):
-            for x, y in combinations(b, 2):
-                count[x][y] -= 1
-                count[y][x] -= 1
-        else:
-            keep.append(b)
-    return keep
-
-
-def _anneal(
-    prob: _Problem,
-    blocks: list[list[int]],
-    rng: random.Random,
-    iters: int,
-    t0: float = 1.0,
-    cool: float = 0.999,
-    floor: float = 0.05,
-) -> list[list[int]] | None:
-    """Try to cover every pair with exactly ``len(blocks)`` groups; None if the budget runs out."""
-    n = len(prob.units)
-    blocks = [list(b) for b in blocks]
-    # fill groups up to capacity with random units (more pairs, same count)
-    for b in blocks:
-        others = [u for u in range(n) if u not in b]
-        rng.shuffle(others)
-        for u in others:
-            if prob.fits(b + [u]):
-                b.append(u)
-    count = [[0] * n for _ in range(n)]
-    for b in blocks:
-        for x, y in combinations(b, 2):
-            count[x][y] += 1
-            count[y][x] += 1
-    # indexable set of uncovered pairs
-    pos: dict[tuple[int, int], int] = {}
-    unc: list[tuple[int, int]] = []
-
-    def add(p):
-        pos[p] = len(unc)
-        unc.append(p)
-
-    def remove(p):
-        i = pos.pop(p)
-        last = unc.pop()
-        if i < len(unc):
-            unc[i] = last
-            pos[last] = i
-
-    for x, y in combinations(range(n), 2):
-        if count[x][y] == 0:
-            add((x, y))
-    holding: list[set[int]] = [set() for _ in range(n)]
-    for i, b in enumerate(blocks):
-        for u in b:
-            holding[u].add(i)
-    temp = t0
-    for _ in range(iters):
-        if not unc:
-            return blocks
-        a, c = rng.choice(unc)
-        if rng.random() < 0.5:
-            a, c = c, a
-        if not holding[a]:
-            continue
-        bi = rng.choice(tuple(holding[a]))
-        b = blocks[bi]
-        x = rng.choice(b)
-        if x == a:
-            continue
-        rest = [y for y in b if y != x]
-        if not prob.uniform and not prob.fits(rest + [c]):
-            continue
-        delta = sum(count[x][y] == 1 for y in rest) - sum(count[c][y] == 0 for y in rest)
-        if delta <= 0 or rng.random() < math.exp(-delta / temp):
-            for y in rest:
-                count[x][y] -= 1
-                count[y][x] -= 1
-                if count[x][y] == 0:
-                    add((min(x, y), max(x, y)))
-                if count[c][y] == 0:
-                    remove((min(c, y), max(c, y)))
-                count[c][y] += 1
-                count[y][c] += 1
-            b[b.index(x)] = c
-            holding[x].discard(bi)
-            holding[c].add(bi)
-        temp = max(temp * cool, floor)
-    return blocks if not unc else None
-
-
-@dataclass
-class CoveringResult:
-    """A pair-covering design and how good it is."""
-
-    groups: list[list[str]]
-    greedy_size: int
-    lower_bound: int
-    best_known: int | None
-    optimal: bool = False
-
-    @property
-    def size(self) -> int:
-        return len(self.groups)
-
-    def summary(self) -> str:
-        known = "?" if self.best_known is None else str(self.best_known)
-        return (
-            f"{self.size} groups (greedy {self.greedy_size}, Schönheim bound {self.lower_bound}, "
-            f"best known {known}{', proven optimal' if self.optimal else ''})"
-        )
-
-
-def _candidate_blocks(prob: _Problem, limit: int) -> list[tuple[int, ...]] | None:
-    """Every feasible group that no other unit could join (None when more than ``limit``)."""
-    n = len(prob.units)
-    if math.comb(n, min(prob.cap, n)) > 4 * limit:
-        return None
-    out = []
-    for size in range(min(prob.cap, n), 1, -1):
-        for b in combinations(range(n), size):
-            if prob.fits(list(b)) and not any(prob.fits([*b, u]) for u in range(n) if u not in b):
-                out.append(b)
-                if len(out) > limit:
-                    return None
-    return out
-
-
-def _ilp(prob: _Problem, upper: int, time_limit: float, limit: int = 1500):
-    """Exact covering by integer programming (scipy/HiGHS) over all maximal feasible groups.
-
-    Minimise the number of groups such that every pair of units shares one.  Returns
-    ``(blocks, proven_optimal)`` or None when the instance is too large or nothing better
-    than ``upper`` was found in ``time_limit`` seconds.
-    """
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import csr_matrix
-
-    cands = _candidate_blocks(prob, limit)
-    if not cands:
-        return None
-    n = len(prob.units)
-    pair_id = {p: i for i, p in enumerate(combinations(range(n), 2))}
-    rows, cols = [], []
-    for j, b in enumerate(cands):
-        for p in combinations(b, 2):
-            rows.append(pair_id[p])
-            cols.append(j)
-    a = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(pair_id), len(cands)))
-    res = milp(
-        np.ones(len(cands)),
-        constraints=LinearConstraint(a, lb=1),
-        integrality=np.ones(len(cands)),
-        bounds=Bounds(0, 1),
-        options={"time_limit": time_limit, "disp": False},
-    )
-    if res.x is None:
-        return None
-    chosen = [list(cands[j]) for j in np.flatnonzero(res.x > 0.5)]
-    proven = res.status == 0
-    # a time-limited answer is used only when it is smaller: results stay reproducible
-    if len(chosen) > upper or (not proven and len(chosen) == upper):
-        return None
-    return chosen, proven
+    def inner(self, m: int) -> Blocks:
+        """A small covering of a group of ``m`` points, searched briefly."""
+        if m <= self.k:
+            return [list(range(m))]
+        if m not in self.memo:
+            blocks, _ = self.start(m)
+            lb = schonheim_bound(m, self.k)
+            lb = best_known(m, self.k) or lb
+            if len(blocks) > lb and self.effort > 0 and not self.clock.over():
+                self.clock.report(what=f"covering groups of {m}")
+                s = CoverSearch(m, self.k, blocks, rng=child(self.seed, "group", m))
+                # small, and used k times: searched in full whatever the effort
+                steps = _steps(m, self.k, INNER_STEPS, 1.0)
+                blocks = s.run(stop_at=lb, max_steps=steps, deadline=self.clock.deadline)
+            self.memo[m] = blocks
+        return self.memo[m]
 
 
 def covering_design(
@@ -515,115 +191,360 @@ def covering_design(
     pmcs: int,
     *,
     constraints: Constraints | None = None,
-    seed: int = 0,
-    effort: float = 1.0,
-    exact_time: float = 5.0,
-) -> CoveringResult:
-    """MUCH groups: every pair of events read together at least once, as few groups as found.
+    search: SearchOptions | None = None,
+    seed: SeedLike = 0,
+    progress: ProgressLike = None,
+) -> Plan:
+    """MUCH groups: every pair of events read together at least once, in as few groups as found.
 
     Parameters
     ----------
     events : sequence of str
     pmcs : int
-        Counters per run (``np``): the most events per group.
+        Counters per run: the most events per group.
     constraints : Constraints, optional
-    seed : int
-        Seeds the greedy's tie-breaking and the annealing.
-    effort : float
-        Scales the annealing's iteration budget (0 = greedy only).
-    exact_time : float
-        Seconds for an exact integer program (scipy's HiGHS) when the annealed design is
-        above the lower bound and the instance is small (at most 1500 candidate groups);
-        it proves the size optimal or finds a smaller design.  0 turns it off.
+        Must-share sets, counter restrictions, an event in every group, a group budget.
+    search : SearchOptions, optional
+        Time budget, effort and exact-program seconds (default 10 s, 1, 3 s).
+    seed : int, Generator or None
+        Seeds the greedy's tie-breaking and the search.
+    progress : bool or Progress, optional
+        Reports ``N groups (bound B)`` against the seconds of the time budget.
 
     Returns
     -------
-    CoveringResult
-        ``.groups`` plus the greedy size, the Schönheim bound and the best known size.
+    Plan
+        ``design="much"``, with the lower bound, the best known size and, in
+        ``diagnostics``, the construction it started from, its size, the search steps,
+        the seconds and why the search stopped.
+
+    Raises
+    ------
+    InputError
+        Bad events or constraints, or a plan too large to run (more than 20000 groups).
+    DesignError
+        No group can hold some pair of events (counter restrictions, budget), or fewer
+        than 2 counters are left for the events.
 
     Examples
     --------
     >>> r = covering_design([f"e{i}" for i in range(7)], 3)
-    >>> r.size, r.lower_bound
-    (7, 7)
+    >>> r.size, r.lower_bound, r.optimal
+    (7, 7, True)
     """
-    events = _check_events(events)
-    prob = _Problem(events, pmcs, constraints or Constraints())
-    n = len(prob.units)
-    rng = random.Random(seed)
-    if prob.cap < 2 and n >= 2:
-        raise HemkitError(
-            f"groups of {prob.cap} event(s) besides fixed ones cannot cover pairs; MUCH needs at least 2 counters"
+    opts = search or SearchOptions()
+    prob = Problem(events, pmcs, constraints or Constraints())
+    n, k = prob.n, prob.cap
+    if n >= 2 and k < 2:
+        besides = f" besides {prob.fixed!r}" if prob.fixed else ""
+        raise DesignError(
+            f"groups of {k} event(s){besides} read no pair together; a MUCH plan needs at least 2 counters "
+            f"for the other events (pmcs is {prob.n_counters})"
         )
-    impossible = _uncovered_pairs(prob)
-    if impossible:
-        a, b = impossible[0]
-        raise HemkitError(
-            f"events {prob.units[a][0]!r} and {prob.units[b][0]!r} can never be read together "
-            "(counter restrictions or group budget); no MUCH design covers that pair"
+    bad = prob.impossible_pair()
+    if bad is not None:
+        raise DesignError(
+            f"events {bad[0]!r} and {bad[1]!r} can never be read together (counter restrictions or group "
+            "budget); no MUCH plan covers that pair"
         )
-    k = prob.cap
-    if n <= 1:
-        return CoveringResult(prob.groups([list(range(n))]), 1, 1, 1)
-    blocks = _prune(_greedy(prob, rng), n)
-    greedy_size = len(blocks)
-    for _ in range(4 if effort > 0 else 0):  # a few seeded greedy restarts
-        other = _prune(_greedy(prob, rng), n)
-        if len(other) < len(blocks):
-            blocks = other
-    greedy_size = min(greedy_size, len(blocks))
-    lb = schonheim_bound(n, k) if prob.uniform else _weighted_bound(prob)
+    if n > MAX_EVENTS:
+        raise InputError(f"{n} events are more than a MUCH plan can handle (at most {MAX_EVENTS}); plan fewer events")
+    lb = prob.covering_bound()
+    if lb > MAX_GROUPS:
+        raise InputError(
+            f"a MUCH plan for {n} events in groups of {k} needs at least {lb} groups (Schönheim bound), more "
+            f"than the {MAX_GROUPS} hemkit plans; use more counters (pmcs) or fewer events"
+        )
     known = best_known(n, k) if prob.uniform else None
-    target = max(lb, known or 0)
-    iters = int(effort * 4000 * n * k)
-    while effort > 0 and len(blocks) > target:
-        trial = [list(b) for b in blocks]
-        # drop a smallest group; the annealing then has to cover its pairs elsewhere
-        trial.sort(key=len)
-        trial = trial[1:]
-        found = None
-        # attempts with different schedules: a quick quench, then a warmer, slower search
-        for cool, floor in ((0.999, 0.05), (0.9995, 0.3), (0.9995, 0.15)):
-            found = _anneal(prob, trial, rng, iters, cool=cool, floor=floor)
-            if found is not None:
-                break
-        if found is None:
-            break
-        blocks = _prune(found, n)
-    optimal = len(blocks) <= lb
-    if not optimal and effort > 0 and exact_time > 0:
-        exact = _ilp(prob, len(blocks), exact_time)
+    ss = seed_sequence(seed)
+    with as_progress(progress).task("MUCH plan", total=opts.time_budget) as task:
+        clock = _Clock(opts.time_budget, task, lb)
+        blocks, diag = _much_blocks(prob, lb, opts, ss, clock)
+        clock.report(len(blocks), "done")
+    optimal = len(blocks) <= lb or diag.pop("proven", False)
+    if optimal:
+        diag["stopped"] = "optimal"
+    diag["seconds"] = clock.elapsed()
+    return Plan(
+        groups=prob.groups(sorted(sorted(b) for b in blocks)),
+        design="much",
+        pmcs=prob.n_counters,
+        anchor=prob.fixed,
+        perf_groups=prob.perf_groups,
+        lower_bound=lb,
+        best_known=known,
+        event_order=prob.events,
+        optimal=bool(optimal),
+        diagnostics=diag,
+    )
+
+
+def _much_blocks(
+    prob: Problem, lb: int, opts: SearchOptions, ss: np.random.SeedSequence, clock: _Clock
+) -> tuple[Blocks, dict[str, Any]]:
+    """Construction, search and exact program for a MUCH design; blocks of unit indexes."""
+    n, k = prob.n, prob.cap
+    if n <= 1 or (sum(prob.weights) <= k and prob.fits(list(range(n)))):
+        return [list(range(n))], {"construction": "one group", "start_size": 1, "steps": 0}
+    if prob.uniform:
+        builder = _Builder(k, ss, opts.effort, clock)
+        blocks, how = builder.start(n)
+    else:
+        blocks, how = prune(greedy_covering(n, k, child(ss, "greedy"), fits=prob.fits), n), "greedy"
+    diag: dict[str, Any] = {"construction": how, "start_size": len(blocks), "steps": 0}
+    clock.report(len(blocks), how)
+    target = max(lb, best_known(n, k) or 0) if prob.uniform else lb
+    if len(blocks) > target and opts.effort > 0 and not clock.over():
+        s = CoverSearch(
+            n,
+            k,
+            blocks,
+            weights=None if prob.uniform else prob.weights,
+            fits=None if prob.uniform else prob.fits,
+            rng=child(ss, "search"),
+        )
+        blocks = prune(
+            s.run(
+                stop_at=target,
+                max_steps=_steps(n, k, STEPS, opts.effort),
+                deadline=clock.deadline,
+                on_level=lambda b: clock.report(b, "searching"),
+            ),
+            n,
+        )
+        diag["steps"] = s.steps
+        diag["stopped"] = s.stopped
+    elif len(blocks) > lb:
+        diag["stopped"] = "time budget" if opts.effort > 0 else "no search (effort 0)"
+    known = best_known(n, k) if prob.uniform else None
+    if known is not None and len(blocks) <= known:
+        pass  # as good as published: an exact program would only confirm it
+    elif len(blocks) > lb and opts.effort > 0 and opts.exact_time > 0 and clock.remaining() > 0:
+        clock.report(what="exact program")
+        exact = exact_covering(prob, len(blocks), min(opts.exact_time, clock.remaining()))
         if exact is not None:
-            blocks, optimal = exact
-    blocks = [sorted(b) for b in blocks]
-    blocks.sort()
-    return CoveringResult(prob.groups(blocks), greedy_size, lb, known, optimal)
+            blocks, diag["proven"] = exact
+            diag["construction"] += " + exact program"
+    return blocks, diag
 
 
-def _weighted_bound(prob: _Problem) -> int:
-    """A lower bound with unequal unit sizes: a unit of weight w meets at most cap - w others per group."""
-    n = len(prob.units)
-    if n <= 1:
-        return 1
-    per_unit = [math.ceil((n - 1) / max(1, prob.cap - w)) if prob.cap > w else n for w in prob.weights]
-    # every unit needs enough groups to meet all others
-    return max(1, math.ceil(max(per_unit)))
-
-
-def much_design(events: Sequence[str], pmcs: int, **kwargs) -> list[list[str]]:
-    """Groups of a MUCH pair-covering design; see :func:`covering_design`.
+def much_design(events: Sequence[str], pmcs: int, **kwargs: Any) -> list[list[str]]:
+    """Groups of a MUCH pair-covering design; see :func:`covering_design` for the options.
 
     Examples
     --------
     >>> len(much_design([f"e{i}" for i in range(10)], 4))
     9
     """
-    return covering_design(events, pmcs, **kwargs).groups
+    return [list(g) for g in covering_design(events, pmcs, **kwargs).groups]
 
 
-def pairs_covered(groups: Sequence[Sequence[str]], events: Sequence[str]) -> list[tuple[str, str]]:
-    """Pairs of ``events`` never read in the same group (empty when the design covers all)."""
-    together = set()
-    for g in groups:
-        together.update(frozenset(p) for p in combinations(g, 2))
-    return [(a, b) for a, b in combinations(events, 2) if frozenset((a, b)) not in together]
+# ------------------------------------------------------------------------ HRM
+def hrm_plan(
+    events: Sequence[str],
+    pmcs: int,
+    *,
+    anchor: str | None = None,
+    constraints: Constraints | None = None,
+    seed: SeedLike = 0,
+    progress: ProgressLike = None,
+) -> Plan:
+    """HRM groups: ``anchor`` in every group, the other events in as few balanced groups as fit.
+
+    Parameters
+    ----------
+    events : sequence of str
+    pmcs : int
+        Counters per run (the anchor takes one).
+    anchor : str, optional
+        The event read in every group; default ``constraints.fixed`` or the first event.
+    constraints : Constraints, optional
+        ``must_share``, ``counters`` and ``budget`` apply; ``fixed`` must be the anchor if given.
+    seed : int, Generator or None
+        Orders tried when the first packing needs more groups than the bound.
+    progress : bool or Progress, optional
+
+    Returns
+    -------
+    Plan
+        ``design="hrm"``, its lower bound and whether it meets it.
+
+    Examples
+    --------
+    >>> hrm_plan(["cycles", "a", "b", "c", "d", "e"], 3).groups
+    [['cycles', 'a', 'b'], ['cycles', 'c', 'd'], ['cycles', 'e']]
+    """
+    names = check_events(events)
+    c = constraints or Constraints()
+    anchor = anchor if anchor is not None else (c.fixed if c.fixed is not None else names[0])
+    if anchor not in names:
+        raise InputError(f"anchor {anchor!r} is not among the events")
+    if c.fixed is not None and c.fixed != anchor:
+        raise InputError(
+            f"HRM reads one event in every group, the anchor {anchor!r}; the fixed event {c.fixed!r} differs"
+        )
+    if isinstance(pmcs, int) and not isinstance(pmcs, bool) and pmcs < 2:
+        raise InputError(f"HRM needs at least 2 counters (the anchor and one more), got pmcs={pmcs}")
+    prob = Problem(names, pmcs, Constraints(c.must_share, c.counters, anchor, c.budget))
+    t0 = time.monotonic()
+    with as_progress(progress).task("HRM plan", total=None) as task:
+        blocks, lb = _hrm_blocks(prob, child(seed_sequence(seed), "hrm"))
+        task.update(info=f"{len(blocks)} groups (bound {lb})")
+    return Plan(
+        groups=prob.groups(blocks) if blocks else [[anchor]],
+        design="hrm",
+        pmcs=prob.n_counters,
+        anchor=anchor,
+        perf_groups=prob.perf_groups,
+        lower_bound=lb,
+        event_order=prob.events,
+        optimal=len(blocks) <= lb,
+        diagnostics={
+            "construction": "balanced chunks" if prob.uniform else "packing",
+            "seconds": time.monotonic() - t0,
+        },
+    )
+
+
+def _hrm_blocks(prob: Problem, rng: np.random.Generator) -> tuple[Blocks, int]:
+    n = prob.n
+    if n == 0:
+        return [], 1
+    lb = prob.packing_bound()
+    if prob.uniform:  # equal sizes: consecutive chunks whose sizes differ by at most one
+        q, r = divmod(n, lb)
+        bounds = [0]
+        for g in range(lb):
+            bounds.append(bounds[-1] + q + (g < r))
+        return [list(range(a, b)) for a, b in zip(bounds, bounds[1:])], lb
+    restricted = [len(prob.counters.get(u[0], range(prob.n_counters))) if len(u) == 1 else 0 for u in prob.units]
+    first = sorted(range(n), key=lambda u: (-prob.weights[u], restricted[u], u))
+    for n_groups in range(lb, n + 1):
+        orders: list[list[int]] = [first]
+        orders += [list(rng.permutation(n)) for _ in range(20 if n_groups == lb else 3)]
+        for order in orders:
+            blocks = _pack(prob, order, n_groups)
+            if blocks is not None:
+                return blocks, lb
+    raise DesignError("no HRM grouping satisfies the counter restrictions")  # pragma: no cover - n groups fit
+
+
+def _pack(prob: Problem, order: Sequence[int], n_groups: int) -> Blocks | None:
+    """Units in ``order``, each into the lightest group it fits; None if one fits nowhere."""
+    blocks: Blocks = [[] for _ in range(n_groups)]
+    load = [0] * n_groups
+    for u in order:
+        u = int(u)
+        for g in sorted(range(n_groups), key=lambda g: (load[g], g)):
+            if prob.fits([*blocks[g], u]):
+                blocks[g].append(u)
+                load[g] += prob.weights[u]
+                break
+        else:
+            return None
+    return [sorted(b) for b in blocks if b]
+
+
+def hrm_design(
+    events: Sequence[str],
+    pmcs: int,
+    *,
+    anchor: str | None = None,
+    constraints: Constraints | None = None,
+    seed: SeedLike = 0,
+) -> list[list[str]]:
+    """Groups of an HRM design (anchor first in every group); see :func:`hrm_plan`.
+
+    Examples
+    --------
+    >>> hrm_design(["cycles", "a", "b", "c", "d", "e"], 3)
+    [['cycles', 'a', 'b'], ['cycles', 'c', 'd'], ['cycles', 'e']]
+    """
+    return [list(g) for g in hrm_plan(events, pmcs, anchor=anchor, constraints=constraints, seed=seed).groups]
+
+
+# -------------------------------------------------------------------- planner
+@dataclass(frozen=True)
+class Planner:
+    """Every choice of a plan but the events and counters: design, anchor, constraints, effort.
+
+    Parameters
+    ----------
+    design : {"much", "hrm"}
+    anchor : str, optional
+        HRM anchor (default: the first event); for MUCH an event read in every group.
+    constraints : Constraints
+    search : SearchOptions
+
+    Examples
+    --------
+    >>> planner = Planner("much", constraints=Constraints(must_share=[["a", "b"]]))
+    >>> planner.plan(["a", "b", "c", "d"], 3).groups
+    [['a', 'b', 'c'], ['a', 'b', 'd'], ['c', 'd']]
+    """
+
+    design: str = "much"
+    anchor: str | None = None
+    constraints: Constraints = field(default_factory=Constraints)
+    search: SearchOptions = field(default_factory=SearchOptions)
+
+    def plan(self, events: Sequence[str], pmcs: int, *, seed: SeedLike = 0, progress: ProgressLike = None) -> Plan:
+        """Design the groups for ``events`` on ``pmcs`` counters (see :func:`covering_design`, :func:`hrm_plan`)."""
+        c = self.constraints
+        if self.design == "hrm":
+            return hrm_plan(events, pmcs, anchor=self.anchor, constraints=c, seed=seed, progress=progress)
+        if self.design != "much":
+            raise InputError(f"unknown design {self.design!r}; use 'much' or 'hrm'")
+        if self.anchor is not None:
+            if c.fixed not in (None, self.anchor):
+                raise InputError(f"two events to read in every group: {self.anchor!r} and {c.fixed!r}")
+            if self.anchor not in check_events(events):
+                raise InputError(f"anchor {self.anchor!r} is not among the events")
+            c = Constraints(c.must_share, c.counters, self.anchor, c.budget)
+        return covering_design(events, pmcs, constraints=c, search=self.search, seed=seed, progress=progress)
+
+
+def make_plan(
+    events: Sequence[str],
+    pmcs: int,
+    *,
+    design: str = "much",
+    anchor: str | None = None,
+    seed: SeedLike = 0,
+    progress: ProgressLike = None,
+) -> Plan:
+    """Design groups for ``events`` on ``pmcs`` counters: ``Planner(design, anchor).plan(...)``.
+
+    Use :class:`Planner` for constraints and the search budget.
+
+    Parameters
+    ----------
+    events : sequence of str
+    pmcs : int
+    design : {"much", "hrm"}
+    anchor : str, optional
+        HRM anchor (default first event); for MUCH, an event to read in every group.
+    seed : int, Generator or None
+    progress : bool or Progress, optional
+
+    Examples
+    --------
+    >>> make_plan(["cycles", "a", "b", "c"], 3, design="hrm").groups
+    [['cycles', 'a', 'b'], ['cycles', 'c']]
+    """
+    return Planner(design, anchor).plan(events, pmcs, seed=seed, progress=progress)
+
+
+#: the result of :func:`covering_design` (kept for older code: it is a :class:`Plan`)
+CoveringResult = Plan
+
+__all__ = [
+    "CoveringResult",
+    "Planner",
+    "SearchOptions",
+    "covering_design",
+    "hrm_design",
+    "hrm_plan",
+    "make_plan",
+    "much_design",
+]
