@@ -336,3 +336,29 @@ def test_one_group_when_everything_fits():
     assert p.groups == [["solo"]] and p.optimal
     p = covering_design(ev(4), 6)
     assert p.groups == [ev(4)] and p.size == 1
+
+
+def test_weighted_lower_bound_is_schonheims_double_count():
+    ev120 = ev(120)
+    c = Constraints(must_share=[[f"e{i}", f"e{i + 1}"] for i in range(80, 110, 2)])
+    prob = Problem(ev120, 4, c)
+    # 90 single events meet 119 others 3 at a time (40 groups each), 15 pairs meet 118 two at a time (59 each)
+    assert prob.covering_bound() == -(-(90 * 40 + 15 * 2 * 59) // 4) == 1343
+    assert Problem(ev(16), 6, Constraints()).covering_bound() == schonheim_bound(16, 6)
+
+
+def test_large_constrained_plans_stay_valid_within_the_time_budget():
+    events = ev(150)
+    c = Constraints(
+        counters={f"e{i}": [i % 3, (i + 1) % 3] for i in range(1, 60)},
+        must_share=[[f"e{i}", f"e{i + 1}"] for i in range(80, 110, 2)],
+    )
+    opts = SearchOptions(time_budget=1.0, exact_time=0)
+    hrm = Planner("hrm", constraints=c, search=opts).plan(events, 4)
+    assert sorted(e for g in hrm.groups for e in g[1:]) == sorted(events[1:])
+    _respects(hrm.groups, 4, Constraints(c.must_share, c.counters, "e0"))
+    assert hrm.size >= hrm.lower_bound
+    c70 = Constraints(must_share=[["e60", "e61"], ["e62", "e63"]], counters=c.counters)
+    much = Planner("much", constraints=c70, search=opts).plan(events[:70], 4)
+    assert much.missing_pairs() == [] and much.size >= much.lower_bound
+    _respects(much.groups, 4, c70)

@@ -18,6 +18,9 @@ from hemkit.cli._options import (
     warnings_to_stderr,
 )
 
+#: with -o, the groups are listed only up to this many
+SHOW_GROUPS = 60
+
 
 def split_events(values: tuple[str, ...] | list[str]) -> list[str]:
     """Event names from arguments separated by commas or white space.
@@ -110,7 +113,8 @@ def plan(events, pmcs, design, anchor, must_share, event_counters, counters, bud
     with warnings_to_stderr():
         p = planner.plan(split_events(events), pmcs, seed=seed, progress=not quiet)
     click.echo(p.describe())
-    show_table(p.to_frame())
+    if not output or p.size <= SHOW_GROUPS:  # thousands of rows belong in the file, not the terminal
+        show_table(p.to_frame())
     if output:
         write_plan_file(output, p.to_dict(), header=f"hemkit {p.describe()}")
     seconds = p.diagnostics.get("seconds", 0.0)

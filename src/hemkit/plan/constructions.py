@@ -308,14 +308,16 @@ def greedy_covering(
     k: int,
     rng: np.random.Generator | None = None,
     fits: Callable[[Sequence[int]], bool] | None = None,
+    report: Callable[[int], None] | None = None,
 ) -> Blocks:
     """Cover all pairs greedily, each block grown by the point that covers most new pairs.
 
     A block starts at the point with most uncovered pairs; ties are broken by ``rng``
     (else the lowest point).
 
-    ``fits(block)`` (optional) says whether a block is allowed (constraints); a pair that no
-    allowed block covers would loop forever, so the caller checks pairs first.
+    ``fits(block)`` (optional) says whether a block is allowed (constraints); the caller
+    checks first that every pair fits in some block.  ``report(blocks_so_far)`` is called
+    every 200 blocks (a progress display).
 
     Examples
     --------
@@ -348,10 +350,12 @@ def greedy_covering(
                 u = pick(np.flatnonzero(g == best))
             else:
                 u = -1
-                for val in np.unique(g[g > 0])[::-1]:
-                    ok = [int(c) for c in np.flatnonzero(g == val) if fits([*block, int(c)])]
-                    if ok:
-                        u = pick(np.array(ok))
+                for val in np.unique(g[g > 0])[::-1]:  # best gain first; a random one of them that fits
+                    tied = np.flatnonzero(g == val)
+                    if rng is not None:
+                        tied = rng.permutation(tied)
+                    u = next((int(c) for c in tied if fits([*block, int(c)])), -1)
+                    if u >= 0:
                         break
                 if u < 0:
                     break
@@ -366,6 +370,8 @@ def greedy_covering(
         unc[np.ix_(idx, idx)] = False
         left = unc.sum(1)
         blocks.append(sorted(block))
+        if report is not None and len(blocks) % 200 == 0:
+            report(len(blocks))
     return blocks
 
 

@@ -290,7 +290,9 @@ def _much_blocks(
         builder = _Builder(k, ss, opts.effort, clock)
         blocks, how = builder.start(n)
     else:
-        blocks, how = prune(greedy_covering(n, k, child(ss, "greedy"), fits=prob.fits), n), "greedy"
+        report = lambda b: clock.report(what=f"greedy: {b} groups so far")  # noqa: E731
+        blocks = greedy_covering(n, k, child(ss, "greedy"), fits=prob.fits, report=report)
+        blocks, how = prune(blocks, n), "greedy"
     diag: dict[str, Any] = {"construction": how, "start_size": len(blocks), "steps": 0}
     clock.report(len(blocks), how)
     target = max(lb, best_known(n, k) or 0) if prob.uniform else lb
@@ -374,8 +376,13 @@ def hrm_plan(
     >>> hrm_plan(["cycles", "a", "b", "c", "d", "e"], 3).groups
     [['cycles', 'a', 'b'], ['cycles', 'c', 'd'], ['cycles', 'e']]
     """
+    prob = _hrm_problem(events, pmcs, anchor, constraints or Constraints())
+    return _hrm(prob, SearchOptions(), child(seed_sequence(seed), "hrm"), progress)
+
+
+def _hrm_problem(events: Sequence[str], pmcs: int, anchor: str | None, c: Constraints) -> Problem:
+    """The checked HRM problem: the anchor is the event read in every group."""
     names = check_events(events)
-    c = constraints or Constraints()
     anchor = anchor if anchor is not None else (c.fixed if c.fixed is not None else names[0])
     if anchor not in names:
         raise InputError(f"anchor {anchor!r} is not among the events")
@@ -385,11 +392,18 @@ def hrm_plan(
         )
     if isinstance(pmcs, int) and not isinstance(pmcs, bool) and pmcs < 2:
         raise InputError(f"HRM needs at least 2 counters (the anchor and one more), got pmcs={pmcs}")
-    prob = Problem(names, pmcs, Constraints(c.must_share, c.counters, anchor, c.budget))
-    t0 = time.monotonic()
-    with as_progress(progress).task("HRM plan", total=None) as task:
-        blocks, lb = _hrm_blocks(prob, child(seed_sequence(seed), "hrm"))
-        task.update(info=f"{len(blocks)} groups (bound {lb})")
+    return Problem(names, pmcs, Constraints(c.must_share, c.counters, anchor, c.budget))
+
+
+def _hrm(prob: Problem, opts: SearchOptions, rng: np.random.Generator, progress: ProgressLike) -> Plan:
+    """The HRM plan of a checked problem (the anchor is ``prob.fixed``)."""
+    lb = prob.packing_bound()
+    with as_progress(progress).task("HRM plan", total=opts.time_budget) as task:
+        clock = _Clock(opts.time_budget, task, lb)
+        blocks, how = _hrm_blocks(prob, lb, rng, clock)
+        clock.report(len(blocks), "done")
+    anchor = prob.fixed
+    assert anchor is not None
     return Plan(
         groups=prob.groups(blocks) if blocks else [[anchor]],
         design="hrm",
@@ -399,34 +413,45 @@ def hrm_plan(
         lower_bound=lb,
         event_order=prob.events,
         optimal=len(blocks) <= lb,
-        diagnostics={
-            "construction": "balanced chunks" if prob.uniform else "packing",
-            "seconds": time.monotonic() - t0,
-        },
+        diagnostics={"construction": how, "seconds": clock.elapsed()},
     )
 
 
-def _hrm_blocks(prob: Problem, rng: np.random.Generator) -> tuple[Blocks, int]:
+def _hrm_blocks(prob: Problem, lb: int, rng: np.random.Generator, clock: _Clock) -> tuple[Blocks, str]:
+    """Balanced chunks (uniform units), else first-fit decreasing and tighter balanced packings."""
     n = prob.n
     if n == 0:
-        return [], 1
-    lb = prob.packing_bound()
+        return [], "anchor alone"
     if prob.uniform:  # equal sizes: consecutive chunks whose sizes differ by at most one
         q, r = divmod(n, lb)
         bounds = [0]
         for g in range(lb):
             bounds.append(bounds[-1] + q + (g < r))
-        return [list(range(a, b)) for a, b in zip(bounds, bounds[1:])], lb
+        return [list(range(a, b)) for a, b in zip(bounds, bounds[1:])], "balanced chunks"
     restricted = [len(prob.counters.get(u[0], range(prob.n_counters))) if len(u) == 1 else 0 for u in prob.units]
     first = sorted(range(n), key=lambda u: (-prob.weights[u], restricted[u], u))
-    for n_groups in range(lb, n + 1):
-        orders: list[list[int]] = [first]
-        orders += [list(rng.permutation(n)) for _ in range(20 if n_groups == lb else 3)]
+    ffd: Blocks = []  # first fit decreasing, opening a group when a unit fits nowhere: always succeeds
+    for u in first:
+        home = next((b for b in ffd if prob.fits([*b, u])), None)
+        if home is None:
+            ffd.append([u])
+        else:
+            home.append(u)
+    clock.report(len(ffd), "first fit")
+    best, how = [sorted(b) for b in ffd], "first-fit decreasing"
+    balanced = _pack(prob, first, len(ffd))
+    if balanced is not None:
+        best, how = balanced, "balanced packing"
+    for n_groups in range(lb, len(ffd)):  # fewer groups: the sorted order, then random orders
+        orders = [first] + [[int(x) for x in rng.permutation(n)] for _ in range(20)]
         for order in orders:
+            if clock.over():
+                return best, how
             blocks = _pack(prob, order, n_groups)
             if blocks is not None:
-                return blocks, lb
-    raise DesignError("no HRM grouping satisfies the counter restrictions")  # pragma: no cover - n groups fit
+                return blocks, "balanced packing"
+        clock.report(len(best), f"no packing into {n_groups} groups found")
+    return best, how
 
 
 def _pack(prob: Problem, order: Sequence[int], n_groups: int) -> Blocks | None:
@@ -492,7 +517,8 @@ class Planner:
         """Design the groups for ``events`` on ``pmcs`` counters (see :func:`covering_design`, :func:`hrm_plan`)."""
         c = self.constraints
         if self.design == "hrm":
-            return hrm_plan(events, pmcs, anchor=self.anchor, constraints=c, seed=seed, progress=progress)
+            prob = _hrm_problem(events, pmcs, self.anchor, c)
+            return _hrm(prob, self.search, child(seed_sequence(seed), "hrm"), progress)
         if self.design != "much":
             raise InputError(f"unknown design {self.design!r}; use 'much' or 'hrm'")
         if self.anchor is not None:

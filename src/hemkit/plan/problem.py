@@ -273,16 +273,19 @@ class Problem:
     def covering_bound(self) -> int:
         """A lower bound on the groups of a pair covering of the units.
 
-        Schönheim's bound when units are uniform; otherwise each unit of weight ``w`` meets
-        at most ``cap - w`` other counters' worth of events per group.
+        Schönheim's bound when units are uniform; otherwise its weighted form: a unit of
+        weight ``w`` is in at least ``r = ceil((W - w) / (cap - w))`` groups (``W`` the total
+        weight) and the groups hold at most ``cap`` each, so at least ``sum(w r) / cap``.
         """
         if self.n <= 1:
             return 1
         if self.uniform:
             return schonheim_bound(self.n, self.cap)
+        # each unit of weight w must meet the other (total - w) counters' worth of events, at
+        # most cap - w per group; a group holds at most cap counters (Schönheim's double count)
         total = sum(self.weights)
-        per_unit = [math.ceil((total - w) / (self.cap - w)) if self.cap > w else total for w in self.weights]
-        return max(1, max(per_unit))
+        reps = [math.ceil((total - w) / (self.cap - w)) if self.cap > w else 1 for w in self.weights]
+        return max(1, max(reps), math.ceil(sum(w * r for w, r in zip(self.weights, reps)) / self.cap))
 
     def packing_bound(self) -> int:
         """A lower bound on the groups of an HRM design (every unit in one group).
