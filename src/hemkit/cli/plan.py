@@ -26,6 +26,11 @@ def split_events(values: tuple[str, ...] | list[str]) -> list[str]:
     """Event names from arguments separated by commas or white space.
 
     A comma inside a PMU term list (``cpu/event=0x3c,umask=0x0/``) belongs to the name.
+
+    Examples
+    --------
+    >>> split_events(["cycles,instructions", "cpu/event=0x3c,umask=0x0/ branches"])
+    ['cycles', 'instructions', 'cpu/event=0x3c,umask=0x0/', 'branches']
     """
     out: list[str] = []
     for value in values:
@@ -45,7 +50,13 @@ def split_events(values: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def parse_event_counters(specs: tuple[str, ...]) -> dict[str, list[int]]:
-    """``EVENT=C1,C2`` (counters numbered from 0) for each spec; the last ``=`` separates."""
+    """``EVENT=C1,C2`` (counters numbered from 0) for each spec; the last ``=`` separates.
+
+    Examples
+    --------
+    >>> parse_event_counters(("cycles=0", "cpu/event=0x3c/=1,2"))
+    {'cycles': [0], 'cpu/event=0x3c/': [1, 2]}
+    """
     out: dict[str, list[int]] = {}
     for spec in specs:
         event, sep, cs = spec.rpartition("=")

@@ -60,6 +60,16 @@ def read_plan_file(path: PathLike) -> dict[str, Any]:
     InputError
         The file is missing, a folder, unreadable, not UTF-8, not valid TOML/JSON, or not
         a table of keys; the message names the file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "p.json")
+    >>> _ = open(path, "w").write('{"groups": [["a", "b"]')
+    >>> read_plan_file(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: .../p.json: not valid JSON (line 1, column 23: Expecting ',' delimiter)
     """
     p = Path(os.fspath(path))
     if not p.exists():
@@ -147,6 +157,18 @@ def write_plan_file(
     ------
     OutputError
         The place cannot be written (see :func:`hemkit.io.atomic.check_output`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = write_plan_file(os.path.join(tempfile.mkdtemp(), "p.json"), {"groups": [["a", "b"]]})
+    >>> print(path.read_text())
+    {
+      "groups": [
+        ["a", "b"]
+      ]
+    }
+    <BLANKLINE>
     """
     text = plan_text(data, plan_format(path), header).encode("utf-8")
     try:

@@ -74,6 +74,10 @@ def _steps(n: int, k: int, most: int, effort: float) -> int:
 
 #: greedy starts only up to this many events (beyond, constructions are far better)
 GREEDY_MAX = 1_000
+#: searches from other starts after the first, while the time budget lasts, for small
+#: instances (events x counters at most RESTART_SIZE), where each search takes a second or two
+RESTARTS = 3
+RESTART_SIZE = 250
 
 
 @dataclass(frozen=True)
@@ -144,13 +148,17 @@ class _Builder:
         self.k, self.seed, self.effort, self.clock = k, seed, effort, clock
         self.memo: dict[int, Blocks] = {}
 
-    def start(self, v: int, *, greedy: bool = True) -> tuple[Blocks, str]:
+    def start(self, v: int) -> tuple[Blocks, str]:
         """The smallest construction for ``v`` points: plane, transversal design or greedy."""
+        return self.starts(v)[0]
+
+    def starts(self, v: int) -> list[tuple[Blocks, str]]:
+        """Every construction for ``v`` points, smallest first (ties: plane, design, greedy)."""
         k = self.k
         if v <= k:
-            return [list(range(v))], "one group"
+            return [([list(range(v))], "one group")]
         if k == 2:
-            return [[a, c] for a in range(v) for c in range(a + 1, v)], "all pairs"
+            return [([[a, c] for a in range(v) for c in range(a + 1, v)], "all pairs")]
         cands: list[tuple[Blocks, str]] = []
         plane = plane_covering(v, k)
         if plane is not None:
@@ -163,10 +171,10 @@ class _Builder:
                 tail = f" + {extra} point{'s' if extra > 1 else ''}" if extra else ""
                 short = f" without {k * n - sum(sizes)} points" if k * n > sum(sizes) else ""
                 cands.append((blocks, f"transversal design TD({k},{n}){short}{tail}"))
-        if greedy and v <= GREEDY_MAX:
+        if v <= GREEDY_MAX:
             cands.append((greedy_covering(v, k, child(self.seed, "greedy", v)), "greedy"))
-        blocks, name = min(cands, key=lambda c: len(c[0]))
-        return prune(blocks, v), name
+        pruned = [(prune(b, v), name) for b, name in cands]
+        return sorted(pruned, key=lambda c: len(c[0]))  # stable: ties keep the order above
 
     def inner(self, m: int) -> Blocks:
         """A small covering of a group of ``m`` points, searched briefly."""
@@ -288,34 +296,49 @@ def _much_blocks(
         return [list(range(n))], {"construction": "one group", "start_size": 1, "steps": 0}
     if prob.uniform:
         builder = _Builder(k, ss, opts.effort, clock)
-        blocks, how = builder.start(n)
+        starts = builder.starts(n)
     else:
         report = lambda b: clock.report(what=f"greedy: {b} groups so far")  # noqa: E731
-        blocks = greedy_covering(n, k, child(ss, "greedy"), fits=prob.fits, report=report)
-        blocks, how = prune(blocks, n), "greedy"
+        starts = [(prune(greedy_covering(n, k, child(ss, "greedy"), fits=prob.fits, report=report), n), "greedy")]
+    blocks, how = starts[0]
     diag: dict[str, Any] = {"construction": how, "start_size": len(blocks), "steps": 0}
     clock.report(len(blocks), how)
     target = max(lb, best_known(n, k) or 0) if prob.uniform else lb
     if len(blocks) > target and opts.effort > 0 and not clock.over():
-        s = CoverSearch(
-            n,
-            k,
-            blocks,
-            weights=None if prob.uniform else prob.weights,
-            fits=None if prob.uniform else prob.fits,
-            rng=child(ss, "search"),
-        )
-        blocks = prune(
-            s.run(
-                stop_at=target,
-                max_steps=_steps(n, k, STEPS, opts.effort),
-                deadline=clock.deadline,
-                on_level=lambda b: clock.report(b, "searching"),
-            ),
-            n,
-        )
-        diag["steps"] = s.steps
-        diag["stopped"] = s.stopped
+        # the search from the best start, then from the other constructions and fresh greedy
+        # coverings while they may still help: different starts end in different local optima
+        for attempt in range(1 + (RESTARTS if n * k <= RESTART_SIZE else 0)):
+            if attempt < len(starts):
+                start, name = starts[attempt]
+            elif n <= GREEDY_MAX:
+                fits = None if prob.uniform else prob.fits
+                start, name = prune(greedy_covering(n, k, child(ss, "greedy", attempt), fits=fits), n), "greedy"
+            else:
+                break
+            s = CoverSearch(
+                n,
+                k,
+                start,
+                weights=None if prob.uniform else prob.weights,
+                fits=None if prob.uniform else prob.fits,
+                rng=child(ss, "search", attempt),
+            )
+            found = prune(
+                s.run(
+                    stop_at=min(len(blocks) - 1, target) if attempt else target,
+                    max_steps=_steps(n, k, STEPS, opts.effort),
+                    deadline=clock.deadline,
+                    on_level=lambda b: clock.report(b, "searching"),
+                ),
+                n,
+            )
+            diag["steps"] += s.steps
+            diag["stopped"] = s.stopped
+            if found and len(found) < len(blocks):
+                blocks = found
+                diag["construction"], diag["start_size"] = name, len(start)
+            if len(blocks) <= target or clock.over():
+                break
     elif len(blocks) > lb:
         diag["stopped"] = "time budget" if opts.effort > 0 else "no search (effort 0)"
     known = best_known(n, k) if prob.uniform else None

@@ -55,6 +55,13 @@ def exact_covering(
     Returns ``(blocks, proven_optimal)``, or None when the instance has too many candidate
     groups or nothing smaller than ``upper`` was found (a time-limited answer of the same
     size is not used, so that results stay reproducible).
+
+    Examples
+    --------
+    >>> from hemkit.plan.problem import Constraints, Problem
+    >>> blocks, proven = exact_covering(Problem(list("abcdefg"), 4, Constraints()), 10, 10.0)
+    >>> len(blocks), proven                     # C(7, 4, 2) = 5 > Schönheim's 4
+    (5, True)
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import csr_matrix

@@ -88,7 +88,13 @@ def check_events(events: Sequence[str]) -> list[str]:
 
 
 def check_name(e: object, what: str) -> str:
-    """One event name, checked (see :func:`check_events`)."""
+    """One event name, checked (see :func:`check_events`); ``what`` names it in messages.
+
+    Examples
+    --------
+    >>> check_name("sched:sched_switch", "event")
+    'sched:sched_switch'
+    """
     if not isinstance(e, str):
         raise InputError(f"{what} name must be text, got {e!r}")
     if not e:
@@ -154,6 +160,14 @@ class Problem:
     uniform : bool
         Every unit takes one counter and no counter restrictions apply: the algebraic
         constructions and the fast paths apply.
+
+    Examples
+    --------
+    >>> p = Problem(list("abcde"), 3, Constraints(counters={"a": [0], "b": [0]}))
+    >>> p.fits([0, 2]), p.fits([0, 1]), p.impossible_pair(), p.groups([[0, 2, 3]])
+    (True, False, ('a', 'b'), [['a', 'c', 'd']])
+    >>> p.covering_bound(), p.packing_bound()
+    (4, 2)
     """
 
     def __init__(self, events: Sequence[str], pmcs: int, constraints: Constraints):

@@ -36,7 +36,13 @@ PLAN_KEYS = ("design", "pmcs", "events", "anchor", "lower_bound", "best_known", 
 
 
 class PlanKeyError(InputError):
-    """A plan that breaks a rule, with the plan-file key the rule is about (``.key``)."""
+    """A plan that breaks a rule, with the plan-file key the rule is about (``.key``).
+
+    Examples
+    --------
+    >>> PlanKeyError("pmcs", "pmcs must be a non-negative integer, got -1").key
+    'pmcs'
+    """
 
     def __init__(self, key: str, message: str):
         super().__init__(message)
@@ -44,7 +50,14 @@ class PlanKeyError(InputError):
 
 
 class FrozenList(list[Any]):
-    """A list that cannot be changed (it still compares equal to, and serialises as, a list)."""
+    """A list that cannot be changed (it still compares equal to, and serialises as, a list).
+
+    Examples
+    --------
+    >>> g = FrozenList(["a", "b"])
+    >>> g == ["a", "b"], isinstance(g, list)
+    (True, True)
+    """
 
     def _frozen(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("a Plan cannot be changed; make a new one (e.g. Plan(groups, ...))")
@@ -282,7 +295,13 @@ class Plan(Result):
 
     # --------------------------------------------------------------- plain data
     def to_dict(self) -> dict[str, Any]:
-        """The plan as plain data (the keys of a plan file; ``None`` and defaults left out)."""
+        """The plan as plain data (the keys of a plan file; ``None`` and defaults left out).
+
+        Examples
+        --------
+        >>> Plan([["a", "b"]], design="much", pmcs=2).to_dict()
+        {'design': 'much', 'pmcs': 2, 'events': ['a', 'b'], 'groups': [['a', 'b']]}
+        """
         d: dict[str, Any] = {"design": self.design, "pmcs": self.pmcs, "events": self.events}
         if self.anchor:
             d["anchor"] = self.anchor
@@ -367,7 +386,15 @@ class Plan(Result):
 
     @classmethod
     def from_file(cls, path: str | Path) -> Plan:
-        """Read a TOML or JSON plan file (see :mod:`hemkit.io.planfile`), every key checked."""
+        """Read a TOML or JSON plan file (see :mod:`hemkit.io.planfile`), every key checked.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> path = Plan([["a", "b"], ["a", "c"]], pmcs=2).to_file(os.path.join(tempfile.mkdtemp(), "p.toml"))
+        >>> Plan.from_file(path).groups
+        [['a', 'b'], ['a', 'c']]
+        """
         from hemkit.io.planfile import read_plan_file
 
         return cls.from_dict(read_plan_file(path), source=str(path))
@@ -376,7 +403,7 @@ class Plan(Result):
         """Write the plan file (TOML, or JSON for a ``.json`` name) through :mod:`hemkit.io.planfile`.
 
         A convenience for ``write_plan_file(path, plan.to_dict(), header=...)``; the writing
-        itself is io's.
+        itself is io's (see :meth:`from_file` for an example).
         """
         from hemkit.io.planfile import write_plan_file
 

@@ -81,6 +81,14 @@ class CoverSearch:
     fits : callable, optional
         ``fits(block) -> bool`` for constraints beyond the weight.
     rng : numpy.random.Generator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hemkit.plan.constructions import greedy_covering
+    >>> s = CoverSearch(9, 3, greedy_covering(9, 3), rng=np.random.default_rng(1))
+    >>> len(s.run(stop_at=12, max_steps=5000)), s.stopped
+    (12, 'target')
     """
 
     def __init__(
