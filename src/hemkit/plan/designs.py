@@ -68,8 +68,8 @@ INNER_STEPS = 4_000
 
 
 def _steps(n: int, k: int, most: int, effort: float) -> int:
-    """The step budget: ``40 n k`` steps, between ``most / 10`` and ``most``, times ``effort``."""
-    return int(effort * min(most, max(most // 10, 40 * n * k)))
+    """The step budget: ``100 n k`` steps, between ``most / 10`` and ``most``, times ``effort``."""
+    return int(effort * min(most, max(most // 10, 100 * n * k)))
 
 
 #: greedy starts only up to this many events (beyond, constructions are far better)
@@ -90,7 +90,7 @@ class SearchOptions:
         Seconds for the whole planning (constructions, search, exact program); None: no
         limit but the step budget.  The search stops early at the lower bound.
     effort : float
-        Scales the step budget (at 1: ``40 v k`` tabu steps without a smaller design, between
+        Scales the step budget (at 1: ``100 v k`` tabu steps without a smaller design, between
         2000 and 20000, for ``v`` events in groups of ``k``; 0: constructions and greedy
         only, no search).
     exact_time : float
