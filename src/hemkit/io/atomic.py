@@ -63,6 +63,16 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
     label = f"{what} {p}" if what else str(p)
     if str(p) in ("", "."):
         raise OutputError(f"{label or 'output'}: empty output path")
+    try:
+        _check_place(p, label, inputs)
+    except OutputError:
+        raise
+    except (OSError, ValueError) as exc:  # a name too long, a loop of links, a NUL in the name
+        raise OutputError(f"{label}: cannot be written ({_describe(exc)})") from None
+    return p
+
+
+def _check_place(p: Path, label: str, inputs: Iterable[PathLike | None]) -> None:
     if p.is_dir():
         raise OutputError(f"{label}: is a folder; give a file name")
     if p.exists() and not p.is_file():
@@ -77,7 +87,6 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
         raise OutputError(f"{label}: {parent} is not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{label}: cannot write in {parent} (read-only or no permission)")
-    return p
 
 
 def check_output_dir(path: PathLike, *, what: str = "") -> Path:
@@ -94,7 +103,9 @@ def check_output_dir(path: PathLike, *, what: str = "") -> Path:
     return p
 
 
-def _describe(exc: OSError) -> str:
+def _describe(exc: BaseException) -> str:
+    if not isinstance(exc, OSError):
+        return str(exc) or type(exc).__name__
     if exc.errno == errno.ENOSPC:
         return "no space left on the device"
     if exc.errno == errno.EROFS:
@@ -103,6 +114,8 @@ def _describe(exc: OSError) -> str:
         return "permission denied"
     if exc.errno == errno.EDQUOT:
         return "disk quota exceeded"
+    if exc.errno == errno.ENAMETOOLONG:
+        return "file name too long"
     return exc.strerror or type(exc).__name__
 
 
@@ -116,7 +129,10 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
     """
     target = check_output(path, inputs=inputs, what=what)
     label = f"{what} {target}" if what else str(target)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent or ".")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent)
+    except OSError as exc:  # no space (or no inode) left, a read-only place, no permission
+        raise OutputError(f"{label}: cannot be written ({_describe(exc)})") from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -126,10 +142,12 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
         mode = 0o666 & ~_umask()
         os.chmod(tmp, mode)
         os.replace(tmp, target)
+    except OutputError:
+        raise
     except OSError as exc:
         raise OutputError(f"{label}: cannot be written ({_describe(exc)})") from None
     finally:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             tmp.unlink()
 
 
