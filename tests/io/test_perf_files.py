@@ -154,7 +154,9 @@ def test_per_cpu_summed_or_split():
     assert run.values["page-faults"] == sum(float(f[1]) for f in lines if f[3] == "page-faults")
     (split,) = read_perf_file(PERF / "per_cpu.csv", PerfOptions(per_cpu="split"))
     assert sorted(split.values) == sorted(f"{e}@CPU{c}" for e in GROUPS[0] for c in (0, 1))
-    assert split.values["page-faults@CPU1"] == next(float(f[1]) for f in lines if f[0] == "CPU1" and f[3] == "page-faults")
+    assert split.values["page-faults@CPU1"] == next(
+        float(f[1]) for f in lines if f[0] == "CPU1" and f[3] == "page-faults"
+    )
     (core,) = read_perf_file(PERF / "per_core.json")
     assert set(core.values) == set(GROUPS[0])
     (iv,) = read_perf_file(PERF / "interval_per_cpu.csv", PerfOptions(per_cpu="split"))

@@ -47,8 +47,9 @@ def _regular_file(path: Path) -> bytes:
 def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a CSV or Parquet file into a DataFrame, or raise a one-line :class:`InputError`.
 
-    Parquet is recognised by its header, whatever the suffix.  A column name that appears
-    twice is refused (pandas would silently rename the second one).
+    Parquet is recognised by its header (``PAR1``), whatever the suffix; anything else is
+    read as CSV.  A column name that appears twice is refused (pandas would silently rename
+    the second one).
 
     Examples
     --------
@@ -62,8 +63,6 @@ def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     path = Path(os.fspath(path))
     magic = _regular_file(path)
     parquet = magic == _PARQUET_MAGIC
-    if not parquet and path.suffix.lower() in _PARQUET and magic:
-        raise InputError(f"{path}: not a Parquet file (no PAR1 header)")
     try:
         if parquet:
             table = pd.read_parquet(path)
