@@ -58,6 +58,13 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
     OutputError
         The path is a folder or not a regular file, its folder is missing or not writable,
         or it is one of ``inputs``.
+
+    Examples
+    --------
+    >>> check_output("/dev/full")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.OutputError: /dev/full: exists and is not a regular file; refusing to write to it
     """
     p = Path(os.fspath(path))
     label = f"{what} {p}" if what else str(p)
@@ -90,7 +97,14 @@ def _check_place(p: Path, label: str, inputs: Iterable[PathLike | None]) -> None
 
 
 def check_output_dir(path: PathLike, *, what: str = "") -> Path:
-    """Like :func:`check_output` for an output *folder*: an existing folder, or one whose parent exists."""
+    """Like :func:`check_output` for an output *folder*: an existing folder, or one whose parent exists.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_output_dir(os.path.join(tempfile.mkdtemp(), "figures")).name
+    'figures'
+    """
     p = Path(os.fspath(path))
     label = f"{what} {p}" if what else str(p)
     if p.exists() and not p.is_dir():
@@ -126,6 +140,15 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
     The temporary file keeps ``path``'s suffix, so writers that choose a format by suffix
     (pandas, matplotlib) still do.  On any error the temporary file is removed, ``path`` is
     untouched, and an :class:`OSError` becomes an :class:`OutputError` naming ``path``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = os.path.join(tempfile.mkdtemp(), "t.txt")
+    >>> with atomic_path(target) as tmp:
+    ...     _ = tmp.write_text("done")
+    >>> open(target).read(), os.listdir(os.path.dirname(target))
+    ('done', ['t.txt'])
     """
     target = check_output(path, inputs=inputs, what=what)
     label = f"{what} {target}" if what else str(target)
@@ -155,7 +178,17 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
 def atomic_open(
     path: PathLike, mode: str = "w", *, inputs: Iterable[PathLike | None] = (), what: str = "", **kwargs: Any
 ) -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path`` for writing; rename it onto ``path`` when the block succeeds."""
+    """Open a temporary file beside ``path`` for writing; rename it onto ``path`` when the block succeeds.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = os.path.join(tempfile.mkdtemp(), "b.bin")
+    >>> with atomic_open(target, "wb") as fh:
+    ...     _ = fh.write(b"\\x00\\x01")
+    >>> open(target, "rb").read()
+    b'\\x00\\x01'
+    """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files: mode 'w' or 'wb', not {mode!r}")
     with atomic_path(path, inputs=inputs, what=what) as tmp:
@@ -167,14 +200,31 @@ def atomic_open(
 
 
 def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] = (), what: str = "") -> Path:
-    """Write ``text`` to ``path`` atomically (UTF-8)."""
+    """Write ``text`` to ``path`` atomically (UTF-8).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> write_text(os.path.join(tempfile.mkdtemp(), "a.txt"), "x").name
+    'a.txt'
+    """
     with atomic_open(path, "w", inputs=inputs, what=what, encoding="utf-8") as fh:
         fh.write(text)
     return Path(os.fspath(path))
 
 
 def write_figure(figure: Any, path: PathLike, *, dpi: int = 120, what: str = "plot") -> Path:
-    """Save a matplotlib figure atomically (format from the suffix; PNG by default)."""
+    """Save a matplotlib figure atomically (format from the suffix; PNG by default).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> write_figure(fig, os.path.join(tempfile.mkdtemp(), "f.svg")).suffix
+    '.svg'
+    >>> plt.close(fig)
+    """
     with atomic_path(path, what=what) as tmp:
         figure.savefig(tmp, dpi=dpi, bbox_inches="tight", format=Path(os.fspath(path)).suffix.lstrip(".") or "png")
     return Path(os.fspath(path))

@@ -112,6 +112,16 @@ class PerfRun:
         The first of them, with its file and line (``""`` when there is none).
     problem : str
         Why the run cannot be trusted (``""`` when it can), naming line and event.
+    run : str
+        The run's name in the readings (set by :func:`read_perf_runs`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.csv")
+    >>> _ = open(p, "w").write("<not counted>,,page-faults,0,0.00,,\\n")
+    >>> read_perf_file(p)[0].problem.endswith("(event 'page-faults') is <not counted>")
+    True
     """
 
     path: Path
@@ -136,7 +146,18 @@ def natural_key(path: Path) -> list:
 
 
 def read_text(path: Path, *, limit: int = MAX_BYTES) -> str:
-    """A file's text (UTF-8, a BOM dropped), or an :class:`InputError` naming the file."""
+    """A file's text (UTF-8, a BOM dropped), or an :class:`InputError` naming the file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "latin1.csv")
+    >>> _ = open(p, "wb").write(b"caf\\xe9")
+    >>> read_text(Path(p))
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: ...latin1.csv: not UTF-8 text (byte 3)
+    """
     try:
         with open(path, "rb") as fh:
             data = fh.read(limit + 1)

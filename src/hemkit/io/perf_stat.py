@@ -96,6 +96,12 @@ class PerfLine:
     run_time_ns, percent : float
         Time the event was on a counter, and that time in percent of the time it was enabled
         (below 100: multiplexed).
+
+    Examples
+    --------
+    >>> (p,) = scan_perf_stat("S0-D0-C1,1,339,,page-faults,83990370,100.00,4.036,K/sec\\n").lines
+    >>> p.aggr, p.event, p.value, p.kind
+    ('S0-D0-C1', 'page-faults', 339.0, 'total')
     """
 
     line: int
@@ -288,6 +294,12 @@ class PerfScan:
         ``"csv"``, ``"json"`` or ``""`` (no event line).
     sep : str
         The CSV separator (``""`` for JSON).
+
+    Examples
+    --------
+    >>> scan = scan_perf_stat("48;;page-faults;696075;100.00;68.958;K/sec\\n")
+    >>> scan.fmt, scan.sep, len(scan.lines)
+    ('csv', ';', 1)
     """
 
     lines: tuple[PerfLine, ...]
