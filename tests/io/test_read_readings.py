@@ -6,6 +6,7 @@ import shutil
 import sqlite3
 import stat
 import tempfile
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -343,3 +344,29 @@ def test_mergingtools_bad_layouts(tmp_path):
     with pytest.raises(InputError) as e:
         from_mergingtools(p, 1)
     one_line(e, "column 'X1' appears twice")
+
+
+def test_live_database_read_through_its_write_ahead_log(tmp_path):
+    # a collector still holds the database open: its runs are in c.db-wal, not yet in c.db
+    db = CollectionDB(tmp_path / "c.db", create=True)
+    holder = sqlite3.connect(tmp_path / "c.db")
+    holder.execute("SELECT COUNT(*) FROM runs").fetchall()
+    try:
+        db.init([["a", "b"]], {"runs": 3})
+        for rep in range(3):
+            counts = pd.DataFrame({"event": ["a", "b"], "value": [1.0 + rep, 5.0 - rep * rep]})
+            db.record_run(0, rep, "valid", "", counts.assign(percent=100.0, run_time_ns=1.0, status="ok"))
+        assert (tmp_path / "c.db-wal").exists()
+        assert read_readings(tmp_path / "c.db")[0]["a"].tolist() == [1.0, 2.0, 3.0]
+    finally:
+        holder.close()
+
+
+def test_reading_a_database_leaves_no_files(tmp_path):
+    p = tmp_path / "other.db"
+    with closing(sqlite3.connect(p)) as con:
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("CREATE TABLE t (x)")
+    with pytest.raises(InputError):
+        read_readings(p)
+    assert sorted(os.listdir(tmp_path)) == ["other.db"]

@@ -202,8 +202,12 @@ def _load_database(path: Path, *, min_runs: int, drop_constant: bool) -> Reading
     """A collection database, checked read-only first (a foreign SQLite file is never written to)."""
     from hemkit.io.collection import load_readings
 
+    # immutable: no lock, no -wal/-shm files left beside a file that is not a live database;
+    # a database being written (its -wal file exists) is read through its write-ahead log
+    live = Path(f"{path}-wal").exists()
     try:
-        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as con:
+        uri = f"{path.resolve().as_uri()}?mode=ro{'' if live else '&immutable=1'}"
+        with closing(sqlite3.connect(uri, uri=True)) as con:
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except (sqlite3.Error, OSError, ValueError) as exc:
         raise InputError(f"{path}: a damaged or unreadable SQLite file ({exc})") from None
