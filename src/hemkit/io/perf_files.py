@@ -261,8 +261,9 @@ def _run_ids(runs: list[PerfRun]) -> list[str]:
     paths = list(dict.fromkeys(r.path for r in runs))
     names = {p: p.stem for p in paths}
     if len(set(names.values())) < len(paths):
-        common = Path(os.path.commonpath([str(p.resolve().parent) for p in paths]))
-        names = {p: p.resolve().relative_to(common).as_posix() for p in paths}
+        full = {p: Path(os.path.abspath(p)) for p in paths}
+        common = Path(os.path.commonpath([str(f.parent) for f in full.values()]))
+        names = {p: f.relative_to(common).as_posix() for p, f in full.items()}
     per_file: dict[Path, int] = {}
     for r in runs:
         per_file[r.path] = per_file.get(r.path, 0) + 1
@@ -322,7 +323,7 @@ def read_perf_runs(
         raise InputError("no perf stat files given")
     seen: dict[Path, Path] = {}
     for f in files:
-        real = f.resolve()
+        real = Path(os.path.realpath(f))
         if real in seen:
             raise InputError(f"{f}: given twice (also as {seen[real]})")
         seen[real] = f
