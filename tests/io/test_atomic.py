@@ -32,14 +32,6 @@ def state(folder: Path) -> dict:
     }
 
 
-def one_line_error(exc_info, *names):
-    msg = str(exc_info.value)
-    assert type(exc_info.value) is OutputError and "\n" not in msg
-    for n in names:
-        assert str(n) in msg, (n, msg)
-    return msg
-
-
 WRITERS = {
     "write_text": lambda p, **kw: write_text(p, "x" * 200_000, **kw),
     "write_table_csv": lambda p, **kw: write_table(BIG, p.with_suffix(".csv"), **kw),
@@ -77,29 +69,29 @@ def targets(folder: Path, name: str) -> list[Path]:
 
 # ------------------------------------------------------------------ places refused before writing
 @pytest.mark.parametrize("writer", WRITERS)
-def test_missing_folder(tmp_path, writer):
+def test_missing_folder(tmp_path, writer, one_line):
     before = state(tmp_path)
     with pytest.raises(OutputError) as e:
         WRITERS[writer](tmp_path / "nope" / "out.txt")
-    one_line_error(e, "nope", "does not exist")
+    one_line(e, OutputError, "nope", "does not exist")
     assert state(tmp_path) == before and not (tmp_path / "nope").exists()
 
 
 @pytest.mark.parametrize("writer", WRITERS)
-def test_folder_given_as_the_file(tmp_path, writer):
+def test_folder_given_as_the_file(tmp_path, writer, one_line):
     for suffix in (".txt", ".csv", ".parquet", ".png"):
         (tmp_path / f"out{suffix}").mkdir()
         (tmp_path / f"out{suffix}" / "keep").write_text(OLD)
     before = state(tmp_path)
     with pytest.raises(OutputError) as e:
         WRITERS[writer](tmp_path / "out.txt")
-    one_line_error(e, "out", "is a folder")
+    one_line(e, OutputError, "out", "is a folder")
     assert state(tmp_path) == before
 
 
 @pytest.mark.parametrize("writer", [w for w in WRITERS if w != "write_figure"])
 @pytest.mark.parametrize("how", ["same path", "symlink", "hard link"])
-def test_the_input_as_the_output(tmp_path, writer, how):
+def test_the_input_as_the_output(tmp_path, writer, how, one_line):
     targets(tmp_path, "in")
     outs = {}
     for suffix in (".txt", ".csv", ".parquet"):
@@ -112,28 +104,28 @@ def test_the_input_as_the_output(tmp_path, writer, how):
     before = state(tmp_path)
     with pytest.raises(OutputError) as e:
         WRITERS[writer](outs[".txt"], inputs=[tmp_path / "in.txt", tmp_path / "in.csv", tmp_path / "in.parquet"])
-    one_line_error(e, "is also an input")
+    one_line(e, OutputError, "is also an input")
     assert state(tmp_path) == before
 
 
 @pytest.mark.parametrize("writer", ["write_text", "atomic_open_wb"])
-def test_dev_full_is_refused_before_writing(writer):
+def test_dev_full_is_refused_before_writing(writer, one_line):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full here")
     before = sorted(os.listdir("/dev"))
     with pytest.raises(OutputError) as e:
         check_output("/dev/full")
-    one_line_error(e, "/dev/full", "not a regular file")
+    one_line(e, OutputError, "/dev/full", "not a regular file")
     with pytest.raises(OutputError) as e:
         WRITERS[writer](Path("/dev/full"))
-    one_line_error(e, "/dev/full")
+    one_line(e, OutputError, "/dev/full")
     assert sorted(os.listdir("/dev")) == before  # no temporary file beside it
 
 
-def test_name_too_long(tmp_path):
+def test_name_too_long(tmp_path, one_line):
     with pytest.raises(OutputError) as e:
         write_text(tmp_path / ("x" * 300 + ".txt"), "data")
-    one_line_error(e, "file name too long")
+    one_line(e, OutputError, "file name too long")
     assert state(tmp_path) == {}
 
 
@@ -178,7 +170,7 @@ def tmpfs(tmp_path):
 
 
 @pytest.mark.parametrize("writer", WRITERS)
-def test_read_only_place(tmpfs, writer):
+def test_read_only_place(tmpfs, writer, one_line):
     d = tmpfs()
     targets(d, "out")
     r = subprocess.run(["mount", "-o", "remount,ro", str(d)], capture_output=True, text=True)
@@ -187,27 +179,27 @@ def test_read_only_place(tmpfs, writer):
     before = state(d)
     with pytest.raises(OutputError) as e:
         WRITERS[writer](d / "out.txt")
-    one_line_error(e, str(d), "read-only")
+    one_line(e, OutputError, str(d), "read-only")
     assert state(d) == before
 
 
 @pytest.mark.parametrize("writer", WRITERS)
-def test_full_disk(tmpfs, writer):
+def test_full_disk(tmpfs, writer, one_line):
     d = tmpfs("64k")
     targets(d, "out")
     before = state(d)
     with pytest.raises(OutputError) as e:
         WRITERS[writer](d / "out.txt")
-    one_line_error(e, str(d / "out"), "no space left")
+    one_line(e, OutputError, str(d / "out"), "no space left")
     assert state(d) == before  # the old files byte-identical, no temporary file left
 
 
-def test_no_inode_left(tmpfs):
+def test_no_inode_left(tmpfs, one_line):
     d = tmpfs("64k", "nr_inodes=3")  # the root folder and two files
     (d / "out.txt").write_text(OLD)
     (d / "other").write_text("x")
     before = state(d)
     with pytest.raises(OutputError) as e:
         write_text(d / "out.txt", "new")
-    one_line_error(e, "out.txt", "no space left")
+    one_line(e, OutputError, "out.txt", "no space left")
     assert state(d) == before
