@@ -280,9 +280,10 @@ def test_options_are_checked():
         read_perf_runs([])
 
 
-def test_pmcs_ignored_with_a_warning():
-    r, warned = caught(lambda: read_readings(DATA / "runs_csv", pmcs=2))
-    assert r.n_runs.tolist() == [8, 8, 8] and any("pmcs ignored" in w for w in warned)
+def test_pmcs_and_codes_ignored_with_a_warning():
+    r, warned = caught(lambda: read_readings(DATA / "runs_csv", pmcs=2, codes="codes.csv"))
+    assert r.n_runs.tolist() == [8, 8, 8]
+    assert any(w.startswith("pmcs ignored") for w in warned) and any(w.startswith("codes ignored") for w in warned)
 
 
 # ----------------------------------------------------------------- with the real perf, here and now

@@ -301,13 +301,15 @@ def read_readings(
     kind = sniff(paths[0]) if len(paths) == 1 else "several"
     if kind in ("folder", "several", "perf-csv", "perf-json"):
         files, where = _perf_files(paths)
-        if pmcs is not None:
-            _ignored("pmcs", paths[0], "perf stat output")
+        for name, value in (("pmcs", pmcs), ("codes", codes)):
+            if value is not None:
+                _ignored(name, paths[0], "perf stat output")
         return read_perf_runs(files, perf, min_runs=min_runs, drop_constant=drop_constant, source=where)
     path = paths[0]
     if kind == "database":
-        if pmcs is not None:
-            _ignored("pmcs", path, "a collection database")
+        for name, value in (("pmcs", pmcs), ("codes", codes)):
+            if value is not None:
+                _ignored(name, path, "a collection database")
         return _load_database(path, min_runs=min_runs, drop_constant=drop_constant)
     return _read_table_file(path, pmcs=pmcs, codes=codes, drop_constant=drop_constant, min_runs=min_runs)
 
