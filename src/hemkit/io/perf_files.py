@@ -180,25 +180,22 @@ def _where(path: Path, p: PerfLine) -> str:
     return f"{path}: line {p.line} ({at}{cpu}event {p.event!r})"
 
 
-def _problem(path: Path, p: PerfLine, options: PerfOptions) -> str:
-    """Why one line's reading cannot be trusted, or ``""``."""
+def _problem(path: Path, p: PerfLine) -> tuple[str, bool]:
+    """Why one line's reading cannot be trusted (``""`` if it can), and whether it was multiplexed."""
     if p.status == "not counted":
         if p.kind == "interval" and not p.run_time_ns > 0:
-            return ""  # the task did not run during the interval: a count of 0
-        return f"{_where(path, p)} is <not counted>"
+            return "", False  # the task did not run during the interval: a count of 0
+        return f"{_where(path, p)} is <not counted>", False
     if p.status != "ok":
-        return ""
+        return "", False
     if p.value < 0:
-        return f"{_where(path, p)} has a negative count {p.value:g}"
+        return f"{_where(path, p)} has a negative count {p.value:g}", False
     if p.value >= MAX_COUNT:
-        return f"{_where(path, p)} has an implausible count {p.value:.17g} (>= 2^47: a counter wrap-around)"
+        return f"{_where(path, p)} has an implausible count {p.value:.17g} (>= 2^47: a counter wrap-around)", False
     if math.isfinite(p.percent) and p.percent < 100:
         why = f"{_where(path, p)} was multiplexed (on a counter {p.percent:g}% of the time; perf scaled its count)"
-        if options.keep_multiplexed:
-            warnings.warn(f"{why}; kept perf's estimate", HemkitWarning, stacklevel=5)
-            return ""
-        return why
-    return ""
+        return why, True
+    return "", False
 
 
 def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) -> PerfRun:
@@ -207,7 +204,7 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
     seen: dict[tuple[str, str, float], int] = {}  # (event, aggr, interval time or -1): line
     values: dict[str, float] = {}
     unsupported: dict[str, str] = {}
-    problem = ""
+    problem, kept = "", []
     for p in use:
         key = (p.event, p.aggr, p.t if p.kind == "interval" else -1.0)
         if key in seen:
@@ -218,10 +215,16 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
         if p.status == "not supported":
             unsupported.setdefault(event, _where(path, p))
             continue
-        why = _problem(path, p, options)
-        problem = problem or why
+        why, multiplexed = _problem(path, p)
+        if multiplexed and options.keep_multiplexed:
+            kept.append(why)
+        else:
+            problem = problem or why
         if p.status == "ok":
             values[event] += p.value
+    if kept:
+        more = f" and {len(kept) - 1} more reading(s)" if len(kept) > 1 else ""
+        warnings.warn(f"{kept[0]}{more}: kept perf's estimate", HemkitWarning, stacklevel=4)
     events = tuple(values)
     for e in unsupported:
         del values[e]
