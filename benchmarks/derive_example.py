@@ -3,10 +3,13 @@
     .venv/bin/python benchmarks/derive_example.py [--out src/hemkit/derive/data/example]
 
 Runs exactly what ``hemkit derive run --family F --backend valgrind --runs 3 --seed 0
---cache L1=32k,8,64 --cache LL=32M,16,64`` runs (cachegrind is deterministic, so the same
-command gives the same bytes on any x86-64 Linux machine with valgrind 3.19 and the same
-compiler output) and writes ``branch-valgrind.csv`` and ``dcache-valgrind.csv``, read by
-:func:`hemkit.derive.example_measurements` and by ``hemkit derive analyze --family branch``.
+--cache L1=32k,8,64 --cache LL=32M,16,64`` runs and writes ``branch-valgrind.csv`` and
+``dcache-valgrind.csv``, read by :func:`hemkit.derive.example_measurements` and by
+``hemkit derive analyze --family branch``.  cachegrind is deterministic: the same kernel binary
+gives the same bytes.  Another compiler (or a changed C source) moves the branches' addresses,
+and the simulated predictor, indexed by address, may then mispredict a few branches more or
+less per run (raw counts, e.g. 32726 instead of 32727 of 65536); CAT's quantisation removes
+that, so the analysis gives the same definitions.
 The geometry is fixed (a 32 KiB 8-way L1, a 32 MiB 16-way LL, 64-byte lines: this machine's
 sysfs values) so that the example does not depend on where it is made.
 """

@@ -37,7 +37,7 @@ from hemkit.derive.noise import max_rnmse, noise_mask, quantise
 from hemkit.derive.paper import paper_signatures
 from hemkit.derive.plots import plot_variability
 from hemkit.derive.qr import round_alpha, special_qrcp
-from hemkit.derive.tables import format_combination, to_markdown
+from hemkit.derive.tables import format_combination, show_value, to_markdown
 
 MEASUREMENT_COLUMNS = ["kernel", "size", "run", "event", "value"]
 VERDICTS = ("defined", "not definable", "not measured")
@@ -113,7 +113,8 @@ def measurement_cube(measurements: pd.DataFrame, rows: Sequence[str]) -> tuple[n
     if bad.any():
         r = df[bad].iloc[0]
         raise InputError(
-            f"event {r['event']}: value {r['value']!r} on {r['row']} run {r['run']} is not a finite number >= 0"
+            f"event {r['event']}: value {show_value(r['value'])} on {r['row']} run {r['run']} "
+            "is not a finite number >= 0"
         )
     df["value"] = value.astype(float)
     dup = df.duplicated(["row", "run", "event"])

@@ -205,7 +205,7 @@ def flops_family(widths: Sequence[str] = WIDTHS) -> Family:
     >>> fam = flops_family()
     >>> fam.basis.shape, fam.signatures.shape
     ((48, 16), (10, 16))
-    >>> fam.signatures.loc["DP Ops.", "DP_256_FMA"]   # an AVX256 FMA is 8 double operations
+    >>> float(fam.signatures.loc["DP Ops.", "DP_256_FMA"])   # an AVX256 FMA is 8 double operations
     8.0
     """
     widths = tuple(widths)
@@ -520,7 +520,7 @@ def get_family(name: str, **kwargs: Any) -> Family:
     makers = {"flops": flops_family, "branch": branch_family, "dcache": dcache_family}
     if name not in makers:
         raise InputError(f"unknown kernel family {name!r}; choose from {', '.join(FAMILIES)}")
-    return makers[name](**kwargs)  # type: ignore[operator]
+    return makers[name](**kwargs)
 
 
 def family_for_loops(name: str, loops: Iterable[tuple[Any, Any]]) -> Family:

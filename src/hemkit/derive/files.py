@@ -32,6 +32,7 @@ from hemkit.core.errors import InputError
 from hemkit.derive.analysis import DeriveAnalysis
 from hemkit.derive.families import FAMILIES
 from hemkit.derive.report import Definitions, preset_table
+from hemkit.derive.tables import show_value, to_markdown
 from hemkit.io.atomic import atomic_path, write_text
 
 REQUIRED = ["kernel", "size", "run", "event", "value"]
@@ -69,7 +70,7 @@ def check_measurements(data: pd.DataFrame, source: str = "measurements") -> pd.D
     >>> check_measurements(df, "m.csv")
     Traceback (most recent call last):
     ...
-    hemkit.core.errors.InputError: m.csv: event Bc on nt/1 run 1: value -1.0 is negative (counts are >= 0)
+    hemkit.core.errors.InputError: m.csv: event Bc on nt/1 run 1: value -1 is negative (counts are >= 0)
     """
     df = data.rename(columns={"rep": "run"}) if "run" not in data.columns and "rep" in data.columns else data
     missing = [c for c in REQUIRED if c not in df.columns]
@@ -87,7 +88,9 @@ def check_measurements(data: pd.DataFrame, source: str = "measurements") -> pd.D
     run = pd.to_numeric(df["run"], errors="coerce")
     if run.isna().any() or not np.all(np.mod(run, 1) == 0) or (run < 0).any():
         bad_row = int(np.flatnonzero((run.isna() | (run < 0) | (np.mod(run.fillna(0), 1) != 0)).to_numpy())[0])
-        raise InputError(f"{source}: row {bad_row + 2}: run {df['run'].iloc[bad_row]!r} is not a whole number >= 0")
+        raise InputError(
+            f"{source}: row {bad_row + 2}: run {show_value(df['run'].iloc[bad_row])} is not a whole number >= 0"
+        )
     df["run"] = run.astype(int)
     value = pd.to_numeric(df["value"], errors="coerce")
     for i in np.flatnonzero(~np.isfinite(value.to_numpy(dtype=float)) | (value.to_numpy(dtype=float) < 0)):
@@ -95,8 +98,8 @@ def check_measurements(data: pd.DataFrame, source: str = "measurements") -> pd.D
         where = f"event {r['event']} on {r['kernel']}/{r['size']} run {r['run']}"
         v = value.iloc[int(i)]
         if np.isfinite(v):
-            raise InputError(f"{source}: {where}: value {v!r} is negative (counts are >= 0)")
-        raise InputError(f"{source}: {where}: value {r['value']!r} is not a finite number")
+            raise InputError(f"{source}: {where}: value {float(v):g} is negative (counts are >= 0)")
+        raise InputError(f"{source}: {where}: value {show_value(r['value'])} is not a finite number")
     df["value"] = value.astype(float)
     for c in ("family", "backend"):
         if c in df.columns:
@@ -206,8 +209,6 @@ def write_definitions(definitions: Definitions | pd.DataFrame, path: str | Path,
     check_table_suffix(p)
     table = definitions.to_frame() if isinstance(definitions, Definitions) else definitions
     if p.suffix.lower() == ".md":
-        from hemkit.derive.tables import to_markdown
-
         return write_text(p, to_markdown(table), inputs=inputs)
     if p.suffix.lower() == ".json":
         return write_text(p, table.to_json(orient="records", indent=1) + "\n", inputs=inputs)

@@ -152,8 +152,8 @@ class Measurements(Result):
     --------
     >>> from hemkit.derive import example_measurements
     >>> m = Measurements(example_measurements("branch"), "branch", "valgrind", {})
-    >>> m.summary().loc["Bcm", ["loops", "runs", "zero"]].tolist()
-    [21, 3, False]
+    >>> m.summary().loc["Bcm", ["loops", "runs", "zero"]].astype(object).map(int).tolist()
+    [21, 3, 0]
     """
 
     data: pd.DataFrame

@@ -99,6 +99,23 @@ def parse_combination(text: str, *, source: str = "definition") -> dict[str, flo
     return out
 
 
+def show_value(value: object) -> str:
+    """A cell as a user wrote it: text quoted, numbers plain (``nan``, ``-1``, ``2.5``), missing as ``empty``.
+
+    Examples
+    --------
+    >>> show_value("two"), show_value(np.float64(-1.0)), show_value(float("nan")), show_value(None)
+    ("'two'", '-1', 'nan', 'empty')
+    """
+    if value is None:
+        return "empty"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return f"{float(value):g}"
+    return str(value)
+
+
 def to_markdown(table: pd.DataFrame) -> str:
     """A DataFrame as a Markdown table (floats as ``%.2e``, index left out).
 
@@ -117,4 +134,4 @@ def to_markdown(table: pd.DataFrame) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["format_combination", "parse_combination", "to_markdown"]
+__all__ = ["format_combination", "parse_combination", "show_value", "to_markdown"]
