@@ -7,13 +7,14 @@ A (outputs: a missing folder, a read-only place, a folder, /dev/full, the input 
 import json
 import os
 import shutil
-import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
 
+from hemkit.core.errors import HemkitError
 from hemkit.derive import analyze, example_measurements, save_analysis, write_measurements
+from hemkit.external.process import run
 
 HEADER = "family,backend,kernel,size,run,event,code,count,iterations,value\n"
 
@@ -135,7 +136,7 @@ def test_paper_signatures_need_the_papers_basis(bad_input, files):
 def test_paper_has_no_cache_data(bad_input, files):
     bad_input(
         ["derive", "analyze", "--family", "dcache", "--signatures", "paper", "-o", files / "o.json"],
-        names=["--family flops or branch"],
+        names=["family flops or branch"],
         watch=[files],
     )
 
@@ -275,6 +276,10 @@ SETUP = {
     "cache spec garbage": (["--family", "dcache", "--backend", "valgrind", "--cache", "L1=abc"], ["cache L1"]),
     "cache level unknown": (["--family", "dcache", "--backend", "valgrind", "--cache", "L9=32k,8,64"], ["L9"]),
     "cache not simulable": (["--family", "dcache", "--backend", "valgrind", "--cache", "LL=96k,3,64"], ["cache LL"]),
+    "LL too small, one --cache": (
+        ["--family", "dcache", "--backend", "valgrind", "--cache", "L1=32k,8,64", "LL=64k,8,64"],
+        ["LL", "4 x D1"],
+    ),
     "LL too small": (
         ["--family", "dcache", "--backend", "valgrind", "--cache", "L1=32k,8,64", "--cache", "LL=64k,8,64"],
         ["LL", "4 x D1"],
@@ -344,15 +349,16 @@ def read_only_dir(tmp_path_factory):
         return
     if shutil.which("mount") is None:
         pytest.skip("mount not available to make a read-only file system")
-    proc = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(d)], capture_output=True, text=True
-    )
+    try:
+        proc = run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(d)], timeout=30)
+    except HemkitError as exc:
+        pytest.skip(f"cannot mount a read-only tmpfs here: {exc}")
     if proc.returncode != 0:
         pytest.skip(f"cannot mount a read-only tmpfs here: {proc.stderr.strip()}")
     try:
         yield d
     finally:
-        subprocess.run(["umount", str(d)], capture_output=True)
+        run(["umount", str(d)], timeout=30)
 
 
 def _commands(files):

@@ -109,7 +109,15 @@ def test_table_vii_branching():
 def test_paper_tables_as_printed():
     assert len(TABLE_I) == 6 and all(len(v) == 16 for v in TABLE_I.values())
     assert TABLE_I["SP Instrs."] == (1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 0)
-    assert len(TABLE_III) == 7 and TABLE_III["Correctly Predicted Branches."] == (0, 1, 0, 0, -1)
+    assert TABLE_III == {  # Table III as printed
+        "Unconditional Branches.": (0, 0, 0, 1, 0),
+        "Conditional Branches Taken.": (0, 0, 1, 0, 0),
+        "Conditional Branches Not Taken.": (0, 1, -1, 0, 0),
+        "Mispredicted Branches.": (0, 0, 0, 0, 1),
+        "Correctly Predicted Branches.": (0, 1, 0, 0, -1),
+        "Conditional Branches Retired.": (0, 1, 0, 0, 0),
+        "Conditional Branches Executed.": (1, 0, 0, 0, 0),
+    }
     assert len(TABLE_IV) == 6 and TABLE_IV["L2 Misses."] == (1, 0, -1, 0)
     E = np.array(list(EQ3_BRANCH_BASIS.values()))
     assert E.shape == (9, 5) and np.linalg.matrix_rank(E) == 5

@@ -30,6 +30,29 @@ class _FiniteFloat(click.FloatRange):
         return out
 
 
+class _Greedy(click.Option):
+    """An option that also takes the words after it, up to the next option: ``--cache L1=... LL=...``.
+
+    (Relies on click's option parser; where that changes, the option still takes one value.)
+    """
+
+    def add_to_parser(self, parser, ctx):
+        super().add_to_parser(parser, ctx)
+        for name in self.opts:
+            opt = getattr(parser, "_long_opt", {}).get(name) or getattr(parser, "_short_opt", {}).get(name)
+            if opt is None or not hasattr(opt, "process"):
+                continue
+            original = opt.process
+
+            def process(value, state, _original=original):
+                words = [value]
+                while getattr(state, "rargs", None) and not state.rargs[0].startswith("-"):
+                    words.append(state.rargs.pop(0))
+                _original(" ".join(words), state)
+
+            opt.process = process
+
+
 NON_NEGATIVE = _FiniteFloat(min=0)
 STRICTLY_POSITIVE = _FiniteFloat(min=0, min_open=True)
 
@@ -76,8 +99,9 @@ def derive() -> None:
 )
 @click.option(
     "--cache",
+    cls=_Greedy,
     multiple=True,
-    help="valgrind: simulated caches, e.g. --cache L1=32k,8,64 --cache LL=32M,16,64 (I1=, D1=, L1=, LL=; "
+    help="valgrind: simulated caches, e.g. --cache L1=32k,8,64 LL=32M,16,64 (I1=, D1=, L1=, LL=; "
     "size,ways,line); default from sysfs.",
 )
 @click.option("--jobs", type=click.IntRange(min=1), help="valgrind: kernel runs in parallel (default: all CPUs).")
@@ -156,11 +180,9 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
     Without MEASUREMENTS: the bundled example measured with valgrind (--family branch or dcache),
     or with --signatures paper the paper's own data (--family flops or branch).
     """
-    from hemkit.core.errors import InputError
     from hemkit.derive.analysis import analyze as run_analysis
     from hemkit.derive.families import AnalysisOptions
-    from hemkit.derive.files import EXAMPLES, example_measurements, read_measurements, save_analysis
-    from hemkit.derive.paper import paper_family, paper_measurements
+    from hemkit.derive.files import analysis_input, save_analysis
     from hemkit.io.atomic import check_output, write_figure
 
     output = out_alias or output
@@ -169,18 +191,7 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
     if plot:
         check_output(plot, inputs=[measurements, output], what="plot")
     options = AnalysisOptions(tau=tau, alpha=alpha, proj_tol=proj_tol, define_tol=define_tol, quantum=quantum)
-    if measurements:
-        data, source, fam = read_measurements(measurements), measurements, family
-    elif signatures == "paper":
-        if family not in ("flops", "branch"):
-            raise InputError("the paper's own data: name --family flops or branch (it gives no cache counts)")
-        data, source, fam = paper_measurements(family), f"the paper's {family} data", paper_family(family)
-    elif family in EXAMPLES:
-        data, source, fam = example_measurements(family), f"the bundled {family} example (valgrind)", family
-    else:
-        raise InputError(
-            "name a measurements file (from 'hemkit derive run'), or --family branch or dcache for the bundled example"
-        )
+    data, fam, source = analysis_input(measurements, family, signatures)
     with warnings_to_stderr():
         res = run_analysis(data, fam, options=options, signatures=signatures)
         save_analysis(res, output, inputs=[measurements])
@@ -188,8 +199,11 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
             import matplotlib
 
             matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+
             ax = res.plot()
             write_figure(ax.figure, plot)
+            plt.close(ax.figure)
     show_table(res.summary(), f"{res.family}: metric definitions ({res.signatures} signatures)")
     click.echo(f"read {source}: {res.describe()}")
     wrote(output, "the analysis to")
@@ -229,9 +243,12 @@ def report(result, output, out_alias, plot, presets):
             write_definitions(defs, output, inputs=[result, presets])
         if plot:
             import matplotlib
+            import matplotlib.pyplot as plt
 
             matplotlib.use("Agg")
-            write_figure(res.plot().figure, plot)
+            figure = res.plot().figure
+            write_figure(figure, plot)
+            plt.close(figure)
     show_table(defs.summary(), f"{res.family}: metric definitions")
     click.echo(f"read {result}: {defs.describe()}")
     if output:

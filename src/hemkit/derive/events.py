@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.errors import InputError, SetupError
+from hemkit.derive.files import read_text_file
 from hemkit.derive.kernels import CpuIdentity, cpu_identity
 from hemkit.external.valgrind import CACHEGRIND_EVENTS
 
@@ -207,16 +208,7 @@ def read_event_list(path: str | Path) -> pd.DataFrame:
     [['ex_ret_brn', 'r00c2'], ['branch-misses', 'branch-misses']]
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: no such event list")
-    if not path.is_file():
-        raise InputError(f"{path}: is not a file")
-    try:
-        text = path.read_text()
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    text = read_text_file(path, "event list")
     rows = []
     names: dict[str, int] = {}
     codes: dict[str, int] = {}

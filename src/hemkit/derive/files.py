@@ -31,6 +31,7 @@ import pandas as pd
 from hemkit.core.errors import InputError
 from hemkit.derive.analysis import DeriveAnalysis
 from hemkit.derive.families import FAMILIES
+from hemkit.derive.paper import paper_family, paper_measurements
 from hemkit.derive.report import Definitions, preset_table
 from hemkit.derive.tables import show_value, to_markdown
 from hemkit.io.atomic import atomic_path, write_text
@@ -40,11 +41,35 @@ EXAMPLES = ("branch", "dcache")
 TABLE_SUFFIXES = (".md", ".csv", ".json")
 
 
-def _read_csv(path: Path, what: str) -> pd.DataFrame:
+def read_text_file(path: str | Path, what: str, *, hint: str = "") -> str:
+    """The text of a user's file, or an :class:`InputError`: missing, a folder, not UTF-8, unreadable.
+
+    Examples
+    --------
+    >>> read_text_file("/nonexistent/ev.txt", "event list")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: /nonexistent/ev.txt: no such event list
+    """
+    p = Path(path)
+    _check_file(p, what, hint)
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: not a text file (not UTF-8); expected a {what}") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
+
+
+def _check_file(path: Path, what: str, hint: str = "") -> None:
     if not path.exists():
-        raise InputError(f"{path}: no such {what} file")
+        raise InputError(f"{path}: no such {what}{' ' + hint if hint else ''}")
     if not path.is_file():
         raise InputError(f"{path}: is not a file")
+
+
+def _read_csv(path: Path, what: str) -> pd.DataFrame:
+    _check_file(path, f"{what} file")
     try:
         if path.suffix.lower() in (".parquet", ".pq"):
             return pd.read_parquet(path)
@@ -164,6 +189,34 @@ def example_measurements(family: str = "branch") -> pd.DataFrame:
         return check_measurements(pd.read_csv(p, dtype={"size": str}), f"bundled example {family}")
 
 
+def analysis_input(
+    path: str | Path | None = None, family: str | None = None, signatures: str = "hemkit"
+) -> tuple[pd.DataFrame, Any, str]:
+    """What ``hemkit derive analyze`` analyses: (measurements, family, a description of the source).
+
+    A file (its family from ``family`` or its column); without one, the paper's own data for
+    ``signatures="paper"`` (flops or branch, with the paper's basis), else the bundled example
+    measured with valgrind (branch or dcache).
+
+    Examples
+    --------
+    >>> data, fam, what = analysis_input(None, "branch")
+    >>> what, fam
+    ('the bundled branch example (valgrind)', 'branch')
+    """
+    if path is not None:
+        return read_measurements(path), family, str(path)
+    if signatures == "paper":
+        if family not in ("flops", "branch"):
+            raise InputError("the paper's own data: name the family flops or branch (it gives no cache counts)")
+        return paper_measurements(family), paper_family(family), f"the paper's {family} data"
+    if family in EXAMPLES:
+        return example_measurements(family), family, f"the bundled {family} example (valgrind)"
+    raise InputError(
+        "name a measurements file (from 'hemkit derive run'), or the family branch or dcache for the bundled example"
+    )
+
+
 def save_analysis(analysis: DeriveAnalysis, path: str | Path, *, inputs: Any = ()) -> Path:
     """Write a :class:`DeriveAnalysis` as JSON (atomically)."""
     return write_text(path, json.dumps(analysis.to_dict(), indent=1, allow_nan=False) + "\n", inputs=inputs)
@@ -182,16 +235,7 @@ def load_analysis(path: str | Path) -> DeriveAnalysis:
     '1xBcm'
     """
     p = Path(path)
-    if not p.exists():
-        raise InputError(f"{p}: no such result file (write one with 'hemkit derive analyze')")
-    if not p.is_file():
-        raise InputError(f"{p}: is not a file")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: not a hemkit derive result (not UTF-8 text)") from None
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
+    text = read_text_file(p, "result file", hint="(write one with 'hemkit derive analyze')")
 
     def no_constants(name: str) -> float:
         raise ValueError(f"{name} is not a number JSON allows")
@@ -242,6 +286,8 @@ def read_presets(path: str | Path) -> dict[str, str]:
 
 
 __all__ = [
+    "analysis_input",
+    "read_text_file",
     "check_measurements",
     "check_table_suffix",
     "example_measurements",

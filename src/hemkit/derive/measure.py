@@ -30,7 +30,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -446,7 +446,7 @@ def _measure_valgrind(
         }
         pending = set(futures)
         while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
                 exc = f.exception()
                 if exc is not None:

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+_EPS = np.finfo(float).eps
+
 
 def plot_variability(
     variability: pd.Series,
@@ -45,43 +47,30 @@ def plot_variability(
     """
     import matplotlib.pyplot as plt
 
-    eps = np.finfo(float).eps
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5))
     values = variability.to_numpy(dtype=float)
-    finite = np.sort(values[np.isfinite(values)])
     n_zero = int(np.sum(~np.isfinite(values)))
-    top = max(1.5, float(finite.max()) * 1.5 if len(finite) else 1.5)
-    n_shown = len(finite)
+    series = []
     if raw is not None and not raw.equals(variability):
-        r = raw.to_numpy(dtype=float)
-        rf = np.sort(r[np.isfinite(r)])
-        top = max(top, float(rf.max()) * 1.5 if len(rf) else top)
-        n_shown = max(n_shown, len(rf))
-        ax.semilogy(
-            np.arange(1, len(rf) + 1),
-            np.maximum(rf, eps),
-            "x",
-            ms=4,
-            color="tab:orange",
-            label=f"{len(rf)} events before CAT's quantisation",
-        )
+        series.append((raw, "x", 4, "tab:orange", "{n} events before CAT's quantisation"))
         used = "after quantisation (used)"
     else:
         used = "events"
     zero_note = f"; {n_zero} all-zero left out" if n_zero else ""
-    ax.semilogy(
-        np.arange(1, len(finite) + 1),
-        np.maximum(finite, eps),
-        "o",
-        ms=3,
-        color="tab:blue",
-        label=f"{len(finite)} {used} (0 at machine epsilon{zero_note})",
-    )
+    series.append((variability, "o", 3, "tab:blue", "{n} " + used + " (0 at machine epsilon" + zero_note + ")"))
+    top, n_shown = 1.5, 1
+    for values_, marker, size, color, label in series:
+        v = values_.to_numpy(dtype=float)
+        v = np.sort(v[np.isfinite(v)])
+        x = np.arange(1, len(v) + 1)
+        ax.semilogy(x, np.maximum(v, _EPS), marker, ms=size, color=color, label=label.format(n=len(v)))
+        top = max(top, float(v.max()) * 1.5 if len(v) else top)
+        n_shown = max(n_shown, len(v))
     if tau is not None and tau > 0:
         ax.axhspan(tau, top, color="0.88", zorder=0, label=f"dropped as noisy (> tau = {tau:g})")
-    ax.set_ylim(eps / 4, top)
-    ax.set_xlim(0, max(n_shown, 1) + 1)
+    ax.set_ylim(_EPS / 4, top)
+    ax.set_xlim(0, n_shown + 1)
     ax.set_xlabel("event, sorted by variability (rank)")
     ax.set_ylabel("max RNMSE over runs (ratio, log scale)")
     ax.set_title(f"{title + ': ' if title else ''}event variability (max RNMSE, Eq. 4)")
