@@ -90,6 +90,8 @@ def test_default_backend_is_valgrind_without_a_pmu(fake_perf):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert choose_backend("perf") == ("perf", "asked for")
+        with pytest.raises(SetupError, match=r"^no hardware counters here .*simulates no floating-point events"):
+            run_family("flops")
 
 
 def test_bundled_table_refused_on_another_cpu_by_name():

@@ -191,10 +191,17 @@ class Measurements(Result):
 
 
 # --------------------------------------------------------------------------- backend and set-up
-def choose_backend(requested: str | None = None, *, perf: str | None = None) -> tuple[str, str]:
+_NO_FLOPS = (
+    "valgrind's cachegrind simulates no floating-point events (only Ir, Dr, Dw, cache misses and branches): "
+    "the flops family needs the perf backend on a machine with hardware counters"
+)
+
+
+def choose_backend(requested: str | None = None, *, perf: str | None = None, family: str = "") -> tuple[str, str]:
     """The backend to use and why: ``requested``, or perf when it counts hardware events, else valgrind.
 
-    An automatic choice of valgrind warns (:class:`HemkitWarning`) with the reason.
+    An automatic choice of valgrind warns (:class:`HemkitWarning`) with the reason; for the
+    flops family, which cachegrind cannot measure, it is a :class:`SetupError` instead.
 
     Raises
     ------
@@ -213,6 +220,8 @@ def choose_backend(requested: str | None = None, *, perf: str | None = None) -> 
     ok, why = hardware_events_work(perf)
     if ok:
         return "perf", "perf counts hardware events here"
+    if family == "flops":
+        raise SetupError(f"no hardware counters here ({why}), and {_NO_FLOPS}")
     try:
         find_valgrind()
     except SetupError as exc:
@@ -568,12 +577,6 @@ def measure(
     return Measurements(data=df[COLUMNS], family=family.name, backend=backend, params=params)
 
 
-_NO_FLOPS = (
-    "valgrind's cachegrind simulates no floating-point events (only Ir, Dr, Dw, cache misses and branches): "
-    "the flops family needs the perf backend on a machine with hardware counters"
-)
-
-
 def run_family(
     name: str,
     *,
@@ -605,9 +608,9 @@ def run_family(
     opts = (options or MeasureOptions()).checked()
     if name not in FAMILIES:
         raise InputError(f"unknown kernel family {name!r}; choose from {', '.join(FAMILIES)}")
-    chosen, reason = choose_backend(backend, perf=opts.perf)
+    chosen, reason = choose_backend(backend, perf=opts.perf, family=name)
     if name == "flops" and chosen == "valgrind":
-        raise SetupError(_NO_FLOPS if reason == "asked for" else f"{reason}, and {_NO_FLOPS}")
+        raise SetupError(_NO_FLOPS)
     if chosen == "valgrind":
         find_valgrind(opts.valgrind)
         opts = dataclasses.replace(opts, cache=opts.cache or cache_geometry())

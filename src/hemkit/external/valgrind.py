@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -286,7 +287,7 @@ def run_cachegrind(
         except MeasurementError as exc:
             raise MeasurementError(f"{name} under valgrind: {exc}") from None
         seconds = time.perf_counter() - t0
-        text = open(out).read() if os.path.exists(out) else ""
+        text = Path(out).read_text(errors="replace") if os.path.exists(out) else ""
     err = proc.stderr or ""
     if proc.returncode != 0:
         lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("==", "--"))]
