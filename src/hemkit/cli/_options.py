@@ -98,13 +98,33 @@ def quiet_option() -> Callable[[F], F]:
     return click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 
 
+class AliasOption(click.Option):
+    """A hidden, deprecated spelling of another option (see :func:`alias`)."""
+
+    def __init__(self, *args: Any, dest: str = "", new: str = "", **kwargs: Any):
+        kwargs.update(hidden=True, expose_value=False)
+        super().__init__(*args, **kwargs)
+        self.dest, self.new = dest, new
+
+    def handle_parse_result(self, ctx: click.Context, opts: Any, args: list[str]) -> tuple[Any, list[str]]:
+        """When given on the command line: warn once and hand the value to the new option's parameter."""
+        value, args = super().handle_parse_result(ctx, opts, args)
+        if self.name and ctx.get_parameter_source(self.name) == click.core.ParameterSource.COMMANDLINE:
+            click.echo(f"hemkit: warning: {self.opts[0]} is deprecated; use {self.new}", err=True)
+            ctx.params[self.dest] = value
+            ctx.set_parameter_source(self.dest, click.core.ParameterSource.COMMANDLINE)
+        return value, args
+
+
 def alias(old: str, dest: str, new: str, **kwargs: Any) -> Callable[[F], F]:
     """A hidden, deprecated spelling ``old`` of the option whose parameter is ``dest``.
 
-    The value lands in ``dest`` (a given alias wins over the new option's default) and
-    click prints a deprecation warning naming ``new``.
+    When ``old`` is given, its value lands in ``dest`` (it wins over the new option's
+    default) and one line ``hemkit: warning: OLD is deprecated; use NEW`` goes to stderr.
+    (click's own ``deprecated=`` would also warn for the new spelling sharing ``dest``.)
     """
-    return click.option(old, dest, hidden=True, deprecated=f"use {new}", **kwargs)
+    name = "alias_" + old.lstrip("-").replace("-", "_")
+    return click.option(old, name, cls=AliasOption, dest=dest, new=new, **kwargs)
 
 
 def readings_input_options(f: F) -> F:
