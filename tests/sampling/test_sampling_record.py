@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from hemkit.core.progress import RecordingProgress
 from hemkit.external.perf import find_perf
 from hemkit.external.process import run
 from hemkit.sampling import CheckOptions, profile_shares, read_samples, validate_coverage
@@ -66,11 +67,15 @@ def test_known_share_run_and_coverage(perf_can_record):
     assert list(t.index) == ["work_0", "work_1"] and t["n"].iloc[0] > 20
     assert (t["designed"] - [1 / 3, 2 / 3]).abs().max() < 1e-12
     assert run_.summary().loc["work_1", "samples"] > 0
-    res = validate_coverage(
-        CheckOptions(periods=(500_000,), runs=1, units=(20_000, 40_000)), methods=("wilson", "bound")
-    )
+    rec = RecordingProgress()
+    options = CheckOptions(periods=(500_000,), freqs=(997,), runs=1, units=(20_000, 40_000))
+    res = validate_coverage(options, methods=("wilson", "bound"), progress=rec)
+    assert [e[1:] for e in rec.events] == [
+        (1, 2, "cpu-clock -c 500000, granularity 50"),
+        (2, 2, "cpu-clock -F 997, granularity 50"),
+    ]
     overall = res.summary().xs("all", level="setting")
-    assert set(overall.index.get_level_values("method")) == {"wilson", "bound"} and len(res.cases) == 4
+    assert set(overall.index.get_level_values("method")) == {"wilson", "bound"} and len(res.cases) == 8
 
 
 def test_record_cycles_on_a_pmu_machine(hardware_perf):

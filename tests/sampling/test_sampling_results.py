@@ -152,3 +152,21 @@ def test_same_seed_same_numbers_in_another_process():
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout for _ in "ab"
     ]
     assert outs[0] == outs[1] and len(outs[0]) > 1000
+
+
+def test_long_work_reports_progress():
+    from hemkit.core.progress import RecordingProgress
+    from hemkit.sampling import generate_states, simulate_profiles
+
+    rec = RecordingProgress()
+    rs = generate_states([Task("a", 0.5, 30)], 20_000, seed=0)
+    simulate_profiles(rs, 100, 50, seed=1, progress=rec, max_chunk=2_000)  # 201 samples per profile: 9 per chunk
+    done = [e for e in rec.events if e[0] == "simulated profiles"]
+    assert [e[1] for e in done] == [9, 18, 27, 36, 45, 50] and done[-1][2] == 50
+    rec = RecordingProgress()
+    reproduce(["4", "5"], reps=10, progress=rec)
+    assert [e[1] for e in rec.events] == [1, 2, 3, 4, 5] and rec.events[-1][2] == 5
+    assert rec.events[0][3] == "Table 4" and rec.events[-1][3] == "Fig. 11"
+    rec = RecordingProgress()
+    read_samples(DATA / "libc_kernel.script.txt", progress=rec)
+    assert rec.events[-1][3] == "325 samples"
