@@ -81,6 +81,10 @@ def test_profile_refuses_a_folder(bad_input, files):
     bad_input(["sampling", "profile", files], names=[f"{files}: is a folder"], watch=[files])
 
 
+def test_profile_refuses_a_device(bad_input):
+    bad_input(["sampling", "profile", "/dev/null"], names=["/dev/null: not a regular file"])
+
+
 def test_profile_of_another_event_in_a_real_file(bad_input):
     bad_input(
         ["sampling", "profile", DSO, "--event", "cycles"], names=["no samples of event 'cycles' (events: cpu-clock)"]

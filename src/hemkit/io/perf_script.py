@@ -306,8 +306,10 @@ def read_perf_script(path: str | Path) -> pd.DataFrame:
     p = Path(path)
     if p.is_dir():
         raise InputError(f"{p}: is a folder, not perf script text")
-    if not p.is_file():
+    if not p.exists():
         raise InputError(f"{p}: no such file")
+    if not p.is_file():
+        raise InputError(f"{p}: not a regular file")
     try:
         data = p.read_bytes()
     except OSError as exc:
