@@ -165,6 +165,8 @@ def test_perf_data_without_samples(bad_input, perf_can_record, tmp_path):
         (["simulate", "--paper", "4", "--reps", "0"], "--reps"),
         (["simulate"], "--paper"),
         (["simulate", "--paper", "4", "--task", "a:0.3:30"], "--task"),
+        (["simulate", "--paper", "4", "--interval", "50"], "--interval does not apply to --paper"),
+        (["simulate", "--paper", "5", "--mode", "event"], "--mode does not apply to --paper"),
         (["simulate", "--task", "a:0.3:30", "--units", "1000", "--interval", "5000"], "sampling interval 5000"),
         (["check", "--runs", "0"], "--runs"),
         (["check", "--period", "0"], "--period"),

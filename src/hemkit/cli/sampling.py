@@ -152,6 +152,12 @@ def simulate(
     output = _prefer(output, out)
     if bool(paper) == bool(tasks):
         raise click.UsageError("give --paper N or at least one --task NAME:SHARE:GRANULARITY (not both)")
+    if paper:  # the paper fixes its set-ups: an option that would be ignored is an error
+        ctx = click.get_current_context()
+        for name in ("idle_granularity", "idle_distribution", "units", "interval", "mode", "jitter", "noise"):
+            if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+                flag = "--" + name.replace("_", "-")
+                raise click.UsageError(f"{flag} does not apply to --paper (the paper fixes its set-ups); use --task")
     with warnings_to_stderr():
         _check_outputs({"table": output, "plot": plot_sd, "means plot": plot_means, "histogram": plot_histogram})
         if plots:  # the deprecated --plots DIR: the three figures under their old names, folder made at the end
