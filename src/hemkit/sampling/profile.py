@@ -235,7 +235,8 @@ def profile_shares(
     total = w.sum()
     n_eff = total**2 / np.sum(w**2)
     period = np.bincount(codes, weights=w, minlength=len(keys))
-    period_col = period.round().astype(np.int64) if np.all(w == np.round(w)) else period
+    whole = np.all(w == np.round(w)) and period.max() < 2.0**62
+    period_col = period.round().astype(np.int64) if whole else period
     share = period / total
     interval = model.wilson_interval if method == "wilson" else model.bound_interval
     low, high = interval(share * n_eff, n_eff, level)
