@@ -161,7 +161,17 @@ def warnings_to_stderr() -> Iterator[None]:
 
 
 def show_table(frame: Any, title: str = "", *, float_format: str = "{:.4g}") -> None:
-    """Print a DataFrame as a rich table on stdout (index as the first column)."""
+    """Print a DataFrame on stdout: a rich table on a terminal, plain full-width text otherwise.
+
+    (Piped or captured output must not be cut to the terminal's width.)
+    """
+    import sys
+
+    if not sys.stdout.isatty():
+        if title:
+            click.echo(title)
+        click.echo(frame.to_string(float_format=lambda v: float_format.format(v)))
+        return
     from rich.console import Console
     from rich.table import Table
 
