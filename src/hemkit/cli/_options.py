@@ -102,7 +102,7 @@ class AliasOption(click.Option):
     """A hidden, deprecated spelling of another option (see :func:`alias`)."""
 
     def __init__(self, *args: Any, dest: str = "", new: str = "", **kwargs: Any):
-        kwargs.update(hidden=True, expose_value=False)
+        kwargs.update(hidden=True, expose_value=not dest)
         super().__init__(*args, **kwargs)
         self.dest, self.new = dest, new
 
@@ -111,18 +111,23 @@ class AliasOption(click.Option):
         value, args = super().handle_parse_result(ctx, opts, args)
         if self.name and ctx.get_parameter_source(self.name) == click.core.ParameterSource.COMMANDLINE:
             click.echo(f"hemkit: warning: {self.opts[0]} is deprecated; use {self.new}", err=True)
-            ctx.params[self.dest] = value
-            ctx.set_parameter_source(self.dest, click.core.ParameterSource.COMMANDLINE)
+            if self.dest:
+                ctx.params[self.dest] = value
+                ctx.set_parameter_source(self.dest, click.core.ParameterSource.COMMANDLINE)
         return value, args
 
 
-def alias(old: str, dest: str, new: str, **kwargs: Any) -> Callable[[F], F]:
+def alias(old: str, dest: str, new: str, *, separate: bool = False, **kwargs: Any) -> Callable[[F], F]:
     """A hidden, deprecated spelling ``old`` of the option whose parameter is ``dest``.
 
     When ``old`` is given, its value lands in ``dest`` (it wins over the new option's
     default) and one line ``hemkit: warning: OLD is deprecated; use NEW`` goes to stderr.
     (click's own ``deprecated=`` would also warn for the new spelling sharing ``dest``.)
+    With ``separate=True`` the old option keeps its own parameter ``dest`` (for an old
+    spelling whose meaning differs, e.g. a folder of figures), still hidden and warned about.
     """
+    if separate:
+        return click.option(old, dest, cls=AliasOption, new=new, **kwargs)
     name = "alias_" + old.lstrip("-").replace("-", "_")
     return click.option(old, name, cls=AliasOption, dest=dest, new=new, **kwargs)
 

@@ -34,11 +34,6 @@ POSITIVE_FLOAT = click.FloatRange(min=0, min_open=True)
 NON_NEGATIVE = click.FloatRange(min=0)
 
 
-def _prefer(new: Any, old: Any) -> Any:
-    """The value of an option, or of its deprecated spelling when only that was given."""
-    return new if new not in (None, ()) else old
-
-
 def _show(frame: Any, title: str) -> None:
     """Print a table in full width (titles above, every column, 4 significant digits)."""
     click.echo(title)
@@ -118,8 +113,8 @@ def sampling() -> None:
 @plot_option("means", "Figure: mean profiled share against the true share.")
 @plot_option("histogram", "Figure: histogram of profiled shares (the paper's Fig. 11 with --paper).")
 @quiet_option()
-@alias("--out", "out", "-o/--output", type=click.Path(dir_okay=False))
-@alias("--plots", "plots", "--plot-sd, --plot-means, --plot-histogram", type=click.Path(file_okay=False))
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--plots", "plots", "--plot-sd, --plot-means, --plot-histogram", separate=True, type=click.Path(file_okay=False))
 def simulate(
     paper,
     tasks,
@@ -137,7 +132,6 @@ def simulate(
     plot_means,
     plot_histogram,
     quiet,
-    out,
     plots,
 ):
     """Simulate profiles of known running states; print the mean and SD of the profiles.
@@ -149,7 +143,6 @@ def simulate(
     from hemkit.io import write_table
     from hemkit.io.atomic import check_output_dir
 
-    output = _prefer(output, out)
     if bool(paper) == bool(tasks):
         raise click.UsageError("give --paper N or at least one --task NAME:SHARE:GRANULARITY (not both)")
     if paper:  # the paper fixes its set-ups: an option that would be ignored is an error
@@ -228,9 +221,9 @@ def simulate(
 @output_option("Write the full table here (CSV, or Parquet by suffix).")
 @plot_option(help="Figure: bars of the largest shares with their intervals.")
 @quiet_option()
-@alias("--out", "out", "-o/--output", type=click.Path(dir_okay=False))
-@alias("--png", "png", "--plot", type=click.Path(dir_okay=False))
-def profile(source, by, comm, event, level, method, top, output, plot, quiet, out, png):
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--png", "plot", "--plot", type=click.Path(dir_okay=False))
+def profile(source, by, comm, event, level, method, top, output, plot, quiet):
     """Shares with confidence intervals of a perf.data file or `perf script` text.
 
     \b
@@ -242,7 +235,6 @@ def profile(source, by, comm, event, level, method, top, output, plot, quiet, ou
     from hemkit.io import write_table
     from hemkit.sampling import profile_shares, read_samples
 
-    output, plot = _prefer(output, out), _prefer(plot, png)
     with warnings_to_stderr():
         _check_outputs({"table": output, "plot": plot}, inputs=[source])
         samples = read_samples(source, progress=not quiet)
@@ -282,8 +274,8 @@ def profile(source, by, comm, event, level, method, top, output, plot, quiet, ou
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Confidence level.")
 @output_option("Write the table here (CSV, or Parquet by suffix).")
 @plot_option(help="Figure: expected shares with their intervals.")
-@alias("--R", "R", "--ratio", type=POSITIVE_FLOAT, multiple=True)
-def model(shares, ratios, samples, half_width, level, output, plot, R):
+@alias("--R", "ratios", "--ratio", type=POSITIVE_FLOAT, multiple=True)
+def model(shares, ratios, samples, half_width, level, output, plot):
     """Model SD and interval of shares, and samples needed (Wen et al. 2021, Eqs. 5-9).
 
     \b
@@ -292,7 +284,6 @@ def model(shares, ratios, samples, half_width, level, output, plot, R):
     from hemkit.io import write_table
     from hemkit.sampling import share_model
 
-    ratios = _prefer(ratios, R)
     with warnings_to_stderr():
         _check_outputs({"table": output, "plot": plot})
         m = share_model(shares, ratios, samples, level=level, half_width=half_width)
@@ -322,9 +313,9 @@ def model(shares, ratios, samples, half_width, level, output, plot, R):
 @output_option("Write every case here (CSV, or Parquet by suffix).")
 @plot_option(help="Figure: coverage per setting and method against the nominal level.")
 @quiet_option()
-@alias("--out", "out", "-o/--output", type=click.Path(dir_okay=False))
-@alias("--repeats", "repeats", "--runs", type=POSITIVE)
-def check(periods, freqs, granularities, runs, event, level, methods, seed, output, plot, quiet, out, repeats):
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--repeats", "runs", "--runs", type=POSITIVE)
+def check(periods, freqs, granularities, runs, event, level, methods, seed, output, plot, quiet):
     """Record the known-share workload with perf and report how often intervals cover the truth.
 
     \b
@@ -333,7 +324,6 @@ def check(periods, freqs, granularities, runs, event, level, methods, seed, outp
     from hemkit.io import write_table
     from hemkit.sampling import CheckOptions, validate_coverage
 
-    output, runs = _prefer(output, out), repeats or runs
     with warnings_to_stderr():
         _check_outputs({"cases": output, "plot": plot})
         options = CheckOptions(
