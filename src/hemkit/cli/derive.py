@@ -90,7 +90,7 @@ def derive() -> None:
     "cachegrind events (valgrind).",
 )
 @runs_option("Executions of every kernel loop (the noise filter compares them).", default=3)
-@alias("--reps", "reps_alias", "--runs", type=POSITIVE)
+@alias("--reps", "runs", "--runs", type=POSITIVE)
 @click.option(
     "--iterations",
     type=click.IntRange(min=1),
@@ -122,19 +122,16 @@ def derive() -> None:
 @click.option("--kernel-mode", is_flag=True, help="perf: also count kernel mode (default: user mode only, :u).")
 @seed_option()
 @output_option("Write the measurements here (CSV, or Parquet by suffix).", default="derive-measurements.csv")
-@alias("--out", "out_alias", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @quiet_option()
 def run(
-    family, backend, events, runs, reps_alias, iterations, cache, jobs, group, threads, kernel_mode, seed, output,
-    out_alias, quiet,
+    family, backend, events, runs, iterations, cache, jobs, group, threads, kernel_mode, seed, output, quiet,
 ):  # fmt: skip
     """Measure every event on every kernel loop of a family, several runs each."""
     from hemkit.derive.files import write_measurements
     from hemkit.derive.measure import MeasureOptions, cache_geometry, run_family
     from hemkit.io.atomic import check_output
 
-    output = out_alias or output
-    runs = reps_alias if reps_alias is not None else runs
     with warnings_to_stderr():
         check_output(output)
         options = MeasureOptions(
@@ -172,9 +169,9 @@ def run(
 @click.option("--define-tol", type=NON_NEGATIVE, help="Largest backward error (Eq. 5) of a defined metric.")
 @click.option("--quantum", type=NON_NEGATIVE, help="Round counts per iteration to multiples of this (branch: 0.25).")
 @output_option("Write the analysis here (JSON).", default="derive-result.json")
-@alias("--out", "out_alias", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @plot_option(help="Write the variability figure (the paper's Fig. 2) here.")
-def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, quantum, output, out_alias, plot):
+def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, quantum, output, plot):
     """Noise filter, projection, pivoted QR and least squares; print and save the definitions.
 
     Without MEASUREMENTS: the bundled example measured with valgrind (--family branch or dcache),
@@ -185,7 +182,6 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
     from hemkit.derive.files import analysis_input, save_analysis
     from hemkit.io.atomic import check_output, write_figure
 
-    output = out_alias or output
     _check_plot(plot)
     check_output(output, inputs=[measurements])
     if plot:
@@ -214,7 +210,7 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
 @derive.command()
 @click.argument("result", required=False, default="derive-result.json", type=click.Path(dir_okay=False))
 @output_option("Write the definition table here (.md, .csv or .json).")
-@alias("--out", "out_alias", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @plot_option(help="Write the variability figure (the paper's Fig. 2) here.")
 @click.option(
     "--presets",
@@ -222,13 +218,12 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
     help="CSV preset,definition to compare with (e.g. PAPI's presets on that machine); valgrind results are "
     "compared with the presets cachegrind's events define.",
 )
-def report(result, output, out_alias, plot, presets):
+def report(result, output, plot, presets):
     """Metric-definition table (Tables V-VIII style): combination, error, verdict, PAPI preset."""
     from hemkit.derive.files import check_table_suffix, load_analysis, read_presets, write_definitions
     from hemkit.derive.report import define
     from hemkit.io.atomic import check_output, write_figure
 
-    output = out_alias or output
     if output:
         check_table_suffix(output)
         check_output(output, inputs=[result, presets])
