@@ -12,6 +12,7 @@ import re
 import shutil
 import tempfile
 import time
+from pathlib import Path
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -106,7 +107,7 @@ def run_perf_stat(
         except MeasurementError as exc:
             raise MeasurementError(f"perf stat timed out after {timeout:g} s running {' '.join(command)}") from exc
         seconds = time.perf_counter() - t0
-        text = open(out).read() if os.path.exists(out) else ""
+        text = Path(out).read_text(errors="replace") if os.path.exists(out) else ""
     err = proc.stderr or ""
     m = re.search(r"event syntax error: '([^']*)'", err)
     if m:
