@@ -12,9 +12,9 @@ import re
 import shutil
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
