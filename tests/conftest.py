@@ -102,7 +102,8 @@ def bad_input():
         before = _snapshot(watch)
         res = run_cli(args, cwd=cwd)
         lines = [line for line in res.stderr.splitlines() if line.strip()]
-        context = f"hemkit {' '.join(map(str, args))}\nexit {res.exit_code}\nstderr:\n{res.stderr}\nstdout:\n{res.stdout}"
+        command = " ".join(map(str, args))
+        context = f"hemkit {command}\nexit {res.exit_code}\nstderr:\n{res.stderr}\nstdout:\n{res.stdout}"
         assert res.exit_code == 2, context
         errors = [line for line in lines if line.startswith("hemkit: error: ")]
         assert len(errors) == 1 and len([x for x in lines if not x.startswith("hemkit: warning: ")]) == 1, context

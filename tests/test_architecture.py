@@ -101,8 +101,8 @@ def test_cli_import_is_light():
     """``import hemkit.cli`` (what ``hemkit --help`` costs) loads no heavy library."""
     code = (
         "import sys, hemkit.cli; "
-        "heavy = [m for m in ('matplotlib', 'torch', 'scipy', 'scipy.stats', 'pandas', 'numpy', 'rich', 'statsmodels', 'pyarrow') "
-        "if m in sys.modules]; print(','.join(heavy))"
+        "heavy = [m for m in ('matplotlib', 'torch', 'scipy', 'scipy.stats', 'pandas', 'numpy', 'rich', "
+        "'statsmodels', 'pyarrow') if m in sys.modules]; print(','.join(heavy))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "", f"import hemkit.cli loads {proc.stdout.strip()}"

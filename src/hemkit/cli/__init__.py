@@ -30,6 +30,21 @@ COMMANDS = {
     "mpx": "hemkit.cli.mpx:mpx",
     "derive": "hemkit.cli.derive:derive",
     "sampling": "hemkit.cli.sampling:sampling",
+    "report": "hemkit.cli.report:report",
+}
+
+#: command name -> its one-line help, shown by ``hemkit --help`` without importing the command
+#: (a test checks that each equals the command's own short help)
+SUMMARIES = {
+    "merge": "Merge readings from separate runs into complete vectors.",
+    "evaluate": "How well MERGED keeps the pairwise correlations of TRUTH (Pearson and Spearman).",
+    "plan": "Design groups for EVENTS on --pmcs counters (MUCH pair covering or HRM anchor groups).",
+    "probe": "Find which EVENTS count here and how many hardware events count correctly at once.",
+    "collect": "Collect --runs valid perf runs of every group of PLAN_FILE into an SQLite database.",
+    "mpx": "Multiplexing estimation: traces, emulation, estimators (fixed, linear, growth, MLP, Bi-GRU), scores.",
+    "derive": "Define metrics (FLOPs, branches, cache hits) from raw events (Barry, Danalis, Dongarra).",
+    "sampling": "Accuracy of sampling profiles: simulate, model, and intervals for perf record profiles.",
+    "report": "Write one self-contained HTML report of a collection database or readings.",
 }
 
 
@@ -65,8 +80,22 @@ class _HemkitGroup(click.Group):
     """Loads area commands lazily and turns user errors into one line + exit code 2."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        names = [n for n, target in COMMANDS.items() if importlib.util.find_spec(target.split(":")[0]) is not None]
-        return sorted(set(names) | set(super().list_commands(ctx)))
+        return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the commands with their one-line help, importing only those without a summary."""
+        rows = []
+        for name in self.list_commands(ctx):
+            text = SUMMARIES.get(name)
+            if text is None:
+                cmd = self.get_command(ctx, name)
+                if cmd is None or cmd.hidden:
+                    continue
+                text = cmd.get_short_help_str(limit=formatter.width - 6 - len(name))
+            rows.append((name, text))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in COMMANDS:

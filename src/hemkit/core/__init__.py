@@ -18,11 +18,14 @@ from hemkit.core.errors import (
     OutputError,
     SetupError,
 )
-from hemkit.core.progress import ProgressLike, as_progress
-from hemkit.core.results import Result, result
 
-# numpy and pandas load on first use, so that ``import hemkit`` (and ``hemkit --help``) stays fast
+# everything but the errors loads on first use, so that ``import hemkit`` (and ``hemkit --help``)
+# stays fast
 _LAZY = {
+    "ProgressLike": "hemkit.core.progress",
+    "as_progress": "hemkit.core.progress",
+    "Result": "hemkit.core.results",
+    "result": "hemkit.core.results",
     "TIDY_COLUMNS": "hemkit.core.readings",
     "Readings": "hemkit.core.readings",
     "SeedLike": "hemkit.core.rng",

@@ -33,26 +33,29 @@ import sys
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Protocol, Union, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 @runtime_checkable
 class ProgressTask(Protocol):
     """One running task: advance it, or set how far it is."""
 
-    def advance(self, n: float = 1, *, info: str = "") -> None: ...
+    def advance(self, n: float = 1, *, info: str = "") -> None:
+        """Count ``n`` more steps done; ``info`` is a short note shown beside the bar."""
 
-    def update(self, *, completed: float | None = None, total: float | None = None, info: str = "") -> None: ...
+    def update(self, *, completed: float | None = None, total: float | None = None, info: str = "") -> None:
+        """Set how many steps are done and how many there are."""
 
 
 @runtime_checkable
 class Progress(Protocol):
     """Something that can show tasks: ``with progress.task("name", total=N) as t: t.advance()``."""
 
-    def task(self, description: str, total: float | None = None) -> AbstractContextManager[ProgressTask]: ...
+    def task(self, description: str, total: float | None = None) -> AbstractContextManager[ProgressTask]:
+        """A context manager for one task of ``total`` steps (``None``: unknown)."""
 
 
-ProgressLike = Union[Progress, bool, None]
+ProgressLike = Progress | bool | None
 """What every ``progress`` argument accepts."""
 
 
@@ -82,17 +85,19 @@ class _Task:
 
 
 class _CallbackProgress:
+    """Base of the progress implementations: tasks report to ``started``/``report``/``finished``."""
+
     def task(self, description: str, total: float | None = None) -> _Task:
         return _Task(self, description, total)
 
     def started(self, task: _Task) -> None:
-        pass
+        """A task began."""
 
     def report(self, task: _Task, info: str) -> None:
-        pass
+        """A task advanced."""
 
     def finished(self, task: _Task) -> None:
-        pass
+        """A task ended."""
 
 
 class NullProgress(_CallbackProgress):
@@ -106,6 +111,7 @@ class RecordingProgress(_CallbackProgress):
     events: list[tuple[str, float, float | None, str]] = field(default_factory=list)
 
     def report(self, task: _Task, info: str) -> None:
+        """Record the report."""
         done = int(task.completed) if float(task.completed).is_integer() else task.completed
         self.events.append((task.description, done, task.total, info))
 
@@ -134,21 +140,24 @@ class RichProgress(_CallbackProgress):
             console=Console(stderr=True),
             transient=True,
         )
-        self._ids: dict[int, int] = {}
+        self._ids: dict[int, Any] = {}
         self._open = 0
 
     def started(self, task: _Task) -> None:
+        """Show a bar for the task."""
         if self._open == 0:
             self._bar.start()
         self._open += 1
         self._ids[id(task)] = self._bar.add_task(task.description, total=task.total, info="")
 
     def report(self, task: _Task, info: str) -> None:
+        """Move the task's bar."""
         tid = self._ids.get(id(task))
         if tid is not None:
             self._bar.update(tid, completed=task.completed, total=task.total, info=info)
 
     def finished(self, task: _Task) -> None:
+        """Remove the task's bar."""
         tid = self._ids.pop(id(task), None)
         if tid is not None:
             self._bar.remove_task(tid)

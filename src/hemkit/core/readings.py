@@ -17,6 +17,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -142,7 +143,7 @@ class Readings:
     1      1    0  instructions    5.0
     """
 
-    groups: Mapping[Hashable, pd.DataFrame]
+    groups: Mapping[Any, pd.DataFrame]
     source: str = ""
     min_runs: int = 3
     drop_constant: bool = False

@@ -38,8 +38,7 @@ demo    1.5
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar, dataclass_transform
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -65,13 +64,10 @@ class Result:
         return f"<b>{type(self).__name__}</b>" + self.summary().to_html()
 
 
-def result(cls: T | None = None, **kwargs: Any) -> T | Callable[[T], T]:
+@dataclass_transform(eq_default=False, frozen_default=True)
+def result(cls: T) -> T:
     """Decorator: a frozen dataclass (no generated repr or eq) for a :class:`Result` subclass."""
-
-    def wrap(c: T) -> T:
-        return dataclasses.dataclass(frozen=True, repr=False, eq=False, **kwargs)(c)
-
-    return wrap if cls is None else wrap(cls)
+    return dataclasses.dataclass(frozen=True, repr=False, eq=False)(cls)  # type: ignore[return-value]
 
 
 __all__ = ["Result", "result"]

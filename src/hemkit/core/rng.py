@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numbers
 import zlib
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from hemkit.core.errors import InputError
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-SeedLike = Union[int, np.integer, np.random.SeedSequence, np.random.Generator, None]
+SeedLike = int | np.integer | np.random.SeedSequence | np.random.Generator | None
 """What every ``seed`` argument accepts."""
 
 

@@ -42,6 +42,7 @@ class Completed:
 
     @property
     def failed(self) -> bool:
+        """Whether the program exited non-zero or was killed."""
         return self.returncode != 0
 
     def status(self) -> str:
@@ -64,10 +65,8 @@ def run(
     args: Sequence[str],
     *,
     env: Mapping[str, str] | None = None,
-    cwd: str | os.PathLike[str] | None = None,
     timeout: float | None = None,
     capture: bool = True,
-    stdin_devnull: bool = True,
     start_new_session: bool = False,
     what: str | None = None,
 ) -> Completed:
@@ -99,8 +98,7 @@ def run(
         proc = subprocess.run(
             args,
             env=user_environment(env),
-            cwd=cwd,
-            stdin=subprocess.DEVNULL if stdin_devnull else None,
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
