@@ -90,7 +90,7 @@ def parse_event_counters(specs: tuple[str, ...]) -> dict[str, list[int]]:
     metavar="EVENT=C1,C2",
     help="Counters an event may use, numbered from 0 (repeatable).",
 )
-@alias("--counters", "counters", "--event-counters", multiple=True, metavar="EVENT=C1,C2")
+@alias("--counters", "event_counters", "--event-counters", multiple=True, metavar="EVENT=C1,C2")
 @click.option("--budget", type=click.IntRange(1, 64), help="Most events per group, when below --pmcs.")
 @click.option(
     "--time-budget",
@@ -102,7 +102,7 @@ def parse_event_counters(specs: tuple[str, ...]) -> dict[str, list[int]]:
 @seed_option()
 @output_option("Plan file to write (TOML, or JSON for a .json name).")
 @quiet_option()
-def plan(events, pmcs, design, anchor, must_share, event_counters, counters, budget, time_budget, seed, output, quiet):
+def plan(events, pmcs, design, anchor, must_share, event_counters, budget, time_budget, seed, output, quiet):
     """Design groups for EVENTS on --pmcs counters (MUCH pair covering or HRM anchor groups).
 
     Example: hemkit plan task-clock page-faults context-switches kmem:kmalloc --pmcs 3 -o plan.toml
@@ -117,7 +117,7 @@ def plan(events, pmcs, design, anchor, must_share, event_counters, counters, bud
         check_output(output)
     constraints = Constraints(
         must_share=[split_events([s]) for s in must_share],
-        counters=parse_event_counters(event_counters + counters),
+        counters=parse_event_counters(event_counters),
         budget=budget,
     )
     planner = Planner(design, anchor, constraints, SearchOptions(time_budget=time_budget))

@@ -37,8 +37,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hemkit.core.errors import InputError, OutputError
-from hemkit.io.atomic import PathLike, atomic_path
+from hemkit.core.errors import InputError
+from hemkit.io.atomic import PathLike, write_text
 
 
 def plan_format(path: PathLike) -> str:
@@ -170,15 +170,7 @@ def write_plan_file(
     }
     <BLANKLINE>
     """
-    text = plan_text(data, plan_format(path), header).encode("utf-8")
-    try:
-        with atomic_path(path, inputs=inputs) as tmp:
-            tmp.write_bytes(text)  # an OSError here (a full disk) becomes an OutputError naming path
-    except OutputError:
-        raise
-    except OSError as exc:  # the temporary file cannot even be created (e.g. /sys as root)
-        raise OutputError(f"{path}: cannot be written ({exc.strerror or type(exc).__name__})") from None
-    return Path(os.fspath(path))
+    return write_text(path, plan_text(data, plan_format(path), header), inputs=inputs)
 
 
 __all__ = ["plan_format", "plan_text", "read_plan_file", "write_plan_file"]
