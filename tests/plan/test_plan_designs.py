@@ -362,3 +362,10 @@ def test_large_constrained_plans_stay_valid_within_the_time_budget():
     much = Planner("much", constraints=c70, search=opts).plan(events[:70], 4)
     assert much.missing_pairs() == [] and much.size >= much.lower_bound
     _respects(much.groups, 4, c70)
+
+
+def test_counter_restrictions_alone_are_checked_by_the_search():
+    # found by hypothesis: all three events fit the size (3 counters) but not the counters
+    c = Constraints(counters={"e0": [0], "e1": [1], "e2": [0, 1]})
+    p = covering_design(ev(3), 3, constraints=c, search=QUICK)
+    assert p.size == 3 and all(len(g) == 2 for g in p.groups) and p.missing_pairs() == []

@@ -4,14 +4,14 @@
   (the result object: groups, bound, best known size, how it was made), which
   :meth:`Plan.from_file` reads back from a plan file (:mod:`hemkit.io.planfile` writes it).
 - :func:`covering_design`, :func:`much_design` -- MUCH pair coverings
-  (:mod:`hemkit.plan.designs`), started from the constructions of
+  (:mod:`hemkit.plan.much`), started from the constructions of
   :mod:`hemkit.plan.constructions` (projective and affine planes, transversal designs,
   greedy), improved by the tabu search of :mod:`hemkit.plan.search`, proven optimal for
   small cases by :mod:`hemkit.plan.exact`.
-- :func:`hrm_plan`, :func:`hrm_design` -- HRM groups with an anchor.
+- :func:`hrm_plan`, :func:`hrm_design` -- HRM groups with an anchor (:mod:`hemkit.plan.hrm`).
 - :class:`Constraints` (:mod:`hemkit.plan.problem`) -- must-share sets, counter
-  restrictions, a fixed event, a group budget; :class:`SearchOptions` -- time budget,
-  effort.
+  restrictions, a fixed event, a group budget; :class:`SearchOptions`
+  (:mod:`hemkit.plan.budget`) -- time budget, effort.
 - :func:`schonheim_bound`, :func:`best_known` (:mod:`hemkit.plan.bounds`).
 
 Examples

@@ -103,7 +103,7 @@ class CoverSearch:
     ):
         self.n, self.cap = n, cap
         self.w = list(weights) if weights is not None else [1] * n
-        self.uniform = weights is None or all(x == 1 for x in self.w)
+        self.uniform = fits is None and all(x == 1 for x in self.w)  # no test needed but the size
         self.fits_fn = fits
         self.rand = _Random(rng)
         self.blocks = [sorted(set(b)) for b in blocks]
