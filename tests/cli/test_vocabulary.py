@@ -98,3 +98,15 @@ def test_alias_warns_only_for_the_old_spelling():
     assert old.stdout == "output=b.csv\n"
     assert old.stderr == "hemkit: warning: --out is deprecated; use -o/--output\n"
     assert (none.stdout, none.stderr) == ("output=def.csv\n", "")
+
+
+def test_required_options_are_required():
+    @click.command()
+    @output_option(required=True)
+    def cmd(output):
+        click.echo(output)
+
+    from click.testing import CliRunner
+
+    res = CliRunner().invoke(cmd, [])
+    assert res.exit_code == 2 and "Missing option" in res.output

@@ -36,18 +36,17 @@ SEED = click.IntRange(min=0)
 LEVEL = click.FloatRange(0, 1, min_open=True, max_open=True)
 
 
+def _defaults(default: Any) -> dict[str, Any]:
+    # click >= 8.3 treats an explicit default=None as a value: required=True is then never checked
+    return {} if default is None else {"default": default, "show_default": True}
+
+
 def output_option(
     help: str = "Write the result here.", *, required: bool = False, default: str | None = None
 ) -> Callable[[F], F]:
     """``-o/--output FILE``."""
     return click.option(
-        "-o",
-        "--output",
-        type=click.Path(dir_okay=False),
-        required=required,
-        default=default,
-        show_default=default is not None,
-        help=help,
+        "-o", "--output", type=click.Path(dir_okay=False), required=required, help=help, **_defaults(default)
     )
 
 
@@ -61,25 +60,17 @@ def pmcs_option(
     help: str = "Counters per run.", *, required: bool = False, default: int | None = None, multiple: bool = False
 ) -> Callable[[F], F]:
     """``--pmcs N`` (counters per run)."""
-    return click.option(
-        "--pmcs",
-        type=PMCS,
-        required=required,
-        default=default,
-        multiple=multiple,
-        show_default=default is not None,
-        help=help,
-    )
+    return click.option("--pmcs", type=PMCS, required=required, multiple=multiple, help=help, **_defaults(default))
 
 
 def runs_option(help: str = "Executions of the measured program.", *, default: int | None = None) -> Callable[[F], F]:
     """``--runs N`` (executions of a measured program)."""
-    return click.option("--runs", type=POSITIVE, default=default, show_default=default is not None, help=help)
+    return click.option("--runs", type=POSITIVE, help=help, **_defaults(default))
 
 
 def reps_option(help: str = "Simulation repetitions.", *, default: int | None = None) -> Callable[[F], F]:
     """``--reps N`` (simulation repetitions)."""
-    return click.option("--reps", type=POSITIVE, default=default, show_default=default is not None, help=help)
+    return click.option("--reps", type=POSITIVE, help=help, **_defaults(default))
 
 
 def seed_option(default: int = 0) -> Callable[[F], F]:
