@@ -31,6 +31,7 @@ COMMANDS = {
     "mpx": "hemkit.cli.mpx:mpx",
     "derive": "hemkit.cli.derive:derive",
     "sampling": "hemkit.cli.sampling:sampling",
+    "report": "hemkit.cli.report:report",
 }
 
 #: command name -> its one-line help, shown by ``hemkit --help`` without importing the command
@@ -44,6 +45,7 @@ SUMMARIES = {
     "mpx": "Multiplexing estimation: traces, emulation, estimators (fixed, linear, growth, MLP, Bi-GRU), scores.",
     "derive": "Define metrics (FLOPs, branches, cache hits) from raw events (Barry, Danalis, Dongarra).",
     "sampling": "Accuracy of sampling profiles: simulate, model, and intervals for perf record profiles.",
+    "report": "Write one self-contained HTML report of a collection database or readings.",
 }
 
 

@@ -79,13 +79,13 @@ def _given_command() -> tuple[str, ...]:
 @click.argument("events", nargs=-1, required=True)
 @click.option("--workload", help=_WORKLOAD_HELP)
 @runs_option(help="Runs per measurement (medians are compared).", default=3)
-@alias("--repeats", "repeats", "--runs", type=POSITIVE)
+@alias("--repeats", "runs", "--runs", type=POSITIVE)
 @click.option("--tol", type=TOL, default=0.3, show_default=True, help="Accepted in-group vs alone difference.")
 @click.option("--pin", type=PIN, help="CPU to run on.")
 @click.option("--timeout", type=TIMEOUT, help="Seconds per run before it is killed.")
 @click.option("--allow-failure", is_flag=True, help="Accept runs whose program exits non-zero or is killed.")
 @quiet_option()
-def probe(events, workload, runs, repeats, tol, pin, timeout, allow_failure, quiet):
+def probe(events, workload, runs, tol, pin, timeout, allow_failure, quiet):
     """Find which EVENTS count here and how many hardware events count correctly at once.
 
     \b
@@ -101,7 +101,7 @@ def probe(events, workload, runs, repeats, tol, pin, timeout, allow_failure, qui
     command = _command(_given_command(), workload)
     options = ProbeOptions(tol=tol, pin=pin, timeout=timeout, allow_failure=allow_failure)
     with warnings_to_stderr():
-        res = run_probe(list(events), command, runs=repeats or runs, options=options, progress=not quiet)
+        res = run_probe(list(events), command, runs=runs, options=options, progress=not quiet)
     show_table(res.summary(), "hemkit probe")
     if len(res.steps):
         show_table(res.steps.set_index("size"), "growing groups")
@@ -133,7 +133,7 @@ def _interrupted(db: str, hint: str, result: Any = None) -> None:
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False))
 @runs_option(help="Valid runs wanted per group [default: the stored target, or 50 for a new collection].")
 @output_option(help="The collection database [default: PLAN_FILE with .db].")
-@alias("--db", "db_alias", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--db", "output", "-o/--output", type=click.Path(dir_okay=False))
 @click.option("--workload", help=_WORKLOAD_HELP)
 @click.option("--pin", type=PIN, help="CPU to run the command on (the co-runner takes the next one).")
 @click.option("--corunner", help="Background program for interference ('bundled' = hemkit's co-runner).")
@@ -144,13 +144,12 @@ def _interrupted(db: str, hint: str, result: Any = None) -> None:
     "--allow-failure", is_flag=True, help="Keep runs whose program exits non-zero or is killed (measured on purpose)."
 )
 @click.option("--status", "status_db", type=click.Path(dir_okay=False), help="Report progress of DB and exit.")
-@alias("--export", "export_to", "'hemkit export DB -o OUT'", nargs=2, type=click.Path(), metavar="DB OUT")
+@alias("--export", "export_to", "'hemkit export DB -o OUT'", separate=True, nargs=2, type=click.Path())
 @quiet_option()
 def collect(
     plan_file,
     runs,
     output,
-    db_alias,
     workload,
     pin,
     corunner,
@@ -188,7 +187,7 @@ def collect(
     if not plan_file:
         raise click.UsageError("no plan file given (make one with 'hemkit plan ... -o plan.toml')")
     default_db = str(Path(plan_file).with_suffix(".db"))
-    db = output or db_alias or default_db
+    db = output or default_db
     hint = _resume_hint(plan_file, db, default_db)
     try:
         plan = Plan.from_file(plan_file)
@@ -255,8 +254,6 @@ def export(input_path, output, pmcs, codes, drop_constant):
     The file has the columns group, run, event, value; it is written only if INPUT reads
     cleanly (no constant event unless --drop-constant, no holes, no NaN).
     """
-    if output is None:  # click 8.5 does not enforce required=True when a default (None) is given
-        raise click.UsageError("Missing option '-o' / '--output' (the file to write).")
     if codes and pmcs is None:
         raise click.BadParameter("needs --pmcs (it names the codes of a mergingTools raw file)", param_hint="'--codes'")
     _export(input_path, output, pmcs=pmcs, codes=codes, drop_constant=drop_constant)

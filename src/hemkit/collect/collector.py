@@ -47,7 +47,7 @@ from hemkit import __version__
 from hemkit.collect.validate import check_reading
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, as_progress
-from hemkit.core.results import Result
+from hemkit.core.results import Result, result
 from hemkit.external.perf import find_perf, perf_version, run_perf_stat
 from hemkit.external.process import describe_status, resolve_program, start, stop
 from hemkit.io.collection import CollectionDB, StoredRun, collection_status, open_for_writing
@@ -215,7 +215,7 @@ def _ranges(cpus: Sequence[int]) -> str:
     return ", ".join(out)
 
 
-@dataclass(frozen=True, repr=False, eq=False)  # = @result, spelled out so that mypy sees the fields
+@result
 class CollectResult(Result):
     """What one :func:`collect` call did, and where the collection stands.
 

@@ -8,13 +8,12 @@ command checks it, and the output is written atomically after the place was chec
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from hemkit.core.readings import Readings
-from hemkit.core.results import Result
+from hemkit.core.results import Result, result
 from hemkit.io.atomic import check_output
 from hemkit.io.readings import read_readings
 from hemkit.io.tidy import write_table
@@ -22,7 +21,7 @@ from hemkit.io.tidy import write_table
 PathLike = str | os.PathLike[str]
 
 
-@dataclass(frozen=True, repr=False, eq=False)  # = @result, spelled out so that mypy sees the fields
+@result
 class ExportResult(Result):
     """What :func:`export` read and wrote.
 

@@ -30,7 +30,7 @@ import pandas as pd
 from hemkit.collect.collector import available_cpus
 from hemkit.core.errors import InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
-from hemkit.core.results import Result
+from hemkit.core.results import Result, result
 from hemkit.external.perf import run_perf_stat
 from hemkit.external.process import describe_status
 
@@ -117,7 +117,7 @@ class ProbeOptions:
             raise InputError(f"timeout must be a number of seconds above 0, got {self.timeout}")
 
 
-@dataclass(frozen=True, repr=False, eq=False)  # = @result, spelled out so that mypy sees the fields
+@result
 class ProbeResult(Result):
     """Outcome of :func:`probe`.
 

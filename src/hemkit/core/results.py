@@ -38,7 +38,7 @@ demo    1.5
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, dataclass_transform
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -64,6 +64,7 @@ class Result:
         return f"<b>{type(self).__name__}</b>" + self.summary().to_html()
 
 
+@dataclass_transform(eq_default=False, frozen_default=True)
 def result(cls: T) -> T:
     """Decorator: a frozen dataclass (no generated repr or eq) for a :class:`Result` subclass."""
     return dataclasses.dataclass(frozen=True, repr=False, eq=False)(cls)  # type: ignore[return-value]

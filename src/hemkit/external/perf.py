@@ -1,4 +1,4 @@
-"""Linux ``perf``: ``perf stat`` on a command, ``perf script`` on a ``perf.data`` file.
+"""Linux ``perf``: ``perf stat`` and ``perf record`` of a command, ``perf script`` on a ``perf.data`` file.
 
 The one place hemkit starts ``perf``: the collector, the multiplexing traces, the metric
 derivation and the sampling check all call these functions.  ``perf stat`` output goes to
@@ -15,11 +15,12 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
 from hemkit.core.errors import HemkitError, InputError, MeasurementError, SetupError
-from hemkit.external.process import Program, resolve_program, run
+from hemkit.external.process import Completed, Program, describe_status, resolve_program, run
 from hemkit.io.perf_script import FIELDS
 from hemkit.io.perf_stat import parse_perf_stat
 
@@ -133,7 +134,7 @@ def run_perf_stat(
         except MeasurementError as exc:
             raise MeasurementError(f"perf stat timed out after {timeout:g} s running {' '.join(command)}") from exc
         seconds = time.perf_counter() - t0
-        text = open(out).read() if os.path.exists(out) else ""
+        text = Path(out).read_text(errors="replace") if os.path.exists(out) else ""
     err = proc.stderr or ""
     m = re.search(r"event syntax error: '([^']*)'", err)
     if m:
@@ -206,3 +207,100 @@ def perf_script_text(path: str | os.PathLike[str], *, perf: str | None = None) -
         err = proc.stderr.strip().splitlines()
         raise InputError(f"{path}: perf script failed: {err[-1] if err else f'exit code {proc.returncode}'}")
     return proc.stdout
+
+
+def run_perf_script(
+    path: str | os.PathLike[str], *, fields: str = FIELDS, perf: str | None = None, timeout: float | None = 600
+) -> Completed:
+    """Run ``perf script -i PATH -F FIELDS`` and return what happened, without judging it.
+
+    The caller decides what a non-zero exit or a message on stderr means (see
+    :func:`hemkit.sampling.read_samples`); :func:`perf_script_text` is the strict variant.
+
+    Examples
+    --------
+    >>> out = run_perf_script("perf.data")  # doctest: +SKIP
+    >>> out.returncode, out.stdout.splitlines()[0]  # doctest: +SKIP
+    (0, '  spin  4574   334.871279:     100000 cpu-clock:  4011a6 f1 (/tmp/spin)')
+    """
+    exe = find_perf(perf)
+    return run([exe, "script", "-i", os.fspath(path), "-F", fields], timeout=timeout, what="perf script")
+
+
+def perf_record(
+    command: Sequence[str],
+    output: str | os.PathLike[str],
+    *,
+    event: str = "cpu-clock",
+    period: int | None = None,
+    freq: int | None = None,
+    timeout: float | None = None,
+) -> Completed:
+    """Sample ``command`` with ``perf record -q -e EVENT (-c PERIOD | -F FREQ) -o OUTPUT``.
+
+    Parameters
+    ----------
+    command : sequence of str
+        The program and its arguments; it gets the user's environment unchanged.
+    output : path
+        The ``perf.data`` file to write.
+    event : str
+        The sampling event (``cycles`` with a PMU, ``cpu-clock`` without one).
+    period, freq : int, optional
+        At most one: a sample every ``period`` events (``-c``; nanoseconds for
+        ``cpu-clock``) or ``freq`` samples per second (``-F``); neither: perf's default.
+    timeout : float, optional
+        Seconds before perf and the program are stopped (then a :class:`MeasurementError`).
+
+    Returns
+    -------
+    Completed
+        perf's exit status and the program's own output (``stdout``).
+
+    Raises
+    ------
+    InputError
+        An event perf does not know, or both ``period`` and ``freq``.
+    SetupError
+        perf missing, or not allowed to sample here.
+    MeasurementError
+        The program exited non-zero or was killed, or perf wrote no data.
+
+    Examples
+    --------
+    >>> done = perf_record(["./prog"], "perf.data", event="cpu-clock", period=250_000)  # doctest: +SKIP
+    """
+    if not command:
+        raise InputError("no command to record")
+    if period is not None and freq is not None:
+        raise InputError("give at most one of period (-c) and freq (-F)")
+    for name, value in (("period", period), ("freq", freq)):
+        if value is not None and value < 1:
+            raise InputError(f"{name} must be at least 1, got {value}")
+    exe = find_perf()
+    rate = ["-c", str(int(period))] if period is not None else ["-F", str(int(freq))] if freq is not None else []
+    program = resolve_program(os.fspath(command[0]))
+    args = ["perf", "record", "-q", "-e", event, *rate, "-o", os.fspath(output), "--", program, *command[1:]]
+    name = os.path.basename(os.fspath(command[0]))
+    try:  # started as 'perf', not by its path: see run_perf_stat (the program's PATH)
+        proc = run(
+            Program(tuple(map(os.fspath, args)), executable=exe, die_with_parent=True),
+            timeout=timeout,
+            what="perf record",
+        )
+    except MeasurementError:
+        raise MeasurementError(f"perf record of {name} still running after {timeout:g} s; stopped") from None
+    err = proc.stderr or ""
+    m = re.search(r"event syntax error: '([^']*)'", err)
+    if m:
+        raise InputError(f"perf does not know the event {m.group(1)!r} (see 'perf list')")
+    if "perf_event_paranoid" in err or "No permission" in err or "Permission denied" in err:
+        raise SetupError(f"perf may not sample {event} here (see /proc/sys/kernel/perf_event_paranoid)")
+    if proc.returncode != 0:
+        tail = err.strip().splitlines()[-1] if err.strip() else ""
+        raise MeasurementError(
+            f"{name} under perf record: {describe_status(proc.returncode)}{': ' + tail if tail else ''}"
+        )
+    if not os.path.exists(output) or os.path.getsize(output) == 0:
+        raise MeasurementError(f"perf record of {name} wrote no data ({os.fspath(output)})")
+    return proc

@@ -1,0 +1,59 @@
+"""``hemkit report``: one self-contained HTML page about a collection or a set of readings."""
+
+from __future__ import annotations
+
+import click
+
+from hemkit.cli._options import output_option, quiet_option, readings_input_options, seed_option, wrote
+
+
+@click.command("report")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@readings_input_options
+@click.option(
+    "--method",
+    type=click.Choice(["copula", "much", "hrm", "none"]),
+    default="copula",
+    show_default=True,
+    help="Merge method of the merged-correlation section ('none': no merge).",
+)
+@click.option("--anchor", help="Anchor event for --method hrm.")
+@click.option(
+    "--level",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.9,
+    show_default=True,
+    help="Level of the per-pair intervals.",
+)
+@click.option("--title", default="hemkit report", show_default=True, help="Title of the page.")
+@seed_option()
+@output_option("The HTML page to write.", required=True)
+@quiet_option()
+def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, seed, output, quiet):
+    """Write one self-contained HTML report of a collection database or readings.
+
+    \b
+    hemkit report plan.db -o report.html
+    hemkit report runs/*.csv -o report.html
+    hemkit report much_raw.csv --pmcs 6 --codes code2name.csv -o report.html
+
+    The page (no network needed, figures inline) shows the plan and its coverage, the runs
+    and why some were invalid (collection databases), the variability of every event and
+    the merged correlations with per-pair intervals.
+    """
+    from hemkit.io import check_output, read_readings, write_text
+    from hemkit.report import ReportOptions, build_report
+
+    if method == "hrm" and not anchor:
+        raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
+    check_output(output, inputs=inputs, what="report")
+    paths = list(inputs)
+    if len(paths) == 1 and pmcs is None and codes is None and not drop_constant:
+        source = paths[0]  # a collection database also gets its runs-and-validation section
+    else:
+        source = read_readings(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    options = ReportOptions(method="" if method == "none" else method, anchor=anchor, level=level, title=title)
+    rep = build_report(source, source=" ".join(paths), options=options, seed=seed)
+    write_text(output, rep.html, inputs=inputs, what="report")
+    click.echo(f"report: {len(rep.sections)} sections, {rep.n_figures} figures from {' '.join(paths)}")
+    wrote(output)

@@ -1,0 +1,133 @@
+"""``hemkit report``: a self-contained HTML page that a real browser renders with every figure."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hemkit.datasets import t2080_much
+from hemkit.io.collection import CollectionDB
+from hemkit.report import ReportOptions, build_report
+
+CHECK_HEAD = (
+    "<script>window.__errs=[];window.addEventListener('error',e=>window.__errs.push(String(e.message)))</script>"
+)
+CHECK_TAIL = """<script>
+window.addEventListener('load', () => {
+  const imgs = [...document.images];
+  const ok = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
+  const out = document.createElement('pre'); out.id = 'hemkit-check';
+  out.textContent = `images=${imgs.length} decoded=${ok} errors=${window.__errs.length}`;
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def _browser() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no Chromium here: install it to run this test (Debian: apt-get install chromium)")
+
+
+def _render(html_path, tmp_path) -> str:
+    """Load the page in headless Chromium; return what the check script found."""
+    page = html_path.read_text()
+    assert "<script" not in page, "the report itself must not need scripts"
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("<head>", "<head>" + CHECK_HEAD, 1).replace("</body>", CHECK_TAIL + "</body>", 1))
+    args = [
+        _browser(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--virtual-time-budget=10000",
+        "--dump-dom",
+        probe.as_uri(),
+    ]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    m = re.search(r"images=(\d+) decoded=(\d+) errors=(\d+)", proc.stdout)
+    assert m, f"the page did not finish loading in Chromium:\n{proc.stderr[-2000:]}"
+    return m.group(0)
+
+
+def _collection(tmp_path) -> str:
+    """A small collection database made without perf: 3 groups, valid and invalid runs."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "c.db"
+    db = CollectionDB(path, create=True)
+    groups = [["task-clock", "page-faults", "a"], ["task-clock", "b", "c"], ["page-faults", "a", "c", "b"]]
+    db.init(groups, {"runs": 12, "command": ["./prog", "--size", "3"], "perf_version": "perf version 6.1"})
+    for rep in range(12):
+        for gid, events in enumerate(groups):
+            if rep == 3 and gid == 1:  # one invalid run, kept with its reason
+                counts = pd.DataFrame(
+                    {
+                        "event": events,
+                        "value": [np.nan] * len(events),
+                        "percent": 0.0,
+                        "run_time_ns": 0.0,
+                        "status": "not counted",
+                    }
+                )
+                db.record_run(gid, rep, "invalid", "c: not counted", counts)
+            base = rng.normal(1000, 50)
+            counts = pd.DataFrame(
+                {
+                    "event": events,
+                    "value": [abs(base * (i + 1) + rng.normal(0, 30)) for i in range(len(events))],
+                    "percent": 100.0,
+                    "run_time_ns": 1e6,
+                    "status": "ok",
+                }
+            )
+            db.record_run(gid, rep, "valid", "", counts)
+    return str(path)
+
+
+def test_report_of_readings_has_every_section():
+    rep = build_report(t2080_much(), source="T2080", options=ReportOptions(method="copula"), seed=0)
+    s = rep.summary()
+    assert list(s.index) == ["overview", "coverage", "variability", "merge"]
+    assert rep.n_figures == int(s["figures"].sum()) >= 4
+    assert rep.html.count("data:image/png;base64,") == rep.n_figures
+    assert "http://" not in rep.html and "https://" not in rep.html  # nothing fetched from the network
+
+
+def test_report_of_a_collection_shows_runs_and_invalid_reasons(tmp_path, cli):
+    db = _collection(tmp_path)
+    out = tmp_path / "report.html"
+    res = cli(["report", db, "-o", out])
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    assert "Runs and validation" in page and "c: not counted" in page and "./prog --size 3" in page
+
+
+def test_report_renders_in_chromium_with_every_figure(tmp_path, cli):
+    db = _collection(tmp_path)
+    out = tmp_path / "report.html"
+    assert cli(["report", db, "-o", out]).exit_code == 0
+    n = out.read_text().count("<img ")
+    assert n >= 5
+    assert _render(out, tmp_path) == f"images={n} decoded={n} errors=0"
+
+
+def test_report_refuses_bad_output_before_any_work(tmp_path, bad_input):
+    db = _collection(tmp_path)
+    bad_input(["report", db, "-o", tmp_path / "missing" / "r.html"], names=["missing"], watch=[tmp_path])
+    bad_input(["report", db, "-o", db], names=[db, "input"], watch=[tmp_path])
+    bad_input(["report", db, "-o", tmp_path], names=[str(tmp_path)], watch=[tmp_path])
+    bad_input(["report", tmp_path / "nope.db", "-o", tmp_path / "r.html"], names=["nope.db"], watch=[tmp_path])
+    bad_input(["report", db, "--method", "hrm", "-o", tmp_path / "r.html"], names=["--anchor"], watch=[tmp_path])
