@@ -212,7 +212,8 @@ def test_two_collectors_on_one_database(fake_perf, plan_file, tmp_path, spawn_cl
     """One writes, the other is refused naming the first's pid; the database stays whole."""
     db = tmp_path / "plan.db"
     env = _env(tmp_path, FAKE_PERF_SLEEP="0.1")
-    for _ in range(2):
+    refused = False
+    for _ in range(3):
         a = spawn_cli(["collect", plan_file, "--runs", "4", "--quiet", "--", "true"], env)
         b = spawn_cli(["collect", plan_file, "--runs", "4", "--quiet", "--", "true"], env)
         results = {p.pid: (p.communicate(timeout=180), p.returncode) for p in (a, b)}
@@ -227,7 +228,9 @@ def test_two_collectors_on_one_database(fake_perf, plan_file, tmp_path, spawn_cl
             "wait for it to end or stop it, or use another database"
         )
         assert "IntegrityError" not in loser_err
+        refused = True
         break
+    assert refused, "the two collectors never overlapped"
     _check_complete(db)
 
 
