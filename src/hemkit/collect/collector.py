@@ -398,7 +398,7 @@ def _resolve(
     stored_pin = meta.get("pin")
     if opts.pin is not None and opts.pin != stored_pin:
         raise InputError(
-            f"{where}: was collected with pin {stored_pin}, not {opts.pin}; mixing them would mix "
+            f"{where}: was collected with pin={stored_pin}, not pin={opts.pin}; mixing them would mix "
             "two kinds of runs (use another database file)"
         )
     stored_co = meta.get("corunner")
