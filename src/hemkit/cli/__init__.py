@@ -27,6 +27,7 @@ COMMANDS = {
     "plan": "hemkit.cli.plan:plan",
     "probe": "hemkit.cli.collect:probe",
     "collect": "hemkit.cli.collect:collect",
+    "export": "hemkit.cli.collect:export",
     "mpx": "hemkit.cli.mpx:mpx",
     "derive": "hemkit.cli.derive:derive",
     "sampling": "hemkit.cli.sampling:sampling",

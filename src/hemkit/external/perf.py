@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.errors import HemkitError, InputError, MeasurementError, SetupError
-from hemkit.external.process import Completed, describe_status, run
+from hemkit.external.process import Completed, Program, describe_status, resolve_program, run
 from hemkit.io.perf_script import FIELDS
 from hemkit.io.perf_stat import parse_perf_stat
 
@@ -77,33 +78,59 @@ def run_perf_stat(
         Run perf in its own session so that a Ctrl-C at the terminal does not reach it
         (the collector then finishes the current run before it stops).
 
+    Returns
+    -------
+    PerfStatResult
+        ``returncode`` is the measured program's exit code, or minus the signal number
+        when it was killed (perf itself exits 0 then and only says so on stderr); see
+        :func:`hemkit.external.process.describe_status`.
+
     Raises
     ------
     HemkitError
         perf missing, an event perf does not know, or the command could not start.
+
+    Notes
+    -----
+    The program runs with the user's environment and current folder.  Its name is looked
+    up on the user's ``PATH`` here, and perf is started under the name ``perf``: started by
+    its full path (``/usr/bin/perf``) perf would put that folder first on the program's
+    ``PATH`` and a ``python3`` command would run the system Python instead of the user's
+    virtual environment.  perf still puts its own helper folder (``/usr/lib/perf-core``,
+    which holds only ``perf-*`` tools) in front.
     """
     if not events:
         raise InputError("no events to count")
     if not command:
         raise InputError("no command to run")
     exe = find_perf(perf)
+    program = resolve_program(os.fspath(command[0]))
+    command = [program, *map(os.fspath, command[1:])]
     with tempfile.TemporaryDirectory(prefix="hemkit-perf-") as tmp:
         out = os.path.join(tmp, "stat.out")
-        args = [exe, "stat", "-o", out, "-x,"] if fmt == "csv" else [exe, "stat", "-o", out, "-j"]
+        args = ["perf", "stat", "-o", out, "-x,"] if fmt == "csv" else ["perf", "stat", "-o", out, "-j"]
         args += ["-e", ",".join(events)]
         if interval_ms is not None:
             args += ["-I", str(int(interval_ms))]
         args += list(extra_args)
         args += ["--"]
+        workload = program  # the name perf uses when it reports that the workload was killed
         if cpu is not None:
             taskset = shutil.which("taskset")
             if taskset is None:
                 raise SetupError("pinning to a CPU needs taskset (util-linux)")
             args += [taskset, "-c", str(cpu)]
+            workload = taskset
         args += list(command)
         t0 = time.perf_counter()
         try:
-            proc = run(args, capture=False, timeout=timeout, start_new_session=start_new_session, what="perf stat")
+            proc = run(
+                Program(tuple(args), executable=exe, die_with_parent=True),
+                capture=False,
+                timeout=timeout,
+                start_new_session=start_new_session,
+                what="perf stat",
+            )
         except MeasurementError as exc:
             raise MeasurementError(f"perf stat timed out after {timeout:g} s running {' '.join(command)}") from exc
         seconds = time.perf_counter() - t0
@@ -118,7 +145,34 @@ def run_perf_stat(
     if counts.empty and proc.returncode != 0:
         tail = err.strip().splitlines()[-1] if err.strip() else f"exit code {proc.returncode}"
         raise MeasurementError(f"perf stat failed: {tail}")
-    return PerfStatResult(counts=counts, returncode=proc.returncode, seconds=seconds, stderr=err[-2000:])
+    returncode = proc.returncode
+    killed = _killed_by(err, workload)
+    if returncode == 0 and killed:
+        returncode = -killed
+    return PerfStatResult(counts=counts, returncode=returncode, seconds=seconds, stderr=err[-2000:])
+
+
+def _killed_by(stderr: str, program: str) -> int:
+    """The signal that killed ``program``, from perf's ``PROGRAM: Killed`` line (psignal), or 0.
+
+    Examples
+    --------
+    >>> _killed_by("some output\\n/bin/sh: Segmentation fault\\n", "/bin/sh") == signal.SIGSEGV
+    True
+    >>> _killed_by("/bin/sh: Segmentation fault\\n", "/bin/bash")
+    0
+    """
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return 0
+    prefix = f"{program}: "
+    for line in reversed(lines[-3:]):
+        if line.startswith(prefix):
+            text = line[len(prefix) :].strip()
+            for sig in signal.Signals:
+                if signal.strsignal(sig) == text:
+                    return int(sig)
+    return 0
 
 
 def hardware_events_work(perf: str | None = None) -> tuple[bool, str]:
@@ -225,10 +279,15 @@ def perf_record(
             raise InputError(f"{name} must be at least 1, got {value}")
     exe = find_perf()
     rate = ["-c", str(int(period))] if period is not None else ["-F", str(int(freq))] if freq is not None else []
-    args = [exe, "record", "-q", "-e", event, *rate, "-o", os.fspath(output), "--", *command]
+    program = resolve_program(os.fspath(command[0]))
+    args = ["perf", "record", "-q", "-e", event, *rate, "-o", os.fspath(output), "--", program, *command[1:]]
     name = os.path.basename(os.fspath(command[0]))
-    try:
-        proc = run(args, timeout=timeout, what="perf record")
+    try:  # started as 'perf', not by its path: see run_perf_stat (the program's PATH)
+        proc = run(
+            Program(tuple(map(os.fspath, args)), executable=exe, die_with_parent=True),
+            timeout=timeout,
+            what="perf record",
+        )
     except MeasurementError:
         raise MeasurementError(f"perf record of {name} still running after {timeout:g} s; stopped") from None
     err = proc.stderr or ""
