@@ -46,6 +46,7 @@ SUMMARIES = {
     "derive": "Define metrics (FLOPs, branches, cache hits) from raw events (Barry, Danalis, Dongarra).",
     "sampling": "Accuracy of sampling profiles: simulate, model, and intervals for perf record profiles.",
     "report": "Write one self-contained HTML report of a collection database or readings.",
+    "export": "Write any readings INPUT (a collection database, a tidy or raw table) as one tidy CSV or Parquet file.",
 }
 
 

@@ -75,7 +75,7 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
     except OutputError:
         raise
     except (OSError, ValueError) as exc:  # a name too long, a loop of links, a NUL in the name
-        raise OutputError(f"{label}: cannot be written ({_describe(exc)})") from None
+        raise OutputError(f"{label}: cannot be written ({describe_os_error(exc)})") from None
     return p
 
 
@@ -117,7 +117,8 @@ def check_output_dir(path: PathLike, *, what: str = "") -> Path:
     return p
 
 
-def _describe(exc: BaseException) -> str:
+def describe_os_error(exc: BaseException) -> str:
+    """Why a write failed, as a user reads it (``no space left on the device``, ``read-only file system`` ...)."""
     if not isinstance(exc, OSError):
         return str(exc) or type(exc).__name__
     if exc.errno == errno.ENOSPC:
@@ -155,7 +156,7 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent)
     except OSError as exc:  # no space (or no inode) left, a read-only place, no permission
-        raise OutputError(f"{label}: cannot be written ({_describe(exc)})") from None
+        raise OutputError(f"{label}: cannot be written ({describe_os_error(exc)})") from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -168,7 +169,7 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
     except OutputError:
         raise
     except OSError as exc:
-        raise OutputError(f"{label}: cannot be written ({_describe(exc)})") from None
+        raise OutputError(f"{label}: cannot be written ({describe_os_error(exc)})") from None
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -196,7 +197,7 @@ def atomic_open(
             with open(tmp, mode, **kwargs) as fh:
                 yield fh
         except OSError as exc:
-            raise OutputError(f"{what + ' ' if what else ''}{path}: cannot be written ({_describe(exc)})") from None
+            raise OutputError(f"{what + ' ' if what else ''}{path}: cannot be written ({describe_os_error(exc)})") from None
 
 
 def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] = (), what: str = "") -> Path:
@@ -236,4 +237,12 @@ def _umask() -> int:
     return mask
 
 
-__all__ = ["atomic_open", "atomic_path", "check_output", "check_output_dir", "write_figure", "write_text"]
+__all__ = [
+    "atomic_open",
+    "atomic_path",
+    "check_output",
+    "check_output_dir",
+    "describe_os_error",
+    "write_figure",
+    "write_text",
+]
