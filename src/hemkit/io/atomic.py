@@ -197,7 +197,9 @@ def atomic_open(
             with open(tmp, mode, **kwargs) as fh:
                 yield fh
         except OSError as exc:
-            raise OutputError(f"{what + ' ' if what else ''}{path}: cannot be written ({describe_os_error(exc)})") from None
+            raise OutputError(
+                f"{what + ' ' if what else ''}{path}: cannot be written ({describe_os_error(exc)})"
+            ) from None
 
 
 def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] = (), what: str = "") -> Path:

@@ -57,8 +57,8 @@ import pandas as pd
 
 from hemkit.core.errors import InputError, OutputError
 from hemkit.core.readings import Readings
-from hemkit.io.atomic import describe_os_error as _oserror  # one wording of OS errors for every output
 from hemkit.io.atomic import atomic_path, check_output
+from hemkit.io.atomic import describe_os_error as _oserror  # one wording of OS errors for every output
 
 PathLike = str | os.PathLike[str]
 
