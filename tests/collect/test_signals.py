@@ -89,7 +89,8 @@ def test_signal_stops_at_a_run_boundary_exit_130_with_the_command_that_continues
 
 
 def test_ctrl_c_before_the_first_run_is_stored(fake_perf, plan_file, tmp_path, spawn_cli):
-    env = _env(tmp_path, FAKE_PERF_SLEEP="1.5")
+    # runs slow enough that, even on a loaded machine, the signal lands before the first is stored
+    env = _env(tmp_path, FAKE_PERF_SLEEP="6")
     proc = spawn_cli(["collect", plan_file, "--runs", "2", "--quiet", "--", "true"], env)
     t0 = time.time()
     while not (tmp_path / "plan.db.lock").exists():  # the collector has started, no run is stored yet

@@ -48,7 +48,7 @@ from hemkit.collect.validate import check_reading
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
-from hemkit.external.perf import find_perf, perf_version, run_perf_stat
+from hemkit.external.perf import PerfStatOptions, find_perf, perf_version, run_perf_stat
 from hemkit.external.process import describe_status, resolve_program, start, stop
 from hemkit.io.collection import CollectionDB, StoredRun, collection_status, open_for_writing
 from hemkit.plan import Plan
@@ -636,11 +636,7 @@ def _one_run(ctx: _Context, gid: int, rep: int, tally: _Tally) -> None:
             res = run_perf_stat(
                 perf_events(events, s.plan.perf_groups),
                 s.command,
-                cpu=s.pin,
-                fmt=s.fmt,
-                perf=ctx.exe,
-                timeout=opts.timeout,
-                start_new_session=True,
+                PerfStatOptions(cpu=s.pin, fmt=s.fmt, perf=ctx.exe, timeout=opts.timeout, start_new_session=True),
             )
         except MeasurementError as exc:
             raise MeasurementError(f"group {gid}, run {rep}: {exc}") from None

@@ -31,7 +31,7 @@ from hemkit.collect.collector import available_cpus
 from hemkit.core.errors import InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
 from hemkit.core.results import Result, result
-from hemkit.external.perf import run_perf_stat
+from hemkit.external.perf import PerfStatOptions, run_perf_stat
 from hemkit.external.process import describe_status
 
 #: perf's software events (``perf list sw``); they use no hardware counter
@@ -165,11 +165,13 @@ class _Measurer:
             res = run_perf_stat(
                 list(events),
                 self.command,
-                perf=self.opts.perf,
-                fmt=self.opts.fmt,
-                timeout=self.opts.timeout,
-                cpu=self.opts.pin,
-                start_new_session=True,
+                PerfStatOptions(
+                    perf=self.opts.perf,
+                    fmt=self.opts.fmt,
+                    timeout=self.opts.timeout,
+                    cpu=self.opts.pin,
+                    start_new_session=True,
+                ),
             )
             if res.returncode != 0 and not self.opts.allow_failure:
                 raise MeasurementError(

@@ -52,7 +52,7 @@ from hemkit.derive.kernels import (
     kernel_function,
     parse_kernel_output,
 )
-from hemkit.external.perf import hardware_events_work, run_perf_stat
+from hemkit.external.perf import PerfStatOptions, hardware_events_work, run_perf_stat
 from hemkit.external.valgrind import CacheGeometry, CacheSpec, find_valgrind, run_cachegrind, valgrind_version
 
 BACKENDS = ("perf", "valgrind")
@@ -347,9 +347,9 @@ def _perf_once(
         res = run_perf_stat(
             codes,
             kernel_command(family, kernel, size, iterations, seed, control=(ctl, ack)),
-            perf=opts.perf,
-            timeout=opts.timeout,
-            extra_args=["-D", "-1", "--control", f"fifo:{ctl},{ack}"],
+            PerfStatOptions(
+                perf=opts.perf, timeout=opts.timeout, extra_args=("-D", "-1", "--control", f"fifo:{ctl},{ack}")
+            ),
         )
     c = res.counts
     if len(c) < len(codes):

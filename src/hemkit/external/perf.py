@@ -44,17 +44,71 @@ def find_perf(perf: str | None = None) -> str:
     return path
 
 
+@dataclass(frozen=True)
+class PerfStatOptions:
+    """How :func:`run_perf_stat` runs ``perf stat``.
+
+    Attributes
+    ----------
+    interval_ms : int, optional
+        Print counts every ``interval_ms`` milliseconds (``-I``).
+    cpu : int, optional
+        Pin the command to this CPU (``taskset -c``).
+    fmt : {"csv", "json"}
+    perf : str, optional
+        perf binary; default ``$HEMKIT_PERF`` or ``perf`` on PATH.
+    timeout : float, optional
+        Seconds before the run is killed (then a :class:`MeasurementError`).
+    extra_args : tuple of str
+        More ``perf stat`` options (e.g. ``("-D", "-1", "--control", ...)``).
+    start_new_session : bool
+        Run perf in its own session so that a Ctrl-C at the terminal does not reach it
+        (the collector then finishes the current run before it stops).
+    """
+
+    interval_ms: int | None = None
+    cpu: int | None = None
+    fmt: str = "csv"
+    perf: str | None = None
+    timeout: float | None = None
+    extra_args: tuple[str, ...] = ()
+    start_new_session: bool = False
+
+
+_C_LOCALES = ("C", "POSIX")
+
+
+def _numeric_locale() -> tuple[str, str | None]:
+    """The variable that sets the user's number format, and its value (``LC_ALL`` wins)."""
+    for name in ("LC_ALL", "LC_NUMERIC", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return name, value
+    return "LANG", None
+
+
+def _in_c_numeric(command: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Perf must print numbers the C way (a decimal point), the program keeps the user's locale.
+
+    Under e.g. ``de_DE.UTF-8`` perf writes ``1,5`` in its CSV.  When the user's locale may
+    do that, perf gets ``LC_ALL=C`` and the program is started through ``env`` with the
+    user's own locale variables put back, so it sees exactly the user's environment.
+    """
+    _, value = _numeric_locale()
+    if value is None or value.split(".")[0] in _C_LOCALES or value.startswith("en_"):
+        return {}, command
+    env = shutil.which("env")
+    if env is None:  # pragma: no cover - coreutils is everywhere perf is
+        return {}, command
+    restore = [env, "-u", "LC_ALL"]
+    for name in ("LC_ALL", "LC_NUMERIC", "LANG"):
+        if os.environ.get(name):
+            restore.append(f"{name}={os.environ[name]}")
+    return {"LC_ALL": "C"}, [*restore, *command]
+
+
 def run_perf_stat(
-    events: Sequence[str],
-    command: Sequence[str],
-    *,
-    interval_ms: int | None = None,
-    cpu: int | None = None,
-    fmt: str = "csv",
-    perf: str | None = None,
-    timeout: float | None = None,
-    extra_args: Sequence[str] = (),
-    start_new_session: bool = False,
+    events: Sequence[str], command: Sequence[str], options: PerfStatOptions | None = None
 ) -> PerfStatResult:
     """Run ``perf stat -e EVENTS [-I MS] -- COMMAND`` and parse what it counted.
 
@@ -65,18 +119,8 @@ def run_perf_stat(
         Put events that must share a counter group inside ``{a,b}`` yourself.
     command : sequence of str
         The program and its arguments.
-    interval_ms : int, optional
-        Print counts every ``interval_ms`` milliseconds (``-I``).
-    cpu : int, optional
-        Pin the command to this CPU (``taskset -c``).
-    fmt : {"csv", "json"}
-    perf : str, optional
-        perf binary; default ``$HEMKIT_PERF`` or ``perf`` on PATH.
-    timeout : float, optional
-        Seconds before the run is killed (then a :class:`HemkitError`).
-    start_new_session : bool
-        Run perf in its own session so that a Ctrl-C at the terminal does not reach it
-        (the collector then finishes the current run before it stops).
+    options : PerfStatOptions, optional
+        Interval, pinning, format, perf binary, time limit, extra perf options, session.
 
     Returns
     -------
@@ -99,11 +143,13 @@ def run_perf_stat(
     virtual environment.  perf still puts its own helper folder (``/usr/lib/perf-core``,
     which holds only ``perf-*`` tools) in front.
     """
+    o = options or PerfStatOptions()
+    interval_ms, cpu, fmt, timeout = o.interval_ms, o.cpu, o.fmt, o.timeout
     if not events:
         raise InputError("no events to count")
     if not command:
         raise InputError("no command to run")
-    exe = find_perf(perf)
+    exe = find_perf(o.perf)
     program = resolve_program(os.fspath(command[0]))
     command = [program, *map(os.fspath, command[1:])]
     with tempfile.TemporaryDirectory(prefix="hemkit-perf-") as tmp:
@@ -112,7 +158,7 @@ def run_perf_stat(
         args += ["-e", ",".join(events)]
         if interval_ms is not None:
             args += ["-I", str(int(interval_ms))]
-        args += list(extra_args)
+        args += list(o.extra_args)
         args += ["--"]
         workload = program  # the name perf uses when it reports that the workload was killed
         if cpu is not None:
@@ -121,14 +167,16 @@ def run_perf_stat(
                 raise SetupError("pinning to a CPU needs taskset (util-linux)")
             args += [taskset, "-c", str(cpu)]
             workload = taskset
-        args += list(command)
+        perf_env, wrapped = _in_c_numeric(list(command))
+        args += wrapped
         t0 = time.perf_counter()
         try:
             proc = run(
                 Program(tuple(args), executable=exe, die_with_parent=True),
+                env=perf_env,
                 capture=False,
                 timeout=timeout,
-                start_new_session=start_new_session,
+                start_new_session=o.start_new_session,
                 what="perf stat",
             )
         except MeasurementError as exc:
@@ -181,7 +229,7 @@ def hardware_events_work(perf: str | None = None) -> tuple[bool, str]:
     Used by tests and commands to skip or explain, e.g. on VMs without a PMU.
     """
     try:
-        res = run_perf_stat(["instructions"], ["true"], perf=perf, timeout=30)
+        res = run_perf_stat(["instructions"], ["true"], PerfStatOptions(perf=perf, timeout=30))
     except HemkitError as exc:
         return False, str(exc)
     row = res.counts[res.counts["event"] == "instructions"]
