@@ -168,6 +168,8 @@ def run_perf_stat(
             args += [taskset, "-c", str(cpu)]
             workload = taskset
         perf_env, wrapped = _in_c_numeric(list(command))
+        if cpu is None:
+            workload = wrapped[0]  # env, when the program's locale is put back
         args += wrapped
         t0 = time.perf_counter()
         try:
