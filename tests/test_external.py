@@ -49,3 +49,11 @@ def test_program_under_perf_sees_the_users_locale(monkeypatch, tmp_path, softwar
     assert out.read_text() == "de_DE.UTF-8|de_DE.UTF-8"
     row = res.counts[res.counts["event"] == "task-clock"]
     assert row["status"].iloc[0] == "ok" and row["value"].iloc[0] > 0
+
+
+def test_a_killed_program_is_seen_through_the_locale_wrapper(monkeypatch, software_perf):
+    import signal
+
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
+    res = run_perf_stat(["task-clock"], ["sh", "-c", "kill -SEGV $$"], PerfStatOptions(timeout=60))
+    assert res.returncode == -signal.SIGSEGV
