@@ -159,7 +159,7 @@ def collect_traces(
         Columns ``workload, set, run`` + :data:`TRACE_COLUMNS`; ``run`` is
         ``"{workload}/s{set}/r{k}"``.
     """
-    from hemkit.perf import run_perf_stat
+    from hemkit.external.perf import PerfStatOptions, run_perf_stat
 
     parts = []
     for name, command in workloads.items():
@@ -167,7 +167,9 @@ def collect_traces(
             if not events:
                 raise HemkitError(f"event set {si} is empty")
             for k in range(runs):
-                res = run_perf_stat(list(events), list(command), interval_ms=interval_ms, timeout=timeout)
+                res = run_perf_stat(
+                    list(events), list(command), PerfStatOptions(interval_ms=interval_ms, timeout=timeout)
+                )
                 if res.returncode != 0:
                     raise HemkitError(f"workload {name!r} exited with code {res.returncode}: {' '.join(command)}")
                 run_id = f"{name}/s{si}/r{k}"
