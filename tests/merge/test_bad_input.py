@@ -176,11 +176,6 @@ def test_merge_output(bad_input, files, tmp_path, case):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs a read-only place a non-root user cannot write either")
-@pytest.mark.xfail(
-    strict=True,
-    reason="hemkit.io.atomic creates its temporary file outside its OSError handling (FileNotFoundError on /proc); "
-    "reported to the io owner",
-)
 def test_merge_output_read_only_filesystem(bad_input, files, tmp_path):
     # /proc refuses new files even for root: a read-only place
     f = files("in.csv", covering())

@@ -176,19 +176,16 @@ def test_hrm_of_user_data_needs_an_anchor(cli, tmp_path):
     assert res.exit_code == 0, res.stderr
 
 
-def test_several_input_files_go_to_one_reader(cli, tmp_path):
-    from hemkit.core.errors import InputError
-    from hemkit.io import read_readings
+def test_a_folder_of_perf_stat_files_merges(cli, tmp_path):
+    # 3 event groups x 8 runs of real 'perf stat -x,' output (software events), one run per file
+    from pathlib import Path
 
-    tidy = t2080_hrm().to_tidy()
-    paths = []
-    for g, part in tidy.groupby("group"):
-        paths.append(tmp_path / f"g{g}.csv")
-        part.to_csv(paths[-1], index=False)
-    try:
-        read_readings(paths)
-    except InputError as exc:  # the reader of several files belongs to hemkit.io
-        pytest.skip(f"read_readings does not read several files here: {exc}")
-    res = cli(["merge", *paths, "-m", "hrm", "--anchor", "PROCESSOR_CYCLES", "-q"])
+    files = sorted((Path(__file__).parent / "data" / "perf_runs").glob("run_*.csv"))
+    assert len(files) == 24
+    res = cli(["merge", *files, "-m", "much", "--n-sims", "30", "--pair-intervals", tmp_path / "pi.csv", "-q"])
     assert res.exit_code == 0, res.stderr
-    assert "read 3 groups (3000 runs, 16 events)" in res.stdout
+    last = res.stdout.strip().splitlines()[-1]
+    assert "read 3 groups (24 runs, 4 events) from 24 files (run_01.csv ... run_24.csv)" in last
+    assert len(pd.read_csv(tmp_path / "pi.csv")) == 6
+    res = cli(["evaluate", "--holdout", *files, "--methods", "much,joint", "-q"])
+    assert res.exit_code == 0, res.stderr

@@ -66,7 +66,13 @@ def warnings_to_stderr(messages: list[str]) -> Iterator[None]:
 
 
 def _inputs_label(inputs: tuple[str, ...], bundled: str) -> str:
-    return " ".join(inputs) if inputs else bundled
+    from pathlib import Path
+
+    if not inputs:
+        return bundled
+    if len(inputs) <= 3:
+        return " ".join(inputs)
+    return f"{len(inputs)} files ({Path(inputs[0]).name} ... {Path(inputs[-1]).name})"
 
 
 def _load(inputs: tuple[str, ...], *, pmcs: int | None, codes: str | None, drop_constant: bool, hrm: bool) -> Any:
