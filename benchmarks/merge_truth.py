@@ -45,31 +45,19 @@ def _geo(x: pd.Series) -> float:
 
 def tables(study: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Accuracy per method and counter budget; intervals per method."""
-    acc = (
-        study.groupby(["method", "pmcs"], sort=False)
-        .agg(
+
+    def ratios(groups: object) -> pd.DataFrame:
+        return groups.agg(  # type: ignore[attr-defined]
             pearson_mse=("pearson_mse", "mean"),
             pearson_ratio=("pearson_ratio", _geo),
             pearson_worst=("pearson_ratio", "max"),
             spearman_mse=("spearman_mse", "mean"),
             spearman_ratio=("spearman_ratio", _geo),
             spearman_worst=("spearman_ratio", "max"),
-        )
-        .reset_index()
-    )
-    overall = (
-        study.groupby("method", sort=False)
-        .agg(
-            pearson_mse=("pearson_mse", "mean"),
-            pearson_ratio=("pearson_ratio", _geo),
-            pearson_worst=("pearson_ratio", "max"),
-            spearman_mse=("spearman_mse", "mean"),
-            spearman_ratio=("spearman_ratio", _geo),
-            spearman_worst=("spearman_ratio", "max"),
-        )
-        .reset_index()
-        .assign(pmcs="3+4")
-    )
+        ).reset_index()
+
+    acc = ratios(study.groupby(["method", "pmcs"], sort=False))
+    overall = ratios(study.groupby("method", sort=False)).assign(pmcs="3+4")
     acc = pd.concat([acc, overall]).set_index(["method", "pmcs"])
     iv = study.groupby("method", sort=False).agg(
         coverage=("coverage", "mean"),

@@ -21,6 +21,19 @@ from hemkit.merge.reorder import default_rows, pooled_counts
 SMALL = MuchOptions(n=1000)
 
 
+def five_events(truth: pd.DataFrame) -> list[list[str]]:
+    """Six groups over five events: every pair read together, ev[1] read in three groups."""
+    ev = list(truth.columns)
+    return [
+        [ev[0], ev[1], ev[2]],
+        [ev[0], ev[3], ev[4]],
+        [ev[1], ev[3]],
+        [ev[1], ev[4]],
+        [ev[2], ev[3]],
+        [ev[2], ev[4]],
+    ]
+
+
 def quiet(fn, *a, **k):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HemkitWarning)

@@ -77,6 +77,43 @@ def _atanh(r: np.ndarray) -> np.ndarray:
     return np.arctanh(np.clip(r, -Z_CLIP, Z_CLIP))
 
 
+@dataclass(frozen=True)
+class _GroupSums:
+    """Every group's centred readings (scaled to [-1, 1] per event) and their pooled sums."""
+
+    parts: list[tuple[np.ndarray, np.ndarray]]  # (event indices, runs x events deviations) per group
+    s: np.ndarray  # co-moments over the runs read together
+    vj: np.ndarray  # [i, j]: sum of squares of i over the runs that read j too
+    cn: np.ndarray  # runs read together
+    v: np.ndarray  # sum of squares of each event over all its runs
+    c: np.ndarray  # runs of each event
+
+
+def _group_sums(readings: Readings) -> _GroupSums:
+    events = readings.events
+    k = len(events)
+    index = {e: i for i, e in enumerate(events)}
+    scales = event_scales(readings)
+    s, vj, cn = np.zeros((k, k)), np.zeros((k, k)), np.zeros((k, k))
+    v, c = np.zeros(k), np.zeros(k)
+    parts = []
+    for table in readings.groups.values():
+        centre = np.array([scales[e][0] for e in table.columns])
+        scale = np.array([scales[e][1] for e in table.columns])
+        x = (table.to_numpy() - centre) / scale
+        dev = x - x.mean(axis=0)
+        o = np.array([index[e] for e in table.columns])
+        ix = np.ix_(o, o)
+        d2 = (dev * dev).sum(axis=0)
+        s[ix] += dev.T @ dev
+        vj[ix] += d2[:, None]
+        cn[ix] += len(dev)
+        v[o] += d2
+        c[o] += len(dev)
+        parts.append((o, dev))
+    return _GroupSums(parts, s, vj, cn, v, c)
+
+
 def pairwise_jackknife(readings: Readings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pooled pairwise Pearson correlation, its jackknife standard error on the Fisher-z scale, and the runs behind it.
 
@@ -92,25 +129,10 @@ def pairwise_jackknife(readings: Readings) -> tuple[np.ndarray, np.ndarray, np.n
     >>> r.shape, bool(np.all(se[np.triu_indices(16, 1)] >= 0))
     ((16, 16), True)
     """
-    events = readings.events
-    k = len(events)
-    index = {e: i for i, e in enumerate(events)}
-    scales = event_scales(readings)
-    s = np.zeros((k, k))
-    v = np.zeros((k, k))
-    cnt = np.zeros((k, k))
-    parts = []
-    for table in readings.groups.values():
-        x = (table.to_numpy() - np.array([scales[e][0] for e in table.columns])) / np.array(
-            [scales[e][1] for e in table.columns]
-        )
-        c = x - x.mean(axis=0)
-        o = np.array([index[e] for e in table.columns])
-        ix = np.ix_(o, o)
-        s[ix] += c.T @ c
-        v[ix] += (c * c).sum(axis=0)[:, None]
-        cnt[ix] += len(c)
-        parts.append((ix, c))
+    k = len(readings.events)
+    g = _group_sums(readings)
+    s, v, cnt = g.s, g.vj, g.cn
+    parts = [(np.ix_(o, o), dev) for o, dev in g.parts]
     with np.errstate(invalid="ignore", divide="ignore"):
         r = s / np.sqrt(v * v.T)
         acc = np.zeros((k, k))
@@ -138,15 +160,6 @@ def pairwise_jackknife(readings: Readings) -> tuple[np.ndarray, np.ndarray, np.n
     return np.clip(r, -1, 1), se, cnt.astype(np.int64)
 
 
-def _mix_z(s: np.ndarray, vj: np.ndarray, vjt: np.ndarray, cn: np.ndarray, v: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``atanh`` of the average of the pairwise and the available-case Pearson estimates (broadcast)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pairwise = s / np.sqrt(vj * vjt)
-        sd = np.sqrt(v / c)
-        available = (s / cn) / (sd[..., :, None] * sd[..., None, :])
-        return _atanh((pairwise + available) / 2)
-
-
 def mix_jackknife(readings: Readings, *, chunk: int = 4096) -> np.ndarray:
     """Jackknife standard error (Fisher-z scale) of each pair's Pearson estimate, leaving out every run of either event.
 
@@ -165,30 +178,9 @@ def mix_jackknife(readings: Readings, *, chunk: int = 4096) -> np.ndarray:
     >>> se.shape, bool(np.all(se[np.triu_indices(16, 1)] >= 0))
     ((16, 16), True)
     """
-    events = readings.events
-    k = len(events)
-    index = {e: i for i, e in enumerate(events)}
-    scales = event_scales(readings)
-    s = np.zeros((k, k))
-    vj = np.zeros((k, k))  # [i, j]: sum of squares of i over the runs that read j too
-    cn = np.zeros((k, k))
-    v = np.zeros(k)
-    c = np.zeros(k)
-    parts = []
-    for table in readings.groups.values():
-        x = (table.to_numpy() - np.array([scales[e][0] for e in table.columns])) / np.array(
-            [scales[e][1] for e in table.columns]
-        )
-        dev = x - x.mean(axis=0)
-        o = np.array([index[e] for e in table.columns])
-        ix = np.ix_(o, o)
-        d2 = (dev * dev).sum(axis=0)
-        s[ix] += dev.T @ dev
-        vj[ix] += d2[:, None]
-        cn[ix] += len(dev)
-        v[o] += d2
-        c[o] += len(dev)
-        parts.append((o, dev))
+    k = len(readings.events)
+    g = _group_sums(readings)
+    s, vj, cn, v, c, parts = g.s, g.vj, g.cn, g.v, g.c, g.parts
     acc = np.zeros((k, k))
     acc2 = np.zeros((k, k))
     valid = np.zeros((k, k))
