@@ -87,6 +87,29 @@ def main() -> None:
     print("\nIntervals at 90 % (coverage of the truth's correlations over all pairs and splits):\n")
     print(markdown(iv))
 
+    # what made the earlier hemkit MUCH 1.27x the paper: as many rows as one group has runs
+    print("\nAblation (br_64kb): the MUCH paper as written with fewer merged rows, hemkit mode's two changes\n")
+    abl = []
+    for pmcs, nr in ((3, 800 // 11), (4, 800 // 6)):
+        variants = {
+            "much-paper, every reading (the paper's example)": {},
+            "much-paper, n = one group's runs (72 or 133: hemkit's old default)": {"n": nr},
+            "much (hemkit mode: centred groups, arranged criterion)": None,
+        }
+        for label, extra in variants.items():
+            name = "much" if extra is None else "much-paper"
+            st = truth_study(
+                zen5_br_64kb(),
+                [name] if name != "much-paper" else ["much-paper"],
+                seed=2026,
+                options=StudyOptions(pmcs=(pmcs,), splits=args.splits, reps=args.reps, reference=name),
+                merge_options={name: extra or {}},
+            ).table
+            abl.append({"variant": label, "pmcs": pmcs, "pearson_mse": st["pearson_mse"].mean()})
+    ab = pd.DataFrame(abl).pivot(index="variant", columns="pmcs", values="pearson_mse")
+    base = ab.loc["much-paper, every reading (the paper's example)"]
+    print(markdown(ab.assign(**{f"ratio np={p}": ab[p] / base[p] for p in ab.columns}), "{:.4f}"))
+
     rows = []
     for family in ("heavy", "lognormal", "mixed"):
         for s in range(args.synthetic):
@@ -100,6 +123,8 @@ def main() -> None:
                 ),
             ).table
             rows.append(st.assign(family=family, truth=s))
+    if not rows:
+        return
     syn = pd.concat(rows, ignore_index=True)
     print(
         f"\n## Synthetic truths: 900 runs x 8 events, {args.synthetic} per family ({time.perf_counter() - t0:.0f} s)\n"
