@@ -116,7 +116,7 @@ class SimsCurve(Result):
         _loglog(ax, self.table, "n_sims", None, {"None": "MUCH (mean of the merges)"})
         ax.axvline(30, color="#888", lw=0.8, ls="--", label="30 simulations (warning below)")
         ax.set_xlabel("simulations n_sims (draws; best kept)")
-        ax.set_ylabel(f"MSE of merged {self.params.get('kind', 'pearson')} correlations (unitless)")
+        ax.set_ylabel(f"MSE of merged {str(self.params.get('kind', 'pearson')).capitalize()} correlations (unitless)")
         ax.set_title("MUCH: accuracy against the number of simulations (held-out runs)")
         ax.legend()
         return ax
@@ -201,7 +201,7 @@ class RunsCurve(Result):
             _, ax = plt.subplots(figsize=(6, 4))
         _loglog(ax, self.table, "runs", "method", {"hrm": "HRM", "much": "MUCH", "joint": "joint (hemkit)"})
         ax.set_xlabel("total runs N = runs per group x groups")
-        ax.set_ylabel(f"MSE of merged {self.params.get('kind', 'pearson')} correlations (unitless)")
+        ax.set_ylabel(f"MSE of merged {str(self.params.get('kind', 'pearson')).capitalize()} correlations (unitless)")
         ax.set_title("MSE against the number of runs (MUCH paper, Fig. 6)")
         ax.legend()
         return ax
