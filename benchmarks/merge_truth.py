@@ -69,14 +69,39 @@ def tables(study: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return acc, iv
 
 
+def ablation(args: argparse.Namespace, opts: StudyOptions) -> None:
+    """Joint without its tail placement, without its rank step, without its likelihood fit."""
+    variants = {
+        "joint": {},
+        "joint, no tail placement": {"tails": None},
+        "joint, no tie-aware rank step": {"ranks": False},
+        "joint, no likelihood fit (pairwise estimate)": {"ml_iter": 0},
+    }
+    rows = []
+    for label, extra in variants.items():
+        st = truth_study(zen5_br_64kb(), ["joint"], seed=2026, options=opts, merge_options={"joint": extra}).table
+        st = st[st["method"] == "joint"]
+        rows.append(
+            {"variant": label, "pearson_ratio": _geo(st["pearson_ratio"]), "spearman_ratio": _geo(st["spearman_ratio"])}
+        )
+    print(f"## joint without each step (br_64kb, {args.splits} splits x np 3, 4; ratio to much-paper)\n")
+    print(markdown(pd.DataFrame(rows).set_index("variant")))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=int, default=20)
     ap.add_argument("--reps", type=int, default=8)
     ap.add_argument("--reference-reps", type=int, default=24, help="merges of much-paper per split")
     ap.add_argument("--synthetic", type=int, default=3, help="synthetic truths per marginal family")
+    ap.add_argument("--joint-ablation", action="store_true", help="only: joint without each of its steps")
     args = ap.parse_args()
     opts = StudyOptions(pmcs=(3, 4), splits=args.splits, reps=args.reps, level=0.9, reference_reps=args.reference_reps)
+    if args.joint_ablation:
+        ablation(
+            args, StudyOptions(pmcs=(3, 4), splits=args.splits, reps=args.reps, reference_reps=args.reference_reps)
+        )
+        return
 
     t0 = time.perf_counter()
     real = truth_study(zen5_br_64kb(), METHODS, seed=2026, options=opts).table
