@@ -105,6 +105,13 @@ class HoldoutResult(Result):
     def __iter__(self) -> Any:
         return iter(self.evaluations)
 
+    def __len__(self) -> int:
+        return len(self.evaluations)
+
+    def items(self) -> Any:
+        """(method, Evaluation) pairs, as of a mapping."""
+        return self.evaluations.items()
+
     def to_frame(self) -> pd.DataFrame:
         """Every method's per-pair differences, stacked (first index level: method)."""
         return pd.concat({n: e.pairs for n, e in self.evaluations.items()}, names=["method"])
