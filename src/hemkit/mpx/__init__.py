@@ -2,44 +2,50 @@
 
 Implements Wang, Wang & Lin (2022), "Hardware counter multiplexing estimation algorithm
 using deep learning": fixed interpolation (PAPI/perf, Eq. 2), linear and growth-rate
-interpolation, MLP and Bi-GRU estimators (section 3), data cleaning (section 2.2), RA
-(Eq. 4) and DTW-cost (section 4.2).
+interpolation, MLP and Bi-GRU estimators (section 3), data cleaning (section 2.2),
+run-to-run correlation (section 2.4), RA (Eq. 4) and DTW-cost (section 4.2); and hemkit's
+default estimator, phase-aware interpolation (:mod:`hemkit.mpx.phase`).
 
->>> from hemkit.mpx import emulate, synthetic_trace, LinearInterpolation, score
->>> mpx = emulate(synthetic_trace(runs=2, steps=50), counters=2)
->>> est = LinearInterpolation().fit(mpx).estimate_array(mpx)
+>>> from hemkit.mpx import emulate, synthetic_trace, make_estimator
+>>> mpx = emulate(synthetic_trace(runs=2, steps=50), pmcs=2)
+>>> est = make_estimator("phase").estimate(mpx.without_truth())
 """
 
-from hemkit.mpx.emulate import MpxData, emulate, schedule
+from hemkit.mpx.emulate import MpxData, Rotation, emulate, emulate_many, schedule
 from hemkit.mpx.estimators import (
     FixedInterpolation,
     GrowthInterpolation,
     LinearInterpolation,
+    MinInterpolation,
     MpxEstimator,
-    make_estimator,
 )
-from hemkit.mpx.scores import ScoreResult, dtw_cost, relative_accuracy, score, total_error
+from hemkit.mpx.phase import PhaseInterpolation
+from hemkit.mpx.registry import DEFAULT_ESTIMATOR, load_estimator, make_estimator
+from hemkit.mpx.results import MpxEstimate
+from hemkit.mpx.scores import MpxScores, dtw_cost, relative_accuracy, run_to_run, score_table, total_error
 from hemkit.mpx.synthetic import synthetic_trace
-from hemkit.mpx.traces import clean_runs, collect_traces, parse_trace, read_trace, write_trace
 
 __all__ = [
-    "MpxData",
-    "emulate",
-    "schedule",
+    "DEFAULT_ESTIMATOR",
     "FixedInterpolation",
     "GrowthInterpolation",
     "LinearInterpolation",
+    "MinInterpolation",
+    "MpxData",
+    "MpxEstimate",
     "MpxEstimator",
-    "make_estimator",
-    "ScoreResult",
+    "MpxScores",
+    "PhaseInterpolation",
+    "Rotation",
     "dtw_cost",
+    "emulate",
+    "emulate_many",
+    "load_estimator",
+    "make_estimator",
     "relative_accuracy",
-    "score",
-    "total_error",
+    "run_to_run",
+    "schedule",
+    "score_table",
     "synthetic_trace",
-    "clean_runs",
-    "collect_traces",
-    "parse_trace",
-    "read_trace",
-    "write_trace",
+    "total_error",
 ]
