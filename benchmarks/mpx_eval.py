@@ -1,7 +1,8 @@
 """Multiplexing estimators on workloads held out from every choice (issue 13).
 
-    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval \\
-        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces
+    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval --folds 6 \\
+        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces \\
+        --set fresh=~/mpx-data/fresh:~/mpx-data/traces
 
 For every trace set (a folder of OCOE ``perf stat -I 10`` files; the sets have different
 events, so each is scored on its own) and every counter count C (2, 3; the runs have 5
@@ -95,20 +96,33 @@ def learned(name: str, epochs: int) -> object:
     return make_estimator("mlp", train=train)
 
 
-def evaluate_set(label: str, folder: str, args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def _read(folder: str) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HemkitWarning)
-        tr = clean_runs(read_trace(folder))
+        return clean_runs(read_trace(folder))
+
+
+def evaluate_set(
+    label: str, folder: str, train_folder: str | None, args: argparse.Namespace
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Score one trace set: leave one workload (or fold) out, or train on ``train_folder`` and hold out all."""
+    tr = _read(folder)
     names = workloads_of(tr)
     print(f"[{label}] {tr['run'].nunique()} runs of {len(names)} workloads: {', '.join(names)}", flush=True)
     t0 = time.perf_counter()
-    grid = grid_scores(tr, args.pmcs)
+    if train_folder:  # every workload of the set is held out; choices and models come from another set
+        other = _read(train_folder)
+        tr_all = pd.concat([other.assign(workload="train:" + other["workload"].astype(str)), tr], ignore_index=True)
+        folds = [names]
+    else:
+        tr_all = tr
+        k = min(args.folds, len(names)) if args.folds else len(names)
+        folds = [names[i::k] for i in range(k)]  # deterministic: workloads dealt round-robin by name
+    grid = grid_scores(tr_all, args.pmcs)
     print(f"[{label}] phase grid scored in {time.perf_counter() - t0:.0f} s", flush=True)
-    k = min(args.folds, len(names)) if args.folds else len(names)
-    folds = [names[i::k] for i in range(k)]  # deterministic: workloads dealt round-robin by name
     parts, choices, timing = [], [], {"fit_seconds": {}, "estimates_per_second": {}}
     for held in folds:
-        train_tr = tr[~tr["workload"].isin(held)]
+        train_tr = tr_all[~tr_all["workload"].isin(held)]
         s, b = choose(grid[~grid["workload"].isin(held)])
         choices += [{"set": label, "workload": w, "sharpness": s, "balance": b} for w in held]
         models = {}
@@ -165,7 +179,13 @@ def tables(scores: pd.DataFrame) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", action="append", required=True, help="LABEL=FOLDER of OCOE trace files")
+    ap.add_argument(
+        "--set",
+        action="append",
+        required=True,
+        help="LABEL=FOLDER of OCOE trace files, or LABEL=FOLDER:TRAIN_FOLDER to hold out all of FOLDER "
+        "and choose/fit on TRAIN_FOLDER",
+    )
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/eval"))
     ap.add_argument("--pmcs", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--learned", nargs="*", default=["mlp"], help="learned estimators to fit per fold (mlp, bigru)")
@@ -177,8 +197,9 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     all_scores, all_choices, timing = [], [], {}
     for spec in args.set:
-        label, folder = spec.split("=", 1)
-        sc, ch, tm = evaluate_set(label, os.path.expanduser(folder), args)
+        label, folders = spec.split("=", 1)
+        folder, _, train = folders.partition(":")
+        sc, ch, tm = evaluate_set(label, os.path.expanduser(folder), os.path.expanduser(train) if train else None, args)
         all_scores.append(sc)
         all_choices.append(ch)
         timing[label] = {k: {n: float(np.median(v)) for n, v in d.items()} for k, d in tm.items()}

@@ -48,12 +48,17 @@ class FitOptions:
         Apply the paper's data cleaning first.
     seed : int or None
         Seed of the workload split.
+    max_steps : int
+        Runs longer than this are cut into pieces of at most this many intervals for
+        training (the series of a batch are padded to the longest: one 20-second run would
+        otherwise multiply the memory of all).
     """
 
     pmcs: tuple[int, ...] = (2, 3)
     split: tuple[float, float, float] = (0.7, 0.1, 0.2)
     clean: bool = True
     seed: int | None = 0
+    max_steps: int = 512
 
     def __post_init__(self) -> None:
         if not self.pmcs or any(isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 1 for c in self.pmcs):
@@ -100,9 +105,31 @@ class MpxFit(Result):
         return pd.concat(frames)
 
 
-def _views(trace: pd.DataFrame, pmcs: tuple[int, ...], all_offsets: bool) -> MpxData:
+def cut_runs(trace: pd.DataFrame, max_steps: int) -> pd.DataFrame:
+    """Runs longer than ``max_steps`` intervals cut into pieces (``RUN:2``, ``RUN:3``, ...; steps from 0).
+
+    Examples
+    --------
+    >>> tr = pd.DataFrame({"run": "r", "step": range(5), "event": "e", "value": 1.0})
+    >>> cut_runs(tr, 2)["run"].tolist()
+    ['r', 'r', 'r:2', 'r:2', 'r:3']
+    """
+    if max_steps < 2:
+        raise InputError(f"max_steps must be at least 2, got {max_steps}")
+    step = trace["step"].to_numpy()
+    piece = step // max_steps
+    if not (piece > 0).any():
+        return trace
+    out = trace.copy()
+    out["run"] = np.where(piece > 0, out["run"].astype(str) + ":" + (piece + 1).astype(str), out["run"].astype(str))
+    out["step"] = step % max_steps
+    return out
+
+
+def _views(trace: pd.DataFrame, options: FitOptions, all_offsets: bool) -> MpxData:
+    trace = cut_runs(trace, options.max_steps)
     n_ev = int(trace.groupby("run")["event"].nunique().max())
-    return emulate_many(trace, pmcs, range(n_ev) if all_offsets else [0])
+    return emulate_many(trace, tuple(options.pmcs), range(n_ev) if all_offsets else [0])
 
 
 def fit_estimator(
@@ -154,8 +181,8 @@ def fit_estimator(
         )
         val_tr = train_tr[train_tr["run"].isin(held)]
         train_tr = train_tr[~train_tr["run"].isin(held)]
-    train = _views(train_tr, tuple(options.pmcs), all_offsets=True)
-    val = _views(val_tr, tuple(options.pmcs), all_offsets=False) if not val_tr.empty else None
+    train = _views(train_tr, options, all_offsets=True)
+    val = _views(val_tr, options, all_offsets=False) if not val_tr.empty else None
     estimator.fit(train, validation=val, progress=progress)
     history = getattr(estimator, "history_", pd.DataFrame(columns=["epoch", "train_loss", "validation_loss"]))
     parts = [
@@ -174,7 +201,7 @@ def fit_estimator(
     test_tr = tr[tr["workload"].isin(test_w)]
     scores = {
         "validation": _score(estimator, val) if val is not None else None,
-        "test": _score(estimator, _views(test_tr, tuple(options.pmcs), False)) if not test_tr.empty else None,
+        "test": _score(estimator, _views(test_tr, options, False)) if not test_tr.empty else None,
     }
     params = {"pmcs": list(options.pmcs), "split": list(options.split), "clean": options.clean, "seed": options.seed}
     return MpxFit(estimator, split, history, scores["validation"], scores["test"], params)
@@ -190,4 +217,4 @@ def _score(estimator: MpxEstimator, mpx: MpxData) -> MpxScores:
     return MpxScores(score_table(mpx, values, dtw=False), "fixed")
 
 
-__all__ = ["FitOptions", "MpxFit", "fit_estimator"]
+__all__ = ["FitOptions", "MpxFit", "cut_runs", "fit_estimator"]
