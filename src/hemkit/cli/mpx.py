@@ -35,7 +35,15 @@ def _events(spec: str) -> list[str]:
 
 
 def trace_inputs(f: Any) -> Any:
-    """Options naming the workload of each trace file (runs of one workload stay together)."""
+    """Options naming the workload of each trace file (runs of one workload stay together), and wrap-arounds."""
+    f = click.option(
+        "--wraps",
+        type=click.Choice(["repair", "drop", "error"]),
+        default="repair",
+        show_default=True,
+        help="Counts >= 2^47 (counter wrap-arounds): repair them when plausible (else drop the interval), "
+        "drop the interval, or stop with an error.",
+    )(f)
     f = click.option(
         "--workload-pattern",
         "pattern",
@@ -54,10 +62,10 @@ def _pmcs(pmcs: Any, counters: Any) -> Any:
     return counters if counters not in (None, ()) else pmcs
 
 
-def _read(paths: Any, workload: str | None, pattern: str | None, *, ocoe: bool = True) -> Any:
+def _read(paths: Any, workload: str | None, pattern: str | None, wraps: str) -> Any:
     from hemkit.io.traces import read_trace
 
-    return read_trace(list(paths), workload=workload, pattern=pattern, ocoe=ocoe)
+    return read_trace(list(paths), workload=workload, pattern=pattern, wraps=wraps)
 
 
 def _describe(trace: Any) -> str:
@@ -145,7 +153,7 @@ def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, outpu
 @click.option("--offset", type=click.IntRange(0, 64), default=0, show_default=True, help="Starting rotation position.")
 @trace_inputs
 @output_option("Multiplexed series (CSV or Parquet): run, step, event, raw, enabled, running, truth.", required=True)
-def emulate(trace_files, pmcs, counters, period, shift, offset, workload, pattern, output):
+def emulate(trace_files, pmcs, counters, period, shift, offset, workload, pattern, wraps, output):
     """Emulate multiplexing of OCOE traces on --pmcs counters (the truth is kept beside)."""
     from hemkit.io.atomic import check_output
     from hemkit.io.traces import write_trace
@@ -154,7 +162,7 @@ def emulate(trace_files, pmcs, counters, period, shift, offset, workload, patter
 
     check_output(output, inputs=trace_files)
     with warnings_to_stderr():
-        tr = _read(trace_files, workload, pattern)
+        tr = _read(trace_files, workload, pattern, wraps)
         m = _emulate(tr, _pmcs(pmcs, counters), rotation=Rotation(period=period, shift=shift, offset=offset))
     write_trace(m.to_tidy(), output, inputs=trace_files)
     seen = m.observed.sum() / m.valid.sum()
@@ -187,7 +195,9 @@ def emulate(trace_files, pmcs, counters, period, shift, offset, workload, patter
 @trace_inputs
 @output_option("Model file (.pt).", required=True)
 @quiet_option()
-def fit(trace_files, name, pmcs, counters, epochs, patience, split, seed, no_clean, workload, pattern, output, quiet):
+def fit(
+    trace_files, name, pmcs, counters, epochs, patience, split, seed, no_clean, workload, pattern, wraps, output, quiet
+):
     """Train a learned estimator (MLP or Bi-GRU) on OCOE traces, split by workload 7:1:2 as the paper does.
 
     Shows the epochs with their training and validation loss and ends with the scores on the
@@ -207,7 +217,7 @@ def fit(trace_files, name, pmcs, counters, epochs, patience, split, seed, no_cle
         train = TrainOptions(seed=seed, patience=patience, epochs=epochs or 25)
     options = FitOptions(pmcs=tuple(_pmcs(pmcs, counters)), split=shares, clean=not no_clean, seed=seed)
     with warnings_to_stderr():
-        tr = _read(trace_files, workload, pattern)
+        tr = _read(trace_files, workload, pattern, wraps)
         res = fit_estimator(tr, make_estimator(name, train=train), options, progress=not quiet)
     res.estimator.save(output)
     show_table(res.split.set_index("workload"), "workloads")
@@ -256,7 +266,7 @@ def _split(text: str) -> tuple[float, float, float]:
 @click.option("-m", "--estimator", "spec", default=None, help=f"{ESTIMATOR_HELP}; default phase.")
 @trace_inputs
 @output_option("Estimates (CSV or Parquet): run, step, event, estimate.", required=True)
-def estimate(mpx_files, spec, workload, pattern, output):
+def estimate(mpx_files, spec, workload, pattern, wraps, output):
     """Estimate full series from multiplexed counts: 'mpx emulate' output or multiplexed perf stat -I files."""
     from hemkit.io.atomic import check_output
     from hemkit.io.traces import write_trace
@@ -267,7 +277,7 @@ def estimate(mpx_files, spec, workload, pattern, output):
     name = spec or DEFAULT_ESTIMATOR
     with warnings_to_stderr():
         est = load_estimator(name)
-        m = read_multiplexed(list(mpx_files), workload=workload, pattern=pattern)
+        m = read_multiplexed(list(mpx_files), workload=workload, pattern=pattern, wraps=wraps)
         res = est.estimate(m.without_truth())
     write_trace(res.to_frame(), output, inputs=mpx_files)
     seen = m.observed.sum() / max(m.valid.sum(), 1)
@@ -306,7 +316,21 @@ def estimate(mpx_files, spec, workload, pattern, output):
 @output_option("Per-series scores (CSV or Parquet).")
 @quiet_option()
 def score(
-    trace_files, specs, pmcs, counters, by, clean, no_dtw, workload, pattern, plot, plot_ra, plot_run, output, quiet
+    trace_files,
+    specs,
+    pmcs,
+    counters,
+    by,
+    clean,
+    no_dtw,
+    workload,
+    pattern,
+    wraps,
+    plot,
+    plot_ra,
+    plot_run,
+    output,
+    quiet,
 ):
     """Emulate multiplexing of OCOE traces, run the estimators and score them: RA, DTW-cost, total error.
 
@@ -327,7 +351,7 @@ def score(
         label = Path(spec).stem if str(spec).lower().endswith((".pt", ".pth")) else spec
         ests[label] = est
     with warnings_to_stderr():
-        tr = _read(trace_files, workload, pattern)
+        tr = _read(trace_files, workload, pattern, wraps)
         options = ScoreOptions(pmcs=tuple(_pmcs(pmcs, counters)), clean=clean, dtw=not no_dtw)
         res = score_traces(tr, ests, options, progress=not quiet)
     show_table(

@@ -451,9 +451,10 @@ def handle_wraps(trace: pd.DataFrame, wraps: str = "repair", *, source: str = "t
     """
     col = "value" if "value" in trace.columns else "raw"
     value = trace[col].to_numpy(float)
-    wrapped = value >= WRAP
+    wrapped = np.isfinite(value) & (value >= WRAP)  # an infinite count is an error, not a wrap-around
     if "truth" in trace.columns:
-        wrapped |= trace["truth"].to_numpy(float) >= WRAP
+        truth = trace["truth"].to_numpy(float)
+        wrapped |= np.isfinite(truth) & (truth >= WRAP)
     if not wrapped.any():
         return trace
     if wraps == "error":

@@ -68,7 +68,7 @@ def check_data(mpx: Any) -> MpxData:
     empty = ~mpx.observed.any(axis=1) & ~(mpx.idle | ~mpx.valid).all(axis=1)
     if empty.any():
         k = mpx.keys.iloc[int(np.flatnonzero(empty)[0])]
-        raise InputError(f"run {k['run']} event {k['event']}: never on a counter, nothing to estimate from")
+        raise InputError(f"run {k['run']!r}: event {k['event']!r} was never on a counter: nothing to estimate from")
     return mpx
 
 

@@ -161,6 +161,7 @@ def read_multiplexed(
     *,
     workload: str | None = None,
     pattern: str | None = None,
+    wraps: str = "repair",
 ) -> MpxData:
     """Multiplexed series to estimate: ``hemkit mpx emulate`` output, or multiplexed ``perf stat -I`` files.
 
@@ -175,6 +176,6 @@ def read_multiplexed(
     >>> read_multiplexed(p).raw.tolist()
     [[1000.0], [nan]]
     """
-    table = read_trace(source, workload=workload, pattern=pattern, ocoe=False)
+    table = read_trace(source, workload=workload, pattern=pattern, wraps=wraps, ocoe=False)
     where = str(source) if isinstance(source, str | os.PathLike) else ", ".join(map(str, source))
     return MpxData.from_tidy(table, source=where)
