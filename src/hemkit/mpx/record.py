@@ -275,12 +275,17 @@ def _one_run(perf: str, events: list[str], command: list[str], options: TraceOpt
         bad = next(line.split(",")[3] for line in text.splitlines() if "<not supported>" in line)
         raise SetupError(f"perf cannot count {bad!r} here (<not supported>: no PMU, or not this CPU's event)")
     has_lines = any(line.strip() and not line.startswith("#") for line in text.splitlines())
-    if not has_lines:
+    if code is None and not has_lines:  # the program never ran, or perf failed before it
         tail = (err.strip().splitlines() or [f"perf {describe_status(proc.returncode)}"])[-1]
         raise MeasurementError(f"perf stat recorded nothing for {prog!r}: {tail}")
     status = describe_exit(code)
     if status != "ok" and not options.allow_failure:
         raise MeasurementError(f"the measured program {prog!r} failed: {status} (allow_failure keeps such runs)")
+    if not has_lines:
+        raise MeasurementError(
+            f"perf stat printed no interval for {prog!r}: it ran {seconds:.3f} s, less than one "
+            f"{options.interval_ms} ms interval (use a shorter interval or a longer run)"
+        )
     return text, status, seconds
 
 
