@@ -64,7 +64,13 @@ def plot_series(mpx: MpxData, estimates: Mapping[str, np.ndarray], run: str, eve
     for name, est in estimates.items():
         ax.plot(steps, np.asarray(est)[s, :n], lw=1.2, label=name)
     ax.set_xlabel("interval (10 ms each)")
-    ax.set_ylabel(f"{event} (count per interval)")
+    shown = mpx.truth[s, :n] if mpx.truth is not None else np.nan_to_num(mpx.raw[s, :n])
+    typical = float(np.median(shown)) if len(shown) else 0.0
+    if len(shown) and shown.max() > 100 * max(typical, 1.0):  # bursts: a log scale shows the quiet parts too
+        ax.set_yscale("symlog", linthresh=max(typical, 1.0))
+        ax.set_ylabel(f"{event}\n(count per interval, log scale)")
+    else:
+        ax.set_ylabel(f"{event}\n(count per interval)")
     ax.set_title(f"{run}: {event}")
     ax.legend(fontsize="small", ncol=4)
     return ax
@@ -156,7 +162,7 @@ def estimate_figure(
         label=f"{chosen}, {events[worst]}",
     )
     fig.suptitle(f"{run}: truth vs {' vs '.join(values)} on {pmcs} counter(s) for {len(events)} events")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.985))
     return fig
 
 
