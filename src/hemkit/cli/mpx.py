@@ -57,6 +57,17 @@ def trace_inputs(f: Any) -> Any:
     return f
 
 
+def pmcs_options(help: str, *, default: Any, multiple: bool = False) -> Any:
+    """``--pmcs N`` and its hidden, deprecated spellings ``-c`` / ``--counters`` (read with :func:`_pmcs`)."""
+
+    def wrap(f: Any) -> Any:
+        f = alias("--counters", "counters", "--pmcs", type=PMCS, multiple=multiple)(f)
+        f = alias("-c", "counters", "--pmcs", type=PMCS, multiple=multiple)(f)
+        return click.option("--pmcs", type=PMCS, multiple=multiple, default=default, show_default=True, help=help)(f)
+
+    return wrap
+
+
 def _pmcs(pmcs: Any, counters: Any) -> Any:
     """The value of ``--pmcs``, or of its deprecated spelling ``-c/--counters``."""
     return counters if counters not in (None, ()) else pmcs
@@ -145,9 +156,7 @@ def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, outpu
 # ------------------------------------------------------------------------------ emulate
 @mpx.command()
 @click.argument("trace_files", nargs=-1, required=True, type=click.Path(dir_okay=True))
-@click.option("--pmcs", type=PMCS, default=2, show_default=True, help="Counters available (C).")
-@alias("-c", "counters", "--pmcs", type=PMCS)
-@alias("--counters", "counters", "--pmcs", type=PMCS)
+@pmcs_options("Counters available (C).", default=2)
 @click.option("--period", type=click.IntRange(1, 10_000), default=1, show_default=True, help="Intervals per rotation.")
 @click.option("--shift", type=click.IntRange(1, 64), default=1, show_default=True, help="Positions per rotation.")
 @click.option("--offset", type=click.IntRange(0, 64), default=0, show_default=True, help="Starting rotation position.")
@@ -173,9 +182,7 @@ def emulate(trace_files, pmcs, counters, period, shift, offset, workload, patter
 @mpx.command()
 @click.argument("trace_files", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option("-m", "--estimator", "name", type=click.Choice(["mlp", "bigru"]), default="mlp", show_default=True)
-@click.option("--pmcs", type=PMCS, multiple=True, default=(2, 3), show_default=True, help="Counter counts to train on.")
-@alias("-c", "counters", "--pmcs", type=PMCS, multiple=True)
-@alias("--counters", "counters", "--pmcs", type=PMCS, multiple=True)
+@pmcs_options("Counter counts to train on (repeat).", default=(2, 3), multiple=True)
 @click.option("--epochs", type=click.IntRange(1, 100_000), default=None, help="Most epochs (default: the model's).")
 @click.option(
     "--patience",
