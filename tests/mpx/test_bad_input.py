@@ -211,6 +211,14 @@ def test_outputs_are_checked_before_the_work(bad_input, tmp_path, command, where
     bad_input(args, names=[words], watch=[tmp_path])
 
 
+def test_a_run_too_long_for_dtw_is_refused_up_front(bad_input, tmp_path):
+    """A 1 ms trace of a long program would keep the quadratic DTW busy for hours: refused, with the way out."""
+    long = pd.DataFrame({"run": "r", "step": range(10_001), "event": "a", "value": 1.0})
+    p = tmp_path / "long.parquet"
+    long.to_parquet(p)
+    bad_input(["mpx", "score", p, "--no-clean"], names=["10001 intervals", "without DTW"], watch=[tmp_path])
+
+
 def test_plot_place_is_checked_before_the_work(bad_input, tmp_path):
     bad_input(
         ["mpx", "score", GOOD, "--no-dtw", "--plot", tmp_path / "no" / "f.png"],

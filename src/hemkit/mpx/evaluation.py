@@ -22,6 +22,9 @@ from hemkit.mpx.estimators import MpxEstimator
 from hemkit.mpx.scores import MpxScores, run_to_run, score_table
 from hemkit.mpx.traces import clean_runs
 
+MAX_DTW_STEPS = 10_000
+"""Longest run whose DTW-cost is computed (the dynamic programme is quadratic in its length)."""
+
 
 @dataclass(frozen=True)
 class ScoreOptions:
@@ -101,6 +104,12 @@ def score_traces(
     if not estimators:
         raise InputError("no estimators to score")
     tr = clean_runs(trace) if options.clean else trace
+    longest = int(tr.groupby("run")["step"].max().max()) + 1
+    if options.dtw and longest > MAX_DTW_STEPS:
+        raise InputError(
+            f"a run has {longest} intervals: its DTW-cost needs {longest}^2 cells and would run for a very long time "
+            f"(at most {MAX_DTW_STEPS}); score without DTW (dtw=False) or record with a longer interval"
+        )
     parts = []
     with as_progress(progress).task("scoring", total=len(options.pmcs) * len(estimators)) as task:
         for c in options.pmcs:
