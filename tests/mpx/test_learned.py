@@ -90,6 +90,7 @@ def test_bigru_never_steps_on_an_empty_batch(data):
     assert est.steps_ == 3 * 2
 
 
+@pytest.mark.slow
 def test_same_seed_same_model_in_any_process_and_no_global_seed(data):
     train, val = data
     state = torch.random.get_rng_state()
