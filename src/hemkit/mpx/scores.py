@@ -124,13 +124,18 @@ def dtw_cost(a: Any, b: Any, *, log: bool = True, chunk_cells: int = 8_000_000) 
     if log:
         a, b = np.log10(1 + np.maximum(a, 0)), np.log10(1 + np.maximum(b, 0))
     length = (~np.isnan(a) & ~np.isnan(b)).sum(axis=1)
-    S, T = a.shape
-    out = np.full(S, np.nan)
-    step = max(1, chunk_cells // max(T * T, 1))
-    for s0 in range(0, S, step):  # chunks bound the (S, T, T) memory
-        out[s0 : s0 + step] = _dtw_chunk(
-            np.nan_to_num(a[s0 : s0 + step]), np.nan_to_num(b[s0 : s0 + step]), length[s0 : s0 + step]
-        )
+    out = np.full(len(a), np.nan)
+    order = np.argsort(length, kind="stable")  # similar lengths together: each chunk only as wide as it needs
+    lens = np.maximum(length[order], 1).astype(float)
+    s0 = 0
+    while s0 < len(order):
+        cells = np.arange(1, len(order) - s0 + 1) * lens[s0:] ** 2  # a chunk's (series, T, T) memory
+        fits = cells <= chunk_cells
+        count = max(1, len(fits) if fits.all() else int(np.argmin(fits)))
+        idx = order[s0 : s0 + count]
+        T = max(int(length[idx].max()), 1)
+        out[idx] = _dtw_chunk(np.nan_to_num(a[idx, :T]), np.nan_to_num(b[idx, :T]), length[idx])
+        s0 += count
     return float(out[0]) if one else out
 
 
