@@ -3,7 +3,7 @@ group with a SIGKILL in the middle, resume, check nothing was lost or duplicated
 
 Everything goes through the ``hemkit`` command line, as a user would run it:
 
-    .venv/bin/python benchmarks/collect_done_when.py --data /work/data/a3/done_when
+    .venv/bin/python benchmarks/collect_done_when.py --data /tmp/hemkit-done-when
 
 This VM has no PMU driver: the 12 events are software events and tracepoints, and the
 budget is given explicitly (``--pmcs 5``, what ``hemkit probe`` finds on the Zen 5 machines
@@ -60,7 +60,7 @@ def valid_runs(db: Path) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default="/work/data/a3/done_when")
+    ap.add_argument("--data", default="/tmp/hemkit-done-when")
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--kill-after", type=int, default=150, help="SIGKILL the collector after this many valid runs")
     args = ap.parse_args()
@@ -68,7 +68,7 @@ def main() -> None:
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir(parents=True)
     t_all = time.perf_counter()
-    sh(["probe", *EVENTS[:3], *HARDWARE, "--repeats", "2", "--workload", WORKLOAD])
+    sh(["probe", *EVENTS[:3], *HARDWARE, "--runs", "2", "--workload", WORKLOAD])
     plan = data / "plan12.toml"
     sh(["plan", *EVENTS, "--pmcs", "5", "--design", "much", "-o", str(plan)])
     db = data / "plan12.db"

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit import Readings
-from hemkit.collect import collect, load_readings, ubench_command
+from hemkit.collect import CollectOptions, collect, load_readings, ubench_command
 from hemkit.plan import Plan, make_plan
 
 EVENTS = ["task-clock", "page-faults", "syscalls:sys_enter_write", "sched:sched_switch", "timer:hrtimer_expire_entry"]
@@ -74,10 +74,9 @@ def main() -> None:
             ubench_command(op, level, iters, jitter=args.jitter),
             db,
             runs=args.runs,
-            progress=False,
-            corunner=corunner_command(max_mib=32) if args.corunner else None,
+            options=CollectOptions(corunner=corunner_command(max_mib=32) if args.corunner else None),
         )
-        print(f"{name}: {res.summary()} ({time.perf_counter() - t0:.0f} s)", flush=True)
+        print(f"{name}: {res.line()} ({time.perf_counter() - t0:.0f} s)", flush=True)
         ideal = load_readings(db)[0].reset_index(drop=True)
         for np_ in (2, 3):
             designs = {

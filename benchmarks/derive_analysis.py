@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.derive.analysis import analyze_cube, measurement_cube
-from hemkit.derive.families import flops_family
+from hemkit.derive.families import Family, flops_family
 
 
 def synthetic(n_events: int, n_loops: int, reps: int, seed: int = 0):
@@ -66,7 +66,7 @@ def synthetic(n_events: int, n_loops: int, reps: int, seed: int = 0):
         {
             "kernel": np.array([f"k{i}" for i in range(n_loops)])[l_.ravel()],
             "size": "1",
-            "rep": r.ravel(),
+            "run": r.ravel(),
             "event": np.array(names)[e.ravel()],
             "value": cube.ravel(),
         }
@@ -86,7 +86,7 @@ def main() -> None:
     for _ in range(a.repeat):
         t0 = time.perf_counter()
         cube, events = measurement_cube(tidy, list(basis.index))
-        res = analyze_cube(cube, events, basis, fam.signatures, family="synthetic", **fam.params())
+        res = analyze_cube(cube, events, Family("synthetic", basis, fam.signatures))
         table = res.table()
         times.append(time.perf_counter() - t0)
     dims = sorted(truth[c] for c in res.chosen)

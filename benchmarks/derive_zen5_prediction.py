@@ -19,7 +19,7 @@ import pandas as pd
 from hemkit.derive.analysis import analyze_cube
 from hemkit.derive.events import zen5_events
 from hemkit.derive.families import LANES, branch_family, flops_family
-from hemkit.derive.report import definition_table, to_markdown
+from hemkit.derive.tables import to_markdown
 
 
 def _flops_responses(fam) -> dict[str, np.ndarray]:
@@ -77,8 +77,8 @@ def predict(family: str) -> tuple[pd.DataFrame, list[str]]:
     codes = zen5_events().set_index("name")["code"]
     names = [f"{n} ({codes.get(n, '?')})" for n in resp]
     M = fam.basis.to_numpy() @ np.array(list(resp.values())).T  # expected count per iteration
-    res = analyze_cube(np.stack([M] * 3), names, fam.basis, fam.signatures, family=family, **fam.params())
-    return definition_table(res, fam.papi), res.chosen
+    res = analyze_cube(np.stack([M] * 3), names, fam)
+    return res.table(), list(res.chosen)
 
 
 def main() -> None:

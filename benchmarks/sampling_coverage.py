@@ -1,6 +1,6 @@
 """Coverage of hemkit's profile intervals on real perf record samples of a known-share workload.
 
-    .venv/bin/python benchmarks/sampling_coverage.py [--repeats 5] [--out /work/data/sampling/coverage.csv]
+    .venv/bin/python benchmarks/sampling_coverage.py [--runs 5] [--out /work/data/sampling/coverage.csv]
 
 Functions work_0..work_3 take 10/20/30/40 % of the CPU time (measured per call with
 CLOCK_THREAD_CPUTIME_ID); the workload is sampled with perf record over a range of periods
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.sampling.model import capture_variance
-from hemkit.sampling.record import calibrate, validate_coverage
+from hemkit.sampling.record import CheckOptions, calibrate, validate_coverage
 
 
 def model_sd_ratio(setting: str, granularity: int, ns_per_unit: float, shares=(0.1, 0.2, 0.3, 0.4)) -> float:
@@ -37,7 +37,7 @@ def model_sd_ratio(setting: str, granularity: int, ns_per_unit: float, shares=(0
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--runs", "--repeats", type=int, default=5, help="perf record runs per setting and granularity")
     ap.add_argument("--periods", default="50000,100000,250000,1000000,4000000")
     ap.add_argument("--freqs", default="997,4999")
     ap.add_argument("--granularities", default="5,50,500")
@@ -48,13 +48,13 @@ def main() -> None:
     cal = calibrate(20_000, 3)
     print("equal-cost check, ns per unit of each function alone:")
     print(cal.round(4).to_string())
-    res = validate_coverage(
-        [int(p) for p in args.periods.split(",") if p],
-        [int(f) for f in args.freqs.split(",") if f],
-        granularities=[int(g) for g in args.granularities.split(",")],
-        repeats=args.repeats,
-        methods=("wilson", "bound"),
+    options = CheckOptions(
+        periods=tuple(int(p) for p in args.periods.split(",") if p),
+        freqs=tuple(int(f) for f in args.freqs.split(",") if f),
+        granularities=tuple(int(g) for g in args.granularities.split(",")),
+        runs=args.runs,
     )
+    res = validate_coverage(options, methods=("wilson", "bound"), progress=True)
     res.cases.to_csv(args.out, index=False)
     long = res.summary()
     summ = long.unstack("method").reindex(long.index.droplevel("method").unique())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from hemkit.sampling import generate_states, simulate_profiles
+from hemkit.sampling import Sampler, generate_states, simulate_profiles
 from hemkit.sampling.paper import mixed_tasks
 
 
@@ -33,7 +33,7 @@ def main() -> None:
         ("time-based + jitter 5 + noise N(0,2)", {"jitter": 5.0, "noise": 2.0}),
         ("event-based", {"mode": "event"}),
     ]:
-        t = best(lambda kw=kw: simulate_profiles(rs, 100, 1000, seed=1, **kw))
+        t = best(lambda kw=kw: simulate_profiles(rs, Sampler(100, **kw), 1000, seed=1))
         print(f"1e6 units x 1000 repetitions, {label}: {t:.2f} s")
 
 

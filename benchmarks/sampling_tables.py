@@ -56,12 +56,13 @@ def main() -> None:
         ("paper_profile_mean", "paper mean", "mean"),
         ("paper_sd", "paper SD", "sd"),
     ]
+    res = reproduce("all", reps=args.reps, seed=args.seed, progress=True)
     for t in ("2", "3"):
-        df = reproduce(t, reps=args.reps, seed=args.seed)
+        df = res.tables[t]
         print(f"\n**Table {t}**\n")
         print(md(df, single))
         print(f"\nmax |bias| = {df['bias'].abs().max():.5f}")
-    df = reproduce("4", reps=args.reps, seed=args.seed)
+    df = res.tables["4"]
     print("\n**Table 4 (mixed tasks)**\n")
     print(
         md(
@@ -82,7 +83,7 @@ def main() -> None:
         )
     )
     for t in ("5", "6"):
-        df = reproduce(t, reps=args.reps, seed=args.seed)
+        df = res.tables[t]
         print(f"\n**Table {t}**\n")
         print(
             md(

@@ -29,10 +29,10 @@ def hardware_perf():
 def software_perf():
     """Skip unless perf can count software events (task-clock) on this machine."""
     from hemkit.core.errors import HemkitError
-    from hemkit.external.perf import run_perf_stat
+    from hemkit.external.perf import PerfStatOptions, run_perf_stat
 
     try:
-        res = run_perf_stat(["task-clock"], ["true"], timeout=30)
+        res = run_perf_stat(["task-clock"], ["true"], PerfStatOptions(timeout=30))
     except HemkitError as exc:
         pytest.skip(f"perf unusable here: {exc}")
     if res.counts.empty or res.counts["status"].iloc[0] != "ok":

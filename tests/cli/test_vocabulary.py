@@ -6,6 +6,7 @@ import click
 import pytest
 
 from hemkit.cli import COMMANDS, SUMMARIES, main
+from hemkit.cli._options import AliasOption, alias, output_option
 
 FORBIDDEN = {"--out", "--png", "--plots", "--R", "--repeats", "--counters", "--n-pmcs", "--repetitions", "--nsims"}
 
@@ -44,7 +45,7 @@ def test_options_follow_the_vocabulary(name, cmd):
             continue
         opts = set(p.opts) | set(p.secondary_opts)
         if p.hidden:
-            if not p.deprecated:
+            if not (p.deprecated or isinstance(p, AliasOption)):
                 problems.append(f"hidden option {sorted(opts)} is not a deprecated alias")
             continue
         bad = opts & FORBIDDEN
@@ -78,3 +79,34 @@ def test_help_renders(name, cli):
     res = cli([*name.split(), "--help"])
     assert res.exit_code == 0, res.stderr
     assert "Usage:" in res.stdout
+
+
+def test_alias_warns_only_for_the_old_spelling():
+    @click.command()
+    @output_option(default="def.csv")
+    @alias("--out", "output", "-o/--output")
+    def cmd(output):
+        click.echo(f"output={output}")
+
+    from click.testing import CliRunner
+
+    runner = CliRunner()
+    new = runner.invoke(cmd, ["-o", "a.csv"])
+    old = runner.invoke(cmd, ["--out", "b.csv"])
+    none = runner.invoke(cmd, [])
+    assert (new.stdout, new.stderr) == ("output=a.csv\n", "")
+    assert old.stdout == "output=b.csv\n"
+    assert old.stderr == "hemkit: warning: --out is deprecated; use -o/--output\n"
+    assert (none.stdout, none.stderr) == ("output=def.csv\n", "")
+
+
+def test_required_options_are_required():
+    @click.command()
+    @output_option(required=True)
+    def cmd(output):
+        click.echo(output)
+
+    from click.testing import CliRunner
+
+    res = CliRunner().invoke(cmd, [])
+    assert res.exit_code == 2 and "Missing option" in res.output

@@ -1,4 +1,10 @@
-"""A fake ``perf`` for tests: emulates a PMU with few counters, without running anything.
+"""A fake ``perf`` for tests: emulates a PMU with few counters, and perf's ways with the workload.
+
+Like the real perf it runs the workload given after ``--`` (so a failing or killed program,
+its environment and its folder are real), returns the workload's exit code, reports a
+workload killed by a signal only on stderr (``PROGRAM: Killed``) with exit code 0, and puts
+its exec folder and the folder of its own ``argv[0]`` first on the workload's PATH (perf's
+``setup_path``; the launcher passes ``argv[0]`` in FAKE_PERF_ARGV0).
 
 Behaviour (environment variables):
     FAKE_PERF_COUNTERS   hardware counters (default 5); hardware events beyond them read 0 (silently)
@@ -7,16 +13,41 @@ Behaviour (environment variables):
     FAKE_PERF_FLAKY      a file counting invocations; every 3rd run is multiplexed (percent 60)
     FAKE_PERF_MPX        "always": every run multiplexed
     FAKE_PERF_SLEEP      seconds to sleep per run (kill tests)
+    FAKE_PERF_EXEC_PATH  perf's exec folder put first on the workload's PATH (default /nonexistent/perf-core)
+    FAKE_PERF_NO_RUN     "1": do not run the workload
 """
 
 import json
 import os
 import random
+import signal
+import subprocess
 import sys
 import time
 import zlib
 
 SOFTWARE = {"task-clock", "page-faults", "context-switches", "cpu-migrations", "minor-faults", "major-faults"}
+
+
+def run_workload(workload):
+    """Run the workload as perf does; return perf's exit code."""
+    if not workload or os.environ.get("FAKE_PERF_NO_RUN") == "1":
+        return 0
+    argv0 = os.environ.pop("FAKE_PERF_ARGV0", "")
+    front = [os.environ.get("FAKE_PERF_EXEC_PATH", "/nonexistent/perf-core")]
+    if "/" in argv0:
+        front.append(os.path.dirname(argv0))
+    env = dict(os.environ)
+    env["PATH"] = ":".join([*front, env.get("PATH", "")])
+    try:
+        proc = subprocess.run(workload, env=env, stdin=subprocess.DEVNULL)
+    except OSError:
+        sys.stderr.write("Workload failed: No such file or directory\n")
+        return 255
+    if proc.returncode < 0:
+        sys.stderr.write(f"{workload[0]}: {signal.strsignal(-proc.returncode)}\n")
+        return 0
+    return proc.returncode
 
 
 def main(argv):
@@ -39,7 +70,9 @@ def main(argv):
             events = [e.strip("{}") for e in argv[i + 1].split(",")]
             i += 1
         i += 1
+    workload = argv[i + 1 :]
     time.sleep(float(os.environ.get("FAKE_PERF_SLEEP", "0")))
+    code = run_workload(workload)
     counters = int(os.environ.get("FAKE_PERF_COUNTERS", "5"))
     unsupported = set(filter(None, os.environ.get("FAKE_PERF_UNSUPPORTED", "").split(",")))
     breaker = os.environ.get("FAKE_PERF_BREAKER")
@@ -84,7 +117,7 @@ def main(argv):
             )
     with open(out, "w") as f:
         f.write("# started on fake\n\n" + "\n".join(lines) + "\n")
-    return 0
+    return code
 
 
 if __name__ == "__main__":

@@ -1,16 +1,14 @@
 """Counter probe with a fake 5-counter PMU (silent 6th counter, FP-style breaker) and on this machine."""
 
 import pytest
-from click.testing import CliRunner
 
-from hemkit.cli import main
 from hemkit.collect import probe
 
 HW = ["cycles", "instructions", "branches", "branch-misses", "L1-dcache-loads", "dTLB-loads", "iTLB-loads"]
 
 
 def test_budget_is_five_although_perf_says_100_percent(fake_perf):
-    res = probe(HW + ["task-clock"], ["true"], repeats=2)
+    res = probe(HW + ["task-clock"], ["true"], runs=2)
     assert res.budget == 5
     assert res.steps["ok"].tolist() == [True] * 5 + [False, False]
     assert "dTLB-loads reads 0 in the group" in res.steps["note"].iloc[5]
@@ -22,23 +20,40 @@ def test_budget_is_five_although_perf_says_100_percent(fake_perf):
 
 def test_breaker_event_flagged_measure_alone(fake_perf, monkeypatch):
     monkeypatch.setenv("FAKE_PERF_BREAKER", "r0803")
-    res = probe(["cycles", "r0803", "instructions", "branches"], ["true"], repeats=2)
+    res = probe(["cycles", "r0803", "instructions", "branches"], ["true"], runs=2)
     assert res.budget == 3
     assert res.events.set_index("event").loc["r0803", "verdict"] == "breaks its group: measure alone"
 
 
 def test_unsupported_and_zero(fake_perf, monkeypatch):
     monkeypatch.setenv("FAKE_PERF_UNSUPPORTED", "cycles,instructions")
-    res = probe(["cycles", "instructions", "page-faults"], ["true"], repeats=1)
+    res = probe(["cycles", "instructions", "page-faults"], ["true"], runs=1)
     assert res.budget is None
     assert "perf counts no hardware event here (2 of 2 <not supported>: no PMU driver?)" in res.note
     assert "no counter limit" in res.note
 
 
-def test_cli_probe_fake(fake_perf):
-    res = CliRunner().invoke(main, ["probe", *HW[:6], "--repeats", "1", "--", "true"])
-    assert res.exit_code == 0, res.output
-    assert "budget: 5 hardware events" in res.output
+def test_result_object(fake_perf):
+    res = probe(HW[:3] + ["task-clock"], ["true"], runs=1)
+    s = res.summary()
+    assert s.index.name == "event" and list(s.columns) == ["kind", "alone", "cv", "verdict"]
+    assert res.runs == 4 + 2  # each event alone, then groups of 2 and 3
+    assert res.line() == f"{res.note} (6 perf runs)"
+    assert repr(res).startswith("ProbeResult\n")
+
+
+def test_cli_probe_fake(fake_perf, cli):
+    res = cli(["probe", *HW[:6], "--runs", "1", "--", "true"])
+    assert res.exit_code == 0, res.stderr
+    assert "budget: 5 hardware events" in res.stdout
+    assert res.stdout.strip().splitlines()[-1].endswith("(11 perf runs)")
+    assert res.stderr == ""  # no progress display when stderr is not a terminal
+
+
+def test_cli_probe_repeats_is_a_deprecated_alias(fake_perf, cli):
+    res = cli(["probe", "task-clock", "--repeats", "2", "--", "true"])
+    assert res.exit_code == 0, res.stderr
+    assert "(2 perf runs)" in res.stdout and "deprecated" in res.stderr and "--runs" in res.stderr
 
 
 @pytest.mark.perf
@@ -46,7 +61,7 @@ def test_probe_on_this_machine(software_perf):
     from hemkit.collect import ubench_command
     from hemkit.external.perf import hardware_events_work
 
-    res = probe(["task-clock", "page-faults", "instructions"], ubench_command("iadd", "L1", 10**5), repeats=1)
+    res = probe(["task-clock", "page-faults", "instructions"], ubench_command("iadd", "L1", 10**5), runs=1)
     v = res.events.set_index("event")["verdict"]
     assert v["task-clock"] == "ok (no counter limit)"
     if not hardware_events_work()[0]:

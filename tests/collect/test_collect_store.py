@@ -1,37 +1,33 @@
-"""Collection with a fake perf: round-robin order, invalid runs re-run, stop rules, resume after SIGKILL/SIGINT."""
-
-import os
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
+"""Collection with a fake perf: round-robin order, invalid runs re-run, stop rules, resume policy, results."""
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from hemkit import HemkitError
-from hemkit.cli import main
-from hemkit.collect import CollectionDB, collect, export, load_readings, status
+from hemkit import InputError, MeasurementError
+from hemkit.collect import (
+    CollectionDB,
+    CollectOptions,
+    CollectResult,
+    collect,
+    export,
+    load_readings,
+    status,
+)
+from hemkit.core.progress import RecordingProgress
+from hemkit.io.collection import WriterLock
 from hemkit.plan import make_plan
 
 EVENTS = ["task-clock", "page-faults", "context-switches", "minor-faults"]
 
 
-@pytest.fixture
-def plan():
-    return make_plan(EVENTS, 2)  # C(4,2,2) = 6 groups
-
-
 def test_collect_round_robin_and_metadata(fake_perf, plan, tmp_path):
     db = tmp_path / "c.db"
     res = collect(plan, ["true"], db, runs=4, progress=False)
-    assert res.complete and res.added_valid == 24 and res.added_invalid == 0
-    runs = CollectionDB(db).runs()
+    assert res.complete and res.added_valid == 24 and res.added_invalid == 0 and not res.resumed
+    with CollectionDB(db) as handle:
+        runs, meta = handle.runs(), handle.meta()
     assert runs["gid"].tolist() == list(range(6)) * 4  # interleaved, not group after group
     assert runs["rep"].tolist() == [r for r in range(4) for _ in range(6)]
-    meta = CollectionDB(db).meta()
     assert meta["perf_version"] == "perf version 0.fake"
     assert meta["command"] == ["true"] and meta["plan"]["groups"] == plan.groups
     assert {"uname", "cpu_model", "cpus"} <= set(meta["machine"])
@@ -40,169 +36,133 @@ def test_collect_round_robin_and_metadata(fake_perf, plan, tmp_path):
     assert r.missing_pairs() == []
 
 
+def test_result_object(fake_perf, plan, tmp_path):
+    res = collect(plan, ["true"], tmp_path / "c.db", runs=3, progress=False)
+    assert isinstance(res, CollectResult)
+    s = res.summary()
+    assert isinstance(s, pd.DataFrame) and s.index.name == "group" and s["valid"].tolist() == [3] * 6
+    assert res.line() == f"{tmp_path / 'c.db'}: 18 of 18 runs valid (18 added now); complete"
+    assert repr(res).startswith("CollectResult\n") and "last_invalid_reason" in repr(res)
+    assert res.settings == {"pin": None, "corunner": None, "format": "csv"} and res.command == ("true",)
+
+
+def test_progress_reports_every_run(fake_perf, plan, tmp_path):
+    rec = RecordingProgress()
+    collect(plan, ["true"], tmp_path / "c.db", runs=2, progress=rec)
+    assert [e[1] for e in rec.events] == list(range(1, 13))
+    assert rec.events[-1][:3] == ("collect", 12, 12) and rec.events[0][3] == "group 0, run 0"
+
+
 def test_json_format_and_export(fake_perf, plan, tmp_path):
     db = tmp_path / "c.db"
-    collect(plan, ["true"], db, runs=3, fmt="json", progress=False)
+    collect(plan, ["true"], db, runs=3, options=CollectOptions(fmt="json"), progress=False)
     for name in ("t.csv", "t.parquet"):
-        out = export(db, tmp_path / name)
-        t = pd.read_csv(out) if name.endswith("csv") else pd.read_parquet(out)
-        assert list(t.columns) == ["group", "run", "event", "value"] and len(t) == 6 * 3 * 2
+        res = export(db, tmp_path / name)
+        t = pd.read_csv(res.path) if name.endswith("csv") else pd.read_parquet(res.path)
+        assert list(t.columns) == ["group", "run", "event", "value"] and len(t) == 6 * 3 * 2 == res.rows
+        assert res.line().endswith(f"wrote {tmp_path / name} (36 rows)")
 
 
 def test_invalid_runs_kept_with_reason_and_rerun(fake_perf, plan, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_PERF_FLAKY", str(tmp_path / "n"))
     db = tmp_path / "c.db"
     res = collect(plan, ["true"], db, runs=3, progress=False)
-    runs = CollectionDB(db).runs()
+    with CollectionDB(db) as handle:
+        runs = handle.runs()
     bad = runs[runs["status"] == "invalid"]
     assert len(bad) == res.added_invalid > 0
     assert bad["reason"].str.contains("multiplexed").all()
     assert (runs["status"] == "valid").sum() == 18
+    assert sum(res.invalid_reasons.values()) == res.added_invalid
+    assert f"{res.added_invalid} invalid and re-run: " in res.line()
     assert load_readings(db).n_runs.tolist() == [3] * 6  # invalid runs never reach the readings
 
 
 def test_always_multiplexed_stops(fake_perf, plan, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_PERF_MPX", "always")
-    with pytest.raises(HemkitError, match=r"group 0 .*3 invalid runs in a row, last: .*multiplexed"):
-        collect(plan, ["true"], tmp_path / "c.db", runs=2, max_attempts=3, progress=False)
+    with pytest.raises(MeasurementError, match=r"group 0 .*3 invalid runs in a row, last: .*multiplexed"):
+        collect(plan, ["true"], tmp_path / "c.db", runs=2, options=CollectOptions(max_attempts=3), progress=False)
 
 
-def test_unsupported_event_stops_cli_exit_2(fake_perf, plan, tmp_path, monkeypatch):
+def test_unsupported_event_stops_cli_exit_2(fake_perf, plan_file, monkeypatch, cli):
     monkeypatch.setenv("FAKE_PERF_UNSUPPORTED", "minor-faults")
-    p = plan.to_file(tmp_path / "plan.toml")
-    res = CliRunner().invoke(main, ["collect", str(p), "--runs", "2", "--quiet", "--", "true"])
+    res = cli(["collect", plan_file, "--runs", "2", "--quiet", "--", "true"])
     assert res.exit_code == 2
-    assert "event 'minor-faults' is <not supported>" in res.output
+    assert "event 'minor-faults' is <not supported>" in res.stderr
 
 
 def test_empty_database_has_clear_error(tmp_path):
     db = tmp_path / "e.db"
-    CollectionDB(db, create=True).init([["a", "b"]], {"runs": 3})
-    with pytest.raises(HemkitError, match="no valid runs yet"):
+    with WriterLock(db) as lock:
+        CollectionDB.create(db, [["a", "b"]], {"runs": 3}, lock=lock).close()
+    with pytest.raises(InputError, match="no valid runs yet"):
         load_readings(db)
 
 
-def test_other_plan_or_command_refused(fake_perf, plan, tmp_path):
+def test_other_plan_command_pin_or_corunner_refused(fake_perf, plan, tmp_path):
     db = tmp_path / "c.db"
     collect(plan, ["true"], db, runs=1, progress=False)
-    with pytest.raises(HemkitError, match="different plan"):
+    before = db.read_bytes()
+    with pytest.raises(InputError, match="different plan"):
         collect(make_plan(EVENTS, 3), ["true"], db, runs=1, progress=False)
-    with pytest.raises(HemkitError, match="collected with command 'true'"):
+    with pytest.raises(InputError, match="collected with command 'true'"):
         collect(plan, ["false"], db, runs=1, progress=False)
+    with pytest.raises(InputError, match="collected with pin=None, not pin=0"):
+        collect(plan, ["true"], db, runs=2, options=CollectOptions(pin=0), progress=False)
+    with pytest.raises(InputError, match="collected with co-runner 'none'"):
+        collect(plan, ["true"], db, runs=2, options=CollectOptions(corunner="sleep 100"), progress=False)
+    assert db.read_bytes() == before  # refused before anything was written
 
 
-def test_more_runs_extend_and_status(fake_perf, plan, tmp_path):
+def test_resume_policy_uses_the_stored_plan_command_and_settings(fake_perf, plan, tmp_path):
+    db = tmp_path / "c.db"
+    collect(plan, ["true"], db, runs=2, options=CollectOptions(fmt="json"), progress=False)
+    res = collect(None, None, db, runs=3, progress=False)  # nothing given: everything stored applies
+    assert res.resumed and res.command == ("true",) and res.settings["format"] == "json"
+    assert res.added_valid == 6 and res.complete
+    res = collect(None, None, db, progress=False)  # runs=None: the stored target (3), nothing to do
+    assert res.added_valid == 0 and res.target == 3
+    res = collect(plan, ["true"], db, runs=1, progress=False)  # the target never shrinks
+    assert res.target == 3 and res.complete
+    with pytest.raises(InputError, match="no plan given and no collection to continue"):
+        collect(None, None, tmp_path / "new.db", progress=False)
+    with pytest.raises(InputError, match="no command to measure"):
+        collect(plan, None, tmp_path / "new.db", progress=False)
+    assert not (tmp_path / "new.db").exists() and not (tmp_path / "new.db.lock").exists()
+
+
+def test_more_runs_extend_and_status(fake_perf, plan, tmp_path, cli):
     db = tmp_path / "c.db"
     collect(plan, ["true"], db, runs=2, progress=False)
     res = collect(plan, ["true"], db, runs=3, progress=False)
     assert res.added_valid == 6
     s = status(db)
     assert s["valid"].tolist() == [3] * 6 and s["target"].tolist() == [3] * 6
-    out = CliRunner().invoke(main, ["collect", "--status", str(db)])
-    assert out.exit_code == 0 and "18 of 18 runs valid (100%)" in out.output
+    out = cli(["collect", "--status", db])
+    assert out.exit_code == 0 and f"{db}: 18 of 18 runs valid (100%), 0 invalid" in out.stdout
 
 
-def test_cli_errors_exit_2(tmp_path):
-    r = CliRunner()
-    res = r.invoke(main, ["collect", "--status", str(tmp_path / "none.db")])
-    assert res.exit_code == 2 and "no such collection database" in res.output
-    res = r.invoke(main, ["collect", str(tmp_path / "none.toml"), "--", "true"])
-    assert res.exit_code == 2 and "no such plan file" in res.output
-    (tmp_path / "junk.db").write_text("not sqlite at all" * 100)
-    res = r.invoke(main, ["collect", "--status", str(tmp_path / "junk.db")])
-    assert res.exit_code == 2 and "not a hemkit collection database" in res.output
-    res = r.invoke(main, ["probe", "task-clock", "--workload", "iadd:L1"])
-    assert res.exit_code == 2 and "OP:LEVEL:ITERS" in res.output
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"pin": 9999}, "pin must be one of the CPUs hemkit may use"),
+        ({"pin": -1}, "pin must be one of the CPUs"),
+        ({"max_attempts": 0}, "max_attempts must be at least 1, got 0"),
+        ({"timeout": 0}, "timeout must be a number of seconds above 0, got 0"),
+        ({"timeout": float("nan")}, "timeout must be a number of seconds above 0"),
+        ({"timeout": "5"}, "timeout must be a number of seconds above 0"),
+        ({"fmt": "xml"}, "fmt must be 'csv' or 'json'"),
+        ({"corunner": ""}, "corunner is empty"),
+        ({"corunner": 'a "b'}, "corunner 'a \"b'"),
+    ],
+)
+def test_options_out_of_range(kwargs, message):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace('"', '"')):
+        CollectOptions(**kwargs)
 
 
-def _run_cli(args, env):
-    # own process group, like a shell job: Ctrl-C at a terminal signals the whole group
-    return subprocess.Popen(
-        [sys.executable, "-c", "from hemkit.cli import main; main()", *args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-
-
-def _valid(db):
-    if not os.path.exists(db):
-        return 0
-    try:
-        with sqlite3.connect(db, timeout=10) as con:
-            return con.execute("SELECT COUNT(*) FROM runs WHERE status='valid'").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-
-
-def _wait_for(db, n, proc, limit=60):
-    t0 = time.time()
-    while _valid(db) < n:
-        assert proc.poll() is None, proc.communicate()
-        assert time.time() - t0 < limit
-        time.sleep(0.05)
-
-
-@pytest.mark.parametrize("kill_at", [5, 13])
-def test_sigkill_then_resume_loses_and_duplicates_nothing(fake_perf, plan, tmp_path, kill_at):
-    p = plan.to_file(tmp_path / "plan.toml")
-    db = str(tmp_path / "plan.db")
-    env = dict(os.environ, FAKE_PERF_SLEEP="0.05", PYTHONPATH=os.pathsep.join(sys.path))
-    proc = _run_cli(["collect", str(p), "--runs", "4", "--quiet", "--", "true"], env)
-    _wait_for(db, kill_at, proc)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    before = _valid(db)
-    assert kill_at <= before < 24
-    proc = _run_cli(["collect", str(p), "--runs", "4", "--quiet"], env)  # continue: stored command
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
-    assert "continuing" in out
-    runs = CollectionDB(db).runs()
-    valid = runs[runs["status"] == "valid"]
-    assert len(valid) == 24
-    assert not valid.duplicated(["gid", "rep"]).any()
-    assert sorted(map(tuple, valid[["gid", "rep"]].to_numpy().tolist())) == [(g, r) for g in range(6) for r in range(4)]
-    assert load_readings(db).n_runs.tolist() == [4] * 6
-
-
-def test_ctrl_c_stops_after_current_run(fake_perf, plan, tmp_path):
-    p = plan.to_file(tmp_path / "plan.toml")
-    db = str(tmp_path / "plan.db")
-    env = dict(os.environ, FAKE_PERF_SLEEP="0.2", PYTHONPATH=os.pathsep.join(sys.path))
-    proc = _run_cli(["collect", str(p), "--runs", "4", "--quiet", "--", "true"], env)
-    _wait_for(db, 2, proc)
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the collector and its perf child
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
-    assert "interrupted: run the same command again to continue" in out
-    runs = CollectionDB(db).runs()
-    assert (runs["status"] == "valid").all() and 2 <= len(runs) < 24
-
-
-def test_corunner_dies_with_killed_collector(fake_perf, plan, tmp_path):
-    from hemkit.collect import corunner_command
-
-    p = plan.to_file(tmp_path / "plan.toml")
-    db = str(tmp_path / "plan.db")
-    env = dict(os.environ, FAKE_PERF_SLEEP="0.1", PYTHONPATH=os.pathsep.join(sys.path))
-    co = corunner_command(max_mib=1, period_ms=5)  # runs until stopped
-    proc = _run_cli(["collect", str(p), "--runs", "4", "--quiet", "--corunner", " ".join(co), "--", "true"], env)
-    _wait_for(db, 2, proc)
-    pids = subprocess.run(["pgrep", "-f", co[0]], capture_output=True, text=True).stdout.split()
-    assert pids, "co-runner not running"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    t0 = time.time()
-
-    def alive(pid):
-        try:
-            return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
-        except OSError:
-            return False
-
-    while any(alive(pid) for pid in pids):
-        assert time.time() - t0 < 10, "co-runner outlived the killed collector"
-        time.sleep(0.05)
+@pytest.mark.parametrize("runs", [0, -3, True, 2.5])
+def test_runs_out_of_range(fake_perf, plan, tmp_path, runs):
+    with pytest.raises(InputError, match="runs must be at least 1"):
+        collect(plan, ["true"], tmp_path / "c.db", runs=runs, progress=False)
+    assert not (tmp_path / "c.db").exists() and not (tmp_path / "c.db.lock").exists()

@@ -46,7 +46,8 @@ def test_implausible_counts():
 def test_missing_event_and_failed_command():
     counts = pd.DataFrame({"event": ["a"], "value": [1.0], "percent": [100.0], "status": ["ok"]})
     assert check_reading(counts, ["a", "b"]) == "b missing from perf output"
-    assert check_reading(counts, ["a"], returncode=3) == "command exited with code 3"
+    assert check_reading(counts, ["a"], returncode=3) == "command exit code 3"
+    assert check_reading(counts, ["a"], returncode=-9) == "command killed by signal SIGKILL"
 
 
 def test_event_kinds_and_perf_groups():

@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from hemkit import HemkitError
-from hemkit.collect import collect, corunner_command, load_readings, ubench_command
+from hemkit.collect import CollectOptions, collect, corunner_command, load_readings, ubench_command
 from hemkit.plan import make_plan
 
 
@@ -37,10 +37,9 @@ def test_end_to_end_real_perf(software_perf, tmp_path):
     events = ["task-clock", "page-faults", "minor-faults", "syscalls:sys_enter_write"]
     plan = make_plan(events, 3)
     plan_file = plan.to_file(tmp_path / "plan.toml")
-    res = collect(
-        plan, ubench_command("iadd", "L3", 300000, jitter=0.6), tmp_path / "c.db", runs=8, progress=False, timeout=60
-    )
-    assert res.complete, res.summary()
+    command = ubench_command("iadd", "L3", 300000, jitter=0.6)
+    res = collect(plan, command, tmp_path / "c.db", runs=8, options=CollectOptions(timeout=60))
+    assert res.complete, res.line()
     readings = load_readings(tmp_path / "c.db")
     assert readings.missing_pairs() == [] and set(readings.events) == set(events)
     merged = merge.merge_much(readings, n_sims=20, seed=0)

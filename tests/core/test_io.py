@@ -86,11 +86,15 @@ CSV_I = """     0.010093526,1200,,page-faults,1118265,100.00,,
      0.010093526,<not counted>,,cycles,0,0.00,,
      0.020223131,45,,page-faults,9353773,62.50,,
 """
-JSON = """{"counter-value" : "815", "unit" : "", "event" : "page-faults", "event-runtime" : 823621, "pcnt-running" : 100.00, "metric-value" : 0.0, "metric-unit" : ""}
-{"counter-value" : "<not supported>", "unit" : "", "event" : "cycles", "event-runtime" : 0, "pcnt-running" : 100.00, "metric-value" : 0.0, "metric-unit" : ""}
-"""
-JSON_I = """{"interval" : 0.010092908, "counter-value" : "12", "unit" : "", "event" : "context-switches", "event-runtime" : 1000, "pcnt-running" : 50.00, "metric-value" : 0.0, "metric-unit" : ""}
-"""
+TAIL = '"pcnt-running" : 100.00, "metric-value" : 0.0, "metric-unit" : ""}'
+JSON = (
+    '{"counter-value" : "815", "unit" : "", "event" : "page-faults", "event-runtime" : 823621, ' + TAIL + "\n"
+    '{"counter-value" : "<not supported>", "unit" : "", "event" : "cycles", "event-runtime" : 0, ' + TAIL + "\n"
+)
+JSON_I = (
+    '{"interval" : 0.010092908, "counter-value" : "12", "unit" : "", "event" : "context-switches", '
+    '"event-runtime" : 1000, ' + TAIL.replace("100.00", "50.00") + "\n"
+)
 
 
 def test_parse_perf_stat_csv():

@@ -1,4 +1,6 @@
-"""Analysis of the metric derivation: known answers from the paper and synthetic planted events."""
+"""Analysis of the metric derivation: known answers from the paper, planted events, properties."""
+
+import json
 
 import numpy as np
 import pandas as pd
@@ -6,18 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hemkit.derive.analysis import (
-    analyze,
-    analyze_cube,
-    backward_error,
-    measurement_cube,
-    project_onto_basis,
-    solve_signatures,
-)
-from hemkit.derive.families import branch_family, dcache_family, flops_family
-from hemkit.derive.noise import max_rnmse, noise_mask
+from hemkit.core.errors import InputError
+from hemkit.derive import AnalysisOptions, DeriveAnalysis, Family, analyze, analyze_cube
+from hemkit.derive.analysis import backward_error, measurement_cube, project_onto_basis, solve_signatures
+from hemkit.derive.families import BRANCH_BODIES, branch_family, dcache_family, family_for_loops, flops_family
+from hemkit.derive.noise import max_rnmse, noise_mask, quantise
 from hemkit.derive.qr import pivot_scores, round_alpha, special_qrcp
-from hemkit.errors import HemkitError
+from hemkit.derive.tables import format_combination, parse_combination
 
 
 # ---------------------------------------------------------------- known answers from the paper
@@ -39,23 +36,34 @@ def test_dp_flops_example_eq1():
     E = pd.DataFrame(np.c_[scal, fma256], columns=["D_SCAL", "D_FMA_256"], index=[f"k/{i}" for i in range(6)])
     S = pd.DataFrame({"D_SCAL": [1.0], "D_FMA_256": [8.0]}, index=["DP FLOPs"])
     cube = np.stack([np.c_[scal, fma256, scal + 8 * fma256]] * 3)
-    res = analyze_cube(cube, ["SCAL_DOUBLE", "FMA256_DOUBLE", "ALL_DP_FLOPS"], E, S)
-    assert res.chosen == ["SCAL_DOUBLE", "FMA256_DOUBLE"]  # the sum scores 9 and is dependent
+    res = analyze_cube(cube, ["SCAL_DOUBLE", "FMA256_DOUBLE", "ALL_DP_FLOPS"], Family("eq1", E, S))
+    assert res.chosen == ("SCAL_DOUBLE", "FMA256_DOUBLE")  # the sum scores 9 and is dependent
     d = res.definitions.iloc[0]
     assert d["rounded_coefficients"] == {"SCAL_DOUBLE": 1.0, "FMA256_DOUBLE": 8.0}
     assert d["backward_error"] < 1e-15 and d["verdict"] == "defined"
-    fam_sig = flops_family().signature("DP Ops.")
-    assert fam_sig[flops_family().basis.index.get_loc("dp_scalar/24")] == 24
-    assert fam_sig[flops_family().basis.index.get_loc("dp_256_fma/12")] == 96
+    fam = flops_family()
+    assert fam.signature("DP Ops.")[fam.basis.index.get_loc("dp_scalar/24")] == 24
+    assert fam.signature("DP Ops.")[fam.basis.index.get_loc("dp_256_fma/12")] == 96  # 12 FMA x 4 lanes x 2
 
 
-def test_flops_signatures_match_table_I_operations():
+def test_flops_signatures_count_an_fma_as_two_operations():
     s = flops_family().signatures
     assert s.loc["DP Ops."].tolist() == [0, 0, 0, 0, 1, 2, 4, 8, 0, 0, 0, 0, 2, 4, 8, 16]
     assert s.loc["SP Ops."].tolist() == [1, 4, 8, 16, 0, 0, 0, 0, 2, 8, 16, 32, 0, 0, 0, 0]
+    assert s.loc["FP Ops."].tolist() == [1, 4, 8, 16, 1, 2, 4, 8, 2, 8, 16, 32, 2, 4, 8, 16]
+    assert s.loc["FMA Instrs."].tolist() == [0] * 8 + [1] * 8  # an FMA is one instruction
 
 
-# ---------------------------------------------------------------- noise (Eq. 4)
+# ---------------------------------------------------------------- the branch basis
+def test_branch_bodies_are_independent_and_t_is_exact():
+    E = branch_family().basis.to_numpy()
+    assert np.linalg.matrix_rank(E) == 5
+    # every T entry is a multiple of 0.5 of an exact count: random bodies are exactly half taken
+    assert np.all(np.mod(E * 4, 1) == 0)
+    assert BRANCH_BODIES["rndx"][0] != BRANCH_BODIES["rndx"][1]  # CE differs from CR: CAT's model
+
+
+# ---------------------------------------------------------------- noise (Eq. 4) and quantisation
 def test_max_rnmse_values():
     a = np.array([1.0, 2.0, 3.0])
     reps = np.stack([a, a * 1.01, a])[:, :, None]  # (R=3, N=3, E=1)
@@ -65,16 +73,44 @@ def test_max_rnmse_values():
 
 def test_max_rnmse_zero_mean_is_one_and_all_zero_is_nan():
     reps = np.zeros((3, 4, 3))
-    reps[0, :, 0] = 1.0  # one repetition non-zero, others zero-mean
+    reps[0, :, 0] = 1.0  # one run non-zero, others zero-mean
     reps[:, :, 1] = 5.0
     v = max_rnmse(reps)
     assert v[0] == 1.0 and v[1] == 0.0 and np.isnan(v[2])
     assert noise_mask(v, 1e-10).tolist() == [False, True, False]
 
 
-def test_max_rnmse_needs_two_reps():
-    with pytest.raises(HemkitError, match="at least 2 repetitions"):
+def test_max_rnmse_needs_two_runs():
+    with pytest.raises(InputError, match="at least 2 runs"):
         max_rnmse(np.ones((1, 3, 2)))
+
+
+def test_quantise_is_cats_rounding():
+    # CAT: round = floor(avg*4.0+0.499)/4.0
+    v = np.array([0.5004, 1.99, 2.126, 2.1249, 0.0001, 0.3749, 0.375])
+    assert quantise(v, 0.25).tolist() == [0.5, 2.0, 2.25, 2.0, 0.0, 0.25, 0.25]
+    assert quantise(v, 0).tolist() == v.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=20), st.sampled_from([0.25, 0.5, 1.0]))
+def test_quantise_is_idempotent_on_the_grid(values, q):
+    once = quantise(np.array(values), q)
+    assert np.array_equal(quantise(once, q), once)
+    assert np.all(np.abs(once - np.array(values)) <= q / 2 + 1e-9 * np.maximum(1, np.abs(values)))
+
+
+def test_quantisation_keeps_a_mispredict_event_that_varies_run_to_run():
+    """Without CAT's quantisation a mispredict count of 0.5 +- 0.1 % per iteration is 'noise'."""
+    fam = branch_family()
+    rng = np.random.default_rng(3)
+    M = fam.basis[["CR", "M"]].to_numpy()
+    cube = np.stack([M * np.c_[np.ones(len(M)), rng.uniform(0.999, 1.001, len(M))] for _ in range(3)])
+    with_q = analyze_cube(cube, ["COND", "MISP"], fam)
+    without = analyze_cube(cube, ["COND", "MISP"], fam, options=AnalysisOptions(quantum=0))
+    assert with_q.chosen == ("COND", "MISP") and with_q.summary().loc["Mispredicted Branches.", "verdict"] == "defined"
+    assert without.chosen == ("COND",) and without.summary().loc["Mispredicted Branches.", "verdict"] == "not definable"
+    assert with_q.raw_variability["MISP"] > 1e-4 and with_q.variability["MISP"] == 0
 
 
 # ---------------------------------------------------------------- projection, QR, LS
@@ -98,11 +134,7 @@ def test_qr_tie_broken_by_smallest_norm():
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    k=st.integers(2, 5),
-    n=st.integers(1, 8),
-    seed=st.integers(0, 2**16),
-)
+@given(k=st.integers(2, 5), n=st.integers(1, 8), seed=st.integers(0, 2**16))
 def test_qr_chooses_a_basis_of_the_column_space(k, n, seed):
     """On integer matrices the chosen columns are independent and as many as the rank."""
     rng = np.random.default_rng(seed)
@@ -162,10 +194,10 @@ def _planted_flops(rng, noise_events=5):
     truth.append(-1)
     M = np.array(cols).T
     cube = np.stack([M] * 3)
-    for _ in range(noise_events):  # noisy: different in every repetition
+    for i in range(noise_events):  # noisy: different in every run
         base = rng.uniform(1, 100, E.shape[0])
         cube = np.concatenate([cube, (base * rng.uniform(0.9, 1.1, (3, E.shape[0])))[:, :, None]], axis=2)
-        names.append(f"noisy{_}")
+        names.append(f"noisy{i}")
         truth.append(-1)
     perm = rng.permutation(len(names))
     return fam, cube[:, :, perm], [names[p] for p in perm], [truth[p] for p in perm]
@@ -174,11 +206,10 @@ def _planted_flops(rng, noise_events=5):
 def test_planted_events_chosen_and_coefficients_recovered():
     rng = np.random.default_rng(1)
     fam, cube, names, truth = _planted_flops(rng)
-    res = analyze_cube(cube, names, fam.basis, fam.signatures, **fam.params())
+    res = analyze_cube(cube, names, fam)
     dims = {truth[names.index(c)] for c in res.chosen}
     assert len(res.chosen) == 16 and dims == set(range(16)), res.chosen
     assert set(res.dropped["event"]) >= {"INT_OPS", "ZERO", *[n for n in names if n.startswith("noisy")]}
-    # every metric is defined, with the planted coefficients
     for metric, row in res.definitions.set_index("metric").iterrows():
         sig = fam.signatures.loc[metric].to_numpy()
         got = np.zeros(16)
@@ -198,8 +229,7 @@ def test_intel_like_fma_events_make_fma_metric_not_definable():
             base = f"{p}_{w}".upper()
             cols.append(E[base] + 2 * E[base + "_FMA"])
             names.append(f"FP_ARITH:{base}")
-    cube = np.stack([np.array(cols).T] * 3)
-    res = analyze_cube(cube, names, fam.basis, fam.signatures, **fam.params())
+    res = analyze_cube(np.stack([np.array(cols).T] * 3), names, fam)
     t = res.definitions.set_index("metric")
     assert t.loc["DP Ops.", "verdict"] == "defined"
     assert t.loc["DP Ops.", "rounded_coefficients"] == {
@@ -222,13 +252,25 @@ def test_branch_metrics_from_planted_events():
         "MISP": E["M"],
         "TAKEN_ALL": E["T"] + E["D"],
     }
-    cube = np.stack([np.array(list(ev.values())).T] * 3)
-    res = analyze_cube(cube, list(ev), fam.basis, fam.signatures, **fam.params())
+    res = analyze_cube(np.stack([np.array(list(ev.values())).T] * 3), list(ev), fam)
     t = res.definitions.set_index("metric")
     assert t.loc["Unconditional Branches.", "rounded_coefficients"] == {"ALL_BRANCHES": 1.0, "COND": -1.0}
     assert t.loc["Conditional Branches Not Taken.", "rounded_coefficients"] == {"COND": 1.0, "COND_TAKEN": -1.0}
     assert t.loc["Conditional Branches Executed.", "verdict"] == "not definable"
     assert t.loc["Conditional Branches Executed.", "backward_error"] > 0.5
+    assert t.loc["Conditional Branches Executed.", "combination"] == "0"
+
+
+def test_instructions_event_cannot_define_ce():
+    """An 'instructions' event of the kernels is outside the basis (dropped), so CE stays not definable."""
+    from hemkit.derive.families import branch_instructions
+
+    fam = branch_family()
+    E = fam.basis
+    cube = np.stack([np.c_[E["CR"], E["M"], branch_instructions()]] * 3)
+    res = analyze_cube(cube, ["COND", "MISP", "INSTRUCTIONS"], fam)
+    assert dict(zip(res.dropped["event"], res.dropped["step"])) == {"INSTRUCTIONS": "projection"}
+    assert res.summary().loc["Conditional Branches Executed.", "verdict"] == "not definable"
 
 
 @settings(max_examples=25, deadline=None)
@@ -252,7 +294,7 @@ def test_dcache_noisy_planted_events(coefs, scales, noise, seed):
     sig = pd.DataFrame([np.asarray(coefs, float)], columns=fam.basis.columns, index=["m"])
     if not np.any(coefs):
         sig.iloc[0, 0] = 1.0
-    res = analyze_cube(cube, names, fam.basis, sig, **fam.params())
+    res = analyze_cube(cube, names, fam.with_signatures(sig))
     assert set(res.chosen) == set(names[:k])
     y = res.definitions.iloc[0]["coefficients"]
     want = sig.iloc[0].to_numpy() / np.asarray(scales)
@@ -260,44 +302,109 @@ def test_dcache_noisy_planted_events(coefs, scales, noise, seed):
     assert got == pytest.approx(want, abs=5e-2 + 20 * noise * np.abs(want).max())
 
 
-# ---------------------------------------------------------------- tidy input and errors
+def test_metric_of_an_unmeasured_expectation_is_not_measured():
+    fam = family_for_loops("dcache", [("l1", 8192), ("l1", 16384), ("mem", 1 << 26)])
+    assert fam.basis.columns.tolist() == ["L1_DM", "L1_DH"]
+    full = dcache_family({1: 32768, 2: 1 << 20, 3: 32 << 20})
+    rows = [r for r in full.basis.index if r.startswith(("l1/", "mem/"))]
+    part = full.restricted(rows)  # L2 and L3 kernels not measured
+    E = part.basis
+    res = analyze_cube(np.stack([np.c_[E["L1_DM"], E["L1_DH"]]] * 2), ["MISS", "HIT"], part)
+    t = res.summary()
+    assert t.loc["L1 Misses.", "verdict"] == "defined" and t.loc["L2 Hits.", "verdict"] == "not measured"
+    assert set(res.not_measured) == {"L2_DH", "L3_DH"}
+
+
+# ---------------------------------------------------------------- tidy input, result object, errors
 def _tidy(fam, cube, names):
     rows = []
     for r in range(cube.shape[0]):
         for i, (kern, size) in enumerate(fam.loops):
             for e, n in enumerate(names):
                 rows.append((kern, size, r, n, cube[r, i, e]))
-    return pd.DataFrame(rows, columns=["kernel", "size", "rep", "event", "value"])
+    return pd.DataFrame(rows, columns=["kernel", "size", "run", "event", "value"])
 
 
-def test_analyze_from_tidy_and_summary():
+def test_analyze_from_tidy_and_the_result_object():
     fam = branch_family()
     cube = np.stack([fam.basis[["CR", "T", "M"]].to_numpy()] * 3)
-    df = _tidy(fam, cube, ["c", "t", "m"])
-    res = analyze(df, fam)
-    text = res.summary()
-    assert "chosen events: c, t, m" in text or set(res.chosen) == {"c", "t", "m"}
-    assert "Mispredicted Branches." in text
-    md = res.to_markdown()
-    assert md.startswith("| metric |") and "| Mispredicted Branches. | 1xm |" in md
-    import json
+    res = analyze(_tidy(fam, cube, ["c", "t", "m"]), "branch")
+    assert isinstance(res, DeriveAnalysis) and set(res.chosen) == {"c", "t", "m"}
+    s = res.summary()
+    assert list(s.columns) == ["papi", "definition", "backward_error", "verdict"]
+    assert (
+        s.loc["Mispredicted Branches.", "definition"] == "1xm"
+        and s.loc["Mispredicted Branches.", "papi"] == "PAPI_BR_MSP"
+    )
+    assert "| Mispredicted Branches. | PAPI_BR_MSP | 1xm |" in res.to_markdown()
+    assert repr(res).startswith("DeriveAnalysis\n") and "Mispredicted Branches." in repr(res)
+    ax = res.plot()
+    assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
+    with pytest.raises(Exception):
+        res.family = "x"  # frozen
 
-    assert json.loads(res.to_json())["family"] == "branch"
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**16), st.sampled_from(["branch", "flops"]))
+def test_result_json_round_trip(seed, family):
+    rng = np.random.default_rng(seed)
+    fam = branch_family() if family == "branch" else flops_family()
+    k = fam.basis.shape[1]
+    x = rng.integers(0, 3, (k, 4)).astype(float)
+    cube = np.stack([fam.basis.to_numpy() @ x] * 2)
+    res = analyze_cube(cube, ["a", "b", "c", "d"], fam, backend="paper")
+    text = json.dumps(res.to_dict())
+    back = DeriveAnalysis.from_dict(json.loads(text))
+    pd.testing.assert_frame_equal(back.summary(), res.summary())
+    assert back.chosen == res.chosen and back.options == res.options and back.backend == "paper"
 
 
 def test_measurement_cube_errors():
     fam = branch_family()
     cube = np.stack([fam.basis[["CR"]].to_numpy()] * 3)
     df = _tidy(fam, cube, ["c"])
-    with pytest.raises(HemkitError, match="no measurement on nt/1 rep 2"):
+    with pytest.raises(InputError, match="no measurement on nt/1 run 2"):
         measurement_cube(
-            df.drop(df.index[(df["rep"] == 2) & (df["kernel"] == "nt") & (df["size"] == "1")]), list(fam.basis.index)
+            df.drop(df.index[(df["run"] == 2) & (df["kernel"] == "nt") & (df["size"] == "1")]), list(fam.basis.index)
         )
     bad = df.copy()
     bad.loc[0, "kernel"] = "nope"
-    with pytest.raises(HemkitError, match="'nope/1' is not in the family's basis"):
+    with pytest.raises(InputError, match="'nope/1' is not in the family's basis"):
         measurement_cube(bad, list(fam.basis.index))
-    with pytest.raises(HemkitError, match="lack column"):
-        measurement_cube(df.drop(columns="rep"), list(fam.basis.index))
-    with pytest.raises(HemkitError, match="unknown analysis parameter"):
-        analyze(df, fam, beta=3)
+    with pytest.raises(InputError, match="lack column"):
+        measurement_cube(df.drop(columns="run"), list(fam.basis.index))
+    neg = df.copy()
+    neg.loc[3, "value"] = -1.0
+    with pytest.raises(InputError, match="not a finite number >= 0"):
+        measurement_cube(neg, list(fam.basis.index))
+    with pytest.raises(InputError, match="tau must be"):
+        analyze(df, "branch", options=AnalysisOptions(tau=-1))
+    with pytest.raises(InputError, match="unknown kernel family"):
+        analyze(df, "gpu")
+    with pytest.raises(InputError, match="no family column"):
+        analyze(df)
+
+
+# ---------------------------------------------------------------- combinations as text
+@settings(max_examples=100, deadline=None)
+@given(
+    st.dictionaries(
+        st.from_regex(r"[A-Za-z][A-Za-z0-9_:.-]{0,12}", fullmatch=True),
+        st.floats(-1e6, 1e6, allow_nan=False).filter(lambda v: abs(v) > 1e-6),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_combination_text_round_trip(terms):
+    names, coefs = list(terms), list(terms.values())
+    back = parse_combination(format_combination(coefs, names, rel_cut=0))
+    assert set(back) == set(names)
+    for n in names:
+        assert back[n] == pytest.approx(terms[n], rel=1e-3)
+
+
+def test_parse_combination_refuses_garbage():
+    for text in ["", "  ", "1x", "xA", "1yA", "nan"]:
+        with pytest.raises(InputError):
+            parse_combination(text)
+    assert parse_combination("0") == {}

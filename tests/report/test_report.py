@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from hemkit.datasets import t2080_much
-from hemkit.io.collection import CollectionDB
+from hemkit.io.collection import CollectionDB, StoredRun, WriterLock
 from hemkit.report import ReportOptions, build_report
 
 CHECK_HEAD = (
@@ -67,33 +67,33 @@ def _collection(tmp_path) -> str:
     """A small collection database made without perf: 3 groups, valid and invalid runs."""
     rng = np.random.default_rng(0)
     path = tmp_path / "c.db"
-    db = CollectionDB(path, create=True)
     groups = [["task-clock", "page-faults", "a"], ["task-clock", "b", "c"], ["page-faults", "a", "c", "b"]]
-    db.init(groups, {"runs": 12, "command": ["./prog", "--size", "3"], "perf_version": "perf version 6.1"})
-    for rep in range(12):
-        for gid, events in enumerate(groups):
-            if rep == 3 and gid == 1:  # one invalid run, kept with its reason
+    meta = {"runs": 12, "command": ["./prog", "--size", "3"], "perf_version": "perf version 6.1"}
+    with WriterLock(path) as lock, CollectionDB.create(path, groups, meta, lock=lock) as db:
+        for rep in range(12):
+            for gid, events in enumerate(groups):
+                if rep == 3 and gid == 1:  # one invalid run, kept with its reason
+                    counts = pd.DataFrame(
+                        {
+                            "event": events,
+                            "value": [np.nan] * len(events),
+                            "percent": 0.0,
+                            "run_time_ns": 0.0,
+                            "status": "not counted",
+                        }
+                    )
+                    db.record_run(StoredRun(gid, rep, "invalid", "c: not counted"), counts)
+                base = rng.normal(1000, 50)
                 counts = pd.DataFrame(
                     {
                         "event": events,
-                        "value": [np.nan] * len(events),
-                        "percent": 0.0,
-                        "run_time_ns": 0.0,
-                        "status": "not counted",
+                        "value": [abs(base * (i + 1) + rng.normal(0, 30)) for i in range(len(events))],
+                        "percent": 100.0,
+                        "run_time_ns": 1e6,
+                        "status": "ok",
                     }
                 )
-                db.record_run(gid, rep, "invalid", "c: not counted", counts)
-            base = rng.normal(1000, 50)
-            counts = pd.DataFrame(
-                {
-                    "event": events,
-                    "value": [abs(base * (i + 1) + rng.normal(0, 30)) for i in range(len(events))],
-                    "percent": 100.0,
-                    "run_time_ns": 1e6,
-                    "status": "ok",
-                }
-            )
-            db.record_run(gid, rep, "valid", "", counts)
+                db.record_run(StoredRun(gid, rep), counts)
     return str(path)
 
 

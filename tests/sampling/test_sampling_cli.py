@@ -1,99 +1,166 @@
-"""``hemkit sampling`` commands: outputs and one-line errors with exit code 2."""
+"""``hemkit sampling`` commands: outputs, figures, vocabulary, deprecated spellings, one-line summaries."""
 
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
-from click.testing import CliRunner
-
-from hemkit.cli import main
 
 DATA = Path(__file__).parent / "data"
 
 
-def run(*args):
-    return CliRunner().invoke(main, ["sampling", *args])
+def last_line(res):
+    return res.stdout.strip().splitlines()[-1]
 
 
-def test_simulate_custom_tasks_with_plots(tmp_path):
-    r = run(
-        "simulate",
-        "--task",
-        "a:0.5:150",
-        "--task",
-        "b:0.2:30:exponential",
-        "--units",
-        "50000",
-        "--reps",
-        "50",
-        "--plots",
-        str(tmp_path),
-        "-o",
-        str(tmp_path / "t.csv"),
+def test_simulate_custom_tasks_with_plots(cli, tmp_path):
+    res = cli(
+        [
+            "sampling",
+            "simulate",
+            "--task",
+            "a:0.5:150",
+            "--task",
+            "b:0.2:30:exponential",
+            "--units",
+            "50000",
+            "--reps",
+            "50",
+            "--plot-sd",
+            tmp_path / "sd.png",
+            "--plot-means",
+            tmp_path / "means.svg",
+            "--plot-histogram",
+            tmp_path / "hist.png",
+            "-o",
+            tmp_path / "t.csv",
+            "-q",
+        ]
     )
-    assert r.exit_code == 0, r.output
-    assert "profile_sd" in r.output and "idle" in r.output
-    for png in ("profiled_vs_true.png", "sd_vs_R.png", "histogram.png"):
-        assert (tmp_path / png).stat().st_size > 1000
-    assert "running_mean" in (tmp_path / "t.csv").read_text()
+    assert res.exit_code == 0, res.stderr
+    assert "profile_sd" in res.stdout and "idle" in res.stdout
+    for f in ("sd.png", "means.svg", "hist.png"):
+        assert (tmp_path / f).stat().st_size > 1000
+    t = pd.read_csv(tmp_path / "t.csv")
+    assert list(t["task"]) == ["idle", "a", "b"] and "running_mean" in t.columns
+    assert last_line(res).startswith("sampling simulate: 2 task(s) + idle on 50000 units, 50 profiles; wrote ")
 
 
-def test_simulate_paper_table_4(tmp_path):
-    r = run("simulate", "--paper", "4", "--reps", "100", "--plots", str(tmp_path))
-    assert r.exit_code == 0, r.output
-    assert "Table 4" in r.output and "paper_sd" in r.output
-    assert (tmp_path / "fig11_histogram.png").exists()
+def test_simulate_same_seed_same_table(cli, tmp_path):
+    args = ["sampling", "simulate", "--task", "a:0.3:70:uniform", "--units", "20000", "--reps", "30", "--noise", "1"]
+    a = cli([*args, "--seed", "5", "-o", tmp_path / "a.csv"])
+    b = cli([*args, "--seed", "5", "-o", tmp_path / "b.csv"])
+    c = cli([*args, "--seed", "6", "-o", tmp_path / "c.csv"])
+    assert a.exit_code == b.exit_code == c.exit_code == 0
+    assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text() != (tmp_path / "c.csv").read_text()
 
 
-def test_profile_text_fixture(tmp_path):
-    r = run(
-        "profile",
-        str(DATA / "known_shares.script.txt"),
-        "--top",
-        "4",
-        "--png",
-        str(tmp_path / "bar.png"),
-        "-o",
-        str(tmp_path / "shares.csv"),
+def test_simulate_paper_table_4_and_deprecated_plots_folder(cli, tmp_path):
+    res = cli(
+        [
+            "sampling",
+            "simulate",
+            "--paper",
+            "4",
+            "--reps",
+            "100",
+            "--plots",
+            tmp_path / "figs",
+            "--out",
+            tmp_path / "t.csv",
+        ]
     )
-    assert r.exit_code == 0, r.output
-    assert "work_3" in r.output and "226 samples" in r.output
+    assert res.exit_code == 0, res.stderr
+    assert "Table 4" in res.stdout and "paper_sd" in res.stdout
+    assert "deprecated" in res.stderr  # the old spellings still work, with a warning
+    for f in ("sd_vs_R.png", "profiled_vs_true.png", "histogram.png"):
+        assert (tmp_path / "figs" / f).stat().st_size > 1000
+    t = pd.read_csv(tmp_path / "t.csv")
+    assert set(t["table"]) == {4} and len(t) == 5
+
+
+def test_profile_text_fixture(cli, tmp_path):
+    res = cli(
+        [
+            "sampling",
+            "profile",
+            DATA / "known_shares.script.txt",
+            "--top",
+            "4",
+            "--plot",
+            tmp_path / "bar.png",
+            "-o",
+            tmp_path / "shares.csv",
+        ]
+    )
+    assert res.exit_code == 0, res.stderr
+    assert "work_3" in res.stdout and "226 samples of cpu-clock" in res.stdout
     assert (tmp_path / "bar.png").stat().st_size > 1000
-    assert (tmp_path / "shares.csv").read_text().startswith("sym,samples")
+    assert (tmp_path / "shares.csv").read_text().startswith("sym,samples,period,share,low,high")
+    assert last_line(res) == (
+        f"sampling profile: read 226 samples from {DATA / 'known_shares.script.txt'}; 6 rows; "
+        f"wrote {tmp_path / 'shares.csv'}, {tmp_path / 'bar.png'}"
+    )
 
 
-def test_model_command():
-    r = run("model", "--share", "0.3", "--R", "1.5", "--samples", "1000", "--half-width", "0.01")
-    assert r.exit_code == 0, r.output
-    assert "samples_needed" in r.output
+def test_profile_by_dso_of_text_fixture(cli):
+    res = cli(["sampling", "profile", DATA / "libc_kernel.script.txt", "--by", "dso", "--method", "bound"])
+    assert res.exit_code == 0, res.stderr
+    for name in ("libc_kernel", "libc.so.6", "[kernel.kallsyms]", "[JIT] tid 29272"):
+        assert name in res.stdout
+    res = cli(["sampling", "profile", DATA / "libc_kernel.script.txt", "--comm", "libc_kernel", "--event", "cpu-clock"])
+    assert res.exit_code == 0 and "read_zero" in res.stdout
 
 
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        (["profile", "missing.txt"], "missing.txt: no such file"),
-        (["simulate"], "give --paper N or at least one --task"),
-        (["simulate", "--task", "a:x:3"], "must be numbers"),
-        (["simulate", "--task", "a:0.9:30", "--task", "b:0.5:30", "--units", "1000"], "add up to"),
-        (["simulate", "--task", "a:0.5:30", "--units", "1000", "--interval", "5000"], "longer than the whole run"),
-        (["model", "--share", "0.3", "--R", "1", "--R", "2"], "one --R per --share"),
-    ],
-)
-def test_errors_are_one_line_exit_2(args, message):
-    r = run(*args)
-    assert r.exit_code == 2
-    assert message in r.output and "Traceback" not in r.output
+def test_profile_deprecated_png_and_out(cli, tmp_path):
+    res = cli(
+        [
+            "sampling",
+            "profile",
+            DATA / "known_shares.script.txt",
+            "--png",
+            tmp_path / "a.png",
+            "--out",
+            tmp_path / "a.csv",
+        ]
+    )
+    assert res.exit_code == 0, res.stderr
+    assert (tmp_path / "a.png").exists() and (tmp_path / "a.csv").exists()
 
 
-def test_bad_and_empty_files_exit_2(tmp_path):
-    """Run the real command: one line on stderr, exit code 2."""
+def test_model_command(cli, tmp_path):
+    res = cli(["sampling", "model", "--share", "0.3", "--ratio", "1.5", "--samples", "1000", "--half-width", "0.01"])
+    assert res.exit_code == 0, res.stderr
+    assert "samples_needed" in res.stdout and "1921" in res.stdout
+    res = cli(
+        [
+            "sampling",
+            "model",
+            "--share",
+            "0.3",
+            "--share",
+            "0.5",
+            "-o",
+            tmp_path / "m.csv",
+            "--plot",
+            tmp_path / "m.png",
+        ]
+    )
+    assert res.exit_code == 0 and "R unknown: the bound p/n" in res.stdout
+    assert pd.read_csv(tmp_path / "m.csv")["sd"].round(6).tolist() == [0.005477, 0.007071]
+    old = cli(["sampling", "model", "--share", "0.3", "--R", "1.5", "--samples", "1000"])
+    assert old.exit_code == 0 and "0.007071" in old.stdout and "deprecated" in old.stderr
+
+
+def test_errors_are_one_line_exit_2_in_a_real_process(tmp_path):
+    """The installed command: one line on stderr, exit code 2, no traceback."""
     empty = tmp_path / "empty.txt"
     empty.write_text("")
     bad = tmp_path / "bad.txt"
     bad.write_text("this is not perf output\n")
     exe = str(Path(sys.executable).parent / "hemkit")
-    for path, message in ((empty, "no samples"), (bad, "line 1 is not a perf script sample")):
+    for path, message in ((empty, "empty file, no samples"), (bad, "line 1 is not a perf script sample")):
         proc = subprocess.run([exe, "sampling", "profile", str(path)], capture_output=True, text=True)
         assert proc.returncode == 2
         lines = proc.stderr.strip().splitlines()
@@ -101,44 +168,27 @@ def test_bad_and_empty_files_exit_2(tmp_path):
 
 
 @pytest.mark.perf
-def test_profile_perf_data_and_check(software_perf, tmp_path):
-    """Real perf record of the known-share workload (cpu-clock here, cycles with a PMU)."""
-    from hemkit.external.perf import find_perf
-    from hemkit.sampling.record import default_event, workload
-
-    data = tmp_path / "perf.data"
-    cmd = [
-        find_perf(),
-        "record",
-        "-q",
-        "-e",
-        default_event(),
-        "-c",
-        "250000",
-        "-o",
-        str(data),
-        "--",
-        workload(),
-        "50",
-        "0",
-        "20000",
-        "40000",
-    ]
-    subprocess.run(cmd, check=True, capture_output=True)
-    r = run("profile", str(data), "--top", "3")
-    assert r.exit_code == 0, r.output
-    assert "work_1" in r.output and "work_0" in r.output
-    r = run("check", "--period", "500000", "--repeats", "1", "--granularity", "50")
-    assert r.exit_code == 0, r.output
-    assert "coverage" in r.output and "all" in r.output
-
-
-@pytest.mark.perf
-def test_record_cycles_on_a_pmu_machine(hardware_perf):
-    """With a PMU, event-based sampling on cycles: shares near the measured CPU-time shares."""
-    from hemkit.sampling.record import coverage_table, record_known_shares
-
-    run_ = record_known_shares((20_000, 60_000), period=2_000_000, event="cycles")
-    t = coverage_table(run_)
-    assert run_.event == "cycles" and t["n"].iloc[0] > 100
-    assert (t["share"] - t["truth"]).abs().max() < 0.05
+def test_check_command(perf_can_record, cli, tmp_path):
+    res = cli(
+        [
+            "sampling",
+            "check",
+            "--period",
+            "500000",
+            "--runs",
+            "1",
+            "--granularity",
+            "50",
+            "-o",
+            tmp_path / "cases.csv",
+            "--plot",
+            tmp_path / "cov.png",
+            "-q",
+        ]
+    )
+    assert res.exit_code == 0, res.stderr
+    assert "coverage" in res.stdout and "all" in res.stdout
+    assert last_line(res).startswith("sampling check: 1 perf record runs of cpu-clock, coverage wilson ")
+    cases = pd.read_csv(tmp_path / "cases.csv")
+    assert len(cases) == 8 and set(cases["method"]) == {"wilson", "bound"}
+    assert (tmp_path / "cov.png").stat().st_size > 1000

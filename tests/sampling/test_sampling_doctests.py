@@ -3,6 +3,7 @@
 import doctest
 import importlib
 
+import matplotlib
 import pytest
 
 MODULES = [
@@ -12,11 +13,14 @@ MODULES = [
     "hemkit.sampling.model",
     "hemkit.sampling.paper",
     "hemkit.sampling.profile",
+    "hemkit.sampling.plots",
+    "hemkit.sampling.record",
     "hemkit.io.perf_script",
 ]
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
+    matplotlib.use("Agg")
     res = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
-    assert res.failed == 0
+    assert res.failed == 0 and res.attempted > 0

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hemkit import HemkitError
+from hemkit.core.errors import InputError
 from hemkit.sampling import model
 
 
@@ -54,7 +54,7 @@ def test_intervals_cover_bursty_simulated_tasks():
     cw, cb = [], []
     for s in range(8):
         rs = generate_states([Task("a", 0.6, 20)], 20_000, idle_granularity=13, idle_distribution="exponential", seed=s)
-        res = simulate_profiles(rs, 100, 300, seed=50 + s)
+        res = simulate_profiles(rs, 100, 300, seed=np.random.SeedSequence(50, spawn_key=(s,)))
         n = res.n_samples[0]
         count = res.profiles["a"].to_numpy() * n
         truth = res.truth["a"]
@@ -72,11 +72,11 @@ def test_samples_needed_inverts_variance():
 
 
 def test_model_errors():
-    with pytest.raises(HemkitError, match="half width"):
+    with pytest.raises(InputError, match="half width"):
         model.samples_needed(0.3, 0)
-    with pytest.raises(HemkitError, match="level"):
+    with pytest.raises(InputError, match="level"):
         model.wilson_interval(1, 10, level=1.5)
-    with pytest.raises(HemkitError, match="positive"):
+    with pytest.raises(InputError, match="positive"):
         model.share_variance(0.3, 0, 10)
 
 
@@ -93,5 +93,35 @@ def test_start_phase_profiles_single_run_is_piecewise_binomial():
         r = length / interval
         assert captures.mean() == pytest.approx(r)
         assert captures.var() == pytest.approx(float(model.capture_variance(r)))
-    with pytest.raises(HemkitError, match="integer interval"):
+    with pytest.raises(InputError, match="integer interval"):
         model.start_phase_profiles(rs, 2.5)
+
+
+def test_share_model_given_and_unknown_R():
+    m = model.share_model([0.3, 0.5], [1.5, 2.0], 1000, half_width=0.01)
+    assert not m.bound
+    assert m.table.loc[1, "sd"] == pytest.approx(np.sqrt(0.3 * 0.25 / 1.5 / 1000))
+    assert m.table.loc[2, "sd"] == 0 and m.table.loc[2, "samples_needed"] == 0  # integer R
+    u = model.share_model([0.3], n_samples=1000)
+    assert u.bound and np.isnan(u.table.loc[1, "R"])
+    assert u.table.loc[1, "sd"] == pytest.approx(np.sqrt(0.3 / 1000))  # the bound p/n
+    # the bound is never narrower than the model for any R
+    for r in (0.1, 0.5, 1.5, 2.8, 10.3):
+        assert model.share_model([0.3], [r], 1000).table.loc[1, "sd"] <= u.table.loc[1, "sd"] + 1e-15
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"shares": [1.5]}, "shares must lie in"),
+        ({"shares": [0.3], "ratios": [1.0, 2.0]}, "one run ratio per share"),
+        ({"shares": [0.3], "ratios": [0.0]}, "positive"),
+        ({"shares": [0.3], "n_samples": 0}, "n_samples"),
+        ({"shares": [0.3], "level": 1.5}, "level"),
+        ({"shares": [0.3], "half_width": 2}, "half_width"),
+        ({"shares": []}, "no shares"),
+    ],
+)
+def test_share_model_errors(kwargs, match):
+    with pytest.raises(InputError, match=match):
+        model.share_model(**kwargs)

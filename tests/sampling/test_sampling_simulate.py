@@ -3,14 +3,19 @@
 import numpy as np
 import pytest
 
-from hemkit import HemkitError
-from hemkit.sampling import Task, generate_states, simulate_profiles
+from hemkit.core.errors import InputError
+from hemkit.sampling import Sampler, Task, Workload, generate_states, simulate_profiles, simulate_workload
 from hemkit.sampling.paper import reproduce
+
+
+def table(name, **kw):
+    return reproduce(name, **kw).tables[name]
 
 
 @pytest.fixture(scope="module")
 def single_tables():
-    return reproduce("2", seed=0), reproduce("3", seed=0)
+    res = reproduce(["2", "3"], seed=0)
+    return res.tables["2"], res.tables["3"]
 
 
 def test_single_tasks_unbiased_within_0002(single_tables):
@@ -34,7 +39,7 @@ def test_single_task_sds_paper_order_and_integer_R_near_zero(single_tables):
 
 def test_simulated_sd_matches_exact_start_phase_sd(single_tables):
     """1000 random starts reproduce the exact SD over start phases (Monte Carlo error ~2 %)."""
-    t4 = reproduce("4", seed=1)
+    t4 = table("4", seed=1)
     for t in (*single_tables, t4):
         big = t[t["exact_sd"] > 1e-4]
         assert len(big) >= 4
@@ -45,20 +50,20 @@ def test_simulated_sd_matches_exact_start_phase_sd(single_tables):
 
 
 def test_mixed_tasks_unbiased_and_sd_order():
-    t = reproduce("4", seed=1).set_index("task")
+    t = table("4", seed=1).set_index("task")
     assert (t["bias"].abs() <= 0.002).all()
     assert np.allclose(t["running_mean"], [0.2, 0.3, 0.2, 0.2, 0.1], atol=0.02)
     ratio = t["profile_sd"] / t["paper_sd"]
     assert ((ratio > 0.2) & (ratio < 5)).all()
 
 
-@pytest.mark.parametrize("table", ["5", "6"])
-def test_noise_stays_unbiased(table):
-    t = reproduce(table, reps=1000, seed=2)
-    noisy = t[t["noise_sd"] == 2.0] if table == "5" else t
+@pytest.mark.parametrize("table_name", ["5", "6"])
+def test_noise_stays_unbiased(table_name):
+    t = reproduce(table_name, reps=1000, seed=2).tables[table_name]
+    noisy = t[t["noise_sd"] == 2.0] if table_name == "5" else t
     # SD of the mean over 1000 profiles is profile_sd / sqrt(1000); allow 4 of them
     assert (noisy["bias"].abs() <= 4 * noisy["profile_sd"] / np.sqrt(1000) + 1e-4).all()
-    if table == "5":
+    if table_name == "5":
         assert (t[t["noise_sd"] == 2.0]["bias"].abs() <= 0.002).all()
     ratio = t["profile_sd"] / t["paper_sd"]
     assert ((ratio > 0.5) & (ratio < 2)).all(), t
@@ -66,7 +71,7 @@ def test_noise_stays_unbiased(table):
 
 def test_noise_grows_sd():
     rs = generate_states([Task("a", 0.4, 30)], 200_000, seed=3)
-    sds = [simulate_profiles(rs, 100, 300, noise=s, seed=4).profiles["a"].std() for s in (0, 1, 2)]
+    sds = [simulate_profiles(rs, Sampler(100, noise=s), 300, seed=4).profiles["a"].std() for s in (0, 1, 2)]
     assert sds[0] < sds[1] < sds[2]
 
 
@@ -94,7 +99,7 @@ def test_event_based_sampling_estimates_event_shares():
     rs = generate_states(tasks, 300_000, seed=5)
     ev = rs.event_shares()
     assert ev["idle"] == 0 and abs(ev["fast"] - 0.75) < 0.03
-    res = simulate_profiles(rs, 100, 200, mode="event", seed=6)
+    res = simulate_profiles(rs, Sampler(100, mode="event"), 200, seed=6)
     assert res.profiles["idle"].max() == 0
     assert (res.summary()["bias"].abs() < 0.002).all()
 
@@ -102,16 +107,20 @@ def test_event_based_sampling_estimates_event_shares():
 def test_jitter_keeps_unbiased_and_breaks_integer_R_exactness():
     rs = generate_states([Task("a", 0.5, 100)], 200_000, seed=7)
     exact = simulate_profiles(rs, 100, 200, seed=8).summary().loc["a"]
-    jit = simulate_profiles(rs, 100, 200, jitter=5, seed=8).summary().loc["a"]
+    jit = simulate_profiles(rs, Sampler(100, jitter=5), 200, seed=8).summary().loc["a"]
     assert exact["profile_sd"] < 1e-6 < jit["profile_sd"]
     assert abs(jit["bias"]) < 0.002
 
 
 def test_seeded_and_reproducible():
     rs = generate_states([Task("a", 0.5, 30)], 50_000, seed=9)
-    a = simulate_profiles(rs, 100, 20, noise=1, jitter=2, seed=10).profiles
-    b = simulate_profiles(rs, 100, 20, noise=1, jitter=2, seed=10).profiles
+    a = simulate_profiles(rs, Sampler(100, noise=1, jitter=2), 20, seed=10).profiles
+    b = simulate_profiles(rs, Sampler(100, noise=1, jitter=2), 20, seed=10).profiles
     assert a.equals(b)
+    w = Workload((Task("a", 0.5, 30),), 50_000)
+    c = simulate_workload(w, Sampler(100, noise=1), 20, seed=np.random.default_rng(3)).profiles
+    d = simulate_workload(w, Sampler(100, noise=1), 20, seed=np.random.default_rng(3)).profiles
+    assert c.equals(d)
 
 
 def test_chunking_does_not_change_results():
@@ -133,15 +142,43 @@ def test_chunking_does_not_change_results():
     ],
 )
 def test_bad_workloads_raise(kwargs, match):
-    with pytest.raises(HemkitError, match=match):
+    with pytest.raises(InputError, match=match):
         generate_states(kwargs["tasks"], 1000)
+    with pytest.raises(InputError, match=match):
+        Workload(tuple(kwargs["tasks"]), 1000)
+
+
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ("a:0.3", "use NAME:SHARE:GRANULARITY"),
+        ("a:x:30", "must be numbers"),
+        ("a:0.3:30:constant:1:9", "use NAME"),
+        (":0.3:30", "use NAME"),
+        ("a:nan:30", "finite"),
+    ],
+)
+def test_bad_task_specs_name_the_spec(spec, match):
+    with pytest.raises(InputError, match=match) as err:
+        Task.from_spec(spec)
+    assert repr(spec) in str(err.value)
+
+
+def test_task_spec_round_trip():
+    assert Task.from_spec("b:0.2:30:exponential:2.5") == Task("b", 0.2, 30.0, "exponential", 2.5)
 
 
 def test_bad_sampling_raises():
     rs = generate_states([Task("a", 0.5, 10)], 1000, seed=0)
-    with pytest.raises(HemkitError, match="mode"):
-        simulate_profiles(rs, 100, mode="cycles")
-    with pytest.raises(HemkitError, match="longer than"):
+    with pytest.raises(InputError, match="mode"):
+        Sampler(100, mode="cycles")
+    with pytest.raises(InputError, match="jitter"):
+        Sampler(100, jitter=-1)
+    with pytest.raises(InputError, match="longer than"):
         simulate_profiles(rs, 5000)
-    with pytest.raises(HemkitError, match="positive"):
+    with pytest.raises(InputError, match="positive"):
         simulate_profiles(rs, 0)
+    with pytest.raises(InputError, match="reps"):
+        simulate_profiles(rs, 100, 0)
+    with pytest.raises(InputError, match="seed"):
+        simulate_profiles(rs, 100, 10, seed=-1)

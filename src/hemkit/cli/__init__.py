@@ -27,6 +27,7 @@ COMMANDS = {
     "plan": "hemkit.cli.plan:plan",
     "probe": "hemkit.cli.collect:probe",
     "collect": "hemkit.cli.collect:collect",
+    "export": "hemkit.cli.collect:export",
     "mpx": "hemkit.cli.mpx:mpx",
     "derive": "hemkit.cli.derive:derive",
     "sampling": "hemkit.cli.sampling:sampling",
@@ -45,6 +46,7 @@ SUMMARIES = {
     "derive": "Define metrics (FLOPs, branches, cache hits) from raw events (Barry, Danalis, Dongarra).",
     "sampling": "Accuracy of sampling profiles: simulate, model, and intervals for perf record profiles.",
     "report": "Write one self-contained HTML report of a collection database or readings.",
+    "export": "Write any readings INPUT (a collection database, a tidy or raw table) as one tidy CSV or Parquet file.",
 }
 
 

@@ -36,18 +36,17 @@ SEED = click.IntRange(min=0)
 LEVEL = click.FloatRange(0, 1, min_open=True, max_open=True)
 
 
+def _defaults(default: Any) -> dict[str, Any]:
+    # click >= 8.3 treats an explicit default=None as a value: required=True is then never checked
+    return {} if default is None else {"default": default, "show_default": True}
+
+
 def output_option(
     help: str = "Write the result here.", *, required: bool = False, default: str | None = None
 ) -> Callable[[F], F]:
     """``-o/--output FILE``."""
     return click.option(
-        "-o",
-        "--output",
-        type=click.Path(dir_okay=False),
-        required=required,
-        default=default,
-        show_default=default is not None,
-        help=help,
+        "-o", "--output", type=click.Path(dir_okay=False), required=required, help=help, **_defaults(default)
     )
 
 
@@ -61,25 +60,17 @@ def pmcs_option(
     help: str = "Counters per run.", *, required: bool = False, default: int | None = None, multiple: bool = False
 ) -> Callable[[F], F]:
     """``--pmcs N`` (counters per run)."""
-    return click.option(
-        "--pmcs",
-        type=PMCS,
-        required=required,
-        default=default,
-        multiple=multiple,
-        show_default=default is not None,
-        help=help,
-    )
+    return click.option("--pmcs", type=PMCS, required=required, multiple=multiple, help=help, **_defaults(default))
 
 
 def runs_option(help: str = "Executions of the measured program.", *, default: int | None = None) -> Callable[[F], F]:
     """``--runs N`` (executions of a measured program)."""
-    return click.option("--runs", type=POSITIVE, default=default, show_default=default is not None, help=help)
+    return click.option("--runs", type=POSITIVE, help=help, **_defaults(default))
 
 
 def reps_option(help: str = "Simulation repetitions.", *, default: int | None = None) -> Callable[[F], F]:
     """``--reps N`` (simulation repetitions)."""
-    return click.option("--reps", type=POSITIVE, default=default, show_default=default is not None, help=help)
+    return click.option("--reps", type=POSITIVE, help=help, **_defaults(default))
 
 
 def seed_option(default: int = 0) -> Callable[[F], F]:
@@ -98,13 +89,38 @@ def quiet_option() -> Callable[[F], F]:
     return click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 
 
-def alias(old: str, dest: str, new: str, **kwargs: Any) -> Callable[[F], F]:
+class AliasOption(click.Option):
+    """A hidden, deprecated spelling of another option (see :func:`alias`)."""
+
+    def __init__(self, *args: Any, dest: str = "", new: str = "", **kwargs: Any):
+        kwargs.update(hidden=True, expose_value=not dest)
+        super().__init__(*args, **kwargs)
+        self.dest, self.new = dest, new
+
+    def handle_parse_result(self, ctx: click.Context, opts: Any, args: list[str]) -> tuple[Any, list[str]]:
+        """When given on the command line: warn once and hand the value to the new option's parameter."""
+        value, args = super().handle_parse_result(ctx, opts, args)
+        if self.name and ctx.get_parameter_source(self.name) == click.core.ParameterSource.COMMANDLINE:
+            click.echo(f"hemkit: warning: {self.opts[0]} is deprecated; use {self.new}", err=True)
+            if self.dest:
+                ctx.params[self.dest] = value
+                ctx.set_parameter_source(self.dest, click.core.ParameterSource.COMMANDLINE)
+        return value, args
+
+
+def alias(old: str, dest: str, new: str, *, separate: bool = False, **kwargs: Any) -> Callable[[F], F]:
     """A hidden, deprecated spelling ``old`` of the option whose parameter is ``dest``.
 
-    The value lands in ``dest`` (a given alias wins over the new option's default) and
-    click prints a deprecation warning naming ``new``.
+    When ``old`` is given, its value lands in ``dest`` (it wins over the new option's
+    default) and one line ``hemkit: warning: OLD is deprecated; use NEW`` goes to stderr.
+    (click's own ``deprecated=`` would also warn for the new spelling sharing ``dest``.)
+    With ``separate=True`` the old option keeps its own parameter ``dest`` (for an old
+    spelling whose meaning differs, e.g. a folder of figures), still hidden and warned about.
     """
-    return click.option(old, dest, hidden=True, deprecated=f"use {new}", **kwargs)
+    if separate:
+        return click.option(old, dest, cls=AliasOption, new=new, **kwargs)
+    name = "alias_" + old.lstrip("-").replace("-", "_")
+    return click.option(old, name, cls=AliasOption, dest=dest, new=new, **kwargs)
 
 
 def readings_input_options(f: F) -> F:
@@ -141,7 +157,17 @@ def warnings_to_stderr() -> Iterator[None]:
 
 
 def show_table(frame: Any, title: str = "", *, float_format: str = "{:.4g}") -> None:
-    """Print a DataFrame as a rich table on stdout (index as the first column)."""
+    """Print a DataFrame on stdout: a rich table on a terminal, plain full-width text otherwise.
+
+    (Piped or captured output must not be cut to the terminal's width.)
+    """
+    import sys
+
+    if not sys.stdout.isatty():
+        if title:
+            click.echo(title)
+        click.echo(frame.to_string(float_format=lambda v: float_format.format(v)))
+        return
     from rich.console import Console
     from rich.table import Table
 

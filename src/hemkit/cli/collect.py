@@ -1,35 +1,62 @@
-"""``hemkit probe`` and ``hemkit collect``: counter probe and resumable, validated collection."""
+"""``hemkit probe``, ``hemkit collect`` and ``hemkit export``: counter probe, resumable collection, tidy export.
+
+Each command parses, checks its outputs, calls one library function (:func:`hemkit.collect.probe`,
+:func:`hemkit.collect.collect`, :func:`hemkit.collect.export`) and ends with one line saying what
+was read, added and written.  Exit codes: 0 done, 2 a user error (one line on stderr), 130
+interrupted by Ctrl-C or SIGTERM (``collect`` keeps what it stored and prints how to continue).
+"""
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from hemkit.errors import HemkitError
+from hemkit.cli._options import (
+    POSITIVE,
+    alias,
+    output_option,
+    quiet_option,
+    readings_input_options,
+    runs_option,
+    show_table,
+    warnings_to_stderr,
+)
+from hemkit.core.errors import HemkitError, InputError, MeasurementError
 
 _WORKLOAD_HELP = "Bundled microbenchmark OP:LEVEL:ITERS[:JITTER] (e.g. iadd:L3:2000000:0.5) instead of COMMAND."
+#: a CPU of this machine (the library also checks the CPUs hemkit may use)
+PIN = click.IntRange(0, max((os.cpu_count() or 1) - 1, 0))
+TIMEOUT = click.FloatRange(min=0, min_open=True, max=1e9)
+TOL = click.FloatRange(min=0, max=1e6)
 
 
 def _command(command: tuple[str, ...], workload: str | None) -> list[str]:
     from hemkit.collect import ubench_command
 
     if workload and command:
-        raise HemkitError("give either --workload or a COMMAND after --, not both")
+        raise click.UsageError("give either --workload or a COMMAND after --, not both")
     if workload:
         parts = workload.split(":")
         if len(parts) not in (3, 4):
-            raise HemkitError(f"--workload {workload!r}: expected OP:LEVEL:ITERS[:JITTER]")
+            raise click.BadParameter(f"{workload!r}: expected OP:LEVEL:ITERS[:JITTER]", param_hint="'--workload'")
         try:
             iters = int(parts[2])
             jitter = float(parts[3]) if len(parts) == 4 else 0.0
         except ValueError:
-            raise HemkitError(f"--workload {workload!r}: ITERS must be an integer and JITTER a number") from None
-        return ubench_command(parts[0], parts[1], iters, jitter=jitter)
+            raise click.BadParameter(
+                f"{workload!r}: ITERS must be an integer and JITTER a number", param_hint="'--workload'"
+            ) from None
+        try:
+            return ubench_command(parts[0], parts[1], iters, jitter=jitter)
+        except InputError as exc:
+            raise click.BadParameter(f"{workload!r}: {exc}", param_hint="'--workload'") from None
     if not command:
-        raise HemkitError("no command to measure: give it after -- (or use --workload)")
+        raise click.UsageError("no command to measure: give it after -- (or use --workload)")
     return list(command)
 
 
@@ -44,22 +71,21 @@ class _DashDash(click.Command):
         return super().parse_args(ctx, args)
 
 
-def _status_table(df, title: str) -> Table:
-    t = Table(title=title)
-    for c in df.columns:
-        t.add_column(str(c), justify="right" if c not in ("last_invalid_reason",) else "left")
-    for row in df.itertuples(index=False):
-        t.add_row(*[str(x) for x in row])
-    return t
+def _given_command() -> tuple[str, ...]:
+    return tuple(click.get_current_context().meta.get("hemkit_command", ()))
 
 
 @click.command("probe", cls=_DashDash)
 @click.argument("events", nargs=-1, required=True)
 @click.option("--workload", help=_WORKLOAD_HELP)
-@click.option("--repeats", type=int, default=3, show_default=True, help="Runs per measurement.")
-@click.option("--tol", type=float, default=0.3, show_default=True, help="Accepted in-group vs alone difference.")
-@click.option("--pin", type=int, help="CPU to run on.")
-def probe(events, workload, repeats, tol, pin):
+@runs_option(help="Runs per measurement (medians are compared).", default=3)
+@alias("--repeats", "runs", "--runs", type=POSITIVE)
+@click.option("--tol", type=TOL, default=0.3, show_default=True, help="Accepted in-group vs alone difference.")
+@click.option("--pin", type=PIN, help="CPU to run on.")
+@click.option("--timeout", type=TIMEOUT, help="Seconds per run before it is killed.")
+@click.option("--allow-failure", is_flag=True, help="Accept runs whose program exits non-zero or is killed.")
+@quiet_option()
+def probe(events, workload, runs, tol, pin, timeout, allow_failure, quiet):
     """Find which EVENTS count here and how many hardware events count correctly at once.
 
     \b
@@ -69,108 +95,168 @@ def probe(events, workload, repeats, tol, pin):
     Each event is measured alone, then hardware events in growing groups; an event whose
     count in the group differs from its count alone marks the end of the budget.
     """
+    from hemkit.collect import ProbeOptions
     from hemkit.collect import probe as run_probe
 
-    events = list(events)
-    command = tuple(click.get_current_context().meta.get("hemkit_command", ()))
-    if not events:
-        raise HemkitError("no events to probe")
-    res = run_probe(events, _command(command, workload), repeats=repeats, tol=tol, cpu=pin)
-    console = Console()
-    t = Table(title="hemkit probe")
-    for c in ("event", "kind", "alone (median)", "cv", "verdict"):
-        t.add_column(c)
-    for r in res.events.itertuples():
-        t.add_row(r.event, r.kind, f"{r.alone:.4g}", f"{r.cv:.2%}", r.verdict)
-    console.print(t)
+    command = _command(_given_command(), workload)
+    options = ProbeOptions(tol=tol, pin=pin, timeout=timeout, allow_failure=allow_failure)
+    with warnings_to_stderr():
+        res = run_probe(list(events), command, runs=runs, options=options, progress=not quiet)
+    show_table(res.summary(), "hemkit probe")
     if len(res.steps):
-        s = Table(title="growing groups")
-        for c in ("size", "added", "ok", "note"):
-            s.add_column(c)
-        for r in res.steps.itertuples():
-            s.add_row(str(r.size), r.added, "yes" if r.ok else "no", r.note)
-        console.print(s)
-    console.print(res.note)
+        show_table(res.steps.set_index("size"), "growing groups")
+    click.echo(res.line())
+
+
+def _resume_hint(plan_file: str, db: str, default_db: str) -> str:
+    hint = f"hemkit collect {shlex.quote(plan_file)}"
+    if os.path.abspath(db) != os.path.abspath(default_db):
+        hint += f" -o {shlex.quote(db)}"
+    return hint
+
+
+def _interrupted(db: str, hint: str, result: Any = None) -> None:
+    """Say what was kept and how to continue; exit 130."""
+    if not Path(db).exists():
+        click.echo("hemkit: interrupted: nothing was stored; run the same command again to start", err=True)
+        sys.exit(130)
+    if result is not None:
+        click.echo(result.line())
+        kept = f"{result.valid} of {result.wanted} runs are stored in {db}"
+    else:
+        kept = f"the runs stored so far stay in {db}"
+    click.echo(f"hemkit: interrupted: {kept}; continue with: {hint}", err=True)
+    sys.exit(130)
 
 
 @click.command("collect", cls=_DashDash)
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False))
-@click.option("--runs", type=int, default=50, show_default=True, help="Valid runs wanted per group.")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False), help="Collection database (default PLAN.db).")
+@runs_option(help="Valid runs wanted per group [default: the stored target, or 50 for a new collection].")
+@output_option(help="The collection database [default: PLAN_FILE with .db].")
+@alias("--db", "output", "-o/--output", type=click.Path(dir_okay=False))
 @click.option("--workload", help=_WORKLOAD_HELP)
-@click.option("--pin", type=int, help="CPU to run the command on (the co-runner takes the next one).")
+@click.option("--pin", type=PIN, help="CPU to run the command on (the co-runner takes the next one).")
 @click.option("--corunner", help="Background program for interference ('bundled' = hemkit's co-runner).")
-@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
-@click.option("--max-attempts", type=int, default=5, show_default=True, help="Invalid runs in a row before stopping.")
-@click.option("--timeout", type=float, help="Seconds per run before it is killed.")
-@click.option("--status", "status_db", type=click.Path(dir_okay=False), help="Report progress of DB and exit.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), help="perf's output format [default: csv].")
+@click.option("--max-attempts", type=POSITIVE, default=5, show_default=True, help="Invalid runs in a row to stop at.")
+@click.option("--timeout", type=TIMEOUT, help="Seconds per run before it is killed.")
 @click.option(
-    "--export",
-    "export_to",
-    nargs=2,
-    type=click.Path(dir_okay=False),
-    metavar="DB OUT",
-    help="Write DB's valid runs to OUT (tidy .csv or .parquet) and exit.",
+    "--allow-failure", is_flag=True, help="Keep runs whose program exits non-zero or is killed (measured on purpose)."
 )
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-def collect(plan_file, runs, db_path, workload, pin, corunner, fmt, max_attempts, timeout, status_db, export_to, quiet):
+@click.option("--status", "status_db", type=click.Path(dir_okay=False), help="Report progress of DB and exit.")
+@alias("--export", "export_to", "'hemkit export DB -o OUT'", separate=True, nargs=2, type=click.Path())
+@quiet_option()
+def collect(
+    plan_file,
+    runs,
+    output,
+    workload,
+    pin,
+    corunner,
+    fmt,
+    max_attempts,
+    timeout,
+    allow_failure,
+    status_db,
+    export_to,
+    quiet,
+):
     """Collect --runs valid perf runs of every group of PLAN_FILE into an SQLite database.
 
     \b
     hemkit collect PLAN --runs N [--pin CPU] [--corunner CMD] -- COMMAND ARGS...
     hemkit collect PLAN --runs N --workload iadd:L3:3000000:0.5
-    hemkit collect PLAN --runs N            (continue: the stored command is used)
+    hemkit collect PLAN            (continue: the stored command, pin and co-runner apply)
     hemkit collect --status PLAN.db
-    hemkit collect --export PLAN.db readings.csv
 
     Runs are interleaved round-robin over the groups, validated (not counted, multiplexed,
     implausible counts are kept as invalid and re-run; unsupported events stop the
-    collection) and committed one by one, so a killed collection loses nothing.
+    collection) and committed one by one, so a killed collection loses nothing.  A program
+    that exits non-zero or is killed stops the collection (unless --allow-failure).  Ctrl-C
+    stops after the current run (twice: at once) and prints how to continue; exit code 130.
     """
-    from hemkit.collect import CollectionDB, corunner_command, export, status
+    if status_db:
+        return _show_status(status_db)
+    if export_to:
+        return _export(export_to[0], export_to[1])
+    from hemkit.collect import CollectionInterrupted, CollectOptions, corunner_command
     from hemkit.collect import collect as run_collect
+    from hemkit.io.collection import check_database_output
     from hemkit.plan import Plan
 
-    console = Console()
-    if status_db:
-        db = CollectionDB(status_db)
-        meta = db.meta()
-        df = status(status_db)
-        console.print(_status_table(df, f"{status_db}: {' '.join(meta.get('command', []))}"))
-        done, total = int(df["valid"].clip(upper=df["target"]).sum()), int(df["target"].sum())
-        console.print(f"{done} of {total} runs valid ({done / total:.0%})" if total else "no runs planned")
-        return
-    if export_to:
-        out = export(export_to[0], export_to[1])
-        console.print(f"wrote {out}")
-        return
     if not plan_file:
-        raise HemkitError("no plan file given (make one with 'hemkit plan ... -o plan.toml')")
-    plan = Plan.from_file(plan_file)
-    db_path = db_path or str(Path(plan_file).with_suffix(".db"))
-    given = tuple(click.get_current_context().meta.get("hemkit_command", ()))
-    if not given and not workload and Path(db_path).exists():
-        # continuing a collection: the stored command, co-runner and pin apply again
-        meta = CollectionDB(db_path).meta()
-        cmd = list(meta.get("command", []))
-        corunner = corunner or meta.get("corunner")
-        pin = pin if pin is not None else meta.get("pin")
-        fmt = meta.get("format", fmt)
-        console.print(f"continuing {db_path}: {' '.join(cmd)}")
-    else:
-        cmd = _command(given, workload)
-    if corunner == "bundled":
-        corunner = corunner_command()
-    res = run_collect(
-        plan,
-        cmd,
-        db_path,
-        runs=runs,
-        pin=pin,
-        corunner=corunner,
-        fmt=fmt,
-        max_attempts=max_attempts,
-        timeout=timeout,
-        progress=not quiet,
+        raise click.UsageError("no plan file given (make one with 'hemkit plan ... -o plan.toml')")
+    default_db = str(Path(plan_file).with_suffix(".db"))
+    db = output or default_db
+    hint = _resume_hint(plan_file, db, default_db)
+    try:
+        plan = Plan.from_file(plan_file)
+        check_database_output(db, inputs=[plan_file])
+        given = _given_command()
+        command = _command(given, workload) if given or workload or not Path(db).exists() else None
+        if corunner == "bundled":
+            corunner = corunner_command()
+        options = CollectOptions(
+            pin=pin, corunner=corunner, fmt=fmt, max_attempts=max_attempts, timeout=timeout, allow_failure=allow_failure
+        )
+        with warnings_to_stderr():
+            res = run_collect(plan, command, db, runs=runs, options=options, progress=not quiet)
+    except CollectionInterrupted as exc:
+        _interrupted(db, hint, exc.result)
+    except KeyboardInterrupt:
+        _interrupted(db, hint)
+    except MeasurementError as exc:
+        raise MeasurementError(f"{exc} (the runs stored so far stay in {db}; continue with: {hint})") from None
+    except HemkitError as exc:
+        if "no space left" in str(exc) and Path(db).exists():
+            raise type(exc)(f"{exc}; the runs stored so far stay; free space and continue with: {hint}") from None
+        raise
+    if res.resumed:
+        click.echo(f"continued {db}: {shlex.join(res.command)}")
+    click.echo(res.line())
+
+
+def _show_status(db: str) -> None:
+    from hemkit.io.collection import CollectionDB
+
+    with CollectionDB(db) as handle:
+        meta = handle.meta()
+        df = handle.status()
+    show_table(df.set_index("group"), f"{db}: {shlex.join(str(c) for c in meta.get('command') or [])}")
+    done, total = int(df["valid"].clip(upper=df["target"]).sum()), int(df["target"].sum())
+    invalid = int(df["invalid"].sum())
+    click.echo(
+        f"{db}: {done} of {total} runs valid ({done / total:.0%}), {invalid} invalid"
+        if total
+        else f"{db}: no runs planned"
     )
-    console.print(res.summary())
+
+
+def _export(source: str, output: str, **options: Any) -> None:
+    from hemkit.collect import export as run_export
+
+    with warnings_to_stderr():
+        res = run_export(source, output, **options)
+    click.echo(res.line())
+
+
+@click.command("export")
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@output_option(help="The tidy file to write: .parquet/.pq for Parquet, else CSV.", required=True)
+@readings_input_options
+def export(input_path, output, pmcs, codes, drop_constant):
+    """Write any readings INPUT (a collection database, a tidy or raw table) as one tidy CSV or Parquet file.
+
+    \b
+    hemkit export collection.db -o readings.csv
+    hemkit export raw.csv --pmcs 6 --codes code2name.csv -o readings.parquet --drop-constant
+
+    The file has the columns group, run, event, value; it is written only if INPUT reads
+    cleanly (no constant event unless --drop-constant, no holes, no NaN).
+    """
+    if codes and pmcs is None:
+        raise click.BadParameter("needs --pmcs (it names the codes of a mergingTools raw file)", param_hint="'--codes'")
+    _export(input_path, output, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+
+
+__all__ = ["collect", "export", "probe"]

@@ -2,14 +2,72 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
-import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.cli._options import (
+    POSITIVE,
+    alias,
+    output_option,
+    plot_option,
+    quiet_option,
+    runs_option,
+    seed_option,
+    show_table,
+    warnings_to_stderr,
+    wrote,
+)
 
 FAMILIES = click.Choice(["flops", "branch", "dcache"])
+
+
+class _FiniteFloat(click.FloatRange):
+    """A float range that also refuses nan and inf (click's FloatRange lets nan through)."""
+
+    def convert(self, value, param, ctx):
+        out = super().convert(value, param, ctx)
+        if out != out or out in (float("inf"), float("-inf")):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return out
+
+
+class _Greedy(click.Option):
+    """An option that also takes the words after it, up to the next option: ``--cache L1=... LL=...``.
+
+    (Relies on click's option parser; where that changes, the option still takes one value.)
+    """
+
+    def add_to_parser(self, parser, ctx):
+        super().add_to_parser(parser, ctx)
+        for name in self.opts:
+            opt = getattr(parser, "_long_opt", {}).get(name) or getattr(parser, "_short_opt", {}).get(name)
+            if opt is None or not hasattr(opt, "process"):
+                continue
+            original = opt.process
+
+            def process(value, state, _original=original):
+                words = [value]
+                while getattr(state, "rargs", None) and not state.rargs[0].startswith("-"):
+                    words.append(state.rargs.pop(0))
+                _original(" ".join(words), state)
+
+            opt.process = process
+
+
+NON_NEGATIVE = _FiniteFloat(min=0)
+STRICTLY_POSITIVE = _FiniteFloat(min=0, min_open=True)
+
+
+def _check_plot(path: str | None) -> None:
+    """Refuse, before any work, a figure file whose suffix matplotlib cannot write."""
+    if not path:
+        return
+    import os
+
+    from hemkit.core.errors import InputError
+
+    suffix = os.path.splitext(path)[1].lower().lstrip(".")
+    if suffix not in ("png", "svg", "pdf", "jpg", "jpeg", "eps", "ps", "tif", "tiff", "webp"):
+        raise InputError(f"plot {path}: unknown figure format {suffix or '(no suffix)'!r}; use .png, .svg or .pdf")
 
 
 @click.group()
@@ -20,120 +78,175 @@ def derive() -> None:
 @derive.command()
 @click.option("--family", type=FAMILIES, required=True, help="Kernel family to run.")
 @click.option(
-    "--events",
-    "events_file",
-    type=click.Path(dir_okay=False),
-    help="Event list (one per line); default: the Zen 5 tables + generic events.",
+    "--backend",
+    type=click.Choice(["perf", "valgrind"]),
+    help="perf (hardware counters) or valgrind (cachegrind's simulated caches and branch predictor); "
+    "default: perf where it counts hardware events, valgrind otherwise.",
 )
-@click.option("--reps", default=3, show_default=True, help="Repetitions of every measurement.")
-@click.option("--iterations", type=int, help="Loop iterations per kernel run (default per family).")
+@click.option(
+    "--events",
+    help="Events: a file (one per line, 'name' or 'name code'), 'generic' (perf's generic events) or a "
+    "bundled table (amdzen5, this CPU only); default: this CPU's table + generic events (perf), all "
+    "cachegrind events (valgrind).",
+)
+@runs_option("Executions of every kernel loop (the noise filter compares them).", default=3)
+@alias("--reps", "runs", "--runs", type=POSITIVE)
+@click.option(
+    "--iterations",
+    type=click.IntRange(min=1),
+    help="Loop iterations (dcache: loads; branch: random bytes read per loop, a power of two); default per "
+    "backend and family.",
+)
+@click.option(
+    "--cache",
+    cls=_Greedy,
+    multiple=True,
+    help="valgrind: simulated caches, e.g. --cache L1=32k,8,64 LL=32M,16,64 (I1=, D1=, L1=, LL=; "
+    "size,ways,line); default from sysfs.",
+)
+@click.option("--jobs", type=click.IntRange(min=1), help="valgrind: kernel runs in parallel (default: all CPUs).")
 @click.option(
     "--group",
+    type=click.IntRange(1, 5),
     default=1,
     show_default=True,
-    help="Events per perf run (1..5; >1 only for combinations checked against single runs).",
+    help="perf: events per perf run (1..5; >1 only for combinations checked against single runs).",
 )
-@click.option("--threads", default=1, show_default=True, help="Concurrent copies per run; the median is kept.")
-@click.option("--kernel-mode", is_flag=True, help="Also count kernel mode (default: user mode only, :u).")
-@click.option("--out", "-o", type=click.Path(dir_okay=False), default="derive-measurements.csv", show_default=True)
-def run(family, events_file, reps, iterations, group, threads, kernel_mode, out):
-    """Measure every event on every kernel loop of a family (one event per perf run)."""
-    from rich.progress import Progress
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="perf: concurrent copies per run; the median is kept.",
+)
+@click.option("--kernel-mode", is_flag=True, help="perf: also count kernel mode (default: user mode only, :u).")
+@seed_option()
+@output_option("Write the measurements here (CSV, or Parquet by suffix).", default="derive-measurements.csv")
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
+@quiet_option()
+def run(
+    family, backend, events, runs, iterations, cache, jobs, group, threads, kernel_mode, seed, output, quiet,
+):  # fmt: skip
+    """Measure every event on every kernel loop of a family, several runs each."""
+    from hemkit.derive.files import write_measurements
+    from hemkit.derive.measure import MeasureOptions, cache_geometry, run_family
+    from hemkit.io.atomic import check_output
 
-    from hemkit.derive.events import family_events, read_event_list
-    from hemkit.derive.families import get_family
-    from hemkit.derive.kernels import available_widths
-    from hemkit.derive.measure import measure
-
-    fam = get_family(family, widths=available_widths()) if family == "flops" else get_family(family)
-    events = read_event_list(events_file) if events_file else family_events(family)
-    with Progress(transient=True) as bar:
-        task = bar.add_task(f"{family}: {len(events)} events", total=None)
-        df = measure(
-            fam,
-            events,
-            reps=reps,
+    with warnings_to_stderr():
+        check_output(output)
+        options = MeasureOptions(
+            runs=runs,
             iterations=iterations,
             group=group,
             threads=threads,
+            jobs=jobs,
             user_only=not kernel_mode,
-            progress=lambda d, t: bar.update(task, completed=d, total=t),
+            cache=cache_geometry(cache) if cache else None,
+            seed=seed,
         )
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(out, index=False)
-    click.echo(
-        f"wrote {len(df)} measurements ({len(events)} events x {len(fam.loops)} kernel loops x {reps} reps) to {out}"
-    )
+        m = run_family(family, backend=backend, events=events, options=options, progress=not quiet)
+        write_measurements(m, output)
+    show_table(m.summary(), f"{family}: counts per iteration ({m.backend})")
+    geometry = f", caches {m.params['cache']}" if m.backend == "valgrind" else ""
+    click.echo(f"{m.describe()}{geometry}; backend {m.backend}: {m.params.get('backend_reason', '')}")
+    wrote(output, f"{len(m.data)} measurements to")
 
 
 @derive.command()
-@click.argument("measurements", type=click.Path(dir_okay=False))
-@click.option("--family", type=FAMILIES, required=True)
-@click.option("--tau", type=float, help="Noise threshold on max RNMSE (Eq. 4).")
-@click.option("--alpha", type=float, help="Rounding tolerance of the pivoted QR (Algorithm 2).")
-@click.option("--proj-tol", type=float, help="Largest relative residual of the projection onto the basis.")
-@click.option("--define-tol", type=float, help="Largest backward error of a defined metric.")
-@click.option("--out", "-o", type=click.Path(dir_okay=False), default="derive-result.json", show_default=True)
-def analyze(measurements, family, tau, alpha, proj_tol, define_tol, out):
-    """Noise filter, projection, pivoted QR and least squares; print and save the result."""
+@click.argument("measurements", required=False, type=click.Path(dir_okay=False))
+@click.option("--family", type=FAMILIES, help="Kernel family (default: the measurements' family column).")
+@click.option(
+    "--signatures",
+    type=click.Choice(["hemkit", "paper"]),
+    default="hemkit",
+    show_default=True,
+    help="Metric signatures: hemkit's, or the paper's Tables I/III/IV as printed (without MEASUREMENTS: "
+    "the paper's own data, reproducing its Tables V and VII).",
+)
+@click.option("--tau", type=NON_NEGATIVE, help="Noise threshold on max RNMSE (Eq. 4).")
+@click.option("--alpha", type=STRICTLY_POSITIVE, help="Rounding tolerance of the pivoted QR (Algorithm 2).")
+@click.option("--proj-tol", type=NON_NEGATIVE, help="Largest relative residual of the projection onto the basis.")
+@click.option("--define-tol", type=NON_NEGATIVE, help="Largest backward error (Eq. 5) of a defined metric.")
+@click.option("--quantum", type=NON_NEGATIVE, help="Round counts per iteration to multiples of this (branch: 0.25).")
+@output_option("Write the analysis here (JSON).", default="derive-result.json")
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
+@plot_option(help="Write the variability figure (the paper's Fig. 2) here.")
+def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, quantum, output, plot):
+    """Noise filter, projection, pivoted QR and least squares; print and save the definitions.
+
+    Without MEASUREMENTS: the bundled example measured with valgrind (--family branch or dcache),
+    or with --signatures paper the paper's own data (--family flops or branch).
+    """
     from hemkit.derive.analysis import analyze as run_analysis
-    from hemkit.derive.families import family_for_loops
+    from hemkit.derive.families import AnalysisOptions
+    from hemkit.derive.files import analysis_input, save_analysis
+    from hemkit.io.atomic import check_output, write_figure
 
-    path = Path(measurements)
-    if not path.exists():
-        raise HemkitError(f"{path}: no such measurements file")
-    try:
-        df = pd.read_csv(path, dtype={"size": str})
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise HemkitError(f"{path}: not a CSV file ({exc})") from exc
-    if not {"kernel", "size"} <= set(df.columns):
-        raise HemkitError(f"{path}: measurements lack column(s) kernel/size")
-    fam = family_for_loops(family, zip(df["kernel"], df["size"], strict=True))
-    res = run_analysis(df, fam, tau=tau, alpha=alpha, proj_tol=proj_tol, define_tol=define_tol)
-    Path(out).write_text(res.to_json())
-    click.echo(res.summary())
-    click.echo(f"\nresult written to {out}")
+    _check_plot(plot)
+    check_output(output, inputs=[measurements])
+    if plot:
+        check_output(plot, inputs=[measurements, output], what="plot")
+    options = AnalysisOptions(tau=tau, alpha=alpha, proj_tol=proj_tol, define_tol=define_tol, quantum=quantum)
+    data, fam, source = analysis_input(measurements, family, signatures)
+    with warnings_to_stderr():
+        res = run_analysis(data, fam, options=options, signatures=signatures)
+        save_analysis(res, output, inputs=[measurements])
+        if plot:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+
+            ax = res.plot()
+            write_figure(ax.figure, plot)
+            plt.close(ax.figure)
+    show_table(res.summary(), f"{res.family}: metric definitions ({res.signatures} signatures)")
+    click.echo(f"read {source}: {res.describe()}")
+    wrote(output, "the analysis to")
+    if plot:
+        wrote(plot, "the variability figure to")
 
 
 @derive.command()
-@click.argument("result", type=click.Path(dir_okay=False))
-@click.option("--out", "-o", type=click.Path(dir_okay=False), help="Write the table (.md, .csv or .json).")
-@click.option("--plot", type=click.Path(dir_okay=False), help="Write the variability plot (Fig. 2 style).")
-@click.option("--presets", type=click.Path(dir_okay=False), help="CSV preset,definition to compare with (e.g. PAPI's).")
-def report(result, out, plot, presets):
-    """Metric-definition table (Tables V-VIII style), optional PAPI comparison and plot."""
-    from rich.console import Console
-    from rich.table import Table
+@click.argument("result", required=False, default="derive-result.json", type=click.Path(dir_okay=False))
+@output_option("Write the definition table here (.md, .csv or .json).")
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
+@plot_option(help="Write the variability figure (the paper's Fig. 2) here.")
+@click.option(
+    "--presets",
+    type=click.Path(dir_okay=False),
+    help="CSV preset,definition to compare with (e.g. PAPI's presets on that machine); valgrind results are "
+    "compared with the presets cachegrind's events define.",
+)
+def report(result, output, plot, presets):
+    """Metric-definition table (Tables V-VIII style): combination, error, verdict, PAPI preset."""
+    from hemkit.derive.files import check_table_suffix, load_analysis, read_presets, write_definitions
+    from hemkit.derive.report import define
+    from hemkit.io.atomic import check_output, write_figure
 
-    from hemkit.derive.analysis import DerivationResult
-    from hemkit.derive.families import PAPI
-    from hemkit.derive.report import compare_presets, definition_table, plot_variability, write_table
-
-    path = Path(result)
-    if not path.exists():
-        raise HemkitError(f"{path}: no such result file")
-    res = DerivationResult.from_json(path.read_text(), source=str(path))
-    papi = PAPI.get(res.family, {})
-    table = definition_table(res, papi)
-    if presets:
-        ppath = Path(presets)
-        if not ppath.exists():
-            raise HemkitError(f"{ppath}: no such preset file")
-        table = compare_presets(res, papi, pd.read_csv(ppath))
-    t = Table(title=f"{res.family}: metric definitions")
-    for c in table.columns:
-        t.add_column(str(c), overflow="fold")
-    for _, r in table.iterrows():
-        t.add_row(*[f"{v:.2e}" if isinstance(v, float) else str(v) for v in r])
-    Console().print(t)
-    if out:
-        write_table(table, out)
-        click.echo(f"table written to {out}")
+    if output:
+        check_table_suffix(output)
+        check_output(output, inputs=[result, presets])
+    _check_plot(plot)
     if plot:
-        import matplotlib
+        check_output(plot, inputs=[result, presets, output], what="plot")
+    res = load_analysis(result)
+    table = read_presets(presets) if presets else None
+    defs = define(res, table, source=presets or "")
+    with warnings_to_stderr():
+        if output:
+            write_definitions(defs, output, inputs=[result, presets])
+        if plot:
+            import matplotlib
+            import matplotlib.pyplot as plt
 
-        matplotlib.use("Agg")
-        ax = plot_variability(res)
-        ax.figure.tight_layout()
-        ax.figure.savefig(plot, dpi=120)
-        click.echo(f"plot written to {plot}")
+            matplotlib.use("Agg")
+            figure = res.plot().figure
+            write_figure(figure, plot)
+            plt.close(figure)
+    show_table(defs.summary(), f"{res.family}: metric definitions")
+    click.echo(f"read {result}: {defs.describe()}")
+    if output:
+        wrote(output, "the definition table to")
+    if plot:
+        wrote(plot, "the variability figure to")

@@ -1,66 +1,137 @@
-"""``hemkit plan``: design the groups of events to read together and write the plan file."""
+"""``hemkit plan``: design the groups of events to read together and write the plan file.
+
+Parses the options, checks the output place, calls :meth:`hemkit.plan.Planner.plan`,
+shows the groups and writes the plan through :mod:`hemkit.io.planfile`.
+"""
 
 from __future__ import annotations
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from hemkit.errors import HemkitError
+from hemkit.cli._options import (
+    alias,
+    output_option,
+    pmcs_option,
+    quiet_option,
+    seed_option,
+    show_table,
+    warnings_to_stderr,
+)
+
+#: with -o, the groups are listed only up to this many
+SHOW_GROUPS = 60
 
 
-def _split(values: tuple[str, ...]) -> list[str]:
-    out = []
-    for v in values:
-        out += [e for e in v.replace(" ", ",").split(",") if e]
+def split_events(values: tuple[str, ...] | list[str]) -> list[str]:
+    """Event names from arguments separated by commas or white space.
+
+    A comma inside a PMU term list (``cpu/event=0x3c,umask=0x0/``) belongs to the name.
+
+    Examples
+    --------
+    >>> split_events(["cycles,instructions", "cpu/event=0x3c,umask=0x0/ branches"])
+    ['cycles', 'instructions', 'cpu/event=0x3c,umask=0x0/', 'branches']
+    """
+    out: list[str] = []
+    for value in values:
+        name, inside = "", False
+        for ch in value:
+            if ch == "/":
+                inside = not inside
+            if not inside and (ch == "," or ch.isspace()):
+                if name:
+                    out.append(name)
+                name = ""
+            else:
+                name += ch
+        if name:
+            out.append(name)
     return out
 
 
-def _counters(specs: tuple[str, ...]) -> dict[str, list[int]]:
-    out = {}
+def parse_event_counters(specs: tuple[str, ...]) -> dict[str, list[int]]:
+    """``EVENT=C1,C2`` (counters numbered from 0) for each spec; the last ``=`` separates.
+
+    Examples
+    --------
+    >>> parse_event_counters(("cycles=0", "cpu/event=0x3c/=1,2"))
+    {'cycles': [0], 'cpu/event=0x3c/': [1, 2]}
+    """
+    out: dict[str, list[int]] = {}
     for spec in specs:
         event, sep, cs = spec.rpartition("=")
         try:
             if not sep or not event:
                 raise ValueError
-            out[event] = [int(c) for c in cs.split(",") if c != ""]
+            out[event] = [int(c) for c in cs.split(",") if c.strip() != ""]
         except ValueError:
-            raise HemkitError(f"--counters {spec!r}: expected EVENT=C1,C2,... (counter numbers)") from None
+            raise click.BadParameter(
+                f"{spec!r}: expected EVENT=C1,C2,... (counter numbers from 0)", param_hint="'--event-counters'"
+            ) from None
     return out
 
 
 @click.command("plan")
 @click.argument("events", nargs=-1, required=True)
-@click.option("--pmcs", type=int, required=True, help="Counters per run (use what 'hemkit probe' found).")
-@click.option("--design", type=click.Choice(["much", "hrm"]), default="much", show_default=True)
-@click.option("--anchor", help="HRM anchor (default: first event); for MUCH an event read in every group.")
-@click.option("--must-share", multiple=True, metavar="E1,E2,...", help="Events that must share a group.")
-@click.option("--counters", multiple=True, metavar="EVENT=C1,C2", help="Counters an event may use (0-based).")
-@click.option("--budget", type=int, help="Most events per group when below --pmcs.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Plan file to write (.toml or .json).")
-def plan(events, pmcs, design, anchor, must_share, counters, budget, seed, output):
+@pmcs_option("Counters per run (what 'hemkit probe' found).", required=True)
+@click.option(
+    "--design",
+    type=click.Choice(["much", "hrm"]),
+    default="much",
+    show_default=True,
+    help="much: every pair of events shares a group; hrm: an anchor in every group.",
+)
+@click.option("--anchor", help="HRM anchor (default: the first event); for MUCH an event read in every group.")
+@click.option("--must-share", multiple=True, metavar="E1,E2,...", help="Events that must share a group (repeatable).")
+@click.option(
+    "--event-counters",
+    "event_counters",
+    multiple=True,
+    metavar="EVENT=C1,C2",
+    help="Counters an event may use, numbered from 0 (repeatable).",
+)
+@alias("--counters", "event_counters", "--event-counters", multiple=True, metavar="EVENT=C1,C2")
+@click.option("--budget", type=click.IntRange(1, 64), help="Most events per group, when below --pmcs.")
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(0, 86400),
+    default=10.0,
+    show_default=True,
+    help="Seconds to search for a smaller plan (0: constructions only).",
+)
+@seed_option()
+@output_option("Plan file to write (TOML, or JSON for a .json name).")
+@quiet_option()
+def plan(events, pmcs, design, anchor, must_share, event_counters, budget, time_budget, seed, output, quiet):
     """Design groups for EVENTS on --pmcs counters (MUCH pair covering or HRM anchor groups).
 
     Example: hemkit plan task-clock page-faults context-switches kmem:kmalloc --pmcs 3 -o plan.toml
     """
-    from hemkit.plan import Constraints, make_plan
+    from hemkit.io.atomic import check_output
+    from hemkit.io.planfile import write_plan_file
+    from hemkit.plan import Constraints, Planner, SearchOptions
 
-    cons = Constraints(must_share=[_split((s,)) for s in must_share], counters=_counters(counters), budget=budget)
-    p = make_plan(_split(events), pmcs, design=design, anchor=anchor, constraints=cons, seed=seed)
-    console = Console()
-    table = Table(title=f"{p.design.upper()} plan: {len(p.events)} events, {len(p.groups)} groups, {p.pmcs} counters")
-    table.add_column("group", justify="right")
-    table.add_column("events")
-    for i, g in enumerate(p.groups):
-        table.add_row(str(i), ", ".join(g))
-    console.print(table)
-    if p.lower_bound is not None:
-        known = p.best_known if p.best_known is not None else "unknown"
-        console.print(
-            f"size {len(p.groups)}{' (proven optimal)' if p.optimal else ''}; "
-            f"Schönheim lower bound {p.lower_bound}; best published {known}"
-        )
+    if pmcs is None:  # click 8.3 does not enforce required=True when the option's default is None
+        raise click.MissingParameter(ctx=click.get_current_context(), param_hint="'--pmcs'", param_type="option")
     if output:
-        p.to_file(output)
-        console.print(f"wrote {output}")
+        check_output(output)
+    constraints = Constraints(
+        must_share=[split_events([s]) for s in must_share],
+        counters=parse_event_counters(event_counters),
+        budget=budget,
+    )
+    planner = Planner(design, anchor, constraints, SearchOptions(time_budget=time_budget))
+    with warnings_to_stderr():
+        p = planner.plan(split_events(events), pmcs, seed=seed, progress=not quiet)
+    click.echo(p.describe())
+    if not output or p.size <= SHOW_GROUPS:  # thousands of rows belong in the file, not the terminal
+        show_table(p.to_frame())
+    if output:
+        write_plan_file(output, p.to_dict(), header=f"hemkit {p.describe()}")
+    seconds = p.diagnostics.get("seconds", 0.0)
+    how = p.diagnostics.get("construction")
+    end = f"; wrote {output}" if output else ""
+    click.echo(
+        f"planned {len(p.events)} events into {p.size} groups of at most {p.pmcs} counters"
+        f"{f' ({how})' if how and p.design == 'much' else ''} in {seconds:.1f} s{end}"
+    )

@@ -1,59 +1,75 @@
-"""``hemkit sampling``: accuracy of sampling profiles (Wen et al. 2021)."""
+"""``hemkit sampling``: accuracy of sampling profiles (Wen et al. 2021), a thin layer over :mod:`hemkit.sampling`.
+
+Each command parses its options, checks every output before the work, calls the library,
+prints the result's summary, writes through :mod:`hemkit.io` and ends with one line saying
+what was read and written.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import click
-import numpy as np
-import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.cli._options import (
+    LEVEL,
+    POSITIVE,
+    alias,
+    output_option,
+    plot_option,
+    quiet_option,
+    reps_option,
+    runs_option,
+    seed_option,
+    warnings_to_stderr,
+)
 
-
-def _print_table(df: pd.DataFrame, title: str, index: bool = True) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    t = Table(title=title)
-    frame = df.reset_index() if index else df
-    for c in frame.columns:
-        t.add_column(str(c), justify="left" if frame[c].dtype == object else "right")
-    for row in frame.itertuples(index=False):
-        t.add_row(*[_fmt(v) for v in row])
-    Console(width=200).print(t)
-
-
-def _fmt(v) -> str:
-    if isinstance(v, (float, np.floating)):
-        if np.isnan(v):
-            return "-"
-        if v != 0 and abs(v) < 1e-3:
-            return f"{v:.3e}"
-        return f"{v:.0f}" if abs(v) >= 1e4 else f"{v:.4f}"
-    return str(v)
+DISTRIBUTION = click.Choice(["constant", "exponential", "uniform"])
+METHOD = click.Choice(["wilson", "bound"])
+SHARE = click.FloatRange(0, 1)
+POSITIVE_FLOAT = click.FloatRange(min=0, min_open=True)
+NON_NEGATIVE = click.FloatRange(min=0)
 
 
-def _save(ax, path: Path) -> None:
-    ax.figure.tight_layout()
-    ax.figure.savefig(path, dpi=110)
+def _show(frame: Any, title: str) -> None:
+    """Print a table in full width (titles above, every column, 4 significant digits)."""
+    click.echo(title)
+    click.echo(frame.to_string(float_format=lambda v: f"{v:.4g}"))
+    click.echo("")
+
+
+def _check_outputs(outputs: dict[str, str | None], inputs: Iterable[str] = ()) -> None:
+    from hemkit.io import check_output
+
+    for what, path in outputs.items():
+        if path:
+            check_output(path, inputs=list(inputs), what=what)
+
+
+def _write_figures(figures: dict[str, tuple[str | None, Any]]) -> list[str]:
+    """Draw and write each wanted figure: ``{what: (path, draw)}`` -> the paths written."""
     import matplotlib.pyplot as plt
 
-    plt.close(ax.figure)
+    from hemkit.io import write_figure
+
+    written = []
+    for what, (path, draw) in figures.items():
+        if not path:
+            continue
+        ax = draw()
+        try:
+            write_figure(ax.figure, path, what=what)
+        finally:
+            plt.close(ax.figure)
+        written.append(str(path))
+    return written
 
 
-def _parse_task(spec: str):
-    from hemkit.sampling import Task
-
-    parts = spec.split(":")
-    if not 3 <= len(parts) <= 5:
-        raise HemkitError(f"task {spec!r}: use NAME:SHARE:GRANULARITY[:DISTRIBUTION[:RATE]]")
-    try:
-        share, gran = float(parts[1]), float(parts[2])
-        rate = float(parts[4]) if len(parts) == 5 else 1.0
-    except ValueError as exc:
-        raise HemkitError(f"task {spec!r}: share, granularity and rate must be numbers") from exc
-    return Task(parts[0], share, gran, parts[3] if len(parts) >= 4 else "constant", rate)
+def _wrote(paths: list[str]) -> str:
+    return f"; wrote {', '.join(paths)}" if paths else ""
 
 
 @click.group()
@@ -65,185 +81,269 @@ def sampling() -> None:
 @click.option(
     "--paper",
     type=click.Choice(["2", "3", "4", "5", "6", "all"]),
-    help="Re-run the paper's Table N (beside its figures).",
+    help="Re-run the paper's Table N (beside its figures), or all of Tables 2-6.",
 )
 @click.option(
     "--task",
     "tasks",
     multiple=True,
     metavar="NAME:SHARE:GRAN[:DIST[:RATE]]",
-    help="A task (repeatable); DIST constant|exponential|uniform.",
+    help="A task (repeatable): its share of the units, mean run length in units, "
+    "DIST constant|exponential|uniform, base events per unit.",
 )
-@click.option("--idle-granularity", default=1.0, show_default=True, help="Mean run length of idle.")
 @click.option(
-    "--idle-distribution",
-    type=click.Choice(["constant", "exponential", "uniform"]),
-    default="constant",
-    show_default=True,
+    "--idle-granularity", type=click.FloatRange(min=1), default=1.0, show_default=True, help="Mean idle run (units)."
 )
-@click.option("--units", default=1_000_000, show_default=True, help="Resource units of the running states.")
-@click.option("--interval", default=100.0, show_default=True, help="Sampling interval in units (or base events).")
-@click.option("--reps", default=1000, show_default=True, help="Profiling repetitions.")
+@click.option("--idle-distribution", type=DISTRIBUTION, default="constant", show_default=True)
+@click.option(
+    "--units", type=click.IntRange(1, 10**8), default=1_000_000, show_default=True, help="Units of the running states."
+)
+@click.option(
+    "--interval", type=POSITIVE_FLOAT, default=100.0, show_default=True, help="Sampling interval in units (or events)."
+)
+@reps_option("Profiles simulated on the same running states.", default=1000)
 @click.option("--mode", type=click.Choice(["time", "event"]), default="time", show_default=True)
-@click.option("--jitter", default=0.0, show_default=True, help="SD of noise on each sampling interval.")
+@click.option("--jitter", type=NON_NEGATIVE, default=0.0, show_default=True, help="SD of noise on each interval.")
 @click.option(
-    "--noise", default=0.0, show_default=True, help="SD s of noise on the unit of events, U(1+N(0,s)) (Eq. 10)."
+    "--noise", type=NON_NEGATIVE, default=0.0, show_default=True, help="SD s of noise on the unit of events (Eq. 10)."
 )
-@click.option("--seed", default=0, show_default=True)
-@click.option("--plots", type=click.Path(file_okay=False), help="Write PNG plots into this directory.")
-@click.option("--out", "-o", type=click.Path(dir_okay=False), help="Write the table(s) as CSV.")
+@seed_option()
+@output_option("Write the table(s) here (CSV, or Parquet by suffix).")
+@plot_option("sd", "Figure: SD of the profiled shares against R (simulated, model, exact).")
+@plot_option("means", "Figure: mean profiled share against the true share.")
+@plot_option("histogram", "Figure: histogram of profiled shares (the paper's Fig. 11 with --paper).")
+@quiet_option()
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--plots", "plots", "--plot-sd, --plot-means, --plot-histogram", separate=True, type=click.Path(file_okay=False))
 def simulate(
-    paper, tasks, idle_granularity, idle_distribution, units, interval, reps, mode, jitter, noise, seed, plots, out
+    paper,
+    tasks,
+    idle_granularity,
+    idle_distribution,
+    units,
+    interval,
+    reps,
+    mode,
+    jitter,
+    noise,
+    seed,
+    output,
+    plot_sd,
+    plot_means,
+    plot_histogram,
+    quiet,
+    plots,
 ):
-    """Simulate profiles of known running states; print mean and SD of the profiles."""
-    from hemkit.sampling import generate_states, simulate_profiles
-    from hemkit.sampling import plots as pl
-    from hemkit.sampling.paper import reproduce, single_task
+    """Simulate profiles of known running states; print the mean and SD of the profiles.
 
-    if not paper and not tasks:
-        raise HemkitError("give --paper N or at least one --task NAME:SHARE:GRANULARITY")
-    plot_dir = Path(plots) if plots else None
-    if plot_dir:
-        plot_dir.mkdir(parents=True, exist_ok=True)
-    tables = []
-    if paper:
-        for name in ("2", "3", "4", "5", "6") if paper == "all" else (paper,):
-            t = reproduce(name, reps=reps, seed=seed)
-            _print_table(t, f"Table {name} (Wen et al. 2021), hemkit beside the paper", index=False)
-            tables.append(t.assign(table=name))
-            if plot_dir and name in ("2", "3"):
-                _save(pl.plot_sd_vs_R(t), plot_dir / f"table{name}_sd_vs_R.png")
-                _save(pl.plot_profiled_vs_true(t), plot_dir / f"table{name}_profiled_vs_true.png")
-        if plot_dir:  # the paper's Fig. 11: 80 % utilisation, granularity 30
-            res = single_task(0.8, 30, reps=reps, seed=seed)
-            _save(pl.plot_profile_histogram(res.profiles["task"], res.truth["task"]), plot_dir / "fig11_histogram.png")
-    else:
-        rs = generate_states(
-            [_parse_task(s) for s in tasks],
-            units,
-            idle_granularity=idle_granularity,
-            idle_distribution=idle_distribution,
-            seed=seed,
+    \b
+    hemkit sampling simulate --paper all --plot-sd sd.png        # Wen et al. 2021, Tables 2-6
+    hemkit sampling simulate --task a:0.3:150 --task b:0.2:30:exponential --reps 1000 -o t.csv
+    """
+    from hemkit.io import write_table
+    from hemkit.io.atomic import check_output_dir
+
+    if bool(paper) == bool(tasks):
+        raise click.UsageError("give --paper N or at least one --task NAME:SHARE:GRANULARITY (not both)")
+    if paper:  # the paper fixes its set-ups: an option that would be ignored is an error
+        ctx = click.get_current_context()
+        for name in ("idle_granularity", "idle_distribution", "units", "interval", "mode", "jitter", "noise"):
+            if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+                flag = "--" + name.replace("_", "-")
+                raise click.UsageError(f"{flag} does not apply to --paper (the paper fixes its set-ups); use --task")
+    with warnings_to_stderr():
+        _check_outputs({"table": output, "plot": plot_sd, "means plot": plot_means, "histogram": plot_histogram})
+        if plots:  # the deprecated --plots DIR: the three figures under their old names, folder made at the end
+            check_output_dir(plots, what="plots folder")
+            plot_sd = plot_sd or os.path.join(plots, "sd_vs_R.png")
+            plot_means = plot_means or os.path.join(plots, "profiled_vs_true.png")
+            plot_histogram = plot_histogram or os.path.join(plots, "histogram.png")
+        res: Any
+        if paper:
+            from hemkit.sampling.paper import reproduce
+
+            res = reproduce(paper, reps=reps, seed=seed, progress=not quiet)
+            for name, table in res.tables.items():
+                _show(table, f"Table {name} (Wen et al. 2021), hemkit beside the paper:")
+            frame = res.to_frame()
+            read = f"paper Table(s) {', '.join(res.tables)} re-run, {reps} profiles per set-up"
+            sd_plot, hist_plot = res.plot, res.plot_histogram
+        else:
+            from hemkit.sampling import Sampler, Task, Workload, simulate_workload
+
+            workload = Workload(
+                tuple(Task.from_spec(s) for s in tasks), units, idle_granularity, idle_distribution, 0.0
+            )
+            res = simulate_workload(
+                workload, Sampler(interval, mode, jitter, noise), reps, seed=seed, progress=not quiet
+            )
+            frame = res.summary()
+            _show(frame, f"{reps} profiles, interval {interval:g}, {int(res.n_samples[0])} samples each:")
+            frame = frame.reset_index()
+            read = f"{len(tasks)} task(s) + idle on {units} units, {reps} profiles"
+            sd_plot, hist_plot = res.plot_sd, res.plot_histogram
+        if plots:
+            Path(plots).mkdir(exist_ok=True)
+        written = []
+        if output:
+            write_table(frame, output, what="table")
+            written.append(output)
+        written += _write_figures(
+            {
+                "plot": (plot_sd, sd_plot),
+                "means plot": (plot_means, res.plot_means if paper else res.plot),
+                "histogram": (plot_histogram, hist_plot),
+            }
         )
-        res = simulate_profiles(rs, interval, reps, mode=mode, jitter=jitter, noise=noise, seed=seed + 1)
-        t = res.summary()
-        _print_table(t, f"{reps} profiles, interval {interval:g}, {res.n_samples[0]} samples each")
-        tables.append(t.reset_index())
-        if plot_dir:
-            _save(pl.plot_profiled_vs_true(t), plot_dir / "profiled_vs_true.png")
-            _save(pl.plot_sd_vs_R(t), plot_dir / "sd_vs_R.png")
-            task = t.drop(index="idle", errors="ignore")["profile_sd"].idxmax() if len(t) > 1 else t.index[0]
-            _save(pl.plot_profile_histogram(res.profiles[task], res.truth[task]), plot_dir / "histogram.png")
-    if out:
-        pd.concat(tables, ignore_index=True).to_csv(out, index=False)
-        click.echo(f"table written to {out}")
-    if plot_dir:
-        click.echo(f"plots written to {plot_dir}/")
+    click.echo(f"sampling simulate: {read}{_wrote(written)}")
 
 
 @sampling.command()
 @click.argument("source", type=click.Path())
-@click.option("--by", type=click.Choice(["sym", "comm", "dso", "tid"]), default="sym", show_default=True)
+@click.option(
+    "--by",
+    type=click.Choice(["sym", "dso", "comm", "tid"]),
+    default="sym",
+    show_default=True,
+    help="Rows: symbol (with its DSO), DSO, command or thread.",
+)
 @click.option("--comm", help="Only samples of this command.")
 @click.option("--event", help="Only samples of this event (needed when the file has several).")
-@click.option("--level", default=0.95, show_default=True, help="Confidence level of the intervals.")
+@click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Confidence level of the intervals.")
 @click.option(
     "--method",
-    type=click.Choice(["wilson", "bound"]),
+    type=METHOD,
     default="wilson",
     show_default=True,
     help="wilson: binomial; bound: Poisson bound valid for any run length.",
 )
-@click.option("--top", default=20, show_default=True, help="Rows to show.")
-@click.option("--png", type=click.Path(dir_okay=False), help="Write a bar chart with the intervals.")
-@click.option("--out", "-o", type=click.Path(dir_okay=False), help="Write the full table as CSV.")
-def profile(source, by, comm, event, level, method, top, png, out):
-    """Per-symbol shares with confidence intervals of perf.data or `perf script` text.
+@click.option("--top", type=POSITIVE, default=20, show_default=True, help="Rows to show (and to plot).")
+@output_option("Write the full table here (CSV, or Parquet by suffix).")
+@plot_option(help="Figure: bars of the largest shares with their intervals.")
+@quiet_option()
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--png", "plot", "--plot", type=click.Path(dir_okay=False))
+def profile(source, by, comm, event, level, method, top, output, plot, quiet):
+    """Shares with confidence intervals of a perf.data file or `perf script` text.
 
-    Text input should come from `perf script -F comm,tid,time,event,ip,sym,period`.
+    \b
+    perf record -e cpu-clock -c 250000 -- ./prog      (-e cycles on a machine with a PMU)
+    hemkit sampling profile perf.data --by dso --plot dso.png -o dso.csv
+
+    Text input should come from `perf script -F comm,tid,time,event,ip,sym,dso,period`.
     """
-    from hemkit.sampling.plots import plot_shares
-    from hemkit.sampling.profile import profile_shares
-    from hemkit.sampling.record import read_samples
+    from hemkit.io import write_table
+    from hemkit.sampling import profile_shares, read_samples
 
-    samples = read_samples(source)
-    p = profile_shares(samples, by=by, level=level, method=method, comm=comm, event=event)
-    _print_table(
-        p.summary(top),
-        f"{source}: {p.n_samples} samples (effective {p.n_eff:.0f}), {level:.0%} intervals ({method})",
-    )
-    if png:
-        _save(plot_shares(p, top=top), Path(png))
-        click.echo(f"bar chart written to {png}")
-    if out:
-        p.table.to_csv(out)
-        click.echo(f"table written to {out}")
-
-
-@sampling.command()
-@click.option("--share", "shares", type=float, multiple=True, required=True, help="True share of a task (repeatable).")
-@click.option(
-    "--R", "ratios", type=float, multiple=True, help="Run ratio granularity/interval per share (default: unknown)."
-)
-@click.option("--samples", type=int, default=10_000, show_default=True, help="Samples per profile.")
-@click.option("--half-width", type=float, help="Also print the samples needed for this interval half width.")
-@click.option("--level", default=0.95, show_default=True)
-def model(shares, ratios, samples, half_width, level):
-    """Model SD and interval of shares, and samples needed (Eqs. 5-9)."""
-    from hemkit.sampling import model as m
-
-    if ratios and len(ratios) != len(shares):
-        raise HemkitError(f"give one --R per --share ({len(shares)} shares, {len(ratios)} ratios)")
-    p = np.array(shares)
-    if ratios:
-        t = m.model_table(p, np.array(ratios), samples, level)
-    else:  # unknown run lengths: the bound p / n
-        from scipy.stats import norm
-
-        sd = np.sqrt(p / samples)
-        z = norm.ppf(0.5 + level / 2)
-        t = pd.DataFrame({"R": np.nan, "expected": p, "sd": sd, "low": p - z * sd, "high": p + z * sd})
-    if half_width:
-        t["samples_needed"] = m.samples_needed(p, half_width, level, R=np.array(ratios) if ratios else None)
-    _print_table(t, f"model for {samples} samples ({'given R' if ratios else 'R unknown: bound p/n'})", index=False)
-
-
-@sampling.command()
-@click.option("--period", "periods", type=int, multiple=True, help="perf record -c N (ns for cpu-clock); repeatable.")
-@click.option("--freq", "freqs", type=int, multiple=True, help="perf record -F HZ; repeatable.")
-@click.option("--granularity", "granularities", type=int, multiple=True, help="Units (~1.5 us) per call; repeatable.")
-@click.option("--repeats", default=3, show_default=True)
-@click.option("--event", help="Sampling event (default: cycles with a PMU, else cpu-clock).")
-@click.option("--level", default=0.95, show_default=True)
-@click.option(
-    "--method",
-    "methods",
-    type=click.Choice(["wilson", "bound"]),
-    multiple=True,
-    help="Interval method(s); default both.",
-)
-@click.option("--out", "-o", type=click.Path(dir_okay=False), help="Write every case as CSV.")
-def check(periods, freqs, granularities, repeats, event, level, methods, out):
-    """Record the known-share workload with perf and report how often intervals cover the truth."""
-    from rich.progress import Progress
-
-    from hemkit.sampling.record import validate_coverage
-
-    if not periods and not freqs:
-        periods = (100_000, 1_000_000)
-    with Progress(transient=True) as bar:
-        task = bar.add_task("perf record runs", total=None)
-        res = validate_coverage(
-            periods,
-            freqs,
-            granularities=granularities or (50,),
-            repeats=repeats,
-            level=level,
-            methods=methods or ("wilson", "bound"),
-            event=event,
-            progress=lambda d, t: bar.update(task, completed=d, total=t),
+    with warnings_to_stderr():
+        _check_outputs({"table": output, "plot": plot}, inputs=[source])
+        samples = read_samples(source, progress=not quiet)
+        p = profile_shares(samples, by=by, level=level, method=method, comm=comm, event=event)
+        _show(
+            p.summary(top),
+            f"{source}: {p.n_samples} samples{' of ' + p.event if p.event else ''} (effective {p.n_eff:.0f}), "
+            f"{level:.0%} intervals ({method}), by {by}:",
         )
-    _print_table(res.summary(), f"coverage of {level:.0%} intervals on the known-share workload")
-    if out:
-        res.cases.to_csv(out, index=False)
-        click.echo(f"cases written to {out}")
+        written = []
+        if output:
+            write_table(p.to_frame(), output, inputs=[source], what="table")
+            written.append(output)
+        written += _write_figures({"plot": (plot, lambda: p.plot(top=top))})
+    left = len(samples) - p.n_samples
+    dropped = f", {left} of other commands/events left out" if left else ""
+    click.echo(
+        f"sampling profile: read {len(samples)} samples from {source}{dropped}; {len(p.table)} rows{_wrote(written)}"
+    )
+
+
+@sampling.command()
+@click.option("--share", "shares", type=SHARE, multiple=True, required=True, help="True share of a task (repeatable).")
+@click.option(
+    "--ratio",
+    "ratios",
+    type=POSITIVE_FLOAT,
+    multiple=True,
+    help="Run ratio R = granularity / interval of each task, one per --share (default: unknown, bound p/n).",
+)
+@click.option("--samples", type=POSITIVE, default=10_000, show_default=True, help="Samples per profile.")
+@click.option(
+    "--half-width",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    help="Also give the samples needed for an interval of +- this width.",
+)
+@click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Confidence level.")
+@output_option("Write the table here (CSV, or Parquet by suffix).")
+@plot_option(help="Figure: expected shares with their intervals.")
+@alias("--R", "ratios", "--ratio", type=POSITIVE_FLOAT, multiple=True)
+def model(shares, ratios, samples, half_width, level, output, plot):
+    """Model SD and interval of shares, and samples needed (Wen et al. 2021, Eqs. 5-9).
+
+    \b
+    hemkit sampling model --share 0.3 --ratio 1.5 --samples 1000 --half-width 0.01
+    """
+    from hemkit.io import write_table
+    from hemkit.sampling import share_model
+
+    with warnings_to_stderr():
+        _check_outputs({"table": output, "plot": plot})
+        m = share_model(shares, ratios, samples, level=level, half_width=half_width)
+        kind = "R unknown: the bound p/n" if m.bound else "given R"
+        _show(m.summary(), f"model for {samples} samples ({kind}), {level:.0%} intervals:")
+        written = []
+        if output:
+            write_table(m.to_frame().reset_index(), output, what="table")
+            written.append(output)
+        written += _write_figures({"plot": (plot, m.plot)})
+    click.echo(f"sampling model: {len(shares)} share(s), {samples} samples{_wrote(written)}")
+
+
+@sampling.command()
+@click.option(
+    "--period", "periods", type=POSITIVE, multiple=True, help="perf record -c N (ns for cpu-clock); repeatable."
+)
+@click.option("--freq", "freqs", type=POSITIVE, multiple=True, help="perf record -F HZ; repeatable.")
+@click.option(
+    "--granularity", "granularities", type=POSITIVE, multiple=True, help="Units (~1.5 us) per call; repeatable."
+)
+@runs_option("perf record runs of the workload per setting and granularity.", default=3)
+@click.option("--event", help="Sampling event (default: cycles with a PMU, else cpu-clock).")
+@click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Confidence level.")
+@click.option("--method", "methods", type=METHOD, multiple=True, help="Interval method(s); default both.")
+@seed_option()
+@output_option("Write every case here (CSV, or Parquet by suffix).")
+@plot_option(help="Figure: coverage per setting and method against the nominal level.")
+@quiet_option()
+@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
+@alias("--repeats", "runs", "--runs", type=POSITIVE)
+def check(periods, freqs, granularities, runs, event, level, methods, seed, output, plot, quiet):
+    """Record the known-share workload with perf and report how often intervals cover the truth.
+
+    \b
+    hemkit sampling check --period 100000 --period 1000000 --freq 997 --runs 5 --plot coverage.png
+    """
+    from hemkit.io import write_table
+    from hemkit.sampling import CheckOptions, validate_coverage
+
+    with warnings_to_stderr():
+        _check_outputs({"cases": output, "plot": plot})
+        options = CheckOptions(
+            periods=periods or (() if freqs else (100_000, 1_000_000)),
+            freqs=freqs,
+            granularities=granularities or (50,),
+            runs=runs,
+            event=event,
+        )
+        res = validate_coverage(
+            options, level=level, methods=methods or ("wilson", "bound"), seed=seed, progress=not quiet
+        )
+        table = res.summary()
+        table.index = [" ".join(str(x) for x in i if x != "") for i in table.index]
+        _show(table, f"coverage of {level:.0%} intervals on the known-share workload:")
+        written = []
+        if output:
+            write_table(res.to_frame(), output, what="cases")
+            written.append(output)
+        written += _write_figures({"plot": (plot, res.plot)})
+    overall = res.summary().xs("all", level="setting")["coverage"]
+    cover = ", ".join(f"{m} {v:.3f}" for (_, m), v in overall.items())
+    click.echo(f"sampling check: {options.n_runs} perf record runs of {res.event}, coverage {cover}{_wrote(written)}")

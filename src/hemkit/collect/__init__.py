@@ -1,8 +1,10 @@
 """Collect validated readings with ``perf stat`` into one resumable SQLite file, and probe counters.
 
-- :func:`collect` -- run a :class:`hemkit.plan.Plan` round-robin, validate, store, resume.
+- :func:`collect` -- run a :class:`hemkit.plan.Plan` round-robin, validate, store, resume;
+  :class:`CollectOptions` (pin, co-runner, timeout, ...), :class:`CollectResult`, and
+  :class:`CollectionInterrupted` for Ctrl-C / SIGTERM.
 - :func:`load_readings` / :func:`export` -- the valid runs as :class:`hemkit.Readings` or a
-  tidy CSV/Parquet file; :func:`status` -- progress of a collection.
+  tidy CSV/Parquet file (export reads any readings input); :func:`status` -- progress.
 - :func:`probe` -- which events count here and how many count correctly at once.
 - :func:`ubench_command`, :func:`corunner_command` -- the bundled C workloads.
 
@@ -15,17 +17,32 @@ Examples
 >>> load_readings("c.db")  # doctest: +SKIP
 """
 
-from hemkit.collect.collector import CollectResult, collect, machine_info, perf_events, status
-from hemkit.collect.probe import ProbeResult, event_kind, probe
-from hemkit.collect.store import CollectionDB, export, load_readings
+from hemkit.collect.collector import (
+    DEFAULT_RUNS,
+    CollectionInterrupted,
+    CollectOptions,
+    CollectResult,
+    collect,
+    machine_info,
+    perf_events,
+    status,
+)
+from hemkit.collect.export import ExportResult, export
+from hemkit.collect.probe import ProbeOptions, ProbeResult, event_kind, probe
 from hemkit.collect.validate import check_reading
 from hemkit.collect.workloads import LEVELS, OPS, corunner_command, corunner_path, ubench_command, ubench_path
+from hemkit.io.collection import CollectionDB, load_readings
 
 __all__ = [
+    "DEFAULT_RUNS",
     "LEVELS",
     "OPS",
+    "CollectOptions",
     "CollectResult",
     "CollectionDB",
+    "CollectionInterrupted",
+    "ExportResult",
+    "ProbeOptions",
     "ProbeResult",
     "check_reading",
     "collect",

@@ -1,49 +1,78 @@
-"""Run a plan with ``perf stat``: round-robin over groups, validated, resumable.
+"""Run a plan with ``perf stat``: round-robin over groups, validated, resumable, interruptible.
 
 Order (issue 3): repetition 0 of every group, then repetition 1 of every group, ... so
 that slow drift of the machine (thermal, other tenants) hits all groups alike.  Every
 finished run is committed at once to the collection database
-(:mod:`hemkit.collect.store`); a collection that was killed (even with SIGKILL) is
+(:mod:`hemkit.io.collection`); a collection that was killed (even with SIGKILL) is
 continued by calling :func:`collect` again with the same database: the (group,
 repetition) pairs that already have a valid run are skipped.  Invalid runs
 (:func:`hemkit.collect.validate.check_reading`) are stored with their reason and re-run
-at once, up to ``max_attempts`` times in a row.  Ctrl-C (SIGINT) stops after the current
-run: perf runs in its own session so the signal does not cut it short.
+at once, up to ``max_attempts`` times in a row.
+
+Resuming (the policy lives here, not in the command line): a collection's plan, command,
+pin and co-runner are fixed when it is created.  Continuing it, ``plan=None`` and
+``command=None`` mean the stored ones, an option left at ``None`` means the stored value,
+and a different plan, command, pin or co-runner is refused (use another database).  The
+target number of runs only grows; ``max_attempts``, ``timeout``, ``perf``, the perf output
+format and ``allow_failure`` apply to the call that gives them.
+
+Signals: the first Ctrl-C (SIGINT) or SIGTERM stops the collection after the current run
+(perf runs in its own session, so the signal does not cut the run short); a second one
+stops at once, killing the current run, which is not stored.  Either way the co-runner is
+stopped, temporary files are removed, the runs stored so far stay, and
+:class:`CollectionInterrupted` (a :class:`KeyboardInterrupt`) carries the result.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
+import shlex
 import shutil
 import signal
-import subprocess
+import sys
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pandas as pd
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from hemkit import __version__
-from hemkit.collect.store import CollectionDB
 from hemkit.collect.validate import check_reading
-from hemkit.errors import HemkitError
-from hemkit.perf import find_perf, run_perf_stat
+from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
+from hemkit.core.progress import ProgressLike, as_progress
+from hemkit.core.results import Result, result
+from hemkit.external.perf import PerfStatOptions, find_perf, perf_version, run_perf_stat
+from hemkit.external.process import describe_status, resolve_program, start, stop
+from hemkit.io.collection import CollectionDB, StoredRun, collection_status, open_for_writing
 from hemkit.plan import Plan
 
+#: valid runs per group of a new collection when none are asked for
+DEFAULT_RUNS = 50
 
-def machine_info() -> dict:
-    """uname, CPU model and core count of this machine."""
+
+def machine_info() -> dict[str, Any]:
+    """uname, CPU model and core count of this machine.
+
+    Examples
+    --------
+    >>> sorted(machine_info())
+    ['cpu_model', 'cpus', 'uname']
+    """
     u = platform.uname()
     model = ""
     try:
-        for line in open("/proc/cpuinfo"):
-            if line.lower().startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
     except OSError:
         pass
     return {
@@ -51,15 +80,6 @@ def machine_info() -> dict:
         "cpu_model": model,
         "cpus": os.cpu_count(),
     }
-
-
-def perf_version(perf: str | None = None) -> str:
-    """``perf --version`` output, or "unknown"."""
-    try:
-        out = subprocess.run([find_perf(perf), "--version"], capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.TimeoutExpired, HemkitError):
-        return "unknown"
 
 
 def perf_events(group: Sequence[str], perf_groups: Sequence[Sequence[str]]) -> list[str]:
@@ -70,7 +90,8 @@ def perf_events(group: Sequence[str], perf_groups: Sequence[Sequence[str]]) -> l
     >>> perf_events(["cycles", "a", "b", "c"], [["a", "b"]])
     ['cycles', '{a,b}', 'c']
     """
-    out, used = [], set()
+    out: list[str] = []
+    used: set[str] = set()
     for e in group:
         if e in used:
             continue
@@ -84,107 +105,377 @@ def perf_events(group: Sequence[str], perf_groups: Sequence[Sequence[str]]) -> l
     return out
 
 
+def available_cpus() -> list[int]:
+    """The CPUs this process may run on (its affinity mask).
+
+    Examples
+    --------
+    >>> 0 < len(available_cpus()) <= (os.cpu_count() or 1)
+    True
+    """
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return list(range(os.cpu_count() or 1))
+
+
+def corunner_args(corunner: str | Sequence[str]) -> list[str]:
+    """A co-runner given as one string (split like a shell does) or as arguments.
+
+    Examples
+    --------
+    >>> corunner_args("stress --cpu 1")
+    ['stress', '--cpu', '1']
+    """
+    if isinstance(corunner, str):
+        try:
+            args = shlex.split(corunner)
+        except ValueError as exc:
+            raise InputError(f"corunner {corunner!r}: {exc}") from None
+    else:
+        args = [str(a) for a in corunner]
+    if not args or not args[0]:
+        raise InputError("corunner is empty")
+    return args
+
+
 @dataclass(frozen=True)
-class CollectResult:
-    """What one :func:`collect` call did."""
+class CollectOptions:
+    """How :func:`collect` runs the plan (everything but the plan, the command and the runs).
+
+    Parameters
+    ----------
+    pin : int, optional
+        CPU to run the command on (``taskset``); the co-runner goes to the next CPU.
+        Continuing a collection, None means the stored value.
+    corunner : str or sequence of str, optional
+        A program run in the background during the whole collection (interference).
+        Continuing a collection, None means the stored value.
+    fmt : {"csv", "json"}, optional
+        perf's output format (default: the stored one, else csv).
+    max_attempts : int
+        Invalid runs in a row of one (group, repetition) before the collection stops.
+    timeout : float, optional
+        Seconds per run before it is killed (then the collection stops).
+    perf : str, optional
+        perf binary (default ``$HEMKIT_PERF`` or ``perf``).
+    allow_failure : bool
+        Accept runs whose program exits non-zero or is killed (to measure failing programs
+        on purpose); otherwise such a run stops the collection with a MeasurementError.
+
+    Raises
+    ------
+    InputError
+        A value out of range, naming the parameter.
+
+    Examples
+    --------
+    >>> CollectOptions(max_attempts=3, timeout=60).max_attempts
+    3
+    >>> CollectOptions(timeout=-1)
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: timeout must be a number of seconds above 0, got -1
+    """
+
+    pin: int | None = None
+    corunner: str | Sequence[str] | None = None
+    fmt: str | None = None
+    max_attempts: int = 5
+    timeout: float | None = None
+    perf: str | None = None
+    allow_failure: bool = False
+
+    def __post_init__(self) -> None:
+        if self.pin is not None:
+            cpus = available_cpus()
+            if isinstance(self.pin, bool) or not isinstance(self.pin, int) or self.pin not in cpus:
+                raise InputError(f"pin must be one of the CPUs hemkit may use ({_ranges(cpus)}), got {self.pin}")
+        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
+            raise InputError(f"max_attempts must be at least 1, got {self.max_attempts}")
+        timeout = self.timeout
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)):
+            raise InputError(f"timeout must be a number of seconds above 0, got {timeout!r}")
+        if timeout is not None and not 0 < timeout < float("inf"):
+            raise InputError(f"timeout must be a number of seconds above 0, got {self.timeout}")
+        if self.fmt is not None and self.fmt not in ("csv", "json"):
+            raise InputError(f"fmt must be 'csv' or 'json', got {self.fmt!r}")
+        if self.corunner is not None:
+            corunner_args(self.corunner)
+
+
+def _ranges(cpus: Sequence[int]) -> str:
+    """``0-3, 6`` for a list of CPU numbers."""
+    out: list[str] = []
+    for c in sorted(cpus):
+        if out and out[-1].split("-")[-1] == str(c - 1):
+            out[-1] = f"{out[-1].split('-')[0]}-{c}"
+        else:
+            out.append(str(c))
+    return ", ".join(out)
+
+
+@result
+class CollectResult(Result):
+    """What one :func:`collect` call did, and where the collection stands.
+
+    Attributes
+    ----------
+    db : Path
+        The collection database.
+    status : DataFrame
+        Per group: ``events``, ``valid``, ``invalid``, ``target``, ``last_invalid_reason``.
+    target : int
+        Valid runs wanted per group.
+    added_valid, added_invalid : int
+        Runs stored by this call: valid ones, and invalid ones (re-run).
+    invalid_reasons : Mapping[str, int]
+        How often each reason made a run of this call invalid.
+    interrupted : bool
+        Stopped early by Ctrl-C or SIGTERM.
+    resumed : bool
+        Continued an existing collection.
+    command : tuple of str
+        The measured program and its arguments.
+    settings : Mapping[str, Any]
+        ``pin``, ``corunner`` and ``format`` used.
+    """
 
     db: Path
-    added_valid: int
-    added_invalid: int
-    interrupted: bool
     status: pd.DataFrame
-    invalid_reasons: pd.Series
+    target: int
+    added_valid: int = 0
+    added_invalid: int = 0
+    invalid_reasons: Mapping[str, int] = field(default_factory=dict)
+    interrupted: bool = False
+    resumed: bool = False
+    command: tuple[str, ...] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
-        return bool((self.status["valid"] >= self.status["target"]).all())
+        """Whether every group has its target of valid runs."""
+        return bool(len(self.status)) and bool((self.status["valid"] >= self.status["target"]).all())
 
-    def summary(self) -> str:
-        s = self.status
-        lines = [
-            f"{self.db}: {int(s['valid'].sum())} of {int(s['target'].sum())} runs valid "
-            f"({self.added_valid} added now, {self.added_invalid} invalid and re-run)"
-        ]
+    @property
+    def valid(self) -> int:
+        """Valid runs stored, counted up to the target of each group."""
+        return int(self.status["valid"].clip(upper=self.status["target"]).sum())
+
+    @property
+    def wanted(self) -> int:
+        """Valid runs the collection wants in all."""
+        return int(self.status["target"].sum())
+
+    def summary(self) -> pd.DataFrame:
+        """Per group: events, valid and invalid runs, target and the last invalid reason."""
+        return self.status.set_index("group")
+
+    def line(self) -> str:
+        """One line: runs valid of wanted, added now, invalid and why, and what comes next.
+
+        Examples
+        --------
+        >>> s = pd.DataFrame({"group": [0], "events": [2], "valid": [3], "invalid": [1], "target": [3],
+        ...                   "last_invalid_reason": ["a multiplexed"]})
+        >>> CollectResult(Path("c.db"), s, 3, added_valid=3, added_invalid=1,
+        ...               invalid_reasons={"a multiplexed": 1}).line()
+        'c.db: 3 of 3 runs valid (3 added now; 1 invalid and re-run: 1 x a multiplexed); complete'
+        """
+        parts = [f"{self.added_valid} added now"]
         if self.added_invalid:
-            lines += [f"  {n} x {reason}" for reason, n in self.invalid_reasons.items()]
-        if self.interrupted:
-            lines.append("interrupted: run the same command again to continue")
-        elif self.complete:
-            lines.append("complete")
-        return "\n".join(lines)
+            why = ", ".join(f"{n} x {reason}" for reason, n in self.invalid_reasons.items())
+            parts.append(f"{self.added_invalid} invalid and re-run: {why}")
+        state = "complete" if self.complete else ("interrupted" if self.interrupted else "incomplete")
+        return f"{self.db}: {self.valid} of {self.wanted} runs valid ({'; '.join(parts)}); {state}"
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    """Linux: the co-runner gets SIGTERM when the collector dies (even by SIGKILL)."""
-    try:
-        import ctypes
+class CollectionInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped :func:`collect`; ``result`` holds what was stored.
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):
-        pass
+    Examples
+    --------
+    >>> issubclass(CollectionInterrupted, KeyboardInterrupt)
+    True
+    """
+
+    def __init__(self, result: CollectResult, signum: int):
+        super().__init__(f"{result.db}: interrupted by {signal.Signals(signum).name}")
+        self.result = result
+        self.signum = signum
 
 
-def _start_corunner(corunner: str | Sequence[str], pin: int | None) -> subprocess.Popen:
-    args = corunner.split() if isinstance(corunner, str) else list(corunner)
-    if not args:
-        raise HemkitError("--corunner is empty")
-    if pin is not None and (os.cpu_count() or 1) > 1 and shutil.which("taskset"):
-        args = ["taskset", "-c", str((pin + 1) % (os.cpu_count() or 1)), *args]
-    try:
-        return subprocess.Popen(
-            args,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            preexec_fn=_die_with_parent,
+class _StopRequests:
+    """Ctrl-C / SIGTERM during a collection: the first stops after the current run, the second at once.
+
+    The second raises KeyboardInterrupt, held back while a run is being stored.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.signum: int = signal.SIGINT
+        self._storing = False
+        self._pending = False
+        self._old: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopRequests:
+        if threading.current_thread() is threading.main_thread():
+            for s in self.SIGNALS:
+                self._old[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for s, old in self._old.items():
+            signal.signal(s, old)
+        self._old.clear()
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.count += 1
+        self.signum = signum
+        if self.count == 1:
+            if sys.stderr is not None and sys.stderr.isatty():
+                sys.stderr.write("\nhemkit: stopping after the current run (press Ctrl-C again to stop at once)\n")
+            return
+        if self._storing:
+            self._pending = True
+            return
+        raise KeyboardInterrupt
+
+    @property
+    def requested(self) -> bool:
+        return self.count > 0
+
+    @contextlib.contextmanager
+    def storing(self) -> Iterator[None]:
+        """A run being written is finished before a second signal stops everything."""
+        self._storing = True
+        try:
+            yield
+        finally:
+            self._storing = False
+            if self._pending:
+                self._pending = False
+                raise KeyboardInterrupt
+
+
+@dataclass
+class _Settings:
+    plan: Plan
+    command: list[str]
+    pin: int | None
+    corunner: list[str] | None
+    fmt: str
+    target: int
+    resumed: bool
+
+
+def _resolve(
+    db: CollectionDB | None, plan: Plan | None, command: Sequence[str] | None, runs: int | None, opts: CollectOptions
+) -> _Settings:
+    """The plan, command and settings of this call: the resume policy (see the module docstring)."""
+    corunner = corunner_args(opts.corunner) if opts.corunner is not None else None
+    if db is None:
+        if plan is None:
+            raise InputError("no plan given and no collection to continue")
+        if not command:
+            raise InputError("no command to measure and no collection to continue")
+        return _Settings(
+            plan, [str(c) for c in command], opts.pin, corunner, opts.fmt or "csv", runs or DEFAULT_RUNS, False
         )
-    except OSError as exc:
-        raise HemkitError(f"cannot start co-runner {args[0]!r}: {exc.strerror}") from None
+    meta = db.meta()
+    where = db.path
+    stored_plan = _stored_plan(db, meta)
+    if plan is not None and [list(g) for g in plan.groups] != stored_plan.groups:
+        raise InputError(f"{where}: was collected with a different plan; use another database file")
+    stored_cmd = [str(c) for c in meta.get("command") or []]
+    if command and [str(c) for c in command] != stored_cmd:
+        raise InputError(
+            f"{where}: was collected with command {shlex.join(stored_cmd)!r}; "
+            "use another database file for a different command"
+        )
+    stored_pin = meta.get("pin")
+    if opts.pin is not None and opts.pin != stored_pin:
+        raise InputError(
+            f"{where}: was collected with pin={stored_pin}, not pin={opts.pin}; mixing them would mix "
+            "two kinds of runs (use another database file)"
+        )
+    stored_co = meta.get("corunner")
+    stored_co = corunner_args(stored_co) if stored_co else None
+    if corunner is not None and corunner != stored_co:
+        shown = shlex.join(stored_co) if stored_co else "none"
+        raise InputError(f"{where}: was collected with co-runner {shown!r}; use another database file")
+    try:
+        stored_target = int(meta.get("runs", 0))
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: damaged collection database (the target number of runs)") from None
+    return _Settings(
+        stored_plan,
+        stored_cmd,
+        stored_pin,
+        stored_co,
+        opts.fmt or str(meta.get("format", "csv")),
+        max(stored_target, runs or 0),
+        True,
+    )
+
+
+def _stored_plan(db: CollectionDB, meta: Mapping[str, Any]) -> Plan:
+    groups = db.groups()
+    stored = meta.get("plan")
+    try:
+        plan = Plan.from_dict(stored, source=str(db.path)) if isinstance(stored, dict) else Plan(groups)
+    except (InputError, ValueError, TypeError):
+        raise InputError(f"{db.path}: damaged collection database (its plan cannot be read)") from None
+    if [list(g) for g in plan.groups] != groups:
+        raise InputError(f"{db.path}: damaged collection database (plan and groups differ)")
+    return plan
 
 
 def collect(
-    plan: Plan,
-    command: Sequence[str],
-    db_path: str | Path,
+    plan: Plan | None,
+    command: Sequence[str] | None,
+    db_path: str | os.PathLike[str],
     *,
-    runs: int = 50,
-    pin: int | None = None,
-    corunner: str | Sequence[str] | None = None,
-    fmt: str = "csv",
-    max_attempts: int = 5,
-    timeout: float | None = None,
-    perf: str | None = None,
-    progress: bool = True,
+    runs: int | None = None,
+    options: CollectOptions | None = None,
+    progress: ProgressLike = None,
 ) -> CollectResult:
     """Collect ``runs`` valid runs of every group of ``plan`` on ``command`` into ``db_path``.
 
     Parameters
     ----------
-    plan : Plan
-    command : sequence of str
-        The measured program and its arguments.
-    db_path : str or Path
-        The collection database; an existing one is continued (same plan and command).
-    runs : int
-        Valid runs wanted per group; a larger value than before extends a collection.
-    pin : int, optional
-        CPU to run the command on (``taskset``); the co-runner goes to the next CPU.
-    corunner : str or sequence of str, optional
-        A program run in the background during the whole collection (interference).
-    fmt : {"csv", "json"}
-        perf's output format.
-    max_attempts : int
-        Invalid runs in a row of one (group, repetition) before the collection stops.
-    timeout : float, optional
-        Seconds per run before it is killed.
-    perf : str, optional
-        perf binary (default ``$HEMKIT_PERF`` or ``perf``).
-    progress : bool
-        Show a rich progress bar with ETA.
+    plan : Plan or None
+        The groups to read; None continues the collection stored in ``db_path``.
+    command : sequence of str or None
+        The measured program and its arguments; None continues with the stored one.
+    db_path : path
+        The collection database; an existing one is continued (see the module docstring).
+    runs : int, optional
+        Valid runs wanted per group (default: the stored target, or 50 for a new
+        collection); a larger value than before extends a collection.
+    options : CollectOptions, optional
+        Pin, co-runner, perf format, attempts, timeout, perf binary, allow_failure.
+    progress : bool or Progress, optional
+        Progress display (see :mod:`hemkit.core.progress`).
 
     Returns
     -------
     CollectResult
+
+    Raises
+    ------
+    CollectionInterrupted
+        Ctrl-C or SIGTERM (``.result`` holds what was stored).
+    InputError
+        Bad parameter, a database of another plan or command, a foreign or damaged file.
+    OutputError
+        The database cannot be written (missing folder, read-only, full disk) or another
+        collector writes it ("in use by pid N").
+    MeasurementError
+        The program failed (unless ``allow_failure``), perf failed, an event is not
+        supported, a run timed out, the co-runner ended, or too many invalid runs in a row.
 
     Examples
     --------
@@ -192,125 +483,249 @@ def collect(
     >>> from hemkit.collect import collect, ubench_command
     >>> plan = make_plan(["task-clock", "page-faults", "context-switches"], 2)
     >>> res = collect(plan, ubench_command("iadd", "L2", 200000, jitter=0.5), "c.db", runs=5)  # doctest: +SKIP
+    >>> res.line()  # doctest: +SKIP
+    'c.db: 15 of 15 runs valid (15 added now); complete'
     """
-    if runs < 1:
-        raise HemkitError(f"--runs must be at least 1, got {runs}")
-    if max_attempts < 1:
-        raise HemkitError("max_attempts must be at least 1")
-    if fmt not in ("csv", "json"):
-        raise HemkitError(f"unknown perf output format {fmt!r}; use csv or json")
-    command = [str(c) for c in command]
-    if not command:
-        raise HemkitError("no command to measure (give it after --)")
-    exe = find_perf(perf)
-    db = CollectionDB(db_path, create=True)
-    stored = db.meta()
-    if stored:
-        if db.groups() != [list(g) for g in plan.groups]:
-            raise HemkitError(f"{db_path}: was collected with a different plan; use another database file")
-        if stored.get("command") != command:
-            raise HemkitError(
-                f"{db_path}: was collected with command {' '.join(stored.get('command', []))!r}; "
-                "use another database file for a different command"
+    opts = options or CollectOptions()
+    if runs is not None and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 1):
+        raise InputError(f"runs must be at least 1, got {runs}")
+    if command is not None and len(command) == 0:
+        command = None
+    exe = find_perf(opts.perf)
+    path = Path(os.fspath(db_path))
+    with open_for_writing(path) as (lock, existing):
+        s = _resolve(existing, plan, command, runs, opts)
+        resolve_program(s.command[0])
+        if s.corunner:
+            resolve_program(s.corunner[0], what="co-runner")
+        version = perf_version(exe)
+        if existing is not None:
+            existing.prepare_for_writing()
+            before = existing.meta().get("perf_version")
+            if before and before != version:
+                warnings.warn(
+                    f"{path}: this perf ({version}) is not the one the collection began with ({before})",
+                    HemkitWarning,
+                    stacklevel=2,
+                )
+            db = existing
+        else:
+            db = CollectionDB.create(
+                path,
+                s.plan.groups,
+                {
+                    "plan": s.plan.to_dict(),
+                    "command": s.command,
+                    "pin": s.pin,
+                    "corunner": s.corunner,
+                    "format": s.fmt,
+                    "perf": exe,
+                    "perf_version": version,
+                    "machine": machine_info(),
+                    "hemkit_version": __version__,
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                    "runs": s.target,
+                },
+                lock=lock,
             )
-    db.init(
-        plan.groups,
-        {
-            "plan": plan.to_dict(),
-            "command": command,
-            "pin": pin,
-            "corunner": corunner if corunner is None or isinstance(corunner, str) else list(corunner),
-            "format": fmt,
-            "perf": exe,
-            "perf_version": perf_version(exe),
-            "machine": machine_info(),
-            "hemkit_version": __version__,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        },
-    )
-    db.set_meta("runs", max(runs, int(stored.get("runs", 0))) if stored else runs)
-    target = int(db.meta()["runs"])
-    done = db.done()
-    todo = [(gid, rep) for rep in range(target) for gid in range(len(plan.groups)) if (gid, rep) not in done]
+        try:
+            return _run_collection(db, s, opts, exe, progress)
+        except BaseException:
+            if db is not existing and not _has_valid_runs(db):
+                # made by this call and holding no valid run: nothing to continue, and keeping it
+                # would tie the database to a command that failed (e.g. a typo) -- remove it
+                db.close()
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            raise
+        finally:
+            if db is not existing:
+                db.close()
 
-    stop = threading.Event()
-    old_handler = None
-    if threading.current_thread() is threading.main_thread():
-        old_handler = signal.signal(signal.SIGINT, lambda *_: stop.set())
-    proc = _start_corunner(corunner, pin) if corunner else None
-    added_valid = added_invalid = 0
-    reasons: list[str] = []
+
+def _has_valid_runs(db: CollectionDB) -> bool:
     try:
-        with Progress(
-            TextColumn("[bold]collect"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("runs  ETA"),
-            TimeRemainingColumn(),
-            TextColumn("{task.description}"),
-            disable=not progress,
-            transient=False,
-        ) as bar:
-            task = bar.add_task("", total=len(todo))
-            for gid, rep in todo:
-                if stop.is_set():
-                    break
-                events = plan.groups[gid]
-                for attempt in range(max_attempts):
-                    t0 = time.time()
-                    res = run_perf_stat(
-                        perf_events(events, plan.perf_groups),
-                        command,
-                        cpu=pin,
-                        fmt=fmt,
-                        perf=exe,
-                        timeout=timeout,
-                        start_new_session=True,
-                    )
-                    reason = check_reading(res.counts, events, group=gid, returncode=res.returncode)
-                    db.record_run(
-                        gid,
-                        rep,
-                        "invalid" if reason else "valid",
-                        reason,
-                        res.counts,
-                        started=t0,
-                        seconds=res.seconds,
-                        returncode=res.returncode,
-                    )
-                    if not reason:
-                        added_valid += 1
+        return bool(db.done())
+    except Exception:  # cannot tell (e.g. a disk error): keep the file
+        return True
+
+
+@dataclass
+class _Context:
+    """What every run of one collect call shares."""
+
+    db: CollectionDB
+    s: _Settings
+    opts: CollectOptions
+    exe: str
+    stops: _StopRequests
+
+
+@dataclass
+class _Tally:
+    valid: int = 0
+    invalid: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def bad(self, reason: str) -> None:
+        self.invalid += 1
+        self.reasons[reason] = self.reasons.get(reason, 0) + 1
+
+
+def _run_collection(
+    db: CollectionDB, s: _Settings, opts: CollectOptions, exe: str, progress: ProgressLike
+) -> CollectResult:
+    if int(db.meta().get("runs", 0)) != s.target:
+        db.set_meta("runs", s.target)
+    done = db.done()
+    n_groups = len(s.plan.groups)
+    todo = [(gid, rep) for rep in range(s.target) for gid in range(n_groups) if (gid, rep) not in done]
+    tally = _Tally()
+    stops = _StopRequests()
+    ctx = _Context(db, s, opts, exe, stops)
+
+    def outcome() -> CollectResult:
+        return CollectResult(
+            db.path,
+            db.status(),
+            s.target,
+            tally.valid,
+            tally.invalid,
+            dict(tally.reasons),
+            stops.requested,
+            s.resumed,
+            tuple(s.command),
+            {"pin": s.pin, "corunner": s.corunner, "format": s.fmt},
+        )
+
+    with stops:
+        proc = None
+        try:
+            proc = _start_corunner(s.corunner, s.pin) if s.corunner else None
+            with as_progress(progress).task("collect", total=len(todo)) as task:
+                for gid, rep in todo:
+                    if stops.requested:
                         break
-                    added_invalid += 1
-                    reasons.append(reason)
-                    bar.update(task, description=f"[yellow]{added_invalid} invalid, re-run")
-                    if stop.is_set():
-                        break
-                else:
-                    raise HemkitError(
-                        f"group {gid} ({', '.join(events)}): {max_attempts} invalid runs in a row, "
-                        f"last: {reason}; reduce the group (see 'hemkit probe') or check the command"
-                    )
-                bar.advance(task)
-    finally:
-        if old_handler is not None:
-            signal.signal(signal.SIGINT, old_handler)
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:  # pragma: no cover
-                proc.kill()
-    return CollectResult(
-        Path(db_path),
-        added_valid,
-        added_invalid,
-        stop.is_set(),
-        db.status(),
-        pd.Series(reasons, dtype=object).value_counts(),
+                    _check_corunner(proc, s.corunner)
+                    _one_run(ctx, gid, rep, tally)
+                    info = f"group {gid}, run {rep}" + (f"; {tally.invalid} invalid, re-run" if tally.invalid else "")
+                    task.advance(info=info)
+        except KeyboardInterrupt:  # the second signal: stop at once
+            stops.count = max(stops.count, 1)
+            if proc is not None:
+                stop(proc)
+                proc = None
+            raise CollectionInterrupted(outcome(), stops.signum) from None
+        finally:
+            if proc is not None:
+                stop(proc)
+    res = outcome()
+    if stops.requested:
+        raise CollectionInterrupted(res, stops.signum)
+    return res
+
+
+def _one_run(ctx: _Context, gid: int, rep: int, tally: _Tally) -> None:
+    """Measure (group, repetition) until a valid run is stored, or raise."""
+    db, s, opts, stops = ctx.db, ctx.s, ctx.opts, ctx.stops
+    events = s.plan.groups[gid]
+    reason = ""
+    for _ in range(opts.max_attempts):
+        t0 = time.time()
+        try:
+            res = run_perf_stat(
+                perf_events(events, s.plan.perf_groups),
+                s.command,
+                PerfStatOptions(cpu=s.pin, fmt=s.fmt, perf=ctx.exe, timeout=opts.timeout, start_new_session=True),
+            )
+        except MeasurementError as exc:
+            raise MeasurementError(f"group {gid}, run {rep}: {exc}") from None
+        failed = res.returncode != 0 and not opts.allow_failure
+        if failed:
+            reason = f"{os.path.basename(s.command[0])} {describe_status(res.returncode)}"
+        else:
+            reason = check_reading(res.counts, events, group=gid)
+        with stops.storing():
+            db.record_run(
+                StoredRun(gid, rep, "invalid" if reason else "valid", reason, t0, res.seconds, res.returncode),
+                res.counts,
+            )
+        if failed:
+            raise MeasurementError(
+                f"{shlex.join(s.command)}: {describe_status(res.returncode)} in group {gid}, run {rep}"
+                f"{_said(res.stderr)}; fix the program, or allow failures (allow_failure) "
+                "to measure a failing program on purpose"
+            )
+        if not reason:
+            tally.valid += 1
+            return
+        tally.bad(reason)
+        if stops.requested:
+            return
+    raise MeasurementError(
+        f"group {gid} ({', '.join(events)}): {opts.max_attempts} invalid runs in a row, "
+        f"last: {reason}; reduce the group (see 'hemkit probe') or check the command"
     )
 
 
-def status(db_path: str | Path) -> pd.DataFrame:
-    """Per group: valid and invalid runs so far, the target and the last invalid reason."""
-    return CollectionDB(db_path).status()
+def _said(stderr: str) -> str:
+    """``" (it said: ...)"`` with the program's last line on stderr, if any (perf's own lines left out).
+
+    Examples
+    --------
+    >>> _said("Traceback ...\\nValueError: bad input\\n/usr/bin/python3: Killed\\n")
+    ' (it said: ValueError: bad input)'
+    """
+    endings = tuple(f": {signal.strsignal(s)}" for s in signal.Signals)
+    lines = [
+        line.strip()
+        for line in (stderr or "").splitlines()
+        if line.strip() and not line.startswith("#") and not line.rstrip().endswith(endings)
+    ]
+    if not lines:
+        return ""
+    last = lines[-1]
+    return f" (it said: {last[:160]}{'...' if len(last) > 160 else ''})"
+
+
+def _start_corunner(corunner: Sequence[str], pin: int | None) -> Any:
+    args = list(corunner)
+    args[0] = resolve_program(args[0], what="co-runner")
+    cpus = available_cpus()
+    taskset = shutil.which("taskset")
+    if pin is not None and len(cpus) > 1 and taskset:
+        other = cpus[(cpus.index(pin) + 1) % len(cpus)] if pin in cpus else cpus[0]
+        args = [taskset, "-c", str(other), *args]
+    return start(args, die_with_parent=True, what=f"co-runner {os.path.basename(corunner[0])}")
+
+
+def _check_corunner(proc: Any, corunner: Sequence[str] | None) -> None:
+    if proc is not None and proc.poll() is not None:
+        raise MeasurementError(
+            f"co-runner {shlex.join(corunner or [])!r} ended ({describe_status(proc.returncode)}) during the "
+            "collection; the runs stored so far had it, the next would not (give a co-runner that runs until stopped)"
+        )
+
+
+def status(db_path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Per group: valid and invalid runs so far, the target and the last invalid reason.
+
+    Examples
+    --------
+    >>> status("c.db")  # doctest: +SKIP
+    """
+    return collection_status(db_path)
+
+
+__all__ = [
+    "DEFAULT_RUNS",
+    "CollectOptions",
+    "CollectResult",
+    "CollectionInterrupted",
+    "available_cpus",
+    "collect",
+    "corunner_args",
+    "machine_info",
+    "perf_events",
+    "status",
+]

@@ -4,10 +4,10 @@ perf's own percentage cannot be trusted here (``notes/perf.md``): on the Zen 5 V
 reports 100 % for a 6th hardware event that silently reads 0, and raw floating-point
 events corrupt the other events of their run.  So the probe
 
-1. measures every event **alone** (``repeats`` runs of the same workload): events perf
+1. measures every event **alone** (``runs`` runs of the same workload): events perf
    reports ``<not supported>`` and events that read 0 in every run are flagged; the
    run-to-run spread (coefficient of variation) of each alone count is kept;
-2. grows a group of the hardware events one at a time, measuring the group ``repeats``
+2. grows a group of the hardware events one at a time, measuring the group ``runs``
    times: a step is accepted when every event's median in-group count is within
    ``max(tol, 4 x CV)`` of its alone median and no event was multiplexed; an event whose
    addition breaks the group is left out and the next one tried;
@@ -20,14 +20,19 @@ Software events and tracepoints use no hardware counter ("no counter limit").
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from hemkit.errors import HemkitError
-from hemkit.perf import run_perf_stat
+from hemkit.collect.collector import available_cpus
+from hemkit.core.errors import InputError, MeasurementError
+from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
+from hemkit.core.results import Result, result
+from hemkit.external.perf import PerfStatOptions, run_perf_stat
+from hemkit.external.process import describe_status
 
 #: perf's software events (``perf list sw``); they use no hardware counter
 SOFTWARE_EVENTS = frozenset(
@@ -69,51 +74,124 @@ def event_kind(event: str) -> str:
 
 
 @dataclass(frozen=True)
-class ProbeResult:
+class ProbeOptions:
+    """How :func:`probe` measures.
+
+    Parameters
+    ----------
+    tol : float
+        Relative difference between in-group and alone counts still accepted (raised to
+        4 x the event's run-to-run CV when that is larger).
+    pin : int, optional
+        CPU to run the command on.
+    fmt : {"csv", "json"}
+        perf's output format.
+    timeout : float, optional
+        Seconds per run before it is killed.
+    perf : str, optional
+        perf binary (default ``$HEMKIT_PERF`` or ``perf``).
+    allow_failure : bool
+        Accept runs whose program exits non-zero or is killed.
+
+    Examples
+    --------
+    >>> ProbeOptions(tol=0.1).tol
+    0.1
+    """
+
+    tol: float = 0.3
+    pin: int | None = None
+    fmt: str = "csv"
+    timeout: float | None = None
+    perf: str | None = None
+    allow_failure: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tol, int | float) or not 0 <= self.tol < float("inf"):
+            raise InputError(f"tol must be a number >= 0, got {self.tol}")
+        if self.pin is not None and self.pin not in available_cpus():
+            raise InputError(f"pin must be one of the CPUs hemkit may use, got {self.pin}")
+        if self.fmt not in ("csv", "json"):
+            raise InputError(f"fmt must be 'csv' or 'json', got {self.fmt!r}")
+        if self.timeout is not None and not 0 < self.timeout < float("inf"):
+            raise InputError(f"timeout must be a number of seconds above 0, got {self.timeout}")
+
+
+@result
+class ProbeResult(Result):
     """Outcome of :func:`probe`.
 
     Attributes
     ----------
     events : DataFrame
-        One row per event: ``kind``, ``alone`` (median count), ``cv``, ``verdict``.
+        One row per event: ``event``, ``kind``, ``alone`` (median count), ``cv``, ``verdict``.
     steps : DataFrame
         The growing-group trials: ``size``, ``added``, ``ok``, ``note``.
     budget : int or None
         Largest number of hardware events read correctly at once; None when no hardware
         event counts here (see ``note``).
     note : str
+        The finding in one line.
+    runs : int
+        perf runs made.
     """
 
     events: pd.DataFrame
     steps: pd.DataFrame
     budget: int | None
     note: str
+    runs: int = 0
 
-    def summary(self) -> str:
-        lines = [self.note, ""]
-        lines += [f"  {r.event:<32} {r.kind:<10} {r.verdict}" for r in self.events.itertuples()]
-        return "\n".join(lines)
+    def summary(self) -> pd.DataFrame:
+        """Per event: kind, median count alone, run-to-run CV and the verdict."""
+        return self.events.set_index("event")
+
+    def line(self) -> str:
+        """The finding in one line, with the number of perf runs it took."""
+        return f"{self.note} ({self.runs} perf runs)"
 
 
-def _measure(events: Sequence[str], command: Sequence[str], repeats: int, **kw) -> pd.DataFrame:
-    """``repeats`` runs of one group -> long table run, event, value, percent, status."""
-    parts = []
-    for r in range(repeats):
-        c = run_perf_stat(list(events), command, **kw).counts
-        parts.append(c.assign(run=r))
-    return pd.concat(parts, ignore_index=True)
+class _Measurer:
+    """``runs`` perf runs of one group at a time, checked and counted."""
+
+    def __init__(self, command: Sequence[str], runs: int, opts: ProbeOptions, task: ProgressTask):
+        self.command, self.runs, self.opts, self.task = list(command), runs, opts, task
+        self.done = 0
+
+    def __call__(self, events: Sequence[str]) -> pd.DataFrame:
+        """``runs`` runs of one group -> long table run, event, value, percent, status."""
+        parts = []
+        for r in range(self.runs):
+            res = run_perf_stat(
+                list(events),
+                self.command,
+                PerfStatOptions(
+                    perf=self.opts.perf,
+                    fmt=self.opts.fmt,
+                    timeout=self.opts.timeout,
+                    cpu=self.opts.pin,
+                    start_new_session=True,
+                ),
+            )
+            if res.returncode != 0 and not self.opts.allow_failure:
+                raise MeasurementError(
+                    f"{shlex.join(self.command)}: {describe_status(res.returncode)} while measuring "
+                    f"{', '.join(events)}; fix the program, or allow failures (allow_failure) to "
+                    "measure a failing program on purpose"
+                )
+            parts.append(res.counts.assign(run=r))
+            self.done += 1
+            self.task.advance(info=", ".join(events) if len(events) < 4 else f"{len(events)} events")
+        return pd.concat(parts, ignore_index=True)
 
 
 def probe(
     events: Sequence[str],
     command: Sequence[str],
     *,
-    repeats: int = 3,
-    tol: float = 0.3,
-    perf: str | None = None,
-    fmt: str = "csv",
-    timeout: float | None = None,
-    cpu: int | None = None,
+    runs: int = 3,
+    options: ProbeOptions | None = None,
+    progress: ProgressLike = None,
 ) -> ProbeResult:
     """Find which ``events`` count here and how many hardware events count correctly at once.
 
@@ -122,11 +200,19 @@ def probe(
     events : sequence of str
     command : sequence of str
         A workload that runs the same way each time (e.g. a bundled microbenchmark).
-    repeats : int
+    runs : int
         Runs per measurement (medians are compared).
-    tol : float
-        Relative difference between in-group and alone counts still accepted (raised to
-        4 x the event's run-to-run CV when that is larger).
+    options : ProbeOptions, optional
+        Tolerance, CPU, perf format, timeout, perf binary, allow_failure.
+    progress : bool or Progress, optional
+        Progress display (see :mod:`hemkit.core.progress`).
+
+    Raises
+    ------
+    InputError
+        No events, a bad parameter, or a program that cannot be found.
+    MeasurementError
+        The program exits non-zero or is killed (unless ``allow_failure``), or perf fails.
 
     Examples
     --------
@@ -136,13 +222,24 @@ def probe(
     perf counts no hardware event here (1 of 1 <not supported>: no PMU driver?); ...
     """
     if not events:
-        raise HemkitError("no events to probe")
-    if repeats < 1:
-        raise HemkitError("repeats must be at least 1")
-    kw = dict(perf=perf, fmt=fmt, timeout=timeout, cpu=cpu)
+        raise InputError("no events to probe")
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise InputError(f"runs must be at least 1, got {runs}")
+    if not command:
+        raise InputError("no command to measure")
+    opts = options or ProbeOptions()
+    tol = opts.tol
+    n_hw = sum(event_kind(e) == "hardware" for e in events)
+    with as_progress(progress).task("probe", total=runs * (len(events) + max(n_hw - 1, 0))) as task:
+        measure = _Measurer(command, runs, opts, task)
+        out = _probe(list(events), measure, tol)
+    return ProbeResult(*out, runs=measure.done)
+
+
+def _probe(events: list[str], measure: _Measurer, tol: float) -> tuple[pd.DataFrame, pd.DataFrame, int | None, str]:
     rows = []
     for e in events:
-        t = _measure([e], command, repeats, **kw)
+        t = measure([e])
         t = t[t["event"] == e]
         kind = event_kind(e)
         vals = t.loc[t["status"] == "ok", "value"].to_numpy(dtype=float)
@@ -173,7 +270,7 @@ def probe(
             group = trial
             steps.append({"size": 1, "added": e, "ok": True, "note": "alone"})
             continue
-        t = _measure(trial, command, repeats, **kw)
+        t = measure(trial)
         bad = []
         for x in trial:
             tx = t[t["event"] == x]
@@ -223,4 +320,4 @@ def probe(
             note += f" (all {tried} usable events tried; the real limit may be higher)"
         if n_sw:
             note += f"; {n_sw} software/tracepoint events use no counter"
-    return ProbeResult(table, steps_df, budget, note)
+    return table, steps_df, budget, note

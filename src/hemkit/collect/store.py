@@ -1,3 +1,3 @@
 """Deprecated location: the collection database lives in :mod:`hemkit.io.collection`."""
 
-from hemkit.io.collection import SCHEMA, CollectionDB, export, load_readings  # noqa: F401
+from hemkit.io.collection import SCHEMA, CollectionDB, load_readings  # noqa: F401

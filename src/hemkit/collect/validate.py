@@ -4,7 +4,7 @@ Rules (issue 3 and ``notes/perf.md``: multiplexed counts on these VMs come back 
 e.g. 1.9e15 instructions for a program retiring 4.0e8):
 
 - ``<not supported>``: the event cannot be counted here -> the collection **stops**
-  (:class:`hemkit.HemkitError` naming the group and event); re-running cannot help.
+  (:class:`hemkit.MeasurementError` naming the group and event); re-running cannot help.
 - ``<not counted>``: the event never got a counter -> invalid, re-run.
 - percentage below 100: the event was multiplexed (scaled) -> invalid, re-run.
 - implausible values: a count at or above 2**47 (counters are 48 bits; scaled garbage
@@ -19,7 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import MeasurementError
+from hemkit.external.process import describe_status
 
 #: counts at or above this are treated as corrupt (48-bit counters; scaled garbage)
 MAX_COUNT = 2.0**47
@@ -49,7 +50,7 @@ def check_reading(counts: pd.DataFrame, events: Sequence[str], *, group: object 
 
     Raises
     ------
-    HemkitError
+    MeasurementError
         An event is ``<not supported>``: the collection cannot go on.
 
     Examples
@@ -64,12 +65,12 @@ def check_reading(counts: pd.DataFrame, events: Sequence[str], *, group: object 
     by_event = {_base(e): row for e, row in zip(counts["event"], counts.itertuples(index=False))}
     unsupported = [e for e in events if e in by_event and by_event[e].status == "not supported"]
     if unsupported:
-        raise HemkitError(
+        raise MeasurementError(
             f"{where}: event {unsupported[0]!r} is <not supported> by perf on this machine; "
             "drop it from the plan (see 'hemkit probe')"
         )
     if returncode != 0:
-        return f"command exited with code {returncode}"
+        return f"command {describe_status(returncode)}"
     missing = [e for e in events if e not in by_event]
     if missing:
         return f"{missing[0]} missing from perf output"

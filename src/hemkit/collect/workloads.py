@@ -5,15 +5,15 @@ over a footprint sized for one memory level (L1 16 KiB, L2 256 KiB, L3 4 MiB, DR
 64 MiB), like the MUCH paper's IMUL_UL2 / FADD_MEM workloads; ``jitter`` makes each run
 draw its own work size so that software events differ from run to run.  ``c/corunner.c``
 streams over a working set whose size it redraws every period, for interference from
-another core.  Both are compiled on first use (:func:`hemkit.workloads.compile_c`).
+another core.  Both are compiled on first use (:func:`hemkit.external.compiler.compile_c`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hemkit.errors import HemkitError
-from hemkit.workloads import compile_c
+from hemkit.core.errors import InputError
+from hemkit.external.compiler import compile_c
 
 OPS = ("iadd", "imul", "fadd", "fmul", "branchy")
 LEVELS = ("L1", "L2", "L3", "DRAM")
@@ -38,11 +38,11 @@ def ubench_command(op: str = "iadd", level: str = "L2", iters: int = 1_000_000, 
     ['fmul', 'L3', '1000', '0']
     """
     if op not in OPS:
-        raise HemkitError(f"unknown workload operation {op!r}; one of {', '.join(OPS)}")
+        raise InputError(f"unknown workload operation {op!r}; one of {', '.join(OPS)}")
     if level not in LEVELS and not str(level).isdigit():
-        raise HemkitError(f"unknown memory level {level!r}; one of {', '.join(LEVELS)} or a size in KiB")
+        raise InputError(f"unknown memory level {level!r}; one of {', '.join(LEVELS)} or a size in KiB")
     if iters < 1 or not 0 <= jitter <= 0.9:
-        raise HemkitError(f"iterations must be >= 1 and jitter in [0, 0.9] (got {iters}, {jitter})")
+        raise InputError(f"iterations must be >= 1 and jitter in [0, 0.9] (got {iters}, {jitter})")
     return [str(ubench_path()), op, str(level), str(int(iters)), f"{jitter:g}"]
 
 

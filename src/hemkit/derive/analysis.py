@@ -2,8 +2,10 @@
 
 Pipeline, each step a function of its own:
 
-1. :func:`measurement_cube` -- tidy measurements (``kernel, size, rep, event, value``, value per
-   loop iteration) to an array repetitions x kernel loops x events, rows ordered like the basis.
+1. :func:`measurement_cube` -- tidy measurements (``kernel, size, run, event, value``, value per
+   loop iteration) to an array runs x kernel loops x events, rows ordered like the basis;
+   :func:`hemkit.derive.noise.quantise` rounds them to CAT's quarter steps where the family
+   asks for it (branches).
 2. :func:`hemkit.derive.noise.max_rnmse` -- variability (Eq. 4); drop all-zero events and those
    above ``tau``.
 3. :func:`project_onto_basis` -- solve ``E x_e = m_e`` by least squares for every event at once;
@@ -13,72 +15,124 @@ Pipeline, each step a function of its own:
    error of Eq. 5 ``||X y - s|| / (||X||_2 ||y|| + ||s||)``, and the rounded-coefficient check
    of the paper's Fig. 3.
 
-:func:`analyze` runs them all and returns a :class:`DerivationResult`.
+:func:`analyze` runs them all and returns a :class:`DeriveAnalysis`.  A metric's verdict is
+*defined* (backward error of its combination, or of the rounded one, at most ``define_tol``),
+*not definable* (no combination of the measured events fits), or *not measured* (its signature
+needs an expectation that no measured kernel loop exercises).
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from hemkit.derive.noise import max_rnmse, noise_mask
+from hemkit.core.errors import InputError
+from hemkit.core.results import Result, result
+from hemkit.derive.families import FAMILIES, AnalysisOptions, Family, family_for_loops
+from hemkit.derive.noise import max_rnmse, noise_mask, quantise
+from hemkit.derive.paper import paper_signatures
+from hemkit.derive.plots import plot_variability
 from hemkit.derive.qr import round_alpha, special_qrcp
-from hemkit.errors import HemkitError
+from hemkit.derive.tables import format_combination, show_value, to_markdown
 
-MEASUREMENT_COLUMNS = ["kernel", "size", "rep", "event", "value"]
+MEASUREMENT_COLUMNS = ["kernel", "size", "run", "event", "value"]
+VERDICTS = ("defined", "not definable", "not measured")
+SIGNATURE_SETS = ("hemkit", "paper")
+#: least-squares coefficients below this are rounding noise of a zero and not written out
+ZERO_COEFFICIENT = 1e-12
+_DEFINITION_COLUMNS = [
+    "metric",
+    "papi",
+    "verdict",
+    "definition",
+    "error",
+    "combination",
+    "backward_error",
+    "rounded_combination",
+    "rounded_error",
+    "coefficients",
+    "rounded_coefficients",
+]
 
 
-def row_labels(kernels, sizes) -> list[str]:
-    """Row label ``kernel/size`` used by bases and measurement cubes."""
+def row_labels(kernels: Sequence[Any], sizes: Sequence[Any]) -> list[str]:
+    """Row label ``kernel/size`` used by bases and measurement cubes.
+
+    Examples
+    --------
+    >>> row_labels(["nt", "rnd"], [1, 4])
+    ['nt/1', 'rnd/4']
+    """
     return [f"{k}/{s}" for k, s in zip(kernels, sizes, strict=True)]
 
 
-def measurement_cube(measurements: pd.DataFrame, rows: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Tidy per-iteration measurements -> array (reps, rows, events) and the event names.
+def measurement_cube(measurements: pd.DataFrame, rows: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Tidy per-iteration measurements -> array (runs, rows, events) and the event names.
 
     Parameters
     ----------
     measurements : DataFrame
-        Columns ``kernel, size, rep, event, value`` (value = count per loop iteration).
+        Columns ``kernel, size, run, event, value`` (value = count per loop iteration; a
+        ``rep`` column is read as ``run``).
     rows : list of str
         Row labels ``kernel/size`` in the order of the expectation basis.
 
     Raises
     ------
-    HemkitError
-        A missing column, a kernel loop the basis lacks, or an event not measured on every
-        (row, repetition).
+    InputError
+        A missing column, a kernel loop the basis lacks, a value that is not a finite
+        number >= 0, or an event not measured on every (row, run).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"kernel": ["a", "a", "b", "b"], "size": [1, 1, 1, 1], "run": [0, 1, 0, 1],
+    ...                    "event": ["e"] * 4, "value": [1.0, 1.0, 2.0, 2.0]})
+    >>> cube, events = measurement_cube(df, ["a/1", "b/1"])
+    >>> cube.shape, events
+    ((2, 2, 1), ['e'])
     """
+    if "run" not in measurements.columns and "rep" in measurements.columns:
+        measurements = measurements.rename(columns={"rep": "run"})
     missing = [c for c in MEASUREMENT_COLUMNS if c not in measurements.columns]
     if missing:
-        raise HemkitError(f"measurements lack column(s) {', '.join(missing)}")
+        raise InputError(f"measurements lack column(s) {', '.join(missing)}")
+    if measurements.empty:
+        raise InputError("no measurements (the table is empty)")
     df = measurements[MEASUREMENT_COLUMNS].copy()
     df["row"] = df["kernel"].astype(str) + "/" + df["size"].astype(str)
+    df["event"] = df["event"].astype(str)
     extra = sorted(set(df["row"]) - set(rows))
     if extra:
-        raise HemkitError(f"measured kernel loop {extra[0]!r} is not in the family's basis")
-    df["value"] = pd.to_numeric(df["value"], errors="coerce")
-    bad = df[~np.isfinite(df["value"])]
-    if not bad.empty:
-        r = bad.iloc[0]
-        raise HemkitError(f"event {r['event']}: non-numeric or missing value on {r['row']} rep {r['rep']}")
-    if df.duplicated(["row", "rep", "event"]).any():
-        r = df[df.duplicated(["row", "rep", "event"])].iloc[0]
-        raise HemkitError(f"event {r['event']}: measured twice on {r['row']} rep {r['rep']}")
+        raise InputError(f"measured kernel loop {extra[0]!r} is not in the family's basis")
+    value = pd.to_numeric(df["value"], errors="coerce")
+    bad = ~np.isfinite(value.to_numpy(dtype=float)) | (value.to_numpy(dtype=float) < 0)
+    if bad.any():
+        r = df[bad].iloc[0]
+        raise InputError(
+            f"event {r['event']}: value {show_value(r['value'])} on {r['row']} run {r['run']} "
+            "is not a finite number >= 0"
+        )
+    df["value"] = value.astype(float)
+    dup = df.duplicated(["row", "run", "event"])
+    if dup.any():
+        r = df[dup].iloc[0]
+        raise InputError(f"event {r['event']}: measured twice on {r['row']} run {r['run']}")
     # keep the events in the order they were measured: ties in the QR go to the first listed
-    wide = df.pivot(index=["rep", "row"], columns="event", values="value")[pd.unique(df["event"])]
-    reps = sorted(df["rep"].unique())
-    full = pd.MultiIndex.from_product([reps, rows], names=["rep", "row"])
+    order = list(pd.unique(df["event"]))
+    wide = df.pivot(index=["run", "row"], columns="event", values="value")[order]
+    runs = sorted(df["run"].unique(), key=str)
+    full = pd.MultiIndex.from_product([runs, list(rows)], names=["run", "row"])
     wide = wide.reindex(full)
     if wide.isna().any().any():
         ev = wide.columns[wide.isna().any()][0]
         where = wide.index[wide[ev].isna()][0]
-        raise HemkitError(f"event {ev}: no measurement on {where[1]} rep {where[0]}")
+        raise InputError(f"event {ev}: no measurement on {where[1]} run {where[0]}")
     events = [str(e) for e in wide.columns]
-    cube = wide.to_numpy(dtype=float).reshape(len(reps), len(rows), len(events))
+    cube = wide.to_numpy(dtype=float).reshape(len(runs), len(rows), len(events))
     return cube, events
 
 
@@ -101,7 +155,6 @@ def project_onto_basis(E: np.ndarray, M: np.ndarray) -> tuple[np.ndarray, np.nda
 
     Examples
     --------
-    >>> import numpy as np
     >>> E = np.array([[24., 0], [48, 0], [96, 0], [0, 12], [0, 24], [0, 48]])
     >>> X, r = project_onto_basis(E, E @ np.array([[1.0], [8.0]]))
     >>> X.ravel().round(12).tolist(), bool(r[0] < 1e-12)
@@ -110,7 +163,7 @@ def project_onto_basis(E: np.ndarray, M: np.ndarray) -> tuple[np.ndarray, np.nda
     E = np.asarray(E, dtype=float)
     M = np.asarray(M, dtype=float)
     if E.shape[0] != M.shape[0]:
-        raise HemkitError(f"basis has {E.shape[0]} kernel loops but measurements have {M.shape[0]}")
+        raise InputError(f"basis has {E.shape[0]} kernel loops but measurements have {M.shape[0]}")
     X, *_ = np.linalg.lstsq(E, M, rcond=None)
     res = np.linalg.norm(E @ X - M, axis=0)
     nm = np.linalg.norm(M, axis=0)
@@ -125,7 +178,6 @@ def backward_error(A: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> float(backward_error(np.eye(2), np.zeros(2), np.array([1.0, 0.0])))
     1.0
     """
@@ -141,7 +193,9 @@ def backward_error(A: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
     return out[0] if vec else out
 
 
-def solve_signatures(Xhat: np.ndarray, S: np.ndarray, *, coef_step: float = 1.0):
+def solve_signatures(
+    Xhat: np.ndarray, S: np.ndarray, *, coef_step: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Least squares of each signature on the chosen events, with backward errors (Section VI).
 
     Parameters
@@ -160,7 +214,6 @@ def solve_signatures(Xhat: np.ndarray, S: np.ndarray, *, coef_step: float = 1.0)
 
     Examples
     --------
-    >>> import numpy as np
     >>> Y, err, Yr, er = solve_signatures(np.eye(2), np.array([[1.0], [8.0]]))
     >>> Yr.ravel().tolist(), float(er[0])
     ([1.0, 8.0], 0.0)
@@ -178,182 +231,286 @@ def solve_signatures(Xhat: np.ndarray, S: np.ndarray, *, coef_step: float = 1.0)
     return Y, err, Yr, err_r
 
 
-def format_combination(coefs: np.ndarray, names: list[str], *, rel_cut: float = 1e-12) -> str:
-    """``1xA + 8xB - 1xC`` from coefficients (terms below ``rel_cut`` x max dropped)."""
-    coefs = np.asarray(coefs, dtype=float)
-    if coefs.size == 0 or not np.any(coefs):
-        return "0"
-    cut = rel_cut * np.abs(coefs).max()
-    parts = []
-    for c, n in zip(coefs, names, strict=True):
-        if abs(c) <= cut:
-            continue
-        mag = f"{abs(c):.4g}"
-        parts.append(("- " if c < 0 else "+ ") + f"{mag}x{n}")
-    text = " ".join(parts)
-    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+def _finite_or_none(v: float) -> float | None:
+    return float(v) if v is not None and np.isfinite(v) else None
 
 
-@dataclass
-class DerivationResult:
-    """Everything the analysis of one kernel family found.
+@result
+class DeriveAnalysis(Result):
+    """Everything the analysis of one kernel family found (the paper's Tables V-VIII and Fig. 2).
 
     Attributes
     ----------
     family : str
+        ``flops``, ``branch``, ``dcache`` (or the name of a custom family).
+    backend : str
+        Where the measurements came from: ``perf``, ``valgrind``, ``paper`` or ``""``.
+    signatures : str
+        ``hemkit`` (the family's signatures) or ``paper`` (Tables I-IV as printed).
     variability : Series
-        Max RNMSE per event (NaN: all zero).
+        Max RNMSE per event (NaN: all zero), in measured order.
     dropped : DataFrame
         ``event, step, reason`` for every event that left the analysis.
     X : DataFrame
         Kept events in the expectation basis (rows: expectations, columns: events).
-    chosen : list of str
+    chosen : tuple of str
         Events picked by the specially pivoted QR, in pivot order.
     definitions : DataFrame
-        One row per metric: ``metric, combination, backward_error, rounded_combination,
-        rounded_error, verdict`` and the coefficients in ``coefficients`` (dict event -> value).
-    params : dict
-        tau, alpha, proj_tol, define_tol, coef_step.
+        One row per metric: ``metric, papi, verdict, definition, error`` (the definition shown:
+        the rounded combination where it is good enough, with its backward error), the raw
+        least-squares ``combination`` and ``backward_error``, ``rounded_combination``,
+        ``rounded_error``, and the coefficients (dicts event -> value).
+    options : AnalysisOptions
+        The thresholds used (tau, alpha, proj_tol, define_tol, coef_step, quantum).
+    not_measured : tuple of str
+        Expectations that no measured kernel loop exercises.
+    raw_variability : Series, optional
+        Max RNMSE per event before CAT's quantisation (where ``quantum > 0``).
+
+    Examples
+    --------
+    >>> from hemkit.derive import analyze_cube, branch_family
+    >>> fam = branch_family()
+    >>> cube = np.stack([fam.basis[["CR", "T"]].to_numpy()] * 3)   # two ideal events, 3 runs
+    >>> res = analyze_cube(cube, ["COND", "COND_TAKEN"], fam)
+    >>> res.summary().loc["Conditional Branches Not Taken.", "definition"]
+    '1xCOND - 1xCOND_TAKEN'
+    >>> res.summary().loc["Conditional Branches Executed.", "verdict"]
+    'not definable'
     """
 
     family: str
+    backend: str
+    signatures: str
     variability: pd.Series
     dropped: pd.DataFrame
     X: pd.DataFrame
-    chosen: list[str]
+    chosen: tuple[str, ...]
     definitions: pd.DataFrame
-    params: dict = field(default_factory=dict)
+    options: AnalysisOptions
+    not_measured: tuple[str, ...] = ()
+    raw_variability: pd.Series | None = None
+
+    def summary(self) -> pd.DataFrame:
+        """The metric-definition table: ``papi, definition, backward_error, verdict`` per metric."""
+        t = self.definitions.set_index("metric")[["papi", "definition", "error", "verdict"]]
+        return t.rename(columns={"error": "backward_error"})
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every column of the definitions (raw and rounded combinations, coefficients)."""
+        return self.definitions.copy()
 
     def table(self) -> pd.DataFrame:
-        """The metric-definition table (like the paper's Tables V-VIII)."""
-        cols = ["metric", "definition", "backward_error", "verdict"]
-        t = self.definitions.copy()
-        t["definition"] = np.where(
-            t["rounded_error"] <= self.params.get("define_tol", 1e-4), t["rounded_combination"], t["combination"]
-        )
-        t["backward_error"] = np.where(
-            t["rounded_error"] <= self.params.get("define_tol", 1e-4), t["rounded_error"], t["backward_error"]
-        )
-        return t[cols]
-
-    def summary(self) -> str:
-        """A readable report: counts of kept/dropped events, chosen events and the metric table."""
-        n_total = len(self.variability)
-        lines = [
-            f"family {self.family}: {n_total} events measured, {len(self.X.columns)} kept after the noise "
-            f"filter and projection, {len(self.chosen)} chosen by the QR",
-            "params: " + ", ".join(f"{k}={v:g}" for k, v in self.params.items()),
-            "chosen events: " + (", ".join(self.chosen) if self.chosen else "(none)"),
-        ]
-        if not self.dropped.empty:
-            counts = self.dropped.groupby("step").size()
-            lines.append("dropped: " + ", ".join(f"{n} at {s}" for s, n in counts.items()))
-        lines.append("")
-        t = self.table()
-        w = max(len("metric"), *(len(m) for m in t["metric"])) if len(t) else 6
-        lines.append(f"{'metric':<{w}}  {'error':>9}  {'verdict':<14}  definition")
-        for _, r in t.iterrows():
-            lines.append(f"{r['metric']:<{w}}  {r['backward_error']:9.2e}  {r['verdict']:<14}  {r['definition']}")
-        return "\n".join(lines)
+        """The definition table with ``metric`` as a column (like the paper's Tables V-VIII)."""
+        return self.summary().reset_index()
 
     def to_markdown(self) -> str:
-        """The definition table as a Markdown table."""
-        from hemkit.derive.report import to_markdown
-
+        """The definition table as Markdown."""
         return to_markdown(self.table())
 
-    def to_dict(self) -> dict:
-        """JSON-ready dictionary of the whole result."""
+    def describe(self) -> str:
+        """One line: events measured, dropped at each step, chosen, metrics defined."""
+        counts = self.dropped.groupby("step").size().to_dict() if not self.dropped.empty else {}
+        verdicts = self.definitions["verdict"].value_counts().to_dict()
+        return (
+            f"{self.family} ({self.backend or 'unknown backend'}, {self.signatures} signatures): "
+            f"{len(self.variability)} events, {counts.get('noise', 0)} dropped as noisy or all zero, "
+            f"{counts.get('projection', 0)} outside the basis, {len(self.chosen)} chosen "
+            f"({', '.join(self.chosen) or 'none'}); {verdicts.get('defined', 0)} of {len(self.definitions)} "
+            f"metrics defined"
+        )
+
+    def plot(self, ax: Any = None) -> Any:
+        """The variability figure (the paper's Fig. 2); returns the Axes."""
+        title = f"{self.family} ({self.backend})" if self.backend else self.family
+        return plot_variability(self.variability, self.options.tau, title=title, raw=self.raw_variability, ax=ax)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary of the whole result (read back with :meth:`from_dict`)."""
         return {
+            "format": "hemkit-derive-analysis",
+            "version": 1,
             "family": self.family,
-            "params": self.params,
-            "chosen": self.chosen,
-            "variability": {k: (None if not np.isfinite(v) else float(v)) for k, v in self.variability.items()},
+            "backend": self.backend,
+            "signatures": self.signatures,
+            "options": self.options.as_dict(),
+            "chosen": list(self.chosen),
+            "not_measured": list(self.not_measured),
+            "variability": {str(k): _finite_or_none(v) for k, v in self.variability.items()},
+            "raw_variability": None
+            if self.raw_variability is None
+            else {str(k): _finite_or_none(v) for k, v in self.raw_variability.items()},
             "dropped": self.dropped.to_dict(orient="records"),
-            "X": {c: self.X[c].tolist() for c in self.X.columns},
-            "expectations": list(self.X.index),
+            "expectations": [str(i) for i in self.X.index],
+            "X": {str(c): [float(v) for v in self.X[c]] for c in self.X.columns},
             "definitions": [
                 {
-                    "metric": r["metric"],
-                    "combination": r["combination"],
-                    "coefficients": r["coefficients"],
+                    "metric": str(r["metric"]),
+                    "papi": str(r["papi"]),
+                    "verdict": str(r["verdict"]),
+                    "definition": str(r["definition"]),
+                    "error": float(r["error"]),
+                    "combination": str(r["combination"]),
                     "backward_error": float(r["backward_error"]),
-                    "rounded_combination": r["rounded_combination"],
-                    "rounded_coefficients": r["rounded_coefficients"],
+                    "rounded_combination": str(r["rounded_combination"]),
                     "rounded_error": float(r["rounded_error"]),
-                    "verdict": r["verdict"],
+                    "coefficients": {str(k): float(v) for k, v in r["coefficients"].items()},
+                    "rounded_coefficients": {str(k): float(v) for k, v in r["rounded_coefficients"].items()},
                 }
                 for _, r in self.definitions.iterrows()
             ],
         }
 
-    def to_json(self) -> str:
-        """The whole result as JSON (read back with :meth:`from_json`)."""
-        return json.dumps(self.to_dict(), indent=1)
-
     @classmethod
-    def from_json(cls, text: str, source: str = "result") -> DerivationResult:
-        """Read a result written by :meth:`to_json`."""
-        try:
-            d = json.loads(text)
-            var = pd.Series({k: np.nan if v is None else v for k, v in d["variability"].items()}, name="max_rnmse")
-            return cls(
-                family=d["family"],
-                variability=var.astype(float),
-                dropped=pd.DataFrame(d["dropped"], columns=["event", "step", "reason"]),
-                X=pd.DataFrame(d["X"], index=d["expectations"]),
-                chosen=list(d["chosen"]),
-                definitions=pd.DataFrame(d["definitions"]),
-                params=dict(d["params"]),
-            )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise HemkitError(f"{source}: not a hemkit derive result ({exc})") from exc
+    def from_dict(cls, d: Any, source: str = "result") -> DeriveAnalysis:
+        """Rebuild a result from :meth:`to_dict`; anything else is an :class:`InputError` naming ``source``."""
+        return _from_dict(d, source)
+
+
+def _from_dict(d: Any, source: str) -> DeriveAnalysis:
+    def fail(what: str) -> InputError:
+        return InputError(f"{source}: not a hemkit derive result ({what})")
+
+    if not isinstance(d, dict) or d.get("format") != "hemkit-derive-analysis":
+        raise fail("no 'format': 'hemkit-derive-analysis' field; write one with 'hemkit derive analyze'")
+    try:
+        family = d["family"]
+        if not isinstance(family, str) or not family:
+            raise fail("'family' must be a non-empty string")
+        opts = d["options"]
+        if not isinstance(opts, dict) or set(opts) != {f for f in AnalysisOptions.__dataclass_fields__}:
+            raise fail("'options' must hold tau, alpha, proj_tol, define_tol, coef_step, quantum")
+        values = {}
+        for k, v in opts.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise fail(f"option {k} must be a finite number >= 0, got {v!r}")
+            values[k] = float(v)
+        var = _variability(d["variability"], "variability", fail)
+        raw = None if d.get("raw_variability") is None else _variability(d["raw_variability"], "raw_variability", fail)
+        expectations = d["expectations"]
+        X_in = d["X"]
+        if not isinstance(expectations, list) or not isinstance(X_in, dict):
+            raise fail("'expectations' must be a list and 'X' a mapping")
+        for k, col in X_in.items():
+            if not isinstance(col, list) or len(col) != len(expectations):
+                raise fail(f"column {k} of X must hold {len(expectations)} numbers")
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in col):
+                raise fail(f"column {k} of X holds a value that is not a finite number")
+        chosen = d["chosen"]
+        if not isinstance(chosen, list) or not all(isinstance(c, str) and c in X_in for c in chosen):
+            raise fail("'chosen' must list events of X")
+        defs = d["definitions"]
+        if not isinstance(defs, list) or not defs:
+            raise fail("'definitions' must be a non-empty list")
+        rows = []
+        seen = set()
+        for i, r in enumerate(defs):
+            if not isinstance(r, dict) or set(r) != set(_DEFINITION_COLUMNS):
+                raise fail(f"definition {i + 1} must have the fields {', '.join(_DEFINITION_COLUMNS)}")
+            if not isinstance(r["metric"], str) or not r["metric"].strip():
+                raise fail(f"definition {i + 1} has an empty metric name")
+            if r["metric"] in seen:
+                raise fail(f"metric {r['metric']!r} is defined twice")
+            seen.add(r["metric"])
+            if r["verdict"] not in VERDICTS:
+                raise fail(f"metric {r['metric']!r}: verdict {r['verdict']!r} is not one of {', '.join(VERDICTS)}")
+            for k in ("error", "backward_error", "rounded_error"):
+                v = r[k]
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                    raise fail(f"metric {r['metric']!r}: {k} must be a finite number >= 0, got {v!r}")
+            for k in ("papi", "definition", "combination", "rounded_combination"):
+                if not isinstance(r[k], str):
+                    raise fail(f"metric {r['metric']!r}: {k} must be a string")
+            if not r["definition"].strip():
+                raise fail(f"metric {r['metric']!r} has an empty definition")
+            for k in ("coefficients", "rounded_coefficients"):
+                if not isinstance(r[k], dict) or not all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in r[k].values()
+                ):
+                    raise fail(f"metric {r['metric']!r}: {k} must map events to finite numbers")
+            rows.append(r)
+        dropped = d["dropped"]
+        if not isinstance(dropped, list) or not all(
+            isinstance(x, dict) and set(x) == {"event", "step", "reason"} for x in dropped
+        ):
+            raise fail("'dropped' must list {event, step, reason}")
+        backend, signatures = d.get("backend", ""), d.get("signatures", "hemkit")
+        not_measured = d.get("not_measured", [])
+        if not isinstance(backend, str) or not isinstance(signatures, str) or not isinstance(not_measured, list):
+            raise fail("'backend' and 'signatures' must be strings, 'not_measured' a list")
+    except KeyError as exc:
+        raise fail(f"field {exc.args[0]!r} is missing") from None
+    return DeriveAnalysis(
+        family=family,
+        backend=backend,
+        signatures=signatures,
+        variability=pd.Series(var, name="max_rnmse", dtype=float),
+        dropped=pd.DataFrame(dropped, columns=["event", "step", "reason"]),
+        X=pd.DataFrame({k: [float(v) for v in col] for k, col in X_in.items()}, index=[str(e) for e in expectations]),
+        chosen=tuple(chosen),
+        definitions=pd.DataFrame(rows, columns=_DEFINITION_COLUMNS),
+        options=AnalysisOptions(**values),
+        not_measured=tuple(str(x) for x in not_measured),
+        raw_variability=None if raw is None else pd.Series(raw, name="max_rnmse", dtype=float),
+    )
+
+
+def _variability(values: Any, field: str, fail: Any) -> dict[str, float]:
+    if not isinstance(values, dict):
+        raise fail(f"'{field}' must map events to numbers")
+    out = {}
+    for k, v in values.items():
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0):
+            raise fail(f"{field} of {k} must be a number >= 0 or null, got {v!r}")
+        out[str(k)] = np.nan if v is None else float(v)
+    return out
 
 
 def analyze_cube(
     cube: np.ndarray,
-    events: list[str],
-    basis: pd.DataFrame,
-    signatures: pd.DataFrame,
+    events: Sequence[str],
+    family: Family,
     *,
-    family: str = "custom",
-    tau: float = 1e-10,
-    alpha: float = 5e-4,
-    proj_tol: float = 1e-3,
-    define_tol: float = 1e-4,
-    coef_step: float = 1.0,
-) -> DerivationResult:
-    """Run the whole analysis on a measurement array (reps x kernel loops x events).
+    options: AnalysisOptions | None = None,
+    backend: str = "",
+    signatures: str = "hemkit",
+) -> DeriveAnalysis:
+    """Run the whole analysis on a measurement array (runs x kernel loops x events).
 
     Parameters
     ----------
     cube : array, shape (R, N, n)
-    events : list of str, length n
-    basis : DataFrame, shape (N, k)
-        Expectation basis E, index = kernel loops (``kernel/size``), columns = expectations.
-    signatures : DataFrame, shape (m, k)
-        Metric signatures in the basis, index = metric names, columns = expectations.
-    tau, alpha, proj_tol, define_tol, coef_step : float
-        Noise threshold (Eq. 4), QR tolerance (Algorithm 2), largest relative projection
-        residual, largest backward error of a defined metric, coefficient rounding grid.
+        Per-iteration counts of ``n`` events on the ``N`` kernel loops of ``family``, ``R`` runs.
+    events : sequence of str, length n
+    family : Family
+        Basis (rows = kernel loops), signatures, PAPI presets and default thresholds.
+    options : AnalysisOptions, optional
+        Thresholds overriding the family's.
+    backend, signatures : str
+        Recorded in the result (where the data came from, which signature set).
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> E = pd.DataFrame([[24., 0], [48, 0], [96, 0], [0, 12], [0, 24], [0, 48]],
-    ...                  columns=["D_SCAL", "D_FMA_256"], index=[f"r{i}" for i in range(6)])
+    ...                  columns=["D_SCAL", "D_FMA_256"], index=[f"k/{i}" for i in range(6)])
     >>> S = pd.DataFrame({"D_SCAL": [1, 1.0], "D_FMA_256": [8, 1.0]}, index=["DP Ops", "DP Instrs"])
-    >>> cube = np.stack([E.to_numpy()] * 3)
-    >>> res = analyze_cube(cube, ["SCALAR_DOUBLE", "256B_FMA_DOUBLE"], E, S)
-    >>> res.table()["definition"].tolist()
+    >>> res = analyze_cube(np.stack([E.to_numpy()] * 3), ["SCALAR_DOUBLE", "256B_FMA_DOUBLE"], Family("demo", E, S))
+    >>> res.summary()["definition"].tolist()
     ['1xSCALAR_DOUBLE + 8x256B_FMA_DOUBLE', '1xSCALAR_DOUBLE + 1x256B_FMA_DOUBLE']
     """
+    opts = (options or AnalysisOptions()).resolved(family)
+    tau, alpha, proj_tol, define_tol, coef_step, quantum = opts.values()
+    basis, sig = family.basis, family.signatures
     cube = np.asarray(cube, dtype=float)
-    if list(signatures.columns) != list(basis.columns):
-        raise HemkitError("signature columns must be the basis expectations in the same order")
+    if list(sig.columns) != list(basis.columns):
+        raise InputError("signature columns must be the basis expectations in the same order")
     if cube.ndim != 3 or cube.shape[1] != len(basis) or cube.shape[2] != len(events):
-        raise HemkitError(f"measurement array shape {cube.shape} does not match basis rows / events")
-    ev = np.asarray(events, dtype=object)
+        raise InputError(f"measurement array shape {cube.shape} does not match the basis rows / events")
+    if not np.isfinite(cube).all() or (cube < 0).any():
+        raise InputError("measurements must be finite numbers >= 0")
+    ev = np.asarray([str(e) for e in events], dtype=object)
+    raw_var = max_rnmse(cube) if quantum else None
+    cube = quantise(cube, quantum)
     var = max_rnmse(cube)
     keep = noise_mask(var, tau)
     dropped = [
@@ -361,7 +518,8 @@ def analyze_cube(
         for e, v in zip(ev[~keep], var[~keep], strict=True)
     ]
     M = cube[:, :, keep].mean(axis=0)
-    X, rel = project_onto_basis(basis.to_numpy(dtype=float), M)
+    E = basis.to_numpy(dtype=float)
+    X, rel = project_onto_basis(E, M)
     ok = rel <= proj_tol
     kept_names = ev[keep]
     dropped += [
@@ -372,49 +530,131 @@ def analyze_cube(
     names = [str(e) for e in kept_names[ok]]
     piv = special_qrcp(X, alpha) if X.shape[1] else np.array([], dtype=int)
     chosen = [names[i] for i in piv]
-    Xhat = X[:, piv]
-    Y, err, Yr, err_r = solve_signatures(Xhat, signatures.to_numpy(dtype=float).T, coef_step=coef_step)
+    S = sig.to_numpy(dtype=float)
+    Y, err, Yr, err_r = solve_signatures(X[:, piv], S.T, coef_step=coef_step)
+    unexercised = ~np.any(E != 0, axis=0)
     rows = []
-    for m, metric in enumerate(signatures.index):
-        best = min(err[m], err_r[m])
+    for m, metric in enumerate(sig.index):
+        rounded_ok = err_r[m] <= define_tol
+        if np.any(S[m][unexercised] != 0):
+            verdict = "not measured"
+        else:
+            verdict = "defined" if min(err[m], err_r[m]) <= define_tol else "not definable"
+        combination = format_combination(Y[:, m], chosen, abs_cut=ZERO_COEFFICIENT)
+        rounded = format_combination(Yr[:, m], chosen)
         rows.append(
             {
                 "metric": str(metric),
-                "combination": format_combination(Y[:, m], chosen),
-                "coefficients": {c: float(y) for c, y in zip(chosen, Y[:, m], strict=True)},
+                "papi": str(family.papi.get(str(metric), "")),
+                "verdict": verdict,
+                "definition": rounded if rounded_ok else combination,
+                "error": float(err_r[m] if rounded_ok else err[m]),
+                "combination": combination,
                 "backward_error": float(err[m]),
-                "rounded_combination": format_combination(Yr[:, m], chosen),
-                "rounded_coefficients": {c: float(y) for c, y in zip(chosen, Yr[:, m], strict=True) if y != 0},
+                "rounded_combination": rounded,
                 "rounded_error": float(err_r[m]),
-                "verdict": "defined" if best <= define_tol else "not definable",
+                "coefficients": {c: float(y) for c, y in zip(chosen, Y[:, m], strict=True)},
+                "rounded_coefficients": {c: float(y) for c, y in zip(chosen, Yr[:, m], strict=True) if y != 0},
             }
         )
-    return DerivationResult(
-        family=family,
-        variability=pd.Series(var, index=list(events), name="max_rnmse"),
+    return DeriveAnalysis(
+        family=family.name,
+        backend=backend,
+        signatures=signatures,
+        variability=pd.Series(var, index=list(ev), name="max_rnmse", dtype=float),
         dropped=pd.DataFrame(dropped, columns=["event", "step", "reason"]),
-        X=pd.DataFrame(X, index=list(basis.columns), columns=names),
-        chosen=chosen,
-        definitions=pd.DataFrame(rows),
-        params={"tau": tau, "alpha": alpha, "proj_tol": proj_tol, "define_tol": define_tol, "coef_step": coef_step},
+        X=pd.DataFrame(X, index=[str(c) for c in basis.columns], columns=names),
+        chosen=tuple(chosen),
+        definitions=pd.DataFrame(rows, columns=_DEFINITION_COLUMNS),
+        options=opts,
+        not_measured=tuple(str(c) for c, u in zip(basis.columns, unexercised, strict=True) if u),
+        raw_variability=None if raw_var is None else pd.Series(raw_var, index=list(ev), name="max_rnmse", dtype=float),
     )
 
 
-def analyze(measurements: pd.DataFrame, family, **overrides) -> DerivationResult:
-    """Analyse tidy measurements of one kernel family (see :mod:`hemkit.derive.families`).
+def _single(measurements: pd.DataFrame, column: str) -> str | None:
+    """The one value of a metadata column (``family``, ``backend``), None when absent."""
+    if column not in measurements.columns:
+        return None
+    values = pd.unique(measurements[column].astype(str))
+    if len(values) != 1:
+        raise InputError(f"measurements mix several {column} values ({', '.join(map(str, values[:3]))})")
+    return str(values[0])
+
+
+def analyze(
+    measurements: Any,
+    family: Family | str | None = None,
+    *,
+    options: AnalysisOptions | None = None,
+    signatures: str = "hemkit",
+) -> DeriveAnalysis:
+    """Analyse tidy measurements of one kernel family.
 
     Parameters
     ----------
-    measurements : DataFrame
-        ``kernel, size, rep, event, value`` (value per loop iteration).
-    family : Family
-        Basis, signatures and default thresholds.
-    **overrides
-        Any of ``tau, alpha, proj_tol, define_tol, coef_step``.
+    measurements : DataFrame or Measurements
+        ``kernel, size, run, event, value`` (value per loop iteration), and optionally
+        ``family`` and ``backend`` columns (as :func:`hemkit.derive.measure` writes them).
+    family : Family or str, optional
+        The family (default: the ``family`` column); a name builds the family for the
+        kernel loops measured.
+    options : AnalysisOptions, optional
+        Thresholds overriding the family's defaults.
+    signatures : {"hemkit", "paper"}
+        The family's signatures, or the paper's Tables I, III, IV as printed.
+
+    Raises
+    ------
+    InputError
+        Bad measurements, an unknown or mismatched family, bad options.
+
+    Examples
+    --------
+    >>> from hemkit.derive import example_measurements
+    >>> res = analyze(example_measurements("branch"))
+    >>> res.summary().loc["Mispredicted Branches.", ["papi", "definition", "verdict"]].tolist()
+    ['PAPI_BR_MSP', '1xBcm', 'defined']
     """
-    params = {**family.params(), **{k: v for k, v in overrides.items() if v is not None}}
-    unknown = set(params) - {"tau", "alpha", "proj_tol", "define_tol", "coef_step"}
-    if unknown:
-        raise HemkitError(f"unknown analysis parameter {sorted(unknown)[0]!r}")
-    cube, events = measurement_cube(measurements, list(family.basis.index))
-    return analyze_cube(cube, events, family.basis, family.signatures, family=family.name, **params)
+    data = getattr(measurements, "data", measurements)
+    if not isinstance(data, pd.DataFrame):
+        raise InputError(f"measurements must be a DataFrame, got {type(data).__name__}")
+    if signatures not in SIGNATURE_SETS:
+        raise InputError(f"unknown signature set {signatures!r}; choose from {', '.join(SIGNATURE_SETS)}")
+    if "run" not in data.columns and "rep" in data.columns:
+        data = data.rename(columns={"rep": "run"})
+    named = _single(data, "family")
+    backend = _single(data, "backend") or ""
+    for c in ("kernel", "size"):
+        if c not in data.columns:
+            raise InputError(f"measurements lack column(s) {c}")
+    loops = list(zip(data["kernel"].astype(str), data["size"].astype(str), strict=True))
+    if isinstance(family, Family):
+        fam = family.restricted([r for r in family.basis.index if r in {f"{k}/{s}" for k, s in loops}])
+    else:
+        name = family or named
+        if name is None:
+            raise InputError("measurements have no family column; name the family (flops, branch or dcache)")
+        if name not in FAMILIES:
+            raise InputError(f"unknown kernel family {name!r}; choose from {', '.join(FAMILIES)}")
+        if named is not None and named != name:
+            raise InputError(f"these are measurements of the {named} family, not {name}")
+        fam = family_for_loops(name, loops)
+    if signatures == "paper":
+        fam = fam.with_signatures(paper_signatures(fam.name))
+    cube, events = measurement_cube(data, list(fam.basis.index))
+    return analyze_cube(cube, events, fam, options=options, backend=backend, signatures=signatures)
+
+
+__all__ = [
+    "MEASUREMENT_COLUMNS",
+    "VERDICTS",
+    "DeriveAnalysis",
+    "analyze",
+    "analyze_cube",
+    "backward_error",
+    "measurement_cube",
+    "project_onto_basis",
+    "row_labels",
+    "solve_signatures",
+]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import InputError
 
 
 def round_alpha(u: np.ndarray | float, alpha: float) -> np.ndarray:
@@ -32,7 +32,7 @@ def round_alpha(u: np.ndarray | float, alpha: float) -> np.ndarray:
     [1.0, 0.0, -0.5, 1.5]
     """
     if not alpha > 0:
-        raise HemkitError(f"alpha must be positive, got {alpha}")
+        raise InputError(f"alpha must be positive, got {alpha}")
     return alpha * np.floor(np.asarray(u, dtype=float) / alpha + 0.5)
 
 
@@ -76,9 +76,9 @@ def special_qrcp(X: np.ndarray, alpha: float) -> np.ndarray:
     """
     A = np.asarray(X, dtype=float)
     if A.ndim != 2:
-        raise HemkitError(f"special_qrcp needs a 2-D matrix, got shape {A.shape}")
+        raise InputError(f"special_qrcp needs a 2-D matrix, got shape {A.shape}")
     if not np.isfinite(A).all():
-        raise HemkitError("the event matrix contains NaN or infinite values")
+        raise InputError("the event matrix contains NaN or infinite values")
     k, n = A.shape
     A = round_alpha(A, alpha)
     beta = alpha * np.sqrt(k)

@@ -1,151 +1,223 @@
-"""Reports of the metric derivation: definition tables (Tables V-VIII), PAPI comparison, Fig. 2 plot.
+"""The definition table of a metric derivation, compared with PAPI's presets (Tables V-VIII).
 
-- :func:`definition_table` -- metric, PAPI preset, combination of raw events, backward error, verdict.
-- :func:`write_table` -- the table as Markdown, CSV or JSON (by file suffix).
-- :func:`compare_presets` -- side by side with a preset table (``preset,definition`` CSV, definitions
-  written ``1xEVENT + 2xOTHER``), agreement when the event/coefficient sets are equal.
-- :func:`plot_variability` -- max RNMSE per event sorted increasingly, zero shown as machine epsilon,
-  the region above tau shaded (the paper's Fig. 2).
+:func:`define` turns a :class:`~hemkit.derive.analysis.DeriveAnalysis` into
+:class:`Definitions`: for every metric its combination of raw events, backward error (Eq. 5),
+verdict (defined / not definable / not measured), the PAPI preset it corresponds to and,
+where preset definitions are known, whether the derived combination matches them.
+
+For the valgrind backend the preset definitions are those that follow from cachegrind's
+documented events (:func:`cachegrind_presets`): ``PAPI_BR_CN = 1xBc``, ``PAPI_BR_MSP = 1xBcm``,
+``PAPI_L1_DCM = 1xD1mr + 1xD1mw``, ``PAPI_L3_DCM = 1xDLmr + 1xDLmw`` (cachegrind's LL is the
+last level) ...  For perf, give a table ``preset,definition`` (e.g. written from ``papi_avail
+-e PAPI_BR_MSP`` on that machine) to :func:`define`.
+
+A preset term on an event that was measured and is zero on every kernel loop (e.g. ``D1mw``
+on a read-only pointer chase) cannot be checked and is ignored, with a note.
+
+Examples
+--------
+>>> from hemkit.derive import analyze, example_measurements
+>>> defs = define(analyze(example_measurements("branch")))
+>>> defs.summary().loc["Conditional Branches Retired.", ["papi", "definition", "agree"]].tolist()
+['PAPI_BR_CN', '1xBc', True]
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from hemkit.derive.analysis import DerivationResult
-from hemkit.errors import HemkitError
+from hemkit.core.errors import InputError
+from hemkit.core.results import Result, result
+from hemkit.derive.analysis import DeriveAnalysis
+from hemkit.derive.tables import parse_combination, to_markdown
 
-_TERM = re.compile(r"^\s*([-+]?)\s*([0-9.eE+-]+)x(\S+)\s*$")
+TABLE_COLUMNS = ["metric", "papi", "definition", "backward_error", "verdict", "preset_definition", "agree", "note"]
 
 
-def definition_table(result: DerivationResult, papi: dict | None = None) -> pd.DataFrame:
-    """``metric, papi, definition, backward_error, verdict`` (one row per metric).
+def cachegrind_presets() -> dict[str, str]:
+    """PAPI presets written in cachegrind's events, from what cachegrind documents they count.
+
+    ``Bc``/``Bcm`` are conditional branches executed / mispredicted (a simulator does not
+    speculate: executed = retired), ``Dr``/``Dw`` data reads / writes, ``D1mr``/``D1mw`` their
+    L1 misses, ``DLmr``/``DLmw`` their last-level misses.  cachegrind counts neither direct
+    jumps nor taken branches, so PAPI_BR_INS, _UCN, _TKN and _NTK have no definition here.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from hemkit.derive import branch_family, analyze_cube
-    >>> fam = branch_family()
-    >>> res = analyze_cube(np.stack([fam.basis[["M"]].to_numpy()] * 2), ["MISP"], fam.basis, fam.signatures)
-    >>> definition_table(res, fam.papi).set_index("papi").loc["PAPI_BR_MSP", "definition"]
-    '1xMISP'
+    >>> cachegrind_presets()["PAPI_BR_PRC"]
+    '1xBc - 1xBcm'
     """
-    t = result.table()
-    t.insert(1, "papi", [(papi or {}).get(m, "") for m in t["metric"]])
-    return t
+    return {
+        "PAPI_BR_CN": "1xBc",
+        "PAPI_BR_MSP": "1xBcm",
+        "PAPI_BR_PRC": "1xBc - 1xBcm",
+        "PAPI_L1_DCM": "1xD1mr + 1xD1mw",
+        "PAPI_L1_DCR": "1xDr",
+        "PAPI_L1_DCH": "1xDr + 1xDw - 1xD1mr - 1xD1mw",
+        "PAPI_L3_DCH": "1xD1mr + 1xD1mw - 1xDLmr - 1xDLmw",
+        "PAPI_L3_DCM": "1xDLmr + 1xDLmw",
+        "PAPI_TOT_INS": "1xIr",
+    }
 
 
-def parse_combination(text: str) -> dict[str, float]:
-    """``'1xA - 2xB'`` -> ``{'A': 1.0, 'B': -2.0}`` (``'0'`` -> ``{}``)."""
-    text = str(text).strip()
-    if text in ("", "0"):
-        return {}
-    terms = re.split(r"\s+(?=[-+]\s)", text)
-    out: dict[str, float] = {}
-    for term in terms:
-        m = _TERM.match(term.replace("×", "x"))
-        if not m:
-            raise HemkitError(f"cannot read the term {term!r} of definition {text!r} (expected like 2xEVENT)")
-        out[m.group(3)] = out.get(m.group(3), 0.0) + float(m.group(1) + m.group(2))
-    return out
+@result
+class Definitions(Result):
+    """The metric-definition table of one analysis, side by side with preset definitions.
+
+    Attributes
+    ----------
+    family : str
+    backend : str
+    table : DataFrame
+        ``metric, papi, definition, backward_error, verdict, preset_definition, agree, note``:
+        ``agree`` is True/False where the preset has a definition to compare with, else None.
+    presets : str
+        Where the preset definitions come from (empty when none were compared).
+
+    Examples
+    --------
+    >>> from hemkit.derive import analyze, example_measurements
+    >>> t = define(analyze(example_measurements("dcache"))).to_frame()
+    >>> t.set_index("papi").loc["PAPI_L1_DCM", ["definition", "verdict", "agree"]].tolist()
+    ['1xD1mr', 'defined', True]
+    """
+
+    family: str
+    backend: str
+    table: pd.DataFrame
+    presets: str = ""
+
+    def summary(self) -> pd.DataFrame:
+        """Per metric: ``papi, definition, backward_error, verdict, agree`` (the notes are in :meth:`to_frame`)."""
+        return self.table.set_index("metric")[["papi", "definition", "backward_error", "verdict", "agree"]]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table with ``metric`` as a column."""
+        return self.table.copy()
+
+    def to_markdown(self) -> str:
+        """The table as Markdown."""
+        return to_markdown(self.table)
+
+    def describe(self) -> str:
+        """One line: metrics defined, not definable, not measured, agreeing with the presets."""
+        v = self.table["verdict"].value_counts().to_dict()
+        agree = self.table["agree"].dropna()
+        text = (
+            f"{self.family} ({self.backend or 'unknown backend'}): {v.get('defined', 0)} metrics defined, "
+            f"{v.get('not definable', 0)} not definable, {v.get('not measured', 0)} not measured"
+        )
+        if len(agree):
+            text += f"; {int(agree.astype(bool).sum())} of {len(agree)} match the {self.presets} presets"
+        return text
 
 
-def compare_presets(result: DerivationResult, papi: dict, presets: pd.DataFrame) -> pd.DataFrame:
-    """Derived definitions side by side with preset definitions.
+def _zero_events(analysis: DeriveAnalysis) -> set[str]:
+    var = analysis.variability
+    return {str(e) for e, v in var.items() if not np.isfinite(v)}
+
+
+def _compare(
+    derived: Mapping[str, float], preset: Mapping[str, float], zero: set[str], measured: set[str]
+) -> tuple[bool | None, str]:
+    """Whether a derived combination equals a preset's, ignoring preset terms on all-zero events."""
+    unmeasured = sorted(e for e in preset if e not in measured)
+    if unmeasured:
+        return None, f"preset uses {', '.join(unmeasured)}, not measured"
+    ignored = sorted(e for e in preset if e in zero and e not in derived)
+    p = {e: c for e, c in preset.items() if e not in ignored}
+    big = max((abs(c) for c in derived.values()), default=0.0)
+    d = {e: c for e, c in derived.items() if abs(c) > 1e-9 * big}
+    same = set(p) == set(d) and all(abs(d[e] - p[e]) <= 1e-6 * max(1.0, abs(p[e])) for e in p)
+    note = f"{', '.join(ignored)} zero on every kernel loop" if ignored else ""
+    return same, note
+
+
+def define(analysis: DeriveAnalysis, presets: Any = None, *, source: str = "") -> Definitions:
+    """The definition table of ``analysis``, compared with preset definitions.
 
     Parameters
     ----------
-    result : DerivationResult
-    papi : dict
-        metric -> preset name (a family's ``papi``).
-    presets : DataFrame
-        Columns ``preset, definition`` (e.g. PAPI's Zen 5 presets translated to the measured names).
+    analysis : DeriveAnalysis
+    presets : DataFrame (``preset, definition``) or mapping preset -> definition, optional
+        Preset definitions in the measured events' names; default: :func:`cachegrind_presets`
+        for the valgrind backend, none otherwise.
+    source : str
+        How to name the presets (a file name); default ``cachegrind`` or ``given``.
 
-    Returns
-    -------
-    DataFrame ``metric, papi, derived, preset_definition, agree``
+    Raises
+    ------
+    InputError
+        A preset table without ``preset, definition`` columns, a preset listed twice, or an
+        empty or unreadable definition (named with the preset).
     """
-    if not {"preset", "definition"} <= set(presets.columns):
-        raise HemkitError("preset table needs columns preset, definition")
-    pdef = dict(zip(presets["preset"], presets["definition"], strict=True))
-    t = definition_table(result, papi)
+    if presets is None and analysis.backend == "valgrind":
+        presets, source = cachegrind_presets(), source or "cachegrind"
+    table = preset_table(presets, source=source or "presets") if presets is not None else {}
+    zero, measured = _zero_events(analysis), {str(e) for e in analysis.variability.index}
     rows = []
-    for _, r in t.iterrows():
-        if not r["papi"]:
-            continue
-        theirs = pdef.get(r["papi"])
-        agree = None
-        if theirs is not None and r["verdict"] == "defined":
-            a, b = parse_combination(r["definition"]), parse_combination(theirs)
-            agree = set(a) == set(b) and all(abs(a[k] - b[k]) <= 1e-6 * max(1, abs(b[k])) for k in a)
-        elif theirs is not None:
-            agree = False
+    for _, r in analysis.definitions.iterrows():
+        papi = str(r["papi"])
+        preset = table.get(papi) if papi else None
+        agree: bool | None = None
+        note = ""
+        if preset is not None and r["verdict"] == "defined":
+            derived = r["rounded_coefficients"] if r["definition"] == r["rounded_combination"] else r["coefficients"]
+            agree, note = _compare(derived, preset[1], zero, measured)
+        elif preset is not None and r["verdict"] == "not definable":
+            agree, note = False, "the preset is defined, the measurements define no combination"
+        elif papi and presets is not None and preset is None:
+            note = f"no {source or 'preset'} definition"
         rows.append(
             {
                 "metric": r["metric"],
-                "papi": r["papi"],
-                "derived": r["definition"] if r["verdict"] == "defined" else "(not definable)",
-                "preset_definition": theirs if theirs is not None else "(no preset)",
+                "papi": papi,
+                "definition": r["definition"],
+                "backward_error": float(r["error"]),
+                "verdict": r["verdict"],
+                "preset_definition": preset[0] if preset is not None else "",
                 "agree": agree,
+                "note": note,
             }
         )
-    return pd.DataFrame(rows, columns=["metric", "papi", "derived", "preset_definition", "agree"])
+    out = pd.DataFrame(rows, columns=TABLE_COLUMNS)
+    out["agree"] = out["agree"].astype(object)
+    return Definitions(family=analysis.family, backend=analysis.backend, table=out, presets=source if table else "")
 
 
-def to_markdown(table: pd.DataFrame) -> str:
-    """A DataFrame as a Markdown table (floats in ``%.2e``)."""
-    cols = list(table.columns)
-    out = ["| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
-    for _, r in table.iterrows():
-        cells = [f"{v:.2e}" if isinstance(v, float) else str(v) for v in r]
-        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join(out) + "\n"
+def preset_table(presets: Any, *, source: str = "presets") -> dict[str, tuple[str, dict[str, float]]]:
+    """Preset -> (definition text, parsed terms), checked.
 
-
-def write_table(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write a report table as ``.md``, ``.csv`` or ``.json``."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".md":
-        path.write_text(to_markdown(table))
-    elif suffix == ".csv":
-        table.to_csv(path, index=False)
-    elif suffix == ".json":
-        path.write_text(table.to_json(orient="records", indent=1))
-    else:
-        raise HemkitError(f"{path}: unknown table format {suffix!r} (use .md, .csv or .json)")
-    return path
-
-
-def plot_variability(result: DerivationResult | pd.Series, tau: float | None = None, ax=None):
-    """Max RNMSE of every event, sorted (the paper's Fig. 2); returns the Axes.
-
-    All-zero events are left out; zero variability is drawn at machine epsilon; the region
-    above ``tau`` (default: the analysis's) is shaded.
+    Examples
+    --------
+    >>> preset_table({"PAPI_BR_MSP": "1xr00c3"})["PAPI_BR_MSP"]
+    ('1xr00c3', {'r00c3': 1.0})
     """
-    import matplotlib.pyplot as plt
-
-    if isinstance(result, DerivationResult):
-        var, tau = result.variability, tau if tau is not None else result.params.get("tau")
-        title = f"{result.family}: event variability"
+    if isinstance(presets, pd.DataFrame):
+        if not {"preset", "definition"} <= set(presets.columns):
+            raise InputError(f"{source}: a preset table needs the columns preset, definition")
+        pairs = list(zip(presets["preset"], presets["definition"], strict=True))
+    elif isinstance(presets, Mapping):
+        pairs = list(presets.items())
     else:
-        var, title = result, "event variability"
-    v = np.sort(var.to_numpy(dtype=float)[np.isfinite(var.to_numpy(dtype=float))])
-    eps = np.finfo(float).eps
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.5))
-    ax.semilogy(np.arange(len(v)), np.maximum(v, eps), ".", ms=4)
-    if tau is not None:
-        ax.axhspan(
-            tau, max(1.5, v.max() if len(v) else 1.5), color="0.85", zorder=0, label=f"dropped (> tau = {tau:g})"
-        )
-        ax.legend(loc="upper left", fontsize=8)
-    ax.set_xlabel("event (sorted)")
-    ax.set_ylabel("max RNMSE")
-    ax.set_title(title)
-    return ax
+        raise InputError(f"{source}: presets must be a table (preset, definition) or a mapping")
+    out: dict[str, tuple[str, dict[str, float]]] = {}
+    for i, (name, text) in enumerate(pairs, 1):
+        name = "" if name is None or (isinstance(name, float) and np.isnan(name)) else str(name).strip()
+        if not name:
+            raise InputError(f"{source}: row {i} has no preset name")
+        if name in out:
+            raise InputError(f"{source}: preset {name} is listed twice")
+        if text is None or (isinstance(text, float) and np.isnan(text)) or not str(text).strip():
+            raise InputError(f"{source}: preset {name} has an empty definition")
+        out[name] = (str(text).strip(), parse_combination(str(text), source=f"{source}: preset {name}"))
+    if not out:
+        raise InputError(f"{source}: no presets listed")
+    return out
+
+
+__all__ = ["Definitions", "cachegrind_presets", "define", "preset_table"]

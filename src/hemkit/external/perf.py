@@ -1,4 +1,4 @@
-"""Linux ``perf``: ``perf stat`` on a command, ``perf script`` on a ``perf.data`` file.
+"""Linux ``perf``: ``perf stat`` and ``perf record`` of a command, ``perf script`` on a ``perf.data`` file.
 
 The one place hemkit starts ``perf``: the collector, the multiplexing traces, the metric
 derivation and the sampling check all call these functions.  ``perf stat`` output goes to
@@ -10,15 +10,17 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
 from hemkit.core.errors import HemkitError, InputError, MeasurementError, SetupError
-from hemkit.external.process import run
+from hemkit.external.process import Completed, Program, describe_status, resolve_program, run
 from hemkit.io.perf_script import FIELDS
 from hemkit.io.perf_stat import parse_perf_stat
 
@@ -42,17 +44,71 @@ def find_perf(perf: str | None = None) -> str:
     return path
 
 
+@dataclass(frozen=True)
+class PerfStatOptions:
+    """How :func:`run_perf_stat` runs ``perf stat``.
+
+    Attributes
+    ----------
+    interval_ms : int, optional
+        Print counts every ``interval_ms`` milliseconds (``-I``).
+    cpu : int, optional
+        Pin the command to this CPU (``taskset -c``).
+    fmt : {"csv", "json"}
+    perf : str, optional
+        perf binary; default ``$HEMKIT_PERF`` or ``perf`` on PATH.
+    timeout : float, optional
+        Seconds before the run is killed (then a :class:`MeasurementError`).
+    extra_args : tuple of str
+        More ``perf stat`` options (e.g. ``("-D", "-1", "--control", ...)``).
+    start_new_session : bool
+        Run perf in its own session so that a Ctrl-C at the terminal does not reach it
+        (the collector then finishes the current run before it stops).
+    """
+
+    interval_ms: int | None = None
+    cpu: int | None = None
+    fmt: str = "csv"
+    perf: str | None = None
+    timeout: float | None = None
+    extra_args: tuple[str, ...] = ()
+    start_new_session: bool = False
+
+
+_C_LOCALES = ("C", "POSIX")
+
+
+def _numeric_locale() -> tuple[str, str | None]:
+    """The variable that sets the user's number format, and its value (``LC_ALL`` wins)."""
+    for name in ("LC_ALL", "LC_NUMERIC", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return name, value
+    return "LANG", None
+
+
+def _in_c_numeric(command: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Perf must print numbers the C way (a decimal point), the program keeps the user's locale.
+
+    Under e.g. ``de_DE.UTF-8`` perf writes ``1,5`` in its CSV.  When the user's locale may
+    do that, perf gets ``LC_ALL=C`` and the program is started through ``env`` with the
+    user's own locale variables put back, so it sees exactly the user's environment.
+    """
+    _, value = _numeric_locale()
+    if value is None or value.split(".")[0] in _C_LOCALES or value.startswith("en_"):
+        return {}, command
+    env = shutil.which("env")
+    if env is None:  # pragma: no cover - coreutils is everywhere perf is
+        return {}, command
+    restore = [env, "-u", "LC_ALL"]
+    for name in ("LC_ALL", "LC_NUMERIC", "LANG"):
+        if os.environ.get(name):
+            restore.append(f"{name}={os.environ[name]}")
+    return {"LC_ALL": "C"}, [*restore, *command]
+
+
 def run_perf_stat(
-    events: Sequence[str],
-    command: Sequence[str],
-    *,
-    interval_ms: int | None = None,
-    cpu: int | None = None,
-    fmt: str = "csv",
-    perf: str | None = None,
-    timeout: float | None = None,
-    extra_args: Sequence[str] = (),
-    start_new_session: bool = False,
+    events: Sequence[str], command: Sequence[str], options: PerfStatOptions | None = None
 ) -> PerfStatResult:
     """Run ``perf stat -e EVENTS [-I MS] -- COMMAND`` and parse what it counted.
 
@@ -63,50 +119,72 @@ def run_perf_stat(
         Put events that must share a counter group inside ``{a,b}`` yourself.
     command : sequence of str
         The program and its arguments.
-    interval_ms : int, optional
-        Print counts every ``interval_ms`` milliseconds (``-I``).
-    cpu : int, optional
-        Pin the command to this CPU (``taskset -c``).
-    fmt : {"csv", "json"}
-    perf : str, optional
-        perf binary; default ``$HEMKIT_PERF`` or ``perf`` on PATH.
-    timeout : float, optional
-        Seconds before the run is killed (then a :class:`HemkitError`).
-    start_new_session : bool
-        Run perf in its own session so that a Ctrl-C at the terminal does not reach it
-        (the collector then finishes the current run before it stops).
+    options : PerfStatOptions, optional
+        Interval, pinning, format, perf binary, time limit, extra perf options, session.
+
+    Returns
+    -------
+    PerfStatResult
+        ``returncode`` is the measured program's exit code, or minus the signal number
+        when it was killed (perf itself exits 0 then and only says so on stderr); see
+        :func:`hemkit.external.process.describe_status`.
 
     Raises
     ------
     HemkitError
         perf missing, an event perf does not know, or the command could not start.
+
+    Notes
+    -----
+    The program runs with the user's environment and current folder.  Its name is looked
+    up on the user's ``PATH`` here, and perf is started under the name ``perf``: started by
+    its full path (``/usr/bin/perf``) perf would put that folder first on the program's
+    ``PATH`` and a ``python3`` command would run the system Python instead of the user's
+    virtual environment.  perf still puts its own helper folder (``/usr/lib/perf-core``,
+    which holds only ``perf-*`` tools) in front.
     """
+    o = options or PerfStatOptions()
+    interval_ms, cpu, fmt, timeout = o.interval_ms, o.cpu, o.fmt, o.timeout
     if not events:
         raise InputError("no events to count")
     if not command:
         raise InputError("no command to run")
-    exe = find_perf(perf)
+    exe = find_perf(o.perf)
+    program = resolve_program(os.fspath(command[0]))
+    command = [program, *map(os.fspath, command[1:])]
     with tempfile.TemporaryDirectory(prefix="hemkit-perf-") as tmp:
         out = os.path.join(tmp, "stat.out")
-        args = [exe, "stat", "-o", out, "-x,"] if fmt == "csv" else [exe, "stat", "-o", out, "-j"]
+        args = ["perf", "stat", "-o", out, "-x,"] if fmt == "csv" else ["perf", "stat", "-o", out, "-j"]
         args += ["-e", ",".join(events)]
         if interval_ms is not None:
             args += ["-I", str(int(interval_ms))]
-        args += list(extra_args)
+        args += list(o.extra_args)
         args += ["--"]
+        workload = program  # the name perf uses when it reports that the workload was killed
         if cpu is not None:
             taskset = shutil.which("taskset")
             if taskset is None:
                 raise SetupError("pinning to a CPU needs taskset (util-linux)")
             args += [taskset, "-c", str(cpu)]
-        args += list(command)
+            workload = taskset
+        perf_env, wrapped = _in_c_numeric(list(command))
+        if cpu is None:
+            workload = wrapped[0]  # env, when the program's locale is put back
+        args += wrapped
         t0 = time.perf_counter()
         try:
-            proc = run(args, capture=False, timeout=timeout, start_new_session=start_new_session, what="perf stat")
+            proc = run(
+                Program(tuple(args), executable=exe, die_with_parent=True),
+                env=perf_env,
+                capture=False,
+                timeout=timeout,
+                start_new_session=o.start_new_session,
+                what="perf stat",
+            )
         except MeasurementError as exc:
             raise MeasurementError(f"perf stat timed out after {timeout:g} s running {' '.join(command)}") from exc
         seconds = time.perf_counter() - t0
-        text = open(out).read() if os.path.exists(out) else ""
+        text = Path(out).read_text(errors="replace") if os.path.exists(out) else ""
     err = proc.stderr or ""
     m = re.search(r"event syntax error: '([^']*)'", err)
     if m:
@@ -117,7 +195,34 @@ def run_perf_stat(
     if counts.empty and proc.returncode != 0:
         tail = err.strip().splitlines()[-1] if err.strip() else f"exit code {proc.returncode}"
         raise MeasurementError(f"perf stat failed: {tail}")
-    return PerfStatResult(counts=counts, returncode=proc.returncode, seconds=seconds, stderr=err[-2000:])
+    returncode = proc.returncode
+    killed = _killed_by(err, workload)
+    if returncode == 0 and killed:
+        returncode = -killed
+    return PerfStatResult(counts=counts, returncode=returncode, seconds=seconds, stderr=err[-2000:])
+
+
+def _killed_by(stderr: str, program: str) -> int:
+    """The signal that killed ``program``, from perf's ``PROGRAM: Killed`` line (psignal), or 0.
+
+    Examples
+    --------
+    >>> _killed_by("some output\\n/bin/sh: Segmentation fault\\n", "/bin/sh") == signal.SIGSEGV
+    True
+    >>> _killed_by("/bin/sh: Segmentation fault\\n", "/bin/bash")
+    0
+    """
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return 0
+    prefix = f"{program}: "
+    for line in reversed(lines[-3:]):
+        if line.startswith(prefix):
+            text = line[len(prefix) :].strip()
+            for sig in signal.Signals:
+                if signal.strsignal(sig) == text:
+                    return int(sig)
+    return 0
 
 
 def hardware_events_work(perf: str | None = None) -> tuple[bool, str]:
@@ -126,7 +231,7 @@ def hardware_events_work(perf: str | None = None) -> tuple[bool, str]:
     Used by tests and commands to skip or explain, e.g. on VMs without a PMU.
     """
     try:
-        res = run_perf_stat(["instructions"], ["true"], perf=perf, timeout=30)
+        res = run_perf_stat(["instructions"], ["true"], PerfStatOptions(perf=perf, timeout=30))
     except HemkitError as exc:
         return False, str(exc)
     row = res.counts[res.counts["event"] == "instructions"]
@@ -152,3 +257,100 @@ def perf_script_text(path: str | os.PathLike[str], *, perf: str | None = None) -
         err = proc.stderr.strip().splitlines()
         raise InputError(f"{path}: perf script failed: {err[-1] if err else f'exit code {proc.returncode}'}")
     return proc.stdout
+
+
+def run_perf_script(
+    path: str | os.PathLike[str], *, fields: str = FIELDS, perf: str | None = None, timeout: float | None = 600
+) -> Completed:
+    """Run ``perf script -i PATH -F FIELDS`` and return what happened, without judging it.
+
+    The caller decides what a non-zero exit or a message on stderr means (see
+    :func:`hemkit.sampling.read_samples`); :func:`perf_script_text` is the strict variant.
+
+    Examples
+    --------
+    >>> out = run_perf_script("perf.data")  # doctest: +SKIP
+    >>> out.returncode, out.stdout.splitlines()[0]  # doctest: +SKIP
+    (0, '  spin  4574   334.871279:     100000 cpu-clock:  4011a6 f1 (/tmp/spin)')
+    """
+    exe = find_perf(perf)
+    return run([exe, "script", "-i", os.fspath(path), "-F", fields], timeout=timeout, what="perf script")
+
+
+def perf_record(
+    command: Sequence[str],
+    output: str | os.PathLike[str],
+    *,
+    event: str = "cpu-clock",
+    period: int | None = None,
+    freq: int | None = None,
+    timeout: float | None = None,
+) -> Completed:
+    """Sample ``command`` with ``perf record -q -e EVENT (-c PERIOD | -F FREQ) -o OUTPUT``.
+
+    Parameters
+    ----------
+    command : sequence of str
+        The program and its arguments; it gets the user's environment unchanged.
+    output : path
+        The ``perf.data`` file to write.
+    event : str
+        The sampling event (``cycles`` with a PMU, ``cpu-clock`` without one).
+    period, freq : int, optional
+        At most one: a sample every ``period`` events (``-c``; nanoseconds for
+        ``cpu-clock``) or ``freq`` samples per second (``-F``); neither: perf's default.
+    timeout : float, optional
+        Seconds before perf and the program are stopped (then a :class:`MeasurementError`).
+
+    Returns
+    -------
+    Completed
+        perf's exit status and the program's own output (``stdout``).
+
+    Raises
+    ------
+    InputError
+        An event perf does not know, or both ``period`` and ``freq``.
+    SetupError
+        perf missing, or not allowed to sample here.
+    MeasurementError
+        The program exited non-zero or was killed, or perf wrote no data.
+
+    Examples
+    --------
+    >>> done = perf_record(["./prog"], "perf.data", event="cpu-clock", period=250_000)  # doctest: +SKIP
+    """
+    if not command:
+        raise InputError("no command to record")
+    if period is not None and freq is not None:
+        raise InputError("give at most one of period (-c) and freq (-F)")
+    for name, value in (("period", period), ("freq", freq)):
+        if value is not None and value < 1:
+            raise InputError(f"{name} must be at least 1, got {value}")
+    exe = find_perf()
+    rate = ["-c", str(int(period))] if period is not None else ["-F", str(int(freq))] if freq is not None else []
+    program = resolve_program(os.fspath(command[0]))
+    args = ["perf", "record", "-q", "-e", event, *rate, "-o", os.fspath(output), "--", program, *command[1:]]
+    name = os.path.basename(os.fspath(command[0]))
+    try:  # started as 'perf', not by its path: see run_perf_stat (the program's PATH)
+        proc = run(
+            Program(tuple(map(os.fspath, args)), executable=exe, die_with_parent=True),
+            timeout=timeout,
+            what="perf record",
+        )
+    except MeasurementError:
+        raise MeasurementError(f"perf record of {name} still running after {timeout:g} s; stopped") from None
+    err = proc.stderr or ""
+    m = re.search(r"event syntax error: '([^']*)'", err)
+    if m:
+        raise InputError(f"perf does not know the event {m.group(1)!r} (see 'perf list')")
+    if "perf_event_paranoid" in err or "No permission" in err or "Permission denied" in err:
+        raise SetupError(f"perf may not sample {event} here (see /proc/sys/kernel/perf_event_paranoid)")
+    if proc.returncode != 0:
+        tail = err.strip().splitlines()[-1] if err.strip() else ""
+        raise MeasurementError(
+            f"{name} under perf record: {describe_status(proc.returncode)}{': ' + tail if tail else ''}"
+        )
+    if not os.path.exists(output) or os.path.getsize(output) == 0:
+        raise MeasurementError(f"perf record of {name} wrote no data ({os.fspath(output)})")
+    return proc

@@ -15,12 +15,14 @@ Examples
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from hemkit.core.errors import MeasurementError, SetupError
+from hemkit.core.errors import InputError, MeasurementError, SetupError
 
 
 def user_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -61,8 +63,83 @@ def describe_status(returncode: int) -> str:
     return f"exit code {returncode}"
 
 
+@dataclass(frozen=True)
+class Program:
+    """A program to start when a plain argument list is not enough.
+
+    Parameters
+    ----------
+    args : tuple of str
+        The arguments the program sees, ``args[0]`` included.
+    executable : str, optional
+        The file to execute when ``args[0]`` is only the name the program should see.
+        ``perf`` needs this: started as ``/usr/bin/perf`` it puts ``/usr/bin`` in front of
+        the measured program's ``PATH`` (so ``python3`` would be the system one); started
+        as ``perf`` it leaves the user's folders first.
+    die_with_parent : bool
+        Linux: the program gets SIGTERM when hemkit dies, even by SIGKILL.
+
+    Examples
+    --------
+    >>> import shutil
+    >>> run(Program(("echo", "hi"), executable=shutil.which("echo"))).stdout
+    'hi\\n'
+    """
+
+    args: tuple[str, ...]
+    executable: str | None = None
+    die_with_parent: bool = False
+
+
+def resolve_program(name: str, *, what: str = "program") -> str:
+    """The file that runs for ``name``: looked up on the user's ``PATH`` unless it names a path.
+
+    Parameters
+    ----------
+    name : str
+        A program name (``python3``) or a path (``./prog``, ``/usr/bin/true``).
+    what : str
+        How to call it in messages (``"program"``, ``"co-runner"``).
+
+    Raises
+    ------
+    InputError
+        Not found on ``PATH``, no such file, or not executable (naming ``name``).
+
+    Examples
+    --------
+    >>> resolve_program("sh").endswith("/sh")
+    True
+    """
+    if not name:
+        raise InputError(f"{what}: empty program name")
+    if "/" not in name:
+        found = shutil.which(name, path=os.environ.get("PATH", os.defpath))
+        if found is None:
+            raise InputError(f"{what} {name!r} not found on PATH")
+        return found
+    if not os.path.exists(name):
+        raise InputError(f"{what} {name!r}: no such file")
+    if os.path.isdir(name) or not os.access(name, os.X_OK):
+        raise InputError(f"{what} {name!r}: not an executable file")
+    return name
+
+
+def _kill_group(proc: subprocess.Popen[Any], group: bool) -> None:
+    """SIGKILL ``proc`` (and its whole process group when it leads one), then reap it."""
+    if proc.poll() is None:
+        try:
+            if group:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+    proc.wait()
+
+
 def run(
-    args: Sequence[str],
+    args: Sequence[str] | Program,
     *,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
@@ -74,6 +151,8 @@ def run(
 
     Parameters
     ----------
+    args : sequence of str or Program
+        The program and its arguments.
     env : mapping, optional
         Variables *added* to the user's environment.
     timeout : float, optional
@@ -81,7 +160,9 @@ def run(
     capture : bool, default True
         Capture stdout and stderr (else stdout is discarded and stderr captured).
     start_new_session : bool
-        Own session, so a Ctrl-C at the terminal does not reach the program.
+        Own session, so a Ctrl-C at the terminal does not reach the program.  If hemkit
+        is interrupted while waiting (Ctrl-C, SIGTERM) or the time runs out, the whole
+        session is killed -- the program and what it started -- before the error goes on.
     what : str, optional
         How to name the program in messages (default: its file name).
 
@@ -92,28 +173,35 @@ def run(
     MeasurementError
         It ran longer than ``timeout``.
     """
-    args = [os.fspath(a) for a in args]
-    name = what or os.path.basename(args[0])
+    spec = args if isinstance(args, Program) else Program(tuple(os.fspath(a) for a in args))
+    argv = [os.fspath(a) for a in spec.args]
+    name = what or os.path.basename(argv[0])
     try:
-        proc = subprocess.run(
-            args,
+        proc = subprocess.Popen(
+            argv,
+            executable=spec.executable,
             env=user_environment(env),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
             errors="replace",
-            timeout=timeout,
-            check=False,
             start_new_session=start_new_session,
+            preexec_fn=_die_with_parent if spec.die_with_parent else None,
         )
     except FileNotFoundError:
-        raise SetupError(f"{name}: program not found ({args[0]})") from None
+        raise SetupError(f"{name}: program not found ({spec.executable or argv[0]})") from None
     except PermissionError:
-        raise SetupError(f"{name}: not executable ({args[0]})") from None
+        raise SetupError(f"{name}: not executable ({spec.executable or argv[0]})") from None
+    try:
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        _kill_group(proc, start_new_session)
         raise MeasurementError(f"{name}: still running after {timeout:g} s; stopped") from None
-    return Completed(tuple(args), proc.returncode, proc.stdout or "", proc.stderr or "")
+    except BaseException:  # Ctrl-C, SIGTERM: nothing of ours may outlive hemkit
+        _kill_group(proc, start_new_session)
+        raise
+    return Completed(tuple(argv), proc.returncode, out or "", err or "")
 
 
 def start(
@@ -174,4 +262,4 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
         pass
 
 
-__all__ = ["Completed", "describe_status", "run", "start", "stop", "user_environment"]
+__all__ = ["Completed", "Program", "describe_status", "resolve_program", "run", "start", "stop", "user_environment"]

@@ -8,26 +8,33 @@
   merged outputs.
 - :mod:`hemkit.io.mergingtools` -- the raw layout of the R package ``mergingTools``.
 - :mod:`hemkit.io.perf_stat` -- ``perf stat`` CSV (``-x,``) and JSON (``-j``) output,
-  with or without ``-I`` intervals.
+  with or without ``-I`` intervals, ``-r``, ``-A``/``--per-core``/``--per-socket``.
+- :mod:`hemkit.io.perf_files` -- perf stat files, one run each, as one readings set
+  (groups from the events each file holds).
 - :mod:`hemkit.io.perf_script` -- ``perf script`` samples (text or ``perf.data``).
 """
 
 from hemkit.io.atomic import atomic_open, atomic_path, check_output, write_figure, write_text
 from hemkit.io.mergingtools import from_mergingtools, read_code_names
-from hemkit.io.perf_stat import parse_perf_stat
-from hemkit.io.readings import read_readings
+from hemkit.io.perf_files import PerfOptions, read_perf_runs
+from hemkit.io.perf_stat import check_events_supported, parse_perf_stat
+from hemkit.io.readings import read_readings, sniff
 from hemkit.io.tidy import read_table, read_tidy, write_table
 
 __all__ = [
+    "PerfOptions",
     "atomic_open",
     "atomic_path",
+    "check_events_supported",
     "check_output",
     "from_mergingtools",
     "parse_perf_stat",
     "read_code_names",
+    "read_perf_runs",
     "read_readings",
     "read_table",
     "read_tidy",
+    "sniff",
     "write_figure",
     "write_table",
     "write_text",

@@ -58,11 +58,28 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
     OutputError
         The path is a folder or not a regular file, its folder is missing or not writable,
         or it is one of ``inputs``.
+
+    Examples
+    --------
+    >>> check_output("/dev/full")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.OutputError: /dev/full: exists and is not a regular file; refusing to write to it
     """
     p = Path(os.fspath(path))
     label = f"{what} {p}" if what else str(p)
     if str(p) in ("", "."):
         raise OutputError(f"{label or 'output'}: empty output path")
+    try:
+        _check_place(p, label, inputs)
+    except OutputError:
+        raise
+    except (OSError, ValueError) as exc:  # a name too long, a loop of links, a NUL in the name
+        raise OutputError(f"{label}: cannot be written ({describe_os_error(exc)})") from None
+    return p
+
+
+def _check_place(p: Path, label: str, inputs: Iterable[PathLike | None]) -> None:
     if p.is_dir():
         raise OutputError(f"{label}: is a folder; give a file name")
     if p.exists() and not p.is_file():
@@ -77,11 +94,17 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
         raise OutputError(f"{label}: {parent} is not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{label}: cannot write in {parent} (read-only or no permission)")
-    return p
 
 
 def check_output_dir(path: PathLike, *, what: str = "") -> Path:
-    """Like :func:`check_output` for an output *folder*: an existing folder, or one whose parent exists."""
+    """Like :func:`check_output` for an output *folder*: an existing folder, or one whose parent exists.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_output_dir(os.path.join(tempfile.mkdtemp(), "figures")).name
+    'figures'
+    """
     p = Path(os.fspath(path))
     label = f"{what} {p}" if what else str(p)
     if p.exists() and not p.is_dir():
@@ -94,7 +117,10 @@ def check_output_dir(path: PathLike, *, what: str = "") -> Path:
     return p
 
 
-def _describe(exc: OSError) -> str:
+def describe_os_error(exc: BaseException) -> str:
+    """Why a write failed, as a user reads it (``no space left on the device``, ``read-only file system`` ...)."""
+    if not isinstance(exc, OSError):
+        return str(exc) or type(exc).__name__
     if exc.errno == errno.ENOSPC:
         return "no space left on the device"
     if exc.errno == errno.EROFS:
@@ -103,6 +129,8 @@ def _describe(exc: OSError) -> str:
         return "permission denied"
     if exc.errno == errno.EDQUOT:
         return "disk quota exceeded"
+    if exc.errno == errno.ENAMETOOLONG:
+        return "file name too long"
     return exc.strerror or type(exc).__name__
 
 
@@ -113,10 +141,22 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
     The temporary file keeps ``path``'s suffix, so writers that choose a format by suffix
     (pandas, matplotlib) still do.  On any error the temporary file is removed, ``path`` is
     untouched, and an :class:`OSError` becomes an :class:`OutputError` naming ``path``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = os.path.join(tempfile.mkdtemp(), "t.txt")
+    >>> with atomic_path(target) as tmp:
+    ...     _ = tmp.write_text("done")
+    >>> open(target).read(), os.listdir(os.path.dirname(target))
+    ('done', ['t.txt'])
     """
     target = check_output(path, inputs=inputs, what=what)
     label = f"{what} {target}" if what else str(target)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent or ".")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent)
+    except OSError as exc:  # no space (or no inode) left, a read-only place, no permission
+        raise OutputError(f"{label}: cannot be written ({describe_os_error(exc)})") from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -126,10 +166,12 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
         mode = 0o666 & ~_umask()
         os.chmod(tmp, mode)
         os.replace(tmp, target)
+    except OutputError:
+        raise
     except OSError as exc:
-        raise OutputError(f"{label}: cannot be written ({_describe(exc)})") from None
+        raise OutputError(f"{label}: cannot be written ({describe_os_error(exc)})") from None
     finally:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             tmp.unlink()
 
 
@@ -137,7 +179,17 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
 def atomic_open(
     path: PathLike, mode: str = "w", *, inputs: Iterable[PathLike | None] = (), what: str = "", **kwargs: Any
 ) -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path`` for writing; rename it onto ``path`` when the block succeeds."""
+    """Open a temporary file beside ``path`` for writing; rename it onto ``path`` when the block succeeds.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = os.path.join(tempfile.mkdtemp(), "b.bin")
+    >>> with atomic_open(target, "wb") as fh:
+    ...     _ = fh.write(b"\\x00\\x01")
+    >>> open(target, "rb").read()
+    b'\\x00\\x01'
+    """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files: mode 'w' or 'wb', not {mode!r}")
     with atomic_path(path, inputs=inputs, what=what) as tmp:
@@ -145,18 +197,37 @@ def atomic_open(
             with open(tmp, mode, **kwargs) as fh:
                 yield fh
         except OSError as exc:
-            raise OutputError(f"{what + ' ' if what else ''}{path}: cannot be written ({_describe(exc)})") from None
+            raise OutputError(
+                f"{what + ' ' if what else ''}{path}: cannot be written ({describe_os_error(exc)})"
+            ) from None
 
 
 def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] = (), what: str = "") -> Path:
-    """Write ``text`` to ``path`` atomically (UTF-8)."""
+    """Write ``text`` to ``path`` atomically (UTF-8).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> write_text(os.path.join(tempfile.mkdtemp(), "a.txt"), "x").name
+    'a.txt'
+    """
     with atomic_open(path, "w", inputs=inputs, what=what, encoding="utf-8") as fh:
         fh.write(text)
     return Path(os.fspath(path))
 
 
 def write_figure(figure: Any, path: PathLike, *, dpi: int = 120, what: str = "plot") -> Path:
-    """Save a matplotlib figure atomically (format from the suffix; PNG by default)."""
+    """Save a matplotlib figure atomically (format from the suffix; PNG by default).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> write_figure(fig, os.path.join(tempfile.mkdtemp(), "f.svg")).suffix
+    '.svg'
+    >>> plt.close(fig)
+    """
     with atomic_path(path, what=what) as tmp:
         figure.savefig(tmp, dpi=dpi, bbox_inches="tight", format=Path(os.fspath(path)).suffix.lstrip(".") or "png")
     return Path(os.fspath(path))
@@ -168,4 +239,12 @@ def _umask() -> int:
     return mask
 
 
-__all__ = ["atomic_open", "atomic_path", "check_output", "check_output_dir", "write_figure", "write_text"]
+__all__ = [
+    "atomic_open",
+    "atomic_path",
+    "check_output",
+    "check_output_dir",
+    "describe_os_error",
+    "write_figure",
+    "write_text",
+]

@@ -5,30 +5,69 @@ Tables::
     meta(key PRIMARY KEY, value)              -- plan, command, runs, machine, perf version (JSON values)
     groups(gid PRIMARY KEY, events)           -- the plan's groups (JSON list of events)
     runs(id PRIMARY KEY, gid, rep, status,    -- one row per perf run: status 'valid' or 'invalid',
-         reason, started, seconds, returncode)   reason says why a run is invalid
+         reason, started, seconds,               reason says why a run is invalid; digest is the
+         returncode, digest)                     run's checksum
     readings(run_id, event, value, percent, run_time_ns, status)
 
-A partial unique index on ``runs(gid, rep) WHERE status = 'valid'`` makes a duplicate
-valid run impossible.  A run is written (run row + its readings) in one transaction after
-perf finished, so a collector killed at any moment leaves either the whole run or
-nothing; the next ``collect`` continues with the (group, repetition) pairs still missing.
-The database uses SQLite's write-ahead log (WAL) so ``--status`` can read it while a
-collection writes.
+What makes its numbers trustworthy:
+
+- **Marked and checked.**  hemkit's databases carry ``PRAGMA application_id`` 0x686B6974
+  ("hkit") and ``user_version`` :data:`SCHEMA_VERSION`; any other SQLite file is refused by
+  name and never written to.  Every open runs ``PRAGMA quick_check``; a damaged file is an
+  :class:`~hemkit.core.errors.InputError` naming it.
+- **Checksums.**  SQLite checks its pages, not the numbers in them.  Every run row carries a
+  BLAKE2 digest of the run and its readings, and ``meta`` a digest of the plan, the
+  settings and the number of runs stored; :meth:`CollectionDB.tidy` (hence
+  :func:`load_readings`) verifies them all, so a file changed outside hemkit is refused
+  naming the run at fault instead of giving different numbers.
+- **Atomic.**  A new database is made beside its path and renamed into place when
+  complete; each run (its row and its readings) is written in one transaction with
+  ``synchronous=FULL``, so a collector killed at any moment leaves the whole run or nothing.
+  A partial unique index on ``runs(gid, rep) WHERE status = 'valid'`` makes a duplicate
+  valid run impossible.
+- **One writer at a time.**  :class:`WriterLock` holds an exclusive ``flock`` on
+  ``DB.lock`` (which holds the writer's pid) for as long as a collector writes; the kernel
+  releases it when the process dies, even by SIGKILL.  A second collector is refused with
+  "in use by pid N".  Readers (``--status``, ``merge``, ``export``) need no lock.
+- **Errors by kind.**  A read-only place or a full disk is an
+  :class:`~hemkit.core.errors.OutputError`; a file that is not a collection, damaged or
+  from a newer hemkit is an :class:`~hemkit.core.errors.InputError`.
+
+Databases written before the marker (``application_id`` 0, the same four tables) are read
+as they are and upgraded (marked, checksummed) when a collector continues them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
+import hashlib
 import json
+import os
+import socket
 import sqlite3
 import time
-from collections.abc import Sequence
-from contextlib import closing
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from hemkit.core.errors import HemkitError
+from hemkit.core.errors import InputError, OutputError
 from hemkit.core.readings import Readings
+from hemkit.io.atomic import atomic_path, check_output
+from hemkit.io.atomic import describe_os_error as _oserror  # one wording of OS errors for every output
+
+PathLike = str | os.PathLike[str]
+
+#: ``PRAGMA application_id`` of a hemkit collection database ("hkit")
+APPLICATION_ID = 0x686B6974
+#: ``PRAGMA user_version`` of the layout written by this version
+SCHEMA_VERSION = 1
+#: seconds a connection waits for another one to finish writing before it gives up
+BUSY_TIMEOUT = 60.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -41,7 +80,8 @@ CREATE TABLE IF NOT EXISTS runs (
     reason TEXT NOT NULL DEFAULT '',
     started REAL NOT NULL,
     seconds REAL NOT NULL,
-    returncode INTEGER NOT NULL
+    returncode INTEGER NOT NULL,
+    digest TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS one_valid_run ON runs(gid, rep) WHERE status = 'valid';
 CREATE TABLE IF NOT EXISTS readings (
@@ -55,121 +95,588 @@ CREATE TABLE IF NOT EXISTS readings (
 );
 """
 
+#: the columns each table must have (databases written before the marker have no digest)
+_COLUMNS = {
+    "meta": {"key", "value"},
+    "groups": {"gid", "events"},
+    "runs": {"id", "gid", "rep", "status", "reason", "started", "seconds", "returncode"},
+    "readings": {"run_id", "event", "value", "percent", "run_time_ns", "status"},
+}
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_RUN_COLUMNS = "id, gid, rep, status, reason, started, seconds, returncode"
 
-def _connect(path: Path) -> sqlite3.Connection:
-    con = sqlite3.connect(str(path), timeout=30)
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=FULL")
-    return con
+
+# ------------------------------------------------------------------------ errors
+#: what reading or writing the file can raise: SQLite's errors, and text that is not UTF-8
+_DB_ERRORS = (sqlite3.Error, UnicodeDecodeError)
 
 
-class CollectionDB:
-    """Open (or create) a collection database.
+def _sqlite_error(path: Path, exc: Exception, *, writing: bool) -> InputError | OutputError:
+    """The hemkit error for an SQLite error on ``path``: what the user can do about it."""
+    if isinstance(exc, UnicodeDecodeError):
+        return InputError(f"{path}: damaged collection database (text that is not UTF-8)")
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    text = str(exc)
+    if name.startswith("SQLITE_FULL") or "disk is full" in text:
+        return OutputError(f"{path}: cannot be written (no space left on the device)")
+    if name.startswith("SQLITE_READONLY") or "readonly database" in text:
+        return OutputError(f"{path}: cannot be written (read-only file system or no permission)")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in text:
+        return OutputError(f"{path}: busy: another process held it for more than {BUSY_TIMEOUT:g} s")
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in text or "not a database" in text:
+        return InputError(f"{path}: damaged collection database ({text})")
+    if writing and name.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN")):
+        return OutputError(f"{path}: cannot be written ({text})")
+    return InputError(f"{path}: cannot be read as a collection database ({text})")
+
+
+# ---------------------------------------------------------------------- the lock
+class WriterLock:
+    """One writer at a time: an exclusive ``flock`` on ``DB.lock``, which holds the writer's pid.
+
+    The kernel drops the lock when the holder dies (even by SIGKILL); the lock file is
+    removed when the lock is released normally.
 
     Parameters
     ----------
-    path : str or Path
-    create : bool
-        Create the file if missing; otherwise a missing file is an error.
+    db_path : path
+        The collection database the lock guards.
+
+    Raises
+    ------
+    OutputError
+        Another process holds the lock ("in use by pid N"), or the lock file cannot be made.
 
     Examples
     --------
-    >>> import tempfile, os
-    >>> db = CollectionDB(os.path.join(tempfile.mkdtemp(), "c.db"), create=True)
-    >>> db.init([["a", "b"]], {"runs": 3})
-    >>> db.record_run(0, 0, "valid", "", pd.DataFrame({"event": ["a", "b"], "value": [1.0, 2.0],
-    ...     "percent": [100.0, 100.0], "run_time_ns": [1.0, 1.0], "status": ["ok", "ok"]}))
-    1
-    >>> db.valid_counts()
-    {0: 1}
+    >>> import os, tempfile
+    >>> db = os.path.join(tempfile.mkdtemp(), "c.db")
+    >>> with WriterLock(db) as lock:
+    ...     lock.path.name, lock.held
+    ('c.db.lock', True)
     """
 
-    def __init__(self, path: str | Path, *, create: bool = False):
-        self.path = Path(path)
-        if not create and not self.path.exists():
-            raise HemkitError(f"{self.path}: no such collection database")
-        try:
-            with closing(_connect(self.path)) as con:
-                con.executescript(SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise HemkitError(f"{self.path}: not a hemkit collection database ({exc})") from None
+    def __init__(self, db_path: PathLike):
+        self.db_path = Path(os.fspath(db_path))
+        self.path = self.db_path.with_name(self.db_path.name + ".lock")
+        self._fd: int | None = None
 
-    def _con(self) -> sqlite3.Connection:
-        return _connect(self.path)
+    @property
+    def held(self) -> bool:
+        """Whether this object holds the lock now."""
+        return self._fd is not None
+
+    def acquire(self) -> WriterLock:
+        """Take the lock, or raise :class:`OutputError` naming the process that has it."""
+        while self._fd is None:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError as exc:
+                raise OutputError(f"{self.db_path}: cannot make the lock file {self.path} ({_oserror(exc)})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                busy = exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+                owner = _lock_owner(fd) if busy else ""
+                os.close(fd)
+                if busy:
+                    raise OutputError(
+                        f"{self.db_path}: in use by {owner} (another 'hemkit collect' writes it); "
+                        "wait for it to end or stop it, or use another database"
+                    ) from None
+                raise OutputError(f"{self.db_path}: cannot lock {self.path} ({_oserror(exc)})") from None
+            try:  # the file locked must still be the one at the path (a releasing writer unlinks it)
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()} {socket.gethostname()} {time.time():.0f}\n".encode(), 0)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.path)
+                os.close(fd)
+                raise OutputError(f"{self.db_path}: cannot write the lock file {self.path} ({_oserror(exc)})") from None
+            self._fd = fd
+        return self
+
+    def release(self) -> None:
+        """Give the lock up and remove the lock file."""
+        if self._fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> WriterLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _lock_owner(fd: int) -> str:
+    """``pid N`` (from the lock file), waiting a moment for a writer that has just locked it."""
+    for _ in range(20):
+        with contextlib.suppress(OSError):
+            words = os.pread(fd, 200, 0).decode(errors="replace").split()
+            if words and words[0].isdigit():
+                host = f" on {words[1]}" if len(words) > 1 and words[1] != socket.gethostname() else ""
+                return f"pid {words[0]}{host}"
+        time.sleep(0.05)
+    return "another process"
+
+
+# -------------------------------------------------------------------- run rows
+@dataclass(frozen=True)
+class StoredRun:
+    """One perf run as stored: where it belongs and how it went.
+
+    Parameters
+    ----------
+    gid, rep : int
+        Group and repetition.
+    status : {"valid", "invalid"}
+    reason : str
+        Why an invalid run is invalid.
+    started : float, optional
+        Start time (seconds since the epoch; default now).
+    seconds : float
+        Duration.
+    returncode : int
+        The measured program's exit code (minus the signal number if it was killed).
+
+    Examples
+    --------
+    >>> StoredRun(0, 3).status
+    'valid'
+    """
+
+    gid: int
+    rep: int
+    status: str = "valid"
+    reason: str = ""
+    started: float | None = None
+    seconds: float = 0.0
+    returncode: int = 0
+
+
+# --------------------------------------------------------------------- checksums
+def _canon_run(row: Sequence[Any]) -> list[Any]:
+    gid, rep, status, reason, started, seconds, returncode = row
+    return [int(gid), int(rep), str(status), str(reason), float(started), float(seconds), int(returncode)]
+
+
+def _canon_reading(row: Sequence[Any]) -> list[Any]:
+    event, value, percent, run_time_ns, status = row
+    num = [None if v is None else float(v) for v in (value, percent, run_time_ns)]
+    return [str(event), *num, str(status)]
+
+
+def run_digest(run: Sequence[Any], readings: Sequence[Sequence[Any]]) -> str:
+    """Checksum of one run: ``(gid, rep, status, reason, started, seconds, returncode)`` and its readings.
+
+    Readings are ``(event, value, percent, run_time_ns, status)``, in any order.
+
+    Examples
+    --------
+    >>> a = run_digest((0, 1, "valid", "", 5.0, 0.1, 0), [("x", 3.0, 100.0, 1.0, "ok")])
+    >>> b = run_digest((0, 1, "valid", "", 5.0, 0.1, 0), [("x", 3.5, 100.0, 1.0, "ok")])
+    >>> len(a), a == b
+    (32, False)
+    """
+    payload = [_canon_run(run), sorted((_canon_reading(r) for r in readings), key=lambda r: r[0])]
+    text = json.dumps(payload, separators=(",", ":"), allow_nan=True)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _definition_digest(meta: Mapping[str, str], groups: Sequence[tuple[int, str]]) -> str:
+    """Checksum of the meta table (JSON texts, the digest itself left out) and the groups."""
+    items = sorted((k, v) for k, v in meta.items() if k != "digest")
+    text = json.dumps([items, sorted([int(g), str(e)] for g, e in groups)], separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+# ------------------------------------------------------------------- connections
+def _uri(path: Path, **params: str) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"{path.absolute().as_uri()}?{query}"
+
+
+def _writable_place(path: Path) -> bool:
+    parent = path.parent if str(path.parent) else Path(".")
+    return os.access(path, os.W_OK) and os.access(parent, os.W_OK | os.X_OK)
+
+
+def _is_wal(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        head = fh.read(20)
+    return len(head) == 20 and head[18:20] == b"\x02\x02"
+
+
+class CollectionDB:
+    """An open collection database, checked on opening (see the module docstring).
+
+    Read-only unless opened with a held :class:`WriterLock`; :meth:`create` makes a new one.
+    Use it as a context manager, or call :meth:`close`.
+
+    Parameters
+    ----------
+    path : path
+        An existing collection database.
+    lock : WriterLock, optional
+        A held lock on ``path``: open for writing.
+
+    Raises
+    ------
+    InputError
+        Missing, not an SQLite file, an SQLite file of another program, damaged, its
+        checksums do not match, or written by a newer hemkit.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.db")
+    >>> with WriterLock(path) as lock, CollectionDB.create(path, [["a", "b"]], {"runs": 3}, lock=lock) as db:
+    ...     db.record_run(StoredRun(0, 0), pd.DataFrame({"event": ["a", "b"], "value": [1.0, 2.0],
+    ...         "percent": [100.0, 100.0], "run_time_ns": [1.0, 1.0], "status": ["ok", "ok"]}))
+    1
+    >>> with CollectionDB(path) as db:
+    ...     db.valid_counts(), db.meta()["runs"]
+    ({0: 1}, 3)
+    """
+
+    def __init__(self, path: PathLike, *, lock: WriterLock | None = None):
+        self.path = Path(os.fspath(path))
+        if lock is not None and (not lock.held or lock.db_path.absolute() != self.path.absolute()):
+            raise ValueError(f"{self.path}: the lock given is not a held lock on this database")
+        self.writable = lock is not None
+        self._check_file()
+        try:
+            self._con = self._connect()
+        except _DB_ERRORS as exc:
+            raise _sqlite_error(self.path, exc, writing=self.writable) from None
+        try:
+            self.version = self._check_marker_and_schema()
+            self._verify_definition()
+        except BaseException:
+            self._con.close()
+            raise
+
+    # ------------------------------------------------------------ opening
+    def _check_file(self) -> None:
+        p = self.path
+        if not p.exists():
+            raise InputError(f"{p}: no such collection database")
+        if p.is_dir():
+            raise InputError(f"{p}: is a folder, not a collection database")
+        try:
+            with open(p, "rb") as fh:
+                head = fh.read(len(_SQLITE_MAGIC))
+        except OSError as exc:
+            raise InputError(f"{p}: cannot be read ({_oserror(exc)})") from None
+        if not head.startswith(_SQLITE_MAGIC):
+            what = "an empty file" if not head else "not an SQLite file"
+            raise InputError(f"{p}: not a hemkit collection database ({what}); refusing to use it")
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.writable or _writable_place(self.path):
+            con = sqlite3.connect(_uri(self.path, mode="rw"), uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
+            if not self.writable:
+                con.execute("PRAGMA query_only = ON")
+            return con
+        try:  # a read-only place
+            con = sqlite3.connect(_uri(self.path, mode="ro"), uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
+            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return con
+        except sqlite3.OperationalError:
+            if not _is_wal(self.path):
+                raise
+            # a database written before hemkit used a rollback journal, on read-only media:
+            # nobody can be writing it, so it may be read as an immutable file
+            return sqlite3.connect(_uri(self.path, immutable="1"), uri=True, isolation_level=None)
+
+    def _check_marker_and_schema(self) -> int:
+        """The schema version (0: written before the marker), or InputError."""
+        p = self.path
+        try:
+            app = int(self._con.execute("PRAGMA application_id").fetchone()[0])
+            version = int(self._con.execute("PRAGMA user_version").fetchone()[0])
+            tables = {
+                name: {row[1] for row in self._con.execute(f'PRAGMA table_info("{name}")')}
+                for (name,) in self._con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        except _DB_ERRORS as exc:
+            raise _sqlite_error(p, exc, writing=False) from None
+        missing = [t for t, cols in _COLUMNS.items() if not cols <= tables.get(t, set())]
+        if app != APPLICATION_ID:
+            if app != 0 or version != 0 or missing:
+                names = ", ".join(sorted(t for t in tables if not t.startswith("sqlite_"))) or "none"
+                raise InputError(
+                    f"{p}: an SQLite database but not a hemkit collection database "
+                    f"(application id {app:#x}, tables: {names}); refusing to use it"
+                )
+        elif version > SCHEMA_VERSION:
+            raise InputError(f"{p}: written by a newer hemkit (layout {version}; this one reads {SCHEMA_VERSION})")
+        elif version < 1 or missing or "digest" not in tables.get("runs", set()):
+            raise InputError(f"{p}: damaged collection database (layout {version}, missing {missing or 'digest'})")
+        # a writer checks the indexes too (it will write through them); readers scan the tables
+        # without them (NOT INDEXED), so the quicker check suffices
+        check = "integrity_check" if self.writable else "quick_check"
+        try:
+            problems = [r[0] for r in self._con.execute(f"PRAGMA {check}(5)")]
+        except _DB_ERRORS as exc:
+            raise _sqlite_error(p, exc, writing=False) from None
+        if problems != ["ok"]:
+            raise InputError(f"{p}: damaged collection database ({check}: {'; '.join(problems)})")
+        return version
+
+    def _raw_meta(self) -> dict[str, str]:
+        return dict(self._con.execute("SELECT key, value FROM meta"))
+
+    def _verify_definition(self) -> None:
+        if self.version < 1:
+            return
+        try:
+            meta = self._raw_meta()
+            groups = list(self._con.execute("SELECT gid, events FROM groups"))
+        except _DB_ERRORS as exc:
+            raise _sqlite_error(self.path, exc, writing=False) from None
+        try:
+            ok = meta.get("digest") == json.dumps(_definition_digest(meta, groups))
+        except (TypeError, ValueError):  # a text that became a number or bytes
+            ok = False
+        if not ok:
+            raise InputError(
+                f"{self.path}: damaged collection database (its plan, settings or run count "
+                "do not match their checksum: the file was changed outside hemkit)"
+            )
+
+    @classmethod
+    def create(
+        cls, path: PathLike, groups: Sequence[Sequence[str]], meta: Mapping[str, Any], *, lock: WriterLock
+    ) -> CollectionDB:
+        """Make a new collection database (atomically: complete, or not there) and open it for writing.
+
+        Parameters
+        ----------
+        path : path
+            Where; must not exist yet.
+        groups : sequence of sequences of str
+            The plan's groups.
+        meta : mapping
+            JSON-serialisable metadata (plan, command, runs, machine ...).
+        lock : WriterLock
+            A held lock on ``path``.
+
+        Raises
+        ------
+        OutputError
+            The place cannot be written (missing folder, read-only, full disk) or the path exists.
+        """
+        target = Path(os.fspath(path))
+        if not lock.held or lock.db_path.absolute() != target.absolute():
+            raise ValueError(f"{target}: the lock given is not a held lock on this database")
+        if target.exists():
+            raise OutputError(f"{target}: exists already; refusing to replace it")
+        texts = {str(k): json.dumps(v) for k, v in meta.items() if k != "digest"}
+        texts["n_runs"] = "0"
+        rows = [(gid, json.dumps(list(g))) for gid, g in enumerate(groups)]
+        texts["digest"] = json.dumps(_definition_digest(texts, rows))
+        # a creator killed (SIGKILL) halfway left its temporary file (io.atomic names it
+        # .NAME.*.tmp.SUFFIX); we hold the lock, so no creator is at work now: remove it
+        for stale in target.parent.glob(f".{target.name}.*.tmp{target.suffix}*"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+        try:
+            with atomic_path(target, what="collection database") as tmp:
+                with contextlib.closing(sqlite3.connect(str(tmp), isolation_level=None)) as con:
+                    con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    con.execute("PRAGMA journal_mode = DELETE")
+                    con.execute("PRAGMA synchronous = FULL")
+                    con.executescript("BEGIN;" + SCHEMA + "COMMIT;")
+                    con.execute("BEGIN IMMEDIATE")
+                    con.executemany("INSERT INTO groups VALUES (?, ?)", rows)
+                    con.executemany("INSERT INTO meta VALUES (?, ?)", texts.items())
+                    con.execute("COMMIT")
+        except _DB_ERRORS as exc:
+            raise _sqlite_error(target, exc, writing=True) from None
+        with contextlib.suppress(OSError):  # the rename itself on disk
+            fd = os.open(target.parent if str(target.parent) else ".", os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return cls(target, lock=lock)
+
+    def prepare_for_writing(self) -> None:
+        """Settings of a writer; a database written before the marker is marked and checksummed.
+
+        Call after checking that the collection may be continued: nothing is written before.
+        """
+        if not self.writable:
+            raise ValueError(f"{self.path}: opened read-only")
+        try:
+            self._con.execute("PRAGMA synchronous = FULL")
+            if self.version < 1:
+                self._upgrade()
+            if str(self._con.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "delete":
+                self._con.execute("PRAGMA journal_mode = DELETE")
+        except _DB_ERRORS as exc:
+            raise _sqlite_error(self.path, exc, writing=True) from None
+
+    def _upgrade(self) -> None:
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if "digest" not in {row[1] for row in con.execute("PRAGMA table_info(runs)")}:
+                con.execute("ALTER TABLE runs ADD COLUMN digest TEXT")
+            readings: dict[int, list[tuple[Any, ...]]] = {}
+            for row in con.execute("SELECT run_id, event, value, percent, run_time_ns, status FROM readings"):
+                readings.setdefault(int(row[0]), []).append(row[1:])
+            runs = list(con.execute(f"SELECT {_RUN_COLUMNS} FROM runs"))
+            con.executemany(
+                "UPDATE runs SET digest = ? WHERE id = ?",
+                [(run_digest(r[1:], readings.get(int(r[0]), [])), r[0]) for r in runs],
+            )
+            con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._set_meta_in_transaction({"n_runs": len(runs)})
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        self.version = SCHEMA_VERSION
+
+    def close(self) -> None:
+        """Close the connection (the lock, if any, stays with its owner)."""
+        self._con.close()
+
+    def __enter__(self) -> CollectionDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        try:
+            return list(self._con.execute(sql, params))
+        except _DB_ERRORS as exc:
+            raise _sqlite_error(self.path, exc, writing=False) from None
+
+    def _decode(self, text: str, what: str) -> Any:
+        try:
+            return json.loads(text)
+        except (json.JSONDecodeError, TypeError):
+            raise InputError(f"{self.path}: damaged collection database ({what} is not valid JSON)") from None
 
     # ----------------------------------------------------------- metadata
-    def init(self, groups: Sequence[Sequence[str]], meta: dict) -> None:
-        """Store the groups and metadata of a new collection (no-op for keys already set)."""
-        with closing(self._con()) as con, con:
-            for gid, g in enumerate(groups):
-                con.execute("INSERT OR IGNORE INTO groups VALUES (?, ?)", (gid, json.dumps(list(g))))
-            for k, v in meta.items():
-                con.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (k, json.dumps(v)))
-
-    def set_meta(self, key: str, value) -> None:
-        with closing(self._con()) as con, con:
-            con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
-
-    def meta(self) -> dict:
-        with closing(self._con()) as con:
-            return {k: json.loads(v) for k, v in con.execute("SELECT key, value FROM meta")}
+    def meta(self) -> dict[str, Any]:
+        """The metadata: plan, command, runs (the target), machine, perf version ..."""
+        return {k: self._decode(v, f"meta {k!r}") for k, v in self._read("SELECT key, value FROM meta")}
 
     def groups(self) -> list[list[str]]:
-        with closing(self._con()) as con:
-            return [json.loads(e) for (e,) in con.execute("SELECT events FROM groups ORDER BY gid")]
+        """The plan's groups, in order."""
+        out = [self._decode(e, f"group {g}") for g, e in self._read("SELECT gid, events FROM groups ORDER BY gid")]
+        if not all(isinstance(g, list) and all(isinstance(e, str) for e in g) for g in out):
+            raise InputError(f"{self.path}: damaged collection database (a group is not a list of event names)")
+        return out
+
+    def _set_meta_in_transaction(self, values: Mapping[str, Any]) -> None:
+        for k, v in values.items():
+            self._con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (k, json.dumps(v)))
+        meta = self._raw_meta()
+        groups = list(self._con.execute("SELECT gid, events FROM groups"))
+        self._con.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('digest', ?)", (json.dumps(_definition_digest(meta, groups)),)
+        )
+
+    def _write(self, work: Any) -> Any:
+        """Run ``work()`` in one write transaction; SQLite errors become Input/OutputError."""
+        if not self.writable:
+            raise ValueError(f"{self.path}: opened read-only")
+        try:
+            self._con.execute("BEGIN IMMEDIATE")
+            try:
+                out = work()
+                self._con.execute("COMMIT")
+            except BaseException:
+                if self._con.in_transaction:
+                    self._con.execute("ROLLBACK")
+                raise
+        except _DB_ERRORS as exc:
+            raise _sqlite_error(self.path, exc, writing=True) from None
+        return out
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store one metadata value (JSON-serialisable)."""
+        self._write(lambda: self._set_meta_in_transaction({key: value}))
 
     # ---------------------------------------------------------------- runs
-    def record_run(
-        self,
-        gid: int,
-        rep: int,
-        status: str,
-        reason: str,
-        counts: pd.DataFrame,
-        *,
-        started: float | None = None,
-        seconds: float = 0.0,
-        returncode: int = 0,
-    ) -> int:
-        """Write one finished run and its readings in a single transaction; return its id."""
-        with closing(self._con()) as con, con:
-            cur = con.execute(
-                "INSERT INTO runs (gid, rep, status, reason, started, seconds, returncode) VALUES (?,?,?,?,?,?,?)",
-                (gid, rep, status, reason, time.time() if started is None else started, seconds, returncode),
+    def record_run(self, run: StoredRun, counts: pd.DataFrame) -> int:
+        """Write one finished run and its readings in a single transaction; return its id.
+
+        Parameters
+        ----------
+        run : StoredRun
+            Group, repetition, status, reason, start time, duration and exit code.
+        counts : DataFrame
+            perf's counts of the run: ``event, value, percent, run_time_ns, status``.
+        """
+        started = time.time() if run.started is None else run.started
+        row = _canon_run((run.gid, run.rep, run.status, run.reason, started, run.seconds, run.returncode))
+        n = len(counts)
+        columns = [
+            counts[c].tolist() if c in counts.columns else [None] * n
+            for c in ("event", "value", "percent", "run_time_ns", "status")
+        ]
+        rows, seen = [], set()
+        for event, *numbers, state in zip(*columns):
+            if event in seen:  # perf may print an event twice: the first is kept
+                continue
+            seen.add(event)
+            numbers = [None if v is None or v != v else v for v in numbers]  # NaN -> NULL
+            rows.append(_canon_reading((event, *numbers, "ok" if state is None else state)))
+        digest = run_digest(row, rows)
+
+        def work() -> int:
+            cur = self._con.execute(
+                "INSERT INTO runs (gid, rep, status, reason, started, seconds, returncode, digest) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                (*row, digest),
             )
-            run_id = cur.lastrowid
-            rows = [
-                (
-                    run_id,
-                    str(r.event),
-                    None if pd.isna(r.value) else float(r.value),
-                    None if pd.isna(r.percent) else float(r.percent),
-                    None if pd.isna(r.run_time_ns) else float(r.run_time_ns),
-                    str(r.status),
-                )
-                for r in counts.drop_duplicates("event").itertuples(index=False)
-            ]
-            con.executemany("INSERT INTO readings VALUES (?,?,?,?,?,?)", rows)
-        return run_id
+            run_id = int(cur.lastrowid or 0)
+            self._con.executemany("INSERT INTO readings VALUES (?,?,?,?,?,?)", [(run_id, *r) for r in rows])
+            stored = self._con.execute("SELECT value FROM meta WHERE key = 'n_runs'").fetchone()
+            self._set_meta_in_transaction({"n_runs": int(json.loads(stored[0])) + 1})
+            return run_id
+
+        return int(self._write(work))
 
     def valid_counts(self) -> dict[int, int]:
         """Valid runs per group id (groups without any are absent)."""
-        with closing(self._con()) as con:
-            return dict(con.execute("SELECT gid, COUNT(*) FROM runs WHERE status='valid' GROUP BY gid"))
+        return dict(self._read("SELECT gid, COUNT(*) FROM runs NOT INDEXED WHERE status='valid' GROUP BY gid"))
 
     def done(self) -> set[tuple[int, int]]:
         """The (group, repetition) pairs that have a valid run."""
-        with closing(self._con()) as con:
-            return set(con.execute("SELECT gid, rep FROM runs WHERE status='valid'"))
+        return {(int(g), int(r)) for g, r in self._read("SELECT gid, rep FROM runs NOT INDEXED WHERE status='valid'")}
 
     def runs(self) -> pd.DataFrame:
         """All runs, valid and invalid, with their status and reason."""
-        with closing(self._con()) as con:
-            return pd.read_sql_query("SELECT * FROM runs ORDER BY id", con)
+        rows = self._read(f"SELECT {_RUN_COLUMNS} FROM runs NOT INDEXED ORDER BY id")
+        return pd.DataFrame(rows, columns=[c.strip() for c in _RUN_COLUMNS.split(",")])
 
     def status(self) -> pd.DataFrame:
         """Per group: events, valid and invalid runs, target runs, main invalid reason."""
-        target = int(self.meta().get("runs", 0))
+        try:
+            target = int(self.meta().get("runs", 0))
+        except (TypeError, ValueError):
+            raise InputError(f"{self.path}: damaged collection database (the target number of runs)") from None
         runs = self.runs()
         rows = []
         for gid, events in enumerate(self.groups()):
@@ -185,46 +692,176 @@ class CollectionDB:
                     "last_invalid_reason": bad["reason"].iloc[-1] if len(bad) else "",
                 }
             )
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=["group", "events", "valid", "invalid", "target", "last_invalid_reason"])
+
+    def _scan(self) -> tuple[list[Any], dict[int, list[tuple[Any, ...]]]]:
+        """Every run row (with its digest) and every reading, read from the tables, not the indexes."""
+        digest = "digest" if self.version >= 1 else "NULL"
+        runs = self._read(f"SELECT {_RUN_COLUMNS}, {digest} FROM runs NOT INDEXED ORDER BY id")
+        readings: dict[int, list[tuple[Any, ...]]] = {}
+        for row in self._read(
+            "SELECT run_id, event, value, percent, run_time_ns, status FROM readings NOT INDEXED ORDER BY rowid"
+        ):
+            readings.setdefault(row[0], []).append(row[1:])
+        return runs, readings
+
+    def verify(self) -> list[tuple[Any, list[tuple[Any, ...]]]]:
+        """Check every run against its checksum and the stored number of runs.
+
+        Returns
+        -------
+        list of (run row, readings)
+            The runs as checked: ``(id, gid, rep, status, reason, started, seconds,
+            returncode, digest)`` and their ``(event, value, percent, run_time_ns, status)``.
+
+        Raises
+        ------
+        InputError
+            Naming the first run whose row or readings changed, or a missing run.
+        """
+        runs, readings = self._scan()
+        checked = [(r, readings.pop(r[0], [])) for r in runs]
+        if self.version < 1:
+            return checked
+        stored = self.meta().get("n_runs")
+        if stored != len(runs):
+            raise InputError(
+                f"{self.path}: damaged collection database (it should hold {stored} runs, it holds {len(runs)})"
+            )
+        for r, rows in checked:
+            try:
+                ok = r[8] == run_digest(r[1:8], rows)
+            except (TypeError, ValueError, OverflowError):  # a number field that holds something else
+                ok = False
+            if not ok:
+                raise InputError(
+                    f"{self.path}: damaged collection database (run {r[0]}, group {r[1]} repetition {r[2]}, "
+                    "does not match its checksum: the file was changed outside hemkit)"
+                )
+        if readings:
+            raise InputError(
+                f"{self.path}: damaged collection database (readings of run {min(readings, key=str)}, "
+                "which does not exist)"
+            )
+        return checked
 
     # -------------------------------------------------------------- output
     def tidy(self) -> pd.DataFrame:
-        """Valid runs as the tidy table ``group, run, event, value`` (run = repetition number)."""
-        with closing(self._con()) as con:
-            t = pd.read_sql_query(
-                'SELECT r.gid AS "group", r.rep AS run, x.event AS event, x.value AS value '
-                "FROM runs r JOIN readings x ON x.run_id = r.id WHERE r.status = 'valid' "
-                "ORDER BY r.gid, r.rep, x.rowid",
-                con,
-            )
+        """Valid runs as the tidy table ``group, run, event, value`` (run = repetition number).
+
+        Built from exactly the rows :meth:`verify` checked: every run against its checksum,
+        read from the tables themselves (a damaged index cannot hide or add a row).  Only the
+        plan's events of each group are kept (perf may print extra lines), in plan order.
+        """
+        checked = self.verify()
         groups = self.groups()
-        if len(t):  # keep only the plan's events of each group (perf may print extra lines)
-            keep = [ev in set(groups[g]) for g, ev in zip(t["group"], t["event"])]
-            t = t[keep].reset_index(drop=True)
-        return t
+        order = {(g, e): i for g, events in enumerate(groups) for i, e in enumerate(events)}
+        rows = []
+        seen: set[tuple[Any, Any]] = set()
+        for r, readings in checked:
+            if r[3] != "valid":
+                continue
+            try:
+                where = (int(r[1]), int(r[2]))
+            except (TypeError, ValueError):
+                raise InputError(f"{self.path}: damaged collection database (run {r[0]})") from None
+            if where in seen:
+                raise InputError(
+                    f"{self.path}: damaged collection database (two valid runs of group {r[1]}, repetition {r[2]})"
+                )
+            seen.add(where)
+            for x in readings:
+                pos = order.get((where[0], x[0]), -1)
+                if pos >= 0:
+                    rows.append((*where, pos, x[0], x[1]))
+        rows.sort(key=lambda t: (t[0], t[1], t[2]))
+        return pd.DataFrame([(g, rep, e, v) for g, rep, _, e, v in rows], columns=["group", "run", "event", "value"])
 
 
-def load_readings(db_path: str | Path, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
+def load_readings(db_path: PathLike, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
     """The valid runs of a collection database as :class:`hemkit.Readings`.
 
     ``drop_constant`` drops events that never change within a group (e.g. context-switches
     reading 0 in every run), with a warning, instead of raising.
+
+    Raises
+    ------
+    InputError
+        Not a collection database, damaged (see the module docstring), or no valid runs yet.
 
     Examples
     --------
     >>> from hemkit.io.collection import load_readings
     >>> r = load_readings("collection.db")  # doctest: +SKIP
     """
-    db = CollectionDB(db_path)
-    t = db.tidy()
+    with CollectionDB(db_path) as db:
+        t = db.tidy()
     if t.empty:
-        raise HemkitError(f"{db_path}: no valid runs yet (see 'hemkit collect --status {db_path}')")
+        raise InputError(f"{db_path}: no valid runs yet (the collection has not stored any)")
     return Readings.from_tidy(t, source=str(db_path), min_runs=min_runs, drop_constant=drop_constant)
 
 
-def export(db_path: str | Path, out: str | Path) -> Path:
-    """Write a collection's valid runs as a tidy CSV or Parquet file (by suffix)."""
-    from hemkit.io import write_table
+def collection_status(db_path: PathLike) -> pd.DataFrame:
+    """Per group of a collection: events, valid and invalid runs, the target, the last invalid reason.
 
-    load_readings(db_path)  # validates (constant events, holes) before writing
-    return write_table(CollectionDB(db_path).tidy(), out)
+    Examples
+    --------
+    >>> collection_status("collection.db")  # doctest: +SKIP
+    """
+    with CollectionDB(db_path) as db:
+        return db.status()
+
+
+def check_database_output(db_path: PathLike, *, inputs: Sequence[PathLike | None] = ()) -> Path:
+    """Refuse, before any work, a database path that cannot be written (see :func:`check_output`).
+
+    Examples
+    --------
+    >>> check_database_output("/no/such/folder/c.db")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.OutputError: collection database /no/such/folder/c.db: folder /no/such/folder does not exist
+    """
+    return check_output(db_path, inputs=inputs, what="collection database")
+
+
+@contextlib.contextmanager
+def open_for_writing(db_path: PathLike) -> Iterator[tuple[WriterLock, CollectionDB | None]]:
+    """Take the writer lock of ``db_path``; yield it with the open database (None when new).
+
+    The database is checked (marker, integrity_check, checksum of the definition) but nothing
+    is written: call :meth:`CollectionDB.prepare_for_writing` once the caller has decided to go on.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.db")
+    >>> with open_for_writing(path) as (lock, db):
+    ...     db is None, lock.held
+    (True, True)
+    """
+    path = check_database_output(db_path)
+    with WriterLock(path) as lock:
+        if not path.exists():
+            yield lock, None
+            return
+        db = CollectionDB(path, lock=lock)
+        try:
+            yield lock, db
+        finally:
+            db.close()
+
+
+__all__ = [
+    "APPLICATION_ID",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "CollectionDB",
+    "StoredRun",
+    "WriterLock",
+    "check_database_output",
+    "collection_status",
+    "load_readings",
+    "open_for_writing",
+    "run_digest",
+]

@@ -9,29 +9,53 @@ columns (R writes ``NA``).
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
+from collections.abc import Hashable
 
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitError, HemkitWarning
+from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.io.tidy import read_table
 
 _CODE = re.compile(r"^X?(\d+)(?:\.\d+)?$")
 
 
-def read_code_names(path: str | Path) -> dict[int, str]:
-    """Read a ``hems,code`` table (as ``code2name.csv``) into ``{code: name}``."""
+def read_code_names(path: str | os.PathLike[str]) -> dict[int, str]:
+    """Read a ``hems,code`` table (as ``code2name.csv``) into ``{code: name}``.
+
+    Raises
+    ------
+    InputError
+        Unreadable file, missing columns, a code that is not an integer, an empty name, or a
+        code given twice with different names.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_path
+    >>> read_code_names(t2080_path("code2name.csv"))[1]
+    'PROCESSOR_CYCLES'
+    """
     t = read_table(path)
-    if not {"hems", "code"} <= set(t.columns):
-        raise HemkitError(f"{path}: a code table needs columns 'hems' and 'code'")
-    return dict(zip(t["code"].astype(int), t["hems"].astype(str)))
+    if not {"hems", "code"} <= set(map(str, t.columns)):
+        raise InputError(f"{path}: a code table needs columns 'hems' and 'code'")
+    out: dict[int, str] = {}
+    for i, (code, name) in enumerate(zip(t["code"], t["hems"]), start=2):  # line 1 is the header
+        num = pd.to_numeric(pd.Series([code]), errors="coerce").iloc[0]
+        if pd.isna(num) or not np.isfinite(num) or num != int(num):
+            raise InputError(f"{path}: line {i}: code {code!r} is not an integer")
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"{path}: line {i}: code {int(num)} has no name")
+        if out.get(int(num), name) != name:
+            raise InputError(f"{path}: line {i}: code {int(num)} is named twice ({out[int(num)]!r} and {name!r})")
+        out[int(num)] = name
+    return out
 
 
 def from_mergingtools(
-    data: str | Path | pd.DataFrame,
+    data: str | os.PathLike[str] | pd.DataFrame,
     n_pmcs: int,
     *,
     code_names: dict[int, str] | None = None,
@@ -64,27 +88,31 @@ def from_mergingtools(
     >>> r
     Readings(3 groups, 16 events, 1000-1000 runs per group)
     """
+    if isinstance(n_pmcs, bool) or not isinstance(n_pmcs, int | np.integer) or n_pmcs < 1:
+        raise InputError(f"pmcs (counters per group) must be an integer of at least 1, got {n_pmcs!r}")
     source = str(data) if not isinstance(data, pd.DataFrame) else "raw table"
     raw = read_table(data) if not isinstance(data, pd.DataFrame) else data
-    if n_pmcs < 1:
-        raise HemkitError(f"--pmcs must be at least 1, got {n_pmcs}")
+    if raw.shape[1] == 0:
+        raise InputError(f"{source}: has no columns")
+    if raw.columns.has_duplicates:
+        raise InputError(f"{source}: column {str(raw.columns[raw.columns.duplicated()][0])!r} appears twice")
     if raw.shape[1] % n_pmcs:
-        raise HemkitError(
-            f"{source}: {raw.shape[1]} columns is not a multiple of {n_pmcs} counters per group; check --pmcs"
+        raise InputError(
+            f"{source}: {raw.shape[1]} columns is not a multiple of {n_pmcs} counters per group; check pmcs"
         )
     names = []
     for col in raw.columns:
         m = _CODE.match(str(col))
         if code_names is not None:
             if not m:
-                raise HemkitError(f"{source}: column {col!r} is not an event code like X24 or X24.1")
+                raise InputError(f"{source}: column {col!r} is not an event code like X24 or X24.1")
             code = int(m.group(1))
             if code not in code_names:
-                raise HemkitError(f"{source}: event code {code} (column {col!r}) is not in the code table")
+                raise InputError(f"{source}: event code {code} (column {col!r}) is not in the code table")
             names.append(code_names[code])
         else:
             names.append(f"X{m.group(1)}" if m else str(col))
-    groups = {}
+    groups: dict[Hashable, pd.DataFrame] = {}
     for g in range(raw.shape[1] // n_pmcs):
         block = raw.iloc[:, g * n_pmcs : (g + 1) * n_pmcs].copy()
         block.columns = names[g * n_pmcs : (g + 1) * n_pmcs]
@@ -92,7 +120,7 @@ def from_mergingtools(
         if empty.any():
             first = int(np.argmax(empty))
             if not empty[first:].all():
-                raise HemkitError(
+                raise InputError(
                     f"{source}: group {g + 1} has an empty row {first + 1} followed by readings; "
                     "only trailing rows may be empty"
                 )

@@ -1,52 +1,255 @@
 """One way into :class:`hemkit.Readings`: :func:`read_readings` recognises every supported input.
 
+Inputs are recognised by their content, not by their names:
+
 =============================  ================================================================
 input                          recognised by
 =============================  ================================================================
-collection database            the SQLite header (``hemkit collect`` writes it)
-tidy table (CSV or Parquet)    columns ``group, run, event, value``
+collection database            the SQLite header and hemkit's tables (``hemkit collect`` writes it)
+tidy table (CSV or Parquet)    the Parquet header or CSV text; columns ``group, run, event, value``
 mergingTools raw CSV           ``pmcs`` given (columns per group); ``X<code>`` columns
+``perf stat -x,`` output       event lines ``value,unit,event,run_time,percentage,...`` (any
+                               separator of ``, ; tab | space``; ``-I``, ``-A``, ``--per-core``...)
+``perf stat -j`` output        JSON lines with ``event`` and ``counter-value``
+several perf stat files        a list of paths, or a folder: one run per file, groups from the
+                               set of events each file holds (see :mod:`hemkit.io.perf_files`)
 =============================  ================================================================
 
+Anything else is one :class:`~hemkit.core.errors.InputError` saying what is recognised.
 Every library function and every command that reads readings goes through here, with the
-same options (``pmcs``, ``codes``, ``drop_constant``).
+same options (``pmcs``, ``codes``, ``drop_constant``, ``min_runs``, ``perf``).
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import stat
+import warnings
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 
-from hemkit.core.errors import InputError
+import numpy as np
+
+from hemkit.core.errors import HemkitError, HemkitWarning, InputError
 from hemkit.core.readings import TIDY_COLUMNS, Readings
+from hemkit.io.perf_files import PerfOptions, natural_key, read_perf_runs
+from hemkit.io.perf_stat import scan_perf_stat
 
 PathLike = str | os.PathLike[str]
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PARQUET_MAGIC = b"PAR1"
+COLLECTION_TABLES = ("meta", "groups", "runs", "readings")
+RECOGNISED = (
+    "hemkit reads a tidy table (CSV or Parquet with columns group, run, event, value), a mergingTools raw CSV "
+    "(give pmcs), a hemkit collection database, perf stat -x, or -j output (several files or a folder of them, "
+    "one run per file)"
+)
+_SNIFF_BYTES = 64 * 1024
 
 
-def _head(path: Path, n: int = 16) -> bytes:
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:  # ENAMETOOLONG, ELOOP, EACCES on a parent, an embedded NUL
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"{path}: cannot be read ({why})") from None
+
+
+def _head(path: Path, n: int = _SNIFF_BYTES) -> bytes:
     try:
         with open(path, "rb") as fh:
             return fh.read(n)
     except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+        raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+
+
+def _text(head: bytes) -> str | None:
+    """The head of a file as text, or None if it is binary (a NUL, or not UTF-8)."""
+    if b"\x00" in head:
+        return None
+    for cut in range(4):  # the head may end inside a multi-byte character
+        try:
+            return head[: len(head) - cut].decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            if exc.start < len(head) - 4:
+                return None
+    return None
+
+
+def _looks_like_perf(text: str) -> str | None:
+    lines = [s.strip().lstrip("\ufeff").strip() for s in text.splitlines()]
+    started = any(s.startswith("#") and "started on" in s for s in lines)
+    first = next((s for s in lines if s and not s.startswith("#")), None)
+    if first is None:
+        return "perf-csv" if started else None
+    if first.startswith("{"):
+        return "perf-json" if started or '"event"' in first or '"counter-value"' in first else None
+    try:
+        if scan_perf_stat(first, strict=False).lines:
+            return "perf-csv"
+    except InputError:  # decimal commas: let the perf reader say so
+        return "perf-csv"
+    if started or any("Performance counter stats for" in s for s in lines):
+        return "perf-csv"
+    return None
 
 
 def sniff(path: PathLike) -> str:
-    """The kind of a readings file: ``"database"``, ``"parquet"`` or ``"csv"``."""
+    """The kind of a readings input, by content.
+
+    Returns one of ``"folder"``, ``"database"``, ``"parquet"``, ``"perf-csv"``,
+    ``"perf-json"`` or ``"csv"`` (a table of text: tidy or mergingTools).
+
+    Raises
+    ------
+    InputError
+        Missing, unreadable, not a regular file, empty, or binary data of no known kind.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(p, "w").write("48,,page-faults,649355,100.00,,\\n")
+    >>> sniff(p)
+    'perf-csv'
+    """
     p = Path(os.fspath(path))
-    if not p.exists():
-        raise InputError(f"{p}: no such file")
-    if p.is_dir():
-        raise InputError(f"{p}: is a folder; give a file")
+    st = _stat(p)
+    if st is None:
+        raise InputError(f"{p}: no such file or folder")
+    if stat.S_ISDIR(st.st_mode):
+        return "folder"
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{p}: not a regular file (a device, pipe or socket); give a file")
     head = _head(p)
+    if not head:
+        raise InputError(f"{p}: is empty; {RECOGNISED}")
     if head.startswith(SQLITE_MAGIC):
         return "database"
     if head.startswith(PARQUET_MAGIC):
         return "parquet"
-    return "csv"
+    text = _text(head)
+    if text is None:
+        raise InputError(f"{p}: binary data of no known kind (not UTF-8 text, SQLite or Parquet); {RECOGNISED}")
+    return _looks_like_perf(text) or "csv"
+
+
+def _as_paths(source: object) -> list[Path]:
+    if isinstance(source, str | os.PathLike):
+        items: list[object] = [source]
+    elif isinstance(source, Sequence) and not isinstance(source, bytes | bytearray):
+        items = list(source)
+    else:
+        raise InputError(f"source must be a path or a sequence of paths, got {type(source).__name__}")
+    paths = []
+    for item in items:
+        if not isinstance(item, str | os.PathLike):
+            raise InputError(f"source must be a path or a sequence of paths, got an item {item!r}")
+        text = os.fspath(item)
+        if not isinstance(text, str) or not text:
+            raise InputError(f"source must be a path or a sequence of paths, got an item {item!r}")
+        paths.append(Path(text))
+    if not paths:
+        raise InputError("no input files given")
+    return paths
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    try:
+        entries = sorted(folder.iterdir(), key=natural_key)
+    except OSError as exc:
+        raise InputError(f"{folder}: cannot be listed ({exc.strerror or type(exc).__name__})") from None
+    files = []
+    for e in entries:
+        if e.name.startswith("."):
+            continue  # .DS_Store, editor backups, hemkit's own temporary files
+        st = _stat(e)
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise InputError(
+                f"{folder}: holds a folder {e.name!r}; give one folder of perf stat files, or the files themselves"
+            )
+        files.append(e)
+    if not files:
+        raise InputError(f"{folder}: no files in the folder")
+    return files
+
+
+def _perf_files(paths: list[Path]) -> tuple[list[Path], str]:
+    """Expand folders; every file must be perf stat output (several inputs are always perf runs)."""
+    files: list[Path] = []
+    for p in paths:
+        files += _folder_files(p) if sniff(p) == "folder" else [p]
+    for f in files:
+        kind = sniff(f)
+        if not kind.startswith("perf"):
+            raise InputError(
+                f"{f}: is not perf stat output (it reads as {'a ' + kind if kind != 'csv' else 'a CSV table'}); "
+                "several files, or a folder, are read as perf stat runs, one run per file"
+            )
+    source = f"{paths[0]}" if len(paths) == 1 else ""
+    return files, source
+
+
+def _ignored(what: str, path: Path, kind: str) -> None:
+    warnings.warn(f"{what} ignored: {path} is {kind}, whose groups are in the file", HemkitWarning, stacklevel=4)
+
+
+def _load_database(path: Path, *, min_runs: int, drop_constant: bool) -> Readings:
+    """A collection database, checked read-only first (a foreign SQLite file is never written to)."""
+    from hemkit.io.collection import load_readings
+
+    # immutable: no lock, no -wal/-shm files left beside a file that is not a live database;
+    # a database being written (its -wal file exists) is read through its write-ahead log
+    live = Path(f"{path}-wal").exists()
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro{'' if live else '&immutable=1'}"
+        with closing(sqlite3.connect(uri, uri=True)) as con:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except (sqlite3.Error, OSError, ValueError) as exc:
+        raise InputError(f"{path}: a damaged or unreadable SQLite file ({exc})") from None
+    missing = [t for t in COLLECTION_TABLES if t not in tables]
+    if missing:
+        raise InputError(f"{path}: a SQLite database, but not a hemkit collection (no table {missing[0]!r})")
+    try:
+        return load_readings(path, min_runs=min_runs, drop_constant=drop_constant)
+    except InputError:
+        raise
+    except HemkitError as exc:
+        raise InputError(str(exc)) from None
+    except (sqlite3.Error, OSError, LookupError, TypeError, ValueError) as exc:
+        raise InputError(f"{path}: a damaged collection database ({type(exc).__name__}: {exc})") from None
+
+
+def _read_table_file(
+    path: Path, *, pmcs: int | None, codes: PathLike | None, drop_constant: bool, min_runs: int
+) -> Readings:
+    from hemkit.io.mergingtools import from_mergingtools, read_code_names
+    from hemkit.io.tidy import read_table, tidy_cells
+
+    if pmcs is not None:
+        names = read_code_names(codes) if codes is not None else None
+        return from_mergingtools(path, pmcs, code_names=names, drop_constant=drop_constant, min_runs=min_runs)
+    table = read_table(path)
+    if set(TIDY_COLUMNS) <= set(map(str, table.columns)):
+        if codes is not None:
+            _ignored("codes", path, "a tidy table")
+        return Readings.from_tidy(
+            tidy_cells(table, path), source=str(path), min_runs=min_runs, drop_constant=drop_constant
+        )
+    if len(table.columns) and all(str(c).startswith("X") for c in table.columns):
+        raise InputError(f"{path}: looks like a mergingTools raw file; give pmcs (counters per group)")
+    raise InputError(f"{path}: not a readings file (no columns {', '.join(TIDY_COLUMNS)}); {RECOGNISED}")
+
+
+def _check_int(name: str, value: object, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InputError(f"{name} must be an integer, got {value!r}")
+    if value < least:
+        raise InputError(f"{name} must be at least {least}, got {value}")
 
 
 def read_readings(
@@ -56,26 +259,32 @@ def read_readings(
     codes: PathLike | None = None,
     drop_constant: bool = False,
     min_runs: int = 3,
+    perf: PerfOptions | None = None,
 ) -> Readings:
     """Read readings from any supported input (see the module docstring).
 
     Parameters
     ----------
     source : path or sequence of paths
-        A file (or files) of readings.
+        A file, a folder of perf stat files, or several perf stat files.
     pmcs : int, optional
-        The file is a mergingTools raw table with ``pmcs`` columns (counters) per group.
+        The file is a mergingTools raw table with ``pmcs`` columns (counters) per group
+        (ignored, with a warning, for inputs that name their groups themselves).
     codes : path, optional
         A ``hems,code`` table naming the event codes of a mergingTools raw table.
     drop_constant : bool, default False
         Drop events constant within a group, with a warning, instead of raising.
     min_runs : int, default 3
         Fewest runs a group may have.
+    perf : PerfOptions, optional
+        How perf stat files are read: untrusted readings refused or dropped, multiplexed
+        estimates, per-CPU counts (see :class:`hemkit.io.perf_files.PerfOptions`).
 
     Raises
     ------
     InputError
-        A file that cannot be read or recognised, naming it and what was expected.
+        Anything that cannot be read or recognised, naming the file (and the line, event,
+        run or group at fault) and what was expected.  Never another exception.
 
     Examples
     --------
@@ -83,32 +292,26 @@ def read_readings(
     >>> read_readings(t2080_path("much_raw.csv"), pmcs=6)
     Readings(24 groups, 16 events, 1000-1000 runs per group)
     """
-    from hemkit.io.mergingtools import from_mergingtools, read_code_names
-    from hemkit.io.tidy import read_table
-
-    if not isinstance(source, str | os.PathLike):
-        paths = list(source)
-        if len(paths) != 1:
-            raise InputError(f"{len(paths)} files given; reading several files at once is not supported yet")
-        source = paths[0]
-    path = Path(os.fspath(source))
-    kind = sniff(path)
-    if kind == "database":
-        from hemkit.io.collection import load_readings
-
-        return load_readings(path, min_runs=min_runs, drop_constant=drop_constant)
+    paths = _as_paths(source)
     if pmcs is not None:
-        names = read_code_names(os.fspath(codes)) if codes is not None else None
-        return from_mergingtools(path, pmcs, code_names=names, drop_constant=drop_constant, min_runs=min_runs)
-    table = read_table(path)
-    if set(TIDY_COLUMNS) <= set(map(str, table.columns)):
-        return Readings.from_tidy(table, source=str(path), min_runs=min_runs, drop_constant=drop_constant)
-    if len(table.columns) and all(str(c).startswith("X") for c in table.columns):
-        raise InputError(f"{path}: looks like a mergingTools raw file; give pmcs (counters per group)")
-    raise InputError(
-        f"{path}: not a readings file: expected columns {', '.join(TIDY_COLUMNS)} (tidy), a mergingTools raw "
-        "file (with pmcs) or a collection database"
-    )
+        _check_int("pmcs", pmcs, 1)
+    _check_int("min_runs", min_runs, 1)
+    if perf is not None and not isinstance(perf, PerfOptions):
+        raise InputError(f"perf must be a PerfOptions, got {type(perf).__name__}")
+    kind = sniff(paths[0]) if len(paths) == 1 else "several"
+    if kind in ("folder", "several", "perf-csv", "perf-json"):
+        files, where = _perf_files(paths)
+        for name, value in (("pmcs", pmcs), ("codes", codes)):
+            if value is not None:
+                _ignored(name, paths[0], "perf stat output")
+        return read_perf_runs(files, perf, min_runs=min_runs, drop_constant=drop_constant, source=where)
+    path = paths[0]
+    if kind == "database":
+        for name, value in (("pmcs", pmcs), ("codes", codes)):
+            if value is not None:
+                _ignored(name, path, "a collection database")
+        return _load_database(path, min_runs=min_runs, drop_constant=drop_constant)
+    return _read_table_file(path, pmcs=pmcs, codes=codes, drop_constant=drop_constant, min_runs=min_runs)
 
 
-__all__ = ["read_readings", "sniff"]
+__all__ = ["RECOGNISED", "read_readings", "sniff"]

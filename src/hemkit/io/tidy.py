@@ -1,39 +1,101 @@
 """The tidy table (``group, run, event, value``) and merged outputs, as CSV or Parquet.
 
-The format is chosen by the file name: ``.parquet``/``.pq`` is Parquet, anything else CSV.
+Reading recognises Parquet by its header (``PAR1``) and reads anything else as CSV (UTF-8,
+a BOM allowed); writing chooses by the file name: ``.parquet``/``.pq`` is Parquet, anything
+else CSV.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitError
-from hemkit.core.readings import Readings
+from hemkit.core.errors import InputError
+from hemkit.core.readings import TIDY_COLUMNS, Readings
 from hemkit.io.atomic import atomic_path
 
 _PARQUET = {".parquet", ".pq"}
+_PARQUET_MAGIC = b"PAR1"
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file into a DataFrame, with a one-line error if it cannot be read."""
-    path = Path(path)
-    if not path.exists():
-        raise HemkitError(f"{path}: no such file")
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
+def _regular_file(path: Path) -> bytes:
+    """The first 4 bytes of ``path``, after checking it is a readable regular file."""
     try:
-        if path.suffix.lower() in _PARQUET:
-            return pd.read_parquet(path)
-        return pd.read_csv(path)
-    except (ValueError, OSError, pd.errors.ParserError) as exc:  # pragma: no cover - message relay
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise HemkitError(f"{path}: cannot be read ({first})") from exc
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{path}: is a folder; give a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path}: not a regular file (a device, pipe or socket); give a file")
+        with open(path, "rb") as fh:
+            return fh.read(4)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else _first_line(exc)
+        raise InputError(f"{path}: cannot be read ({why})") from None
+
+
+def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a CSV or Parquet file into a DataFrame, or raise a one-line :class:`InputError`.
+
+    Parquet is recognised by its header (``PAR1``), whatever the suffix; anything else is
+    read as CSV.  A column name that appears twice is refused (pandas would silently rename
+    the second one).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> _ = open(p, "w").write("a,b\\n1,2\\n")
+    >>> read_table(p)
+       a  b
+    0  1  2
+    """
+    path = Path(os.fspath(path))
+    magic = _regular_file(path)
+    parquet = magic == _PARQUET_MAGIC
+    try:
+        if parquet:
+            table = pd.read_parquet(path)
+            names = [str(c) for c in table.columns]
+        else:
+            header = pd.read_csv(path, header=None, nrows=1, dtype=str, encoding="utf-8")
+            names = [str(c) for c in header.iloc[0].tolist()] if len(header) else []
+            table = pd.read_csv(path, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path}: is empty") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except Exception as exc:  # pandas and pyarrow raise many kinds of exception on bad bytes
+        raise InputError(f"{path}: cannot be read as {'Parquet' if parquet else 'CSV'} ({_first_line(exc)})") from None
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(f"{path}: column {name!r} appears twice")
+        seen.add(name)
+    return table
 
 
 def write_table(table: pd.DataFrame, path: str | Path, *, inputs=(), what: str = "") -> Path:
     """Write a DataFrame as CSV or Parquet (by suffix), without the index, atomically.
 
     ``inputs`` are files the output may not overwrite (see :func:`hemkit.io.atomic.check_output`).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = write_table(pd.DataFrame({"a": [1]}), os.path.join(tempfile.mkdtemp(), "t.parquet"))
+    >>> read_table(p)["a"].tolist()
+    [1]
     """
     path = Path(path)
     with atomic_path(path, inputs=inputs, what=what) as tmp:
@@ -42,6 +104,41 @@ def write_table(table: pd.DataFrame, path: str | Path, *, inputs=(), what: str =
         else:
             table.to_csv(tmp, index=False)
     return path
+
+
+def tidy_cells(table: pd.DataFrame, source: str | os.PathLike[str]) -> pd.DataFrame:
+    """The tidy columns of ``table``, checked to hold plain values (Parquet may hold lists or maps).
+
+    Raises
+    ------
+    InputError
+        A tidy column is missing or appears twice, or a cell is not a plain value.
+
+    Examples
+    --------
+    >>> tidy_cells(pd.DataFrame({"group": [1], "run": [1], "event": ["a"], "value": [[1, 2]]}), "t.parquet")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: t.parquet: column 'value' holds a list in row 0, not a value
+    """
+    dup = table.columns[table.columns.duplicated()]
+    if len(dup):
+        raise InputError(f"{source}: column {str(dup[0])!r} appears twice")
+    missing = [c for c in TIDY_COLUMNS if c not in table.columns]
+    if missing:
+        raise InputError(f"{source}: missing column(s) {', '.join(missing)}; expected {', '.join(TIDY_COLUMNS)}")
+    out = {}
+    for c in TIDY_COLUMNS:
+        col = table[c]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            col = col.astype(object)
+        if col.dtype == object:
+            plain = col.map(lambda v: v is None or isinstance(v, str | int | float | np.generic)).astype(bool)
+            if not plain.all():
+                i = int(np.argmin(plain.to_numpy()))
+                raise InputError(f"{source}: column {c!r} holds a {type(col.iloc[i]).__name__} in row {i}, not a value")
+        out[c] = col
+    return pd.DataFrame(out, index=table.index)
 
 
 def read_tidy(path: str | Path, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
@@ -56,4 +153,5 @@ def read_tidy(path: str | Path, *, min_runs: int = 3, drop_constant: bool = Fals
     >>> read_tidy(p).events
     ['a', 'b']
     """
-    return Readings.from_tidy(read_table(path), source=str(path), min_runs=min_runs, drop_constant=drop_constant)
+    table = tidy_cells(read_table(path), path)
+    return Readings.from_tidy(table, source=str(path), min_runs=min_runs, drop_constant=drop_constant)

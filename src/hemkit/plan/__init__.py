@@ -1,8 +1,18 @@
 """Plan which events to read together when counters are few (HRM and MUCH designs).
 
-- :func:`make_plan` / :class:`Plan` -- design groups and read/write the plan file.
-- :func:`hrm_design`, :func:`covering_design` (MUCH), :func:`schonheim_bound`,
-  :func:`best_known`, :class:`Constraints` -- the algorithms (:mod:`hemkit.plan.designs`).
+- :func:`make_plan` / :class:`Planner` -- design the groups; both return a :class:`Plan`
+  (the result object: groups, bound, best known size, how it was made), which
+  :meth:`Plan.from_file` reads back from a plan file (:mod:`hemkit.io.planfile` writes it).
+- :func:`covering_design`, :func:`much_design` -- MUCH pair coverings
+  (:mod:`hemkit.plan.much`), started from the constructions of
+  :mod:`hemkit.plan.constructions` (projective and affine planes, transversal designs,
+  greedy), improved by the tabu search of :mod:`hemkit.plan.search`, proven optimal for
+  small cases by :mod:`hemkit.plan.exact`.
+- :func:`hrm_plan`, :func:`hrm_design` -- HRM groups with an anchor (:mod:`hemkit.plan.hrm`).
+- :class:`Constraints` (:mod:`hemkit.plan.problem`) -- must-share sets, counter
+  restrictions, a fixed event, a group budget; :class:`SearchOptions`
+  (:mod:`hemkit.plan.budget`) -- time budget, effort.
+- :func:`schonheim_bound`, :func:`best_known` (:mod:`hemkit.plan.bounds`).
 
 Examples
 --------
@@ -12,27 +22,31 @@ Examples
 (10, 8, 10)
 """
 
+from hemkit.plan.bounds import BEST_KNOWN, best_known, schonheim_bound
 from hemkit.plan.designs import (
-    BEST_KNOWN,
-    Constraints,
     CoveringResult,
-    best_known,
+    Planner,
+    SearchOptions,
     covering_design,
     hrm_design,
+    hrm_plan,
+    make_plan,
     much_design,
-    pairs_covered,
-    schonheim_bound,
 )
-from hemkit.plan.planfile import Plan, make_plan
+from hemkit.plan.problem import Constraints, pairs_covered
+from hemkit.plan.result import Plan
 
 __all__ = [
     "BEST_KNOWN",
     "Constraints",
     "CoveringResult",
     "Plan",
+    "Planner",
+    "SearchOptions",
     "best_known",
     "covering_design",
     "hrm_design",
+    "hrm_plan",
     "make_plan",
     "much_design",
     "pairs_covered",

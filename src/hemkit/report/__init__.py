@@ -100,8 +100,8 @@ def _collection(source: Any) -> tuple[pd.DataFrame, pd.DataFrame, dict] | None:
         return None
     from hemkit.io.collection import CollectionDB
 
-    db = CollectionDB(os.fspath(source))
-    return db.runs(), db.status(), db.meta()
+    with CollectionDB(os.fspath(source)) as db:
+        return db.runs(), db.status(), db.meta()
 
 
 def build_report(

@@ -1,14 +1,21 @@
 """Accuracy of sampling profiles (Wen, Cheng, Lin, Yin 2021).
 
-- :mod:`hemkit.sampling.states` -- running states of tasks sharing one resource.
+- :mod:`hemkit.sampling.states` -- running states of tasks sharing one resource
+  (:class:`Task`, :class:`Workload`, :func:`generate_states`).
 - :mod:`hemkit.sampling.simulate` -- simulated periodic profiles of those states
-  (time- or event-based, random start, jitter, noise on the unit of events).
+  (time- or event-based, random start, jitter, noise on the unit of events;
+  :class:`Sampler`, :func:`simulate_profiles`, :func:`simulate_workload`).
 - :mod:`hemkit.sampling.model` -- expectation and variance of profiled shares (Eqs. 1-9),
-  the exact start-phase distribution, intervals and samples needed.
-- :mod:`hemkit.sampling.paper` -- the paper's Tables 2-6 re-run beside its figures.
-- :mod:`hemkit.sampling.profile` -- per-symbol shares of real profiles with intervals.
+  the exact start-phase distribution, intervals and samples needed (:func:`share_model`).
+- :mod:`hemkit.sampling.paper` -- the paper's Tables 2-6 and Fig. 11 re-run beside its figures.
+- :mod:`hemkit.sampling.profile` -- shares of real ``perf record`` profiles by symbol, DSO,
+  command or thread, with intervals (:func:`profile_shares`).
 - :mod:`hemkit.sampling.record` -- perf record of a known-share C workload; interval coverage.
 - :mod:`hemkit.sampling.plots` -- the figures (``ax=None`` -> Axes).
+
+Every analysis returns a result object (:class:`SimulationResult`, :class:`SamplingProfile`,
+:class:`ShareModel`, :class:`CoverageResult`, :class:`~hemkit.sampling.paper.PaperReproduction`)
+with ``summary()``, ``to_frame()`` and ``plot(ax=None)``.
 
 Examples
 --------
@@ -19,29 +26,43 @@ True
 """
 
 from hemkit.sampling.model import (
+    ShareModel,
     bound_interval,
     capture_variance,
     samples_needed,
+    share_model,
     share_variance,
     start_phase_profiles,
     wilson_interval,
 )
-from hemkit.sampling.profile import ProfileShares, profile_shares
-from hemkit.sampling.simulate import SimulationResult, simulate_profiles
-from hemkit.sampling.states import RunningStates, Task, generate_states
+from hemkit.sampling.profile import SamplingProfile, profile_shares, read_samples
+from hemkit.sampling.record import CheckOptions, CoverageResult, KnownShareRun, record_known_shares, validate_coverage
+from hemkit.sampling.simulate import Sampler, SimulationResult, simulate_profiles, simulate_workload
+from hemkit.sampling.states import RunningStates, Task, Workload, generate_states
 
 __all__ = [
-    "ProfileShares",
+    "CheckOptions",
+    "CoverageResult",
+    "KnownShareRun",
     "RunningStates",
+    "Sampler",
+    "SamplingProfile",
+    "ShareModel",
     "SimulationResult",
     "Task",
+    "Workload",
     "bound_interval",
     "capture_variance",
     "generate_states",
     "profile_shares",
+    "read_samples",
+    "record_known_shares",
     "samples_needed",
+    "share_model",
     "share_variance",
     "simulate_profiles",
+    "simulate_workload",
     "start_phase_profiles",
+    "validate_coverage",
     "wilson_interval",
 ]

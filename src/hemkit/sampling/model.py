@@ -23,22 +23,30 @@ and is valid whatever the (unknown) run lengths of a real profile are.  The bino
 only when ``R < p``, which forces a task's runs closer together than one interval -- the
 packed case in which the model over-states the variance; in simulations of that case the
 Wilson interval still covers (tests/sampling), so it is the default for real profiles.
+
+:func:`share_model` puts these together for a user's question: the expected share, its SD
+and interval for given run ratios (or for unknown ones, by the bound), and the samples
+needed for a wanted interval width.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import gammaincinv, ndtri
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import InputError
+from hemkit.core.results import Result, result
 
 
 def ratio(granularity, interval):
     """``R = running granularity / sampling interval`` (Eq. 1)."""
     interval = np.asarray(interval, dtype=float)
     if np.any(interval <= 0):
-        raise HemkitError(f"sampling interval must be positive, got {interval}")
+        raise InputError(f"sampling interval must be positive, got {interval}")
     return np.asarray(granularity, dtype=float) / interval
 
 
@@ -84,9 +92,9 @@ def share_variance(shares, R, n_samples) -> np.ndarray:
     p = np.asarray(shares, dtype=float)
     r = np.broadcast_to(np.asarray(R, dtype=float), p.shape)
     if np.any(r <= 0):
-        raise HemkitError("run ratios R must be positive")
+        raise InputError("run ratios R must be positive")
     if n_samples <= 0:
-        raise HemkitError(f"number of samples must be positive, got {n_samples}")
+        raise InputError(f"number of samples must be positive, got {n_samples}")
     return p * capture_variance(r) / r / n_samples
 
 
@@ -134,7 +142,7 @@ def start_phase_profiles(states, interval: int) -> pd.DataFrame:
     """
     t = int(interval)
     if t != interval or t < 1:
-        raise HemkitError(f"exact start-phase profiles need a positive integer interval, got {interval}")
+        raise InputError(f"exact start-phase profiles need a positive integer interval, got {interval}")
     st = np.asarray(states.states, dtype=np.int64)
     k = len(states.names)
     phase = np.arange(st.size, dtype=np.int64) % t
@@ -142,9 +150,19 @@ def start_phase_profiles(states, interval: int) -> pd.DataFrame:
     return pd.DataFrame(counts / counts.sum(axis=1, keepdims=True), columns=list(states.names))
 
 
-def _interval_inputs(count, n, level: float) -> tuple[np.ndarray, np.ndarray]:
+def _check_level(level: float) -> None:
     if not 0 < level < 1:
-        raise HemkitError(f"confidence level must be in (0, 1), got {level}")
+        raise InputError(f"confidence level must be in (0, 1), got {level}")
+
+
+def _z(level: float) -> float:
+    """The two-sided normal quantile of ``level``."""
+    _check_level(level)
+    return float(ndtri(0.5 + level / 2))
+
+
+def _interval_inputs(count, n, level: float) -> tuple[np.ndarray, np.ndarray]:
+    _check_level(level)
     return np.asarray(count, dtype=float), np.asarray(n, dtype=float)
 
 
@@ -158,7 +176,7 @@ def wilson_interval(count, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarr
     (0.219, 0.396)
     """
     count, n = _interval_inputs(count, n, level)
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = _z(level)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = count / n
         denom = 1 + z**2 / n
@@ -181,8 +199,9 @@ def bound_interval(count, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarra
     count, n = _interval_inputs(count, n, level)
     a = 1 - level
     with np.errstate(invalid="ignore", divide="ignore"):
-        lo = np.where(count > 0, stats.chi2.ppf(a / 2, 2 * count) / 2, 0.0) / n
-        hi = stats.chi2.ppf(1 - a / 2, 2 * count + 2) / 2 / n
+        # chi2.ppf(q, 2k) / 2 == gammaincinv(k, q): Garwood's limits on a Poisson mean
+        lo = np.where(count > 0, gammaincinv(np.maximum(count, 1e-300), a / 2), 0.0) / n
+        hi = gammaincinv(count + 1, 1 - a / 2) / n
     return np.clip(lo, 0, 1), np.clip(hi, 0, 1)
 
 
@@ -198,11 +217,11 @@ def samples_needed(share, half_width: float, level: float = 0.95, R=None) -> np.
     8068
     """
     if not half_width > 0:
-        raise HemkitError(f"half width must be positive, got {half_width}")
+        raise InputError(f"half width must be positive, got {half_width}")
     p = np.asarray(share, dtype=float)
     if np.any((p < 0) | (p > 1)):
-        raise HemkitError("shares must lie in [0, 1]")
-    z = stats.norm.ppf(0.5 + level / 2)
+        raise InputError("shares must lie in [0, 1]")
+    z = _z(level)
     if R is None:
         v1 = p
     else:
@@ -211,11 +230,102 @@ def samples_needed(share, half_width: float, level: float = 0.95, R=None) -> np.
     return np.ceil(z**2 * v1 / half_width**2).astype(np.int64)
 
 
-def model_table(shares, R, n_samples, level: float = 0.95) -> pd.DataFrame:
-    """Expected share, model SD and ``level`` interval per task (Eqs. 5-9) as a table."""
-    p = np.asarray(shares, dtype=float)
-    sd = np.sqrt(share_variance(p, R, n_samples))
-    z = stats.norm.ppf(0.5 + level / 2)
-    return pd.DataFrame(
-        {"R": np.broadcast_to(R, p.shape), "expected": p, "sd": sd, "low": p - z * sd, "high": p + z * sd}
+@result
+class ShareModel(Result):
+    """Expected share, SD and interval of profiled shares under the paper's model (Eqs. 5-9).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per task (index ``task``, 1, 2, ...): ``share`` (the true share, which is
+        also the expected profiled share, Eq. 5), ``R`` (NaN when unknown), ``sd``,
+        ``low``, ``high`` (normal interval, clipped to [0, 1]) and, when a half width was
+        asked for, ``samples_needed``.
+    n_samples : int
+        Samples per profile.
+    level : float
+        Confidence level of the intervals.
+    bound : bool
+        True when the run ratios are unknown and the Poisson bound ``p / n`` is used.
+    """
+
+    table: pd.DataFrame
+    n_samples: int
+    level: float
+    bound: bool
+
+    def summary(self) -> pd.DataFrame:
+        """The per-task table."""
+        return self.table
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-task table (a copy)."""
+        return self.table.copy()
+
+    def plot(self, ax: Any = None) -> Any:
+        """Each task's expected share with its interval; returns the Axes."""
+        from hemkit.sampling.plots import plot_model
+
+        return plot_model(self, ax=ax)
+
+
+def share_model(
+    shares: Sequence[float] | np.ndarray,
+    ratios: Sequence[float] | np.ndarray | None = None,
+    n_samples: int = 10_000,
+    *,
+    level: float = 0.95,
+    half_width: float | None = None,
+) -> ShareModel:
+    """Model SD and interval of each share in a profile of ``n_samples`` samples (Eqs. 5-9).
+
+    Parameters
+    ----------
+    shares : sequence of float
+        True shares of the tasks, each in [0, 1].
+    ratios : sequence of float, optional
+        Run ratio ``R = granularity / interval`` of each task (Eq. 1).  Without them the
+        run lengths are unknown and the bound ``p / n`` (valid for every R) is used.
+    n_samples : int
+        Samples per profile.
+    level : float
+        Confidence level.
+    half_width : float, optional
+        Also give the samples needed for an interval of ``+- half_width``.
+
+    Examples
+    --------
+    >>> m = share_model([0.3], [1.5], 1000, half_width=0.01)
+    >>> m.table[["share", "R", "samples_needed"]].round(3).to_dict("records")
+    [{'share': 0.3, 'R': 1.5, 'samples_needed': 1921}]
+    >>> share_model([0.3], n_samples=1000).bound
+    True
+    """
+    p = np.asarray(shares, dtype=float).ravel()
+    if p.size == 0:
+        raise InputError("no shares to model")
+    if not np.all((p >= 0) & (p <= 1)):
+        raise InputError(f"shares must lie in [0, 1], got {p[~((p >= 0) & (p <= 1))][0]:g}")
+    if not n_samples >= 1:
+        raise InputError(f"n_samples must be at least 1, got {n_samples}")
+    if half_width is not None and not 0 < half_width < 1:
+        raise InputError(f"half_width must be in (0, 1), got {half_width}")
+    z = _z(level)
+    if ratios is None or len(ratios) == 0:
+        r = np.full(p.shape, np.nan)
+        var = p / n_samples  # unknown run lengths: the Poisson bound of every R
+    else:
+        r = np.asarray(ratios, dtype=float).ravel()
+        if r.size != p.size:
+            raise InputError(f"give one run ratio per share ({p.size} shares, {r.size} ratios)")
+        if not np.all(r > 0):
+            raise InputError(f"run ratios R must be positive, got {r[~(r > 0)][0]:g}")
+        var = share_variance(p, r, n_samples)
+    sd = np.sqrt(var)
+    table = pd.DataFrame(
+        {"share": p, "R": r, "sd": sd, "low": np.clip(p - z * sd, 0, 1), "high": np.clip(p + z * sd, 0, 1)},
+        index=pd.RangeIndex(1, p.size + 1, name="task"),
     )
+    if half_width is not None:
+        table["samples_needed"] = samples_needed(p, half_width, level, R=None if np.isnan(r).all() else r)
+    return ShareModel(table=table, n_samples=int(n_samples), level=level, bound=bool(np.isnan(r).all()))

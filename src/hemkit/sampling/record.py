@@ -6,7 +6,7 @@ at random in calls of a chosen granularity, and measures the thread CPU time of 
 call: the true share of each function.  :func:`record_known_shares` samples it with
 ``perf record`` and returns the samples beside that truth; :func:`validate_coverage`
 repeats this over sampling periods and counts how often each function's true share lies
-inside its confidence interval.
+inside its confidence interval (the intervals of :func:`hemkit.sampling.profile_shares`).
 
 Sampling event: ``cycles`` where the PMU counts hardware events, else ``cpu-clock``
 (software hrtimer sampling of the task's own CPU time; ``-c N`` is then N nanoseconds).
@@ -17,70 +17,82 @@ change the shares.
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from hemkit.errors import HemkitError
-from hemkit.external.perf import perf_script_text
-from hemkit.io.perf_script import is_perf_data, parse_perf_script, read_perf_script
-from hemkit.sampling.profile import profile_shares
+from hemkit.core.errors import InputError, MeasurementError
+from hemkit.core.progress import ProgressLike, as_progress
+from hemkit.core.results import Result, result
+from hemkit.core.rng import SeedLike, child, integer_seed
+from hemkit.external.compiler import compile_c
+from hemkit.external.perf import hardware_events_work, perf_record
+from hemkit.external.process import run
+from hemkit.sampling import model
+from hemkit.sampling.profile import METHODS, profile_shares, read_samples
 
 SOURCE = "hemkit.sampling:c/shares.c"
 DEFAULT_UNITS = (60_000, 120_000, 180_000, 240_000)  # 10/20/30/40 %, about 0.9 s in all here
-
-
-def read_samples(path: str | os.PathLike[str], *, perf: str | None = None) -> pd.DataFrame:
-    """Samples of a ``perf.data`` file (decoded with ``perf script``) or of ``perf script`` text.
-
-    Examples
-    --------
-    >>> samples = read_samples("perf.data")  # doctest: +SKIP
-    """
-    p = os.fspath(path)
-    if os.path.isfile(p) and is_perf_data(p):
-        return parse_perf_script(perf_script_text(p, perf=perf), source=p)
-    return read_perf_script(p)
+MAX_FUNCTIONS = 8
 
 
 def workload() -> str:
-    """Path of the compiled known-share program (built once)."""
-    from hemkit.workloads import compile_c
+    """Path of the compiled known-share program (built once).
 
+    Examples
+    --------
+    >>> os.path.basename(workload()).startswith("shares-")  # doctest: +SKIP
+    True
+    """
     return os.fspath(compile_c(SOURCE, flags=("-O1",)))
 
 
-def default_event(perf: str | None = None) -> str:
-    """``cycles`` if the PMU counts here, else ``cpu-clock``."""
-    from hemkit.perf import hardware_events_work
+def default_event() -> str:
+    """``cycles`` if the PMU counts here, else ``cpu-clock``.
 
-    ok, _ = hardware_events_work(perf)
+    Examples
+    --------
+    >>> default_event() in ("cycles", "cpu-clock")  # doctest: +SKIP
+    True
+    """
+    ok, _ = hardware_events_work()
     return "cycles" if ok else "cpu-clock"
 
 
 def _parse_truth(text: str) -> pd.DataFrame:
     rows = [line.split() for line in text.splitlines() if line.startswith("work_")]
-    if not rows:
-        raise HemkitError("known-share workload printed no timings")
+    if not rows or any(len(r) != 4 for r in rows):
+        raise MeasurementError("the known-share workload printed no timings")
     df = pd.DataFrame(rows, columns=["sym", "units", "cpu_ns", "calls"]).set_index("sym").astype(np.int64)
     return df[df["units"] > 0]
 
 
-def run_workload(units: Sequence[int], granularity: int = 50, seed: int = 0) -> pd.DataFrame:
-    """Run the workload without perf: per function ``units, cpu_ns, calls``."""
-    proc = subprocess.run(
-        [workload(), str(int(granularity)), str(int(seed)), *map(str, map(int, units))],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise HemkitError(f"known-share workload failed: {proc.stderr.strip()}")
-    return _parse_truth(proc.stdout)
+def _check_units(units: Sequence[int], granularity: int) -> list[int]:
+    u = [int(x) for x in units]
+    if not 1 <= len(u) <= MAX_FUNCTIONS or any(x < 0 for x in u) or sum(u) == 0:
+        raise InputError(f"units must be 1 to {MAX_FUNCTIONS} non-negative counts, not all 0, got {list(units)}")
+    if granularity < 1:
+        raise InputError(f"granularity must be at least 1 unit, got {granularity}")
+    return u
+
+
+def run_workload(units: Sequence[int], granularity: int = 50, seed: SeedLike = 0) -> pd.DataFrame:
+    """Run the workload without perf: per function ``units, cpu_ns, calls``.
+
+    Examples
+    --------
+    >>> run_workload([1000, 3000]).loc["work_1", "units"]  # doctest: +SKIP
+    3000
+    """
+    u = _check_units(units, granularity)
+    done = run([workload(), str(int(granularity)), str(integer_seed(seed)), *map(str, u)], what="shares workload")
+    if done.failed:
+        raise MeasurementError(f"the known-share workload failed: {done.status()}")
+    return _parse_truth(done.stdout)
 
 
 def calibrate(units: int = 50_000, repeats: int = 3) -> pd.DataFrame:
@@ -88,30 +100,52 @@ def calibrate(units: int = 50_000, repeats: int = 3) -> pd.DataFrame:
 
     Returns a table indexed by function with ``ns_per_unit`` (median over ``repeats``)
     and ``rel_to_mean``.
+
+    Examples
+    --------
+    >>> calibrate(5_000, 1)["rel_to_mean"].between(0.8, 1.2).all()  # doctest: +SKIP
+    True
     """
     out = {}
-    for i in range(8):
-        per = [run_workload([0] * i + [units], seed=r).loc[f"work_{i}", "cpu_ns"] / units for r in range(repeats)]
+    for i in range(MAX_FUNCTIONS):
+        per = [
+            run_workload([0] * i + [units], seed=child(0, f"calibrate {r}")).loc[f"work_{i}", "cpu_ns"] / units
+            for r in range(repeats)
+        ]
         out[f"work_{i}"] = float(np.median(per))
     t = pd.DataFrame({"ns_per_unit": pd.Series(out)})
     t["rel_to_mean"] = t["ns_per_unit"] / t["ns_per_unit"].mean()
     return t
 
 
-@dataclass(frozen=True)
-class KnownShareRun:
-    """One sampled run: ``samples`` (perf script table) and the true shares.
+@result
+class KnownShareRun(Result):
+    """One sampled run of the known-share workload.
 
-    ``truth`` is each function's measured CPU time over the functions' total;
-    ``designed`` is its units over the total (equal cost per unit).
+    Attributes
+    ----------
+    samples : pandas.DataFrame
+        The ``perf script`` samples (:func:`hemkit.sampling.read_samples`).
+    truth : pandas.Series
+        Each function's measured CPU time over the functions' total.
+    designed : pandas.Series
+        Each function's units over the total (equal cost per unit).
+    event : str
+        The sampling event.
+    setting : str
+        ``-c N`` or ``-F HZ``.
     """
 
     samples: pd.DataFrame
     truth: pd.Series
     designed: pd.Series
     event: str
-    period: int | None
-    freq: int | None
+    setting: str
+
+    def summary(self) -> pd.DataFrame:
+        """Per function: true and designed share, samples."""
+        counts = self.samples["sym"].value_counts().reindex(self.truth.index, fill_value=0)
+        return pd.DataFrame({"truth": self.truth, "designed": self.designed, "samples": counts}).rename_axis("function")
 
 
 def record_known_shares(
@@ -121,9 +155,7 @@ def record_known_shares(
     period: int | None = None,
     freq: int | None = None,
     event: str | None = None,
-    seed: int = 0,
-    perf: str | None = None,
-    keep: str | None = None,
+    seed: SeedLike = 0,
 ) -> KnownShareRun:
     """Sample the known-share workload with ``perf record -e EVENT -c PERIOD`` (or ``-F FREQ``).
 
@@ -137,62 +169,152 @@ def record_known_shares(
         Exactly one: ``-c`` (events; ns for cpu-clock) or ``-F`` (samples per second).
     event : str, optional
         Default: :func:`default_event`.
-    keep : str, optional
-        Also copy the ``perf script`` text of the run to this path.
-    """
-    from hemkit.perf import find_perf
+    seed : int, numpy.random.Generator or None
+        Seed of the workload's interleaving of calls.
 
+    Examples
+    --------
+    >>> run_ = record_known_shares(period=250_000)  # doctest: +SKIP
+    >>> run_.summary().loc["work_3", "designed"]  # doctest: +SKIP
+    0.4
+    """
     if (period is None) == (freq is None):
-        raise HemkitError("give exactly one of period (-c) and freq (-F)")
-    exe = find_perf(perf)
-    event = event or default_event(perf)
+        raise InputError("give exactly one of period (-c) and freq (-F)")
+    u = _check_units(units, granularity)
+    event = event or default_event()
     prog = workload()
     with tempfile.TemporaryDirectory(prefix="hemkit-rec-") as tmp:
         data = os.path.join(tmp, "perf.data")
-        rate = ["-c", str(int(period))] if period is not None else ["-F", str(int(freq))]
-        cmd = [exe, "record", "-q", "-e", event, *rate, "-o", data, "--", prog, str(int(granularity)), str(int(seed))]
-        proc = subprocess.run(cmd + [str(int(u)) for u in units], capture_output=True, text=True, check=False)
-        if proc.returncode != 0 or not os.path.exists(data):
-            err = proc.stderr.strip().splitlines()
-            raise HemkitError(f"perf record -e {event} failed: {err[-1] if err else proc.returncode}")
-        text = perf_script_text(data, perf=perf)
-    samples = parse_perf_script(text, source=f"perf record of {os.path.basename(prog)}")
-    if keep:
-        with open(keep, "w") as fh:
-            fh.write(text)
-    t = _parse_truth(proc.stdout)
+        done = perf_record(
+            [prog, str(int(granularity)), str(integer_seed(seed)), *map(str, u)],
+            data,
+            event=event,
+            period=period,
+            freq=freq,
+        )
+        samples = read_samples(data)
+    t = _parse_truth(done.stdout)
     truth = (t["cpu_ns"] / t["cpu_ns"].sum()).rename("truth")
     designed = (t["units"] / t["units"].sum()).rename("designed")
-    return KnownShareRun(samples=samples, truth=truth, designed=designed, event=event, period=period, freq=freq)
+    setting = f"-c {period}" if period is not None else f"-F {freq}"
+    return KnownShareRun(samples=samples, truth=truth, designed=designed, event=event, setting=setting)
 
 
-def coverage_table(run: KnownShareRun, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
-    """Per function of one run: true share, profiled share, interval, whether it covers."""
-    p = profile_shares(run.samples, keys=run.truth.index, level=level, method=method, event=run.event)
-    t = p.table.reindex(run.truth.index)
-    t = t.assign(samples=t["samples"].fillna(0), share=t["share"].fillna(0.0))
+def coverage_table(run_: KnownShareRun, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
+    """Per function of one run: true share, profiled share, interval, whether it covers.
+
+    Shares are over the functions' samples only (the workload's other code is left out).
+
+    Examples
+    --------
+    >>> coverage_table(record_known_shares(period=250_000))["covered"].all()  # doctest: +SKIP
+    True
+    """
+    funcs = run_.truth.index
+    mine = run_.samples[run_.samples["sym"].isin(funcs)]
+    if mine.empty:
+        raise MeasurementError(
+            f"no samples in the workload's functions ({run_.event} {run_.setting}): period too long?"
+        )
+    p = profile_shares(mine, by="sym", level=level, method=method, event=run_.event)
+    t = p.table.reindex(funcs)
     out = pd.DataFrame(
         {
-            "truth": run.truth,
-            "designed": run.designed,
-            "share": t["share"],
+            "truth": run_.truth,
+            "designed": run_.designed,
+            "share": t["share"].fillna(0.0),
             "low": t["low"],
             "high": t["high"],
-            "samples": t["samples"].astype(int),
+            "samples": t["samples"].fillna(0).astype(int),
             "n": p.n_samples,
             "R_est": t["R_est"],
         }
     )
+    if out["low"].isna().any():  # a function without samples: its interval from a zero count
+        interval = model.wilson_interval if method == "wilson" else model.bound_interval
+        lo, hi = interval(np.zeros(1), p.n_eff, level)
+        out["low"] = out["low"].fillna(float(lo[0]))
+        out["high"] = out["high"].fillna(float(hi[0]))
     out["covered"] = (out["low"] <= out["truth"]) & (out["truth"] <= out["high"])
     return out.rename_axis("function")
 
 
 @dataclass(frozen=True)
-class CoverageResult:
-    """All cases of :func:`validate_coverage`: one row per (setting, granularity, repeat, function, method)."""
+class CheckOptions:
+    """What :func:`validate_coverage` records: sampling settings, granularities, runs, units.
+
+    Parameters
+    ----------
+    periods : sequence of int
+        ``perf record -c`` values (events; ns for cpu-clock).
+    freqs : sequence of int
+        ``perf record -F`` values (samples per second).
+    granularities : sequence of int
+        Mean work units per call of the workload.
+    runs : int
+        perf record runs per (setting, granularity).
+    units : sequence of int
+        Work units per function (the designed shares).
+    event : str, optional
+        Sampling event (default: :func:`default_event`).
+
+    Examples
+    --------
+    >>> CheckOptions(periods=(250_000,), runs=2).n_runs
+    2
+    """
+
+    periods: tuple[int, ...] = (100_000, 1_000_000)
+    freqs: tuple[int, ...] = ()
+    granularities: tuple[int, ...] = (50,)
+    runs: int = 3
+    units: tuple[int, ...] = DEFAULT_UNITS
+    event: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("periods", "freqs", "granularities", "units"):
+            object.__setattr__(self, name, tuple(int(v) for v in getattr(self, name)))
+        if not self.periods and not self.freqs:
+            raise InputError("no sampling periods or frequencies to check")
+        for name in ("periods", "freqs", "granularities"):
+            bad = [v for v in getattr(self, name) if v < 1]
+            if bad:
+                raise InputError(f"{name} must be at least 1, got {bad[0]}")
+        if not self.granularities:
+            raise InputError("no granularities to check")
+        if self.runs < 1:
+            raise InputError(f"runs must be at least 1, got {self.runs}")
+        _check_units(self.units, 1)
+
+    @property
+    def settings(self) -> list[tuple[str, int]]:
+        """``("-c", period)`` and ``("-F", freq)`` pairs, in order."""
+        return [("-c", p) for p in self.periods] + [("-F", f) for f in self.freqs]
+
+    @property
+    def n_runs(self) -> int:
+        """The number of perf record runs in all."""
+        return len(self.settings) * len(self.granularities) * self.runs
+
+
+@result
+class CoverageResult(Result):
+    """All cases of :func:`validate_coverage`: one row per (setting, granularity, run, function, method).
+
+    Attributes
+    ----------
+    cases : pandas.DataFrame
+        Columns ``function, truth, designed, share, low, high, samples, n, R_est,
+        covered, setting, granularity, run, method``.
+    level : float
+        Confidence level of the intervals.
+    event : str
+        The sampling event.
+    """
 
     cases: pd.DataFrame
     level: float
+    event: str
 
     def summary(self) -> pd.DataFrame:
         """Coverage per sampling setting, granularity and interval method, plus overall rows.
@@ -205,7 +327,7 @@ class CoverageResult:
             z2=(self.cases["share"] - self.cases["truth"]) ** 2
             / (self.cases["truth"] * (1 - self.cases["truth"]) / self.cases["n"]),
         )
-        aggs = {
+        aggs: dict[str, Any] = {
             "cases": ("covered", "size"),
             "coverage": ("covered", "mean"),
             "samples": ("n", "mean"),
@@ -219,48 +341,55 @@ class CoverageResult:
         t["sd/binomial"] = np.sqrt(t.pop("z2"))
         return t
 
+    def to_frame(self) -> pd.DataFrame:
+        """Every case (a copy of :attr:`cases`)."""
+        return self.cases.copy()
+
+    def plot(self, ax: Any = None) -> Any:
+        """Coverage per sampling setting and method against the nominal level; returns the Axes."""
+        from hemkit.sampling.plots import plot_coverage
+
+        return plot_coverage(self, ax=ax)
+
 
 def validate_coverage(
-    periods: Sequence[int] = (100_000, 250_000, 1_000_000),
-    freqs: Sequence[int] = (),
+    options: CheckOptions | None = None,
     *,
-    granularities: Sequence[int] = (50,),
-    repeats: int = 5,
-    units: Sequence[int] = DEFAULT_UNITS,
     level: float = 0.95,
     methods: Sequence[str] = ("wilson",),
-    event: str | None = None,
-    seed: int = 0,
-    perf: str | None = None,
-    progress=None,
+    seed: SeedLike = 0,
+    progress: ProgressLike = None,
 ) -> CoverageResult:
     """How often the true shares lie inside the ``level`` intervals, over sampling settings.
 
-    Every (setting, granularity, repeat) is one ``perf record`` run of the known-share
-    workload; each interval method is applied to the same samples.  ``progress(done,
-    total)`` is called after each run.
+    Every (setting, granularity, run) is one ``perf record`` run of the known-share
+    workload, with its own interleaving of calls (a stream of ``seed`` named after the
+    case); each interval method is applied to the same samples.
 
     Examples
     --------
-    >>> res = validate_coverage((250_000,), repeats=2)  # doctest: +SKIP
+    >>> res = validate_coverage(CheckOptions(periods=(250_000,), runs=2))  # doctest: +SKIP
     >>> res.summary().loc[("all", "", "wilson"), "coverage"] >= 0.9  # doctest: +SKIP
     True
     """
-    event = event or default_event(perf)
-    settings = [("-c", p) for p in periods] + [("-F", f) for f in freqs]
-    if not settings:
-        raise HemkitError("no sampling periods or frequencies to validate")
-    total = len(settings) * len(granularities) * repeats
+    options = options or CheckOptions()
+    if not 0 < level < 1:
+        raise InputError(f"confidence level must be in (0, 1), got {level}")
+    bad = [m for m in methods if m not in METHODS]
+    if bad or not methods:
+        raise InputError(f"unknown interval method {bad[0] if bad else ''!r} (use {', '.join(METHODS)})")
+    event = options.event or default_event()
     frames = []
-    for flag, value in settings:
-        for g in granularities:
-            for r in range(repeats):
-                kw = {"period": value} if flag == "-c" else {"freq": value}
-                run = record_known_shares(units, granularity=g, event=event, seed=seed + r, perf=perf, **kw)
-                for method in methods:
-                    t = coverage_table(run, level=level, method=method).reset_index()
-                    t["setting"], t["granularity"], t["repeat"], t["method"] = f"{event} {flag} {value}", g, r, method
-                    frames.append(t)
-                if progress:
-                    progress(len(frames) // len(methods), total)
-    return CoverageResult(cases=pd.concat(frames, ignore_index=True), level=level)
+    with as_progress(progress).task("perf record runs", total=options.n_runs) as task:
+        for flag, value in options.settings:
+            for g in options.granularities:
+                for r in range(options.runs):
+                    kw = {"period": value} if flag == "-c" else {"freq": value}
+                    case_seed = child(seed, f"{flag} {value}", f"granularity {g}", f"run {r}")
+                    one = record_known_shares(options.units, granularity=g, event=event, seed=case_seed, **kw)
+                    for method in methods:
+                        t = coverage_table(one, level=level, method=method).reset_index()
+                        t["setting"], t["granularity"], t["run"], t["method"] = f"{event} {flag} {value}", g, r, method
+                        frames.append(t)
+                    task.advance(info=f"{event} {flag} {value}, granularity {g}")
+    return CoverageResult(cases=pd.concat(frames, ignore_index=True), level=level, event=event)

@@ -9,26 +9,77 @@ follows Eq. 10: each sample charges ``U * (1 + noise)`` with ``noise ~ N(0, s)``
 
 Repetitions are vectorised: each chunk of repetitions is one ``(reps, samples)`` array of
 positions, one gather and one ``bincount`` -- no Python loop over samples or repetitions
-beyond the memory-bounding chunks.
+beyond the memory-bounding chunks (which report progress).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import InputError
+from hemkit.core.progress import ProgressLike, as_progress
+from hemkit.core.results import Result, result
+from hemkit.core.rng import SeedLike, as_generator, child
 from hemkit.sampling import model
-from hemkit.sampling.states import RunningStates
+from hemkit.sampling.states import RunningStates, Workload
 
 MODES = ("time", "event")
 
 
 @dataclass(frozen=True)
-class SimulationResult:
-    """Profiles of one line of running states, ``reps`` repetitions.
+class Sampler:
+    """How a profile samples: every ``interval`` units or base events, with jitter and noise.
+
+    Parameters
+    ----------
+    interval : float
+        Sampling interval in units (time-based) or base events (event-based), > 0.
+    mode : {"time", "event"}
+        Time-based sampling counts every unit; event-based counts each owner's ``rate``.
+    jitter : float
+        SD of Gaussian noise added to each sampling interval (same unit as ``interval``).
+    noise : float
+        SD ``s`` of the relative noise on the unit of events, ``U (1 + N(0, s))`` (Eq. 10).
+
+    Raises
+    ------
+    InputError
+        A value out of range, naming the parameter.
+
+    Examples
+    --------
+    >>> Sampler(100, noise=2.0)
+    Sampler(interval=100, mode='time', jitter=0.0, noise=2.0)
+    """
+
+    interval: float = 100.0
+    mode: str = "time"
+    jitter: float = 0.0
+    noise: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.interval < float("inf"):
+            raise InputError(f"sampling interval must be positive, got {self.interval:g}")
+        if self.mode not in MODES:
+            raise InputError(f"unknown sampling mode {self.mode!r} (use {', '.join(MODES)})")
+        for name in ("jitter", "noise"):
+            value = getattr(self, name)
+            if not 0 <= value < float("inf"):
+                raise InputError(f"{name} SD must be a non-negative number, got {value:g}")
+
+    @property
+    def exact(self) -> bool:
+        """Noise-free periodic time-based sampling: the case the model (Eqs. 6-9) describes."""
+        return self.mode == "time" and self.jitter == 0 and self.noise == 0
+
+
+@result
+class SimulationResult(Result):
+    """Profiles of one line of running states, ``reps`` repetitions with random starts.
 
     Attributes
     ----------
@@ -47,6 +98,8 @@ class SimulationResult:
     exact_sd : pandas.Series
         Exact SD over random starts (:func:`hemkit.sampling.model.start_phase_profiles`);
         same conditions plus an integer interval (NaN otherwise).
+    sampler : Sampler
+        The sampling settings.
     """
 
     truth: pd.Series
@@ -55,11 +108,25 @@ class SimulationResult:
     run_ratio: pd.Series
     model_sd: pd.Series
     exact_sd: pd.Series
-    interval: float
-    mode: str
+    sampler: Sampler
+
+    @property
+    def interval(self) -> float:
+        """The sampling interval."""
+        return float(self.sampler.interval)
+
+    @property
+    def mode(self) -> str:
+        """``"time"`` or ``"event"``."""
+        return self.sampler.mode
+
+    @property
+    def reps(self) -> int:
+        """Number of profiles."""
+        return len(self.profiles)
 
     def summary(self) -> pd.DataFrame:
-        """Per owner: R, mean of running states, mean and SD of the profiles, bias, model SD."""
+        """Per owner: R, mean of running states, mean and SD of the profiles, bias, model and exact SD."""
         mean = self.profiles.mean()
         return pd.DataFrame(
             {
@@ -73,8 +140,41 @@ class SimulationResult:
             }
         ).rename_axis("task")
 
+    def to_frame(self) -> pd.DataFrame:
+        """The profiles: one row per repetition (index ``rep``), one column per owner."""
+        return self.profiles.rename_axis("rep")
 
-def _positions(rng, t0, interval, jitter, m):
+    def plot(self, ax: Any = None) -> Any:
+        """Mean profiled share (+- SD) of each owner against its running-state mean; returns the Axes."""
+        from hemkit.sampling.plots import plot_profiled_vs_true
+
+        title = f"{self.reps} simulated profiles, interval {self.interval:g}: profiled vs true shares"
+        return plot_profiled_vs_true(self.summary(), ax=ax, title=title)
+
+    def plot_sd(self, ax: Any = None) -> Any:
+        """SD of each owner's profiled share against R, beside the model's and the exact SD."""
+        from hemkit.sampling.plots import plot_sd_vs_R
+
+        return plot_sd_vs_R(self.summary(), ax=ax, title=f"SD of {self.reps} simulated profiles against R")
+
+    def plot_histogram(self, task: str | None = None, ax: Any = None) -> Any:
+        """Histogram of one owner's profiled shares (default: the task with the largest SD; Fig. 11)."""
+        from hemkit.sampling.plots import plot_profile_histogram
+
+        if task is None:
+            sd = self.profiles.drop(columns="idle", errors="ignore").std()
+            task = str(sd.idxmax()) if len(sd) else str(self.profiles.columns[0])
+        if task not in self.profiles.columns:
+            raise InputError(f"unknown task {task!r} (tasks: {', '.join(map(str, self.profiles.columns))})")
+        return plot_profile_histogram(
+            self.profiles[task],
+            float(self.truth[task]),
+            ax=ax,
+            title=f"task {task}: {self.reps} profiled shares, R = {float(self.run_ratio[task]):.3g}",
+        )
+
+
+def _positions(rng: np.random.Generator, t0: np.ndarray, interval: float, jitter: float, m: int) -> np.ndarray:
     if jitter > 0:
         steps = rng.normal(interval, jitter, size=(t0.size, m))
         np.maximum(steps, 1e-9 * interval, out=steps)
@@ -85,13 +185,11 @@ def _positions(rng, t0, interval, jitter, m):
 
 def simulate_profiles(
     states: RunningStates,
-    interval: float = 100,
+    interval: float | Sampler = 100,
     reps: int = 1000,
     *,
-    mode: str = "time",
-    jitter: float = 0.0,
-    noise: float = 0.0,
-    seed=0,
+    seed: SeedLike = 0,
+    progress: ProgressLike = None,
     max_chunk: int = 4_000_000,
 ) -> SimulationResult:
     """Profile ``states`` ``reps`` times with random starts; return the profiled shares.
@@ -100,16 +198,14 @@ def simulate_profiles(
     ----------
     states : RunningStates
         From :func:`hemkit.sampling.generate_states`.
-    interval : float
-        Sampling interval in units (time-based) or base events (event-based).
+    interval : float or Sampler
+        The sampling interval in units (noise-free periodic time-based sampling), or a
+        :class:`Sampler` with mode, jitter and noise.
     reps : int
         Profiling repetitions on the same running states (the paper uses 1000).
-    mode : {"time", "event"}
-    jitter : float
-        SD of Gaussian noise added to each sampling interval (same unit as ``interval``).
-    noise : float
-        SD ``s`` of the relative noise on the unit of events, ``U (1 + N(0, s))`` (Eq. 10).
-    seed : int or numpy.random.Generator
+    seed : int, numpy.random.Generator or None
+    progress : bool or Progress, optional
+        Report the repetitions done (see :mod:`hemkit.core.progress`).
     max_chunk : int
         Largest number of samples held in memory at once.
 
@@ -120,18 +216,19 @@ def simulate_profiles(
     >>> res = simulate_profiles(rs, 100, reps=50, seed=1)
     >>> abs(float(res.summary().loc["a", "bias"])) < 0.002
     True
+    >>> noisy = simulate_profiles(rs, Sampler(100, noise=1.0), reps=50, seed=1)
+    >>> bool(noisy.summary()["model_sd"].isna().all())  # the model covers noise-free sampling only
+    True
     """
-    if mode not in MODES:
-        raise HemkitError(f"unknown sampling mode {mode!r} (use {MODES})")
-    if not interval > 0:
-        raise HemkitError(f"sampling interval must be positive, got {interval}")
-    if reps < 1:
-        raise HemkitError(f"reps must be at least 1, got {reps}")
-    if jitter < 0 or noise < 0:
-        raise HemkitError("jitter and noise SDs must not be negative")
-    rng = np.random.default_rng(seed)
+    sampler = interval if isinstance(interval, Sampler) else Sampler(float(interval))
+    if not 1 <= reps <= 10**7:
+        raise InputError(f"reps must be in [1, 1e7], got {reps}")
+    if max_chunk < 1:
+        raise InputError(f"max_chunk must be at least 1, got {max_chunk}")
+    rng = as_generator(seed)
     k = len(states.names)
-    if mode == "time":
+    step, jitter, noise = sampler.interval, sampler.jitter, sampler.noise
+    if sampler.mode == "time":
         axis_total = float(states.n_units)
         cum = None
         truth = states.shares()
@@ -139,38 +236,40 @@ def simulate_profiles(
         cum = np.cumsum(states.rates[states.states])
         axis_total = float(cum[-1])
         truth = states.event_shares()
-    m = int(np.ceil(axis_total / interval)) + (int(6 * jitter * np.sqrt(axis_total / interval) / interval) + 2)
-    if axis_total / interval < 1:
-        raise HemkitError(f"sampling interval {interval:g} is longer than the whole run ({axis_total:g})")
+    if axis_total / step < 1:
+        raise InputError(f"sampling interval {step:g} is longer than the whole run ({axis_total:g})")
+    m = int(np.ceil(axis_total / step)) + (int(6 * jitter * np.sqrt(axis_total / step) / step) + 2)
     chunk = max(1, min(reps, max_chunk // m))
     totals = np.zeros((reps, k))
     n_samples = np.zeros(reps, dtype=np.int64)
-    for lo in range(0, reps, chunk):  # chunks bound memory; each chunk is fully vectorised
-        r = min(chunk, reps - lo)
-        t0 = rng.uniform(0, interval, size=r)
-        pos = _positions(rng, t0, interval, jitter, m)
-        valid = pos < axis_total
-        if cum is None:
-            unit = np.minimum(pos.astype(np.int64), states.n_units - 1)
-        else:
-            unit = np.minimum(np.searchsorted(cum, pos, side="right"), states.n_units - 1)
-        owner = states.states[unit].astype(np.int64)
-        w = valid.astype(float)
-        if noise > 0:
-            w *= 1.0 + rng.normal(0.0, noise, size=pos.shape)
-        idx = (np.arange(r)[:, None] * k + owner).ravel()
-        totals[lo : lo + r] = np.bincount(idx, weights=w.ravel(), minlength=r * k).reshape(r, k)
-        n_samples[lo : lo + r] = valid.sum(axis=1)
+    with as_progress(progress).task("simulated profiles", total=reps) as task:
+        for lo in range(0, reps, chunk):  # chunks bound memory; each chunk is fully vectorised
+            r = min(chunk, reps - lo)
+            t0 = rng.uniform(0, step, size=r)
+            pos = _positions(rng, t0, step, jitter, m)
+            valid = pos < axis_total
+            if cum is None:
+                unit = np.minimum(pos.astype(np.int64), states.n_units - 1)
+            else:
+                unit = np.minimum(np.searchsorted(cum, pos, side="right"), states.n_units - 1)
+            owner = states.states[unit].astype(np.int64)
+            w = valid.astype(float)
+            if noise > 0:
+                w *= 1.0 + rng.normal(0.0, noise, size=pos.shape)
+            idx = (np.arange(r)[:, None] * k + owner).ravel()
+            totals[lo : lo + r] = np.bincount(idx, weights=w.ravel(), minlength=r * k).reshape(r, k)
+            n_samples[lo : lo + r] = valid.sum(axis=1)
+            task.advance(r)
     profiles = pd.DataFrame(totals / totals.sum(axis=1, keepdims=True), columns=list(states.names))
     runs = states.runs()
     mean_len = runs.groupby("task")["length"].mean().reindex(range(k))
-    run_ratio = pd.Series(mean_len.to_numpy() / interval, index=list(states.names))
-    if mode == "time" and jitter == 0 and noise == 0:
-        sd = np.sqrt(model.runs_variance(runs["task"], runs["length"], interval, k, axis_total / interval))
+    run_ratio = pd.Series(mean_len.to_numpy() / step, index=list(states.names))
+    if sampler.exact:
+        sd = np.sqrt(model.runs_variance(runs["task"], runs["length"], step, k, axis_total / step))
     else:
         sd = np.full(k, np.nan)
-    if mode == "time" and jitter == 0 and noise == 0 and float(interval).is_integer():
-        exact = model.start_phase_profiles(states, int(interval)).std(ddof=0).to_numpy()
+    if sampler.exact and float(step).is_integer():
+        exact = model.start_phase_profiles(states, int(step)).std(ddof=0).to_numpy()
     else:
         exact = np.full(k, np.nan)
     return SimulationResult(
@@ -180,6 +279,30 @@ def simulate_profiles(
         run_ratio=run_ratio,
         model_sd=pd.Series(sd, index=list(states.names)),
         exact_sd=pd.Series(exact, index=list(states.names)),
-        interval=float(interval),
-        mode=mode,
+        sampler=sampler,
     )
+
+
+def simulate_workload(
+    workload: Workload,
+    sampler: float | Sampler = 100,
+    reps: int = 1000,
+    *,
+    seed: SeedLike = 0,
+    progress: ProgressLike = None,
+) -> SimulationResult:
+    """Draw the running states of ``workload`` once and profile them ``reps`` times.
+
+    The states and the profiles take independent streams of ``seed`` (named ``"states"``
+    and ``"profiles"``, :func:`hemkit.core.rng.child`).
+
+    Examples
+    --------
+    >>> from hemkit.sampling import Task, Workload
+    >>> w = Workload((Task("a", 0.3, 150), Task("b", 0.2, 30)), n_units=100_000)
+    >>> res = simulate_workload(w, Sampler(100, jitter=5.0), reps=100, seed=0)
+    >>> bool((res.summary()["bias"].abs() < 0.005).all())
+    True
+    """
+    states = workload.states(child(seed, "states"))
+    return simulate_profiles(states, sampler, reps, seed=child(seed, "profiles"), progress=progress)

@@ -17,12 +17,14 @@ over blocks or units.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import InputError
+from hemkit.core.results import Result, result
+from hemkit.core.rng import SeedLike, as_generator
 
 DISTRIBUTIONS = ("constant", "exponential", "uniform")
 
@@ -44,6 +46,11 @@ class Task:
     rate : float
         Base events per unit while this task runs (1 for time; e.g. IPC for
         instruction-based sampling).  Only event-based sampling uses it.
+
+    Examples
+    --------
+    >>> Task.from_spec("b:0.2:30:exponential")
+    Task(name='b', share=0.2, granularity=30.0, distribution='exponential', rate=1.0)
     """
 
     name: str
@@ -52,18 +59,126 @@ class Task:
     distribution: str = "constant"
     rate: float = 1.0
 
+    @classmethod
+    def from_spec(cls, spec: str) -> Task:
+        """A task from ``NAME:SHARE:GRANULARITY[:DISTRIBUTION[:RATE]]`` (the command line's form).
+
+        Raises
+        ------
+        InputError
+            A spec of the wrong shape or with a non-number, naming the spec.
+        """
+        parts = spec.split(":")
+        if not 3 <= len(parts) <= 5 or not parts[0].strip():
+            raise InputError(f"task {spec!r}: use NAME:SHARE:GRANULARITY[:DISTRIBUTION[:RATE]]")
+        try:
+            share, gran = float(parts[1]), float(parts[2])
+            rate = float(parts[4]) if len(parts) == 5 else 1.0
+        except ValueError:
+            raise InputError(f"task {spec!r}: share, granularity and rate must be numbers") from None
+        if not all(np.isfinite([share, gran, rate])):
+            raise InputError(f"task {spec!r}: share, granularity and rate must be finite numbers")
+        return cls(parts[0].strip(), share, gran, parts[3] if len(parts) >= 4 else "constant", rate)
+
 
 @dataclass(frozen=True)
-class RunningStates:
-    """A realised line of units: ``states[i]`` is the index into ``names`` of unit i's owner."""
+class Workload:
+    """Tasks sharing a resource of ``n_units`` units, with idle filling the rest.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        Their shares add up to at most 1; idle gets the remainder.
+    n_units : int
+        Length of the line of running states.
+    idle_granularity : float
+        Mean run length of idle blocks (>= 1).
+    idle_distribution : {"constant", "exponential", "uniform"}
+        How idle run lengths are drawn (as for :class:`Task`).
+    idle_rate : float
+        Base events per idle unit (0: cycles do not tick when idle).
+
+    Raises
+    ------
+    InputError
+        A task out of range (naming it), shares adding up to more than 1, duplicate names.
+
+    Examples
+    --------
+    >>> w = Workload((Task("a", 0.3, 150),), n_units=10_000)
+    >>> round(float(w.states(seed=0).shares()["a"]), 1)
+    0.3
+    """
+
+    tasks: tuple[Task, ...]
+    n_units: int = 1_000_000
+    idle_granularity: float = 1.0
+    idle_distribution: str = "constant"
+    idle_rate: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tasks", tuple(self.tasks))
+        _check(self)
+
+    def states(self, seed: SeedLike = 0) -> RunningStates:
+        """Draw one line of running states (see :func:`generate_states`)."""
+        return _draw(self, as_generator(seed))
+
+
+def _check(w: Workload) -> None:
+    if not w.tasks:
+        raise InputError("no tasks to simulate")
+    names = [t.name for t in w.tasks]
+    if len(set(names)) != len(names) or "idle" in names:
+        raise InputError(f"task names must be unique and not 'idle': {names}")
+    for t in w.tasks:
+        if not 0 < t.share <= 1:
+            raise InputError(f"task {t.name!r}: share {t.share:g} is not in (0, 1]")
+        if not 1 <= t.granularity < 1e12:
+            raise InputError(f"task {t.name!r}: granularity {t.granularity:g} is not in [1, 1e12) units")
+        if t.distribution not in DISTRIBUTIONS:
+            raise InputError(
+                f"task {t.name!r}: unknown distribution {t.distribution!r} (use {', '.join(DISTRIBUTIONS)})"
+            )
+        if not 0 <= t.rate < float("inf"):
+            raise InputError(f"task {t.name!r}: event rate {t.rate:g} is not a non-negative number")
+    total = sum(t.share for t in w.tasks)
+    if total > 1 + 1e-9:
+        raise InputError(f"task shares add up to {total:g} > 1")
+    if not 1 <= w.idle_granularity < 1e12:
+        raise InputError(f"idle_granularity {w.idle_granularity:g} is not in [1, 1e12) units")
+    if w.idle_distribution not in DISTRIBUTIONS:
+        raise InputError(f"unknown idle_distribution {w.idle_distribution!r} (use {', '.join(DISTRIBUTIONS)})")
+    if not 0 <= w.idle_rate < float("inf"):
+        raise InputError(f"idle_rate {w.idle_rate:g} is not a non-negative number")
+    if not 1 <= w.n_units <= 10**8:
+        raise InputError(f"n_units must be in [1, 1e8], got {w.n_units}")
+
+
+@result
+class RunningStates(Result):
+    """A realised line of units: ``states[i]`` is the index into ``names`` of unit i's owner.
+
+    Attributes
+    ----------
+    states : numpy.ndarray
+        Owner of each unit (0 is idle).
+    names : tuple of str
+        ``("idle", task names...)``.
+    rates : numpy.ndarray
+        Base events per unit of each owner.
+    granularities : numpy.ndarray
+        Wanted mean run length of each owner.
+    """
 
     states: np.ndarray
     names: tuple[str, ...]
     rates: np.ndarray
-    granularities: np.ndarray = field(repr=False)
+    granularities: np.ndarray
 
     @property
     def n_units(self) -> int:
+        """Length of the line."""
         return int(self.states.size)
 
     def shares(self) -> pd.Series:
@@ -76,7 +191,7 @@ class RunningStates:
         ev = np.bincount(self.states, weights=self.rates[self.states], minlength=len(self.names))
         total = ev.sum()
         if total <= 0:
-            raise HemkitError("no task produces base events (all rates are 0)")
+            raise InputError("no task produces base events (all rates are 0)")
         return pd.Series(ev / total, index=list(self.names), name="event share")
 
     def runs(self) -> pd.DataFrame:
@@ -87,26 +202,18 @@ class RunningStates:
         lengths = np.diff(np.concatenate([starts, [s.size]]))
         return pd.DataFrame({"task": s[starts], "start": starts, "length": lengths})
 
-
-def _check_tasks(tasks: Sequence[Task], idle_granularity: float) -> None:
-    if not tasks:
-        raise HemkitError("no tasks to simulate")
-    names = [t.name for t in tasks]
-    if len(set(names)) != len(names) or "idle" in names:
-        raise HemkitError(f"task names must be unique and not 'idle': {names}")
-    for t in tasks:
-        if not 0 < t.share <= 1:
-            raise HemkitError(f"task {t.name!r}: share {t.share} is not in (0, 1]")
-        if not t.granularity >= 1:
-            raise HemkitError(f"task {t.name!r}: granularity {t.granularity} is below 1 unit")
-        if t.distribution not in DISTRIBUTIONS:
-            raise HemkitError(f"task {t.name!r}: unknown distribution {t.distribution!r} (use {DISTRIBUTIONS})")
-        if t.rate < 0:
-            raise HemkitError(f"task {t.name!r}: negative event rate {t.rate}")
-    if sum(t.share for t in tasks) > 1 + 1e-9:
-        raise HemkitError(f"task shares add up to {sum(t.share for t in tasks):g} > 1")
-    if not idle_granularity >= 1:
-        raise HemkitError(f"idle granularity {idle_granularity} is below 1 unit")
+    def summary(self) -> pd.DataFrame:
+        """Per owner: share of units, number of runs and their mean length (units)."""
+        runs = self.runs()
+        k = len(self.names)
+        n_runs = np.bincount(runs["task"], minlength=k)
+        total = np.bincount(runs["task"], weights=runs["length"], minlength=k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = total / n_runs
+        return pd.DataFrame(
+            {"share": self.shares().to_numpy(), "runs": n_runs, "mean_run_length": mean},
+            index=pd.Index(self.names, name="task"),
+        )
 
 
 def _lengths(rng: np.random.Generator, owner: np.ndarray, gran: np.ndarray, dist: np.ndarray) -> np.ndarray:
@@ -122,6 +229,31 @@ def _lengths(rng: np.random.Generator, owner: np.ndarray, gran: np.ndarray, dist
     return np.maximum(out, 1)
 
 
+def _draw(w: Workload, rng: np.random.Generator) -> RunningStates:
+    tasks = w.tasks
+    idle_share = max(0.0, 1.0 - sum(t.share for t in tasks))
+    names = ("idle", *[t.name for t in tasks])
+    share = np.array([idle_share, *[t.share for t in tasks]])
+    gran = np.array([w.idle_granularity, *[t.granularity for t in tasks]], dtype=float)
+    dist = np.array([DISTRIBUTIONS.index(w.idle_distribution), *[DISTRIBUTIONS.index(t.distribution) for t in tasks]])
+    rates = np.array([w.idle_rate, *[t.rate for t in tasks]], dtype=float)
+    weight = share / gran
+    prob = weight / weight.sum()
+    mean_len = float(prob @ gran)
+    chunks = []
+    total = 0
+    while total < w.n_units:  # normally one pass; a second only if the draw fell short
+        m = int((w.n_units - total) / mean_len * 1.1) + 64
+        owner = rng.choice(len(names), size=m, p=prob)
+        lengths = _lengths(rng, owner, gran, dist)
+        chunks.append((owner, lengths))
+        total += int(lengths.sum())
+    owner = np.concatenate([c[0] for c in chunks])
+    lengths = np.concatenate([c[1] for c in chunks])
+    states = np.repeat(owner.astype(np.int8 if len(names) < 127 else np.int32), lengths)[: w.n_units]
+    return RunningStates(states=states, names=names, rates=rates, granularities=gran)
+
+
 def generate_states(
     tasks: Sequence[Task],
     n_units: int = 1_000_000,
@@ -129,14 +261,14 @@ def generate_states(
     idle_granularity: float = 1.0,
     idle_distribution: str = "constant",
     idle_rate: float = 0.0,
-    seed=0,
+    seed: SeedLike = 0,
 ) -> RunningStates:
     """Draw a line of ``n_units`` running states for ``tasks`` plus idle.
 
     Owners of successive blocks are independent draws with probability proportional to
     ``share / granularity`` (idle gets ``1 - sum(shares)``), so each owner's expected share
     of units is its ``share``; the realised shares differ a little, as in the paper's
-    "mean of running states" columns.
+    "mean of running states" columns.  Same as ``Workload(...).states(seed)``.
 
     Parameters
     ----------
@@ -148,7 +280,7 @@ def generate_states(
         How idle run lengths are drawn (as for :class:`Task`).
     idle_rate : float
         Base events per idle unit (0: cycles do not tick when idle).
-    seed : int or numpy.random.Generator
+    seed : int, numpy.random.Generator or None
 
     Examples
     --------
@@ -156,30 +288,5 @@ def generate_states(
     >>> round(float(rs.shares()["a"]), 1)
     0.8
     """
-    _check_tasks(tasks, idle_granularity)
-    if idle_distribution not in DISTRIBUTIONS:
-        raise HemkitError(f"unknown idle distribution {idle_distribution!r} (use {DISTRIBUTIONS})")
-    if n_units < 1:
-        raise HemkitError(f"n_units must be positive, got {n_units}")
-    rng = np.random.default_rng(seed)
-    idle_share = max(0.0, 1.0 - sum(t.share for t in tasks))
-    names = ("idle", *[t.name for t in tasks])
-    share = np.array([idle_share, *[t.share for t in tasks]])
-    gran = np.array([idle_granularity, *[t.granularity for t in tasks]], dtype=float)
-    dist = np.array([DISTRIBUTIONS.index(idle_distribution), *[DISTRIBUTIONS.index(t.distribution) for t in tasks]])
-    rates = np.array([idle_rate, *[t.rate for t in tasks]], dtype=float)
-    weight = share / gran
-    prob = weight / weight.sum()
-    mean_len = float(prob @ gran)
-    chunks = []
-    total = 0
-    while total < n_units:  # normally one pass; a second only if the draw fell short
-        m = int((n_units - total) / mean_len * 1.1) + 64
-        owner = rng.choice(len(names), size=m, p=prob)
-        lengths = _lengths(rng, owner, gran, dist)
-        chunks.append((owner, lengths))
-        total += int(lengths.sum())
-    owner = np.concatenate([c[0] for c in chunks])
-    lengths = np.concatenate([c[1] for c in chunks])
-    states = np.repeat(owner.astype(np.int8 if len(names) < 127 else np.int32), lengths)[:n_units]
-    return RunningStates(states=states, names=names, rates=rates, granularities=gran)
+    workload = Workload(tuple(tasks), n_units, idle_granularity, idle_distribution, idle_rate)
+    return workload.states(seed)

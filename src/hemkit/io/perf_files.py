@@ -1,0 +1,396 @@
+"""Plain ``perf stat`` files as :class:`~hemkit.core.readings.Readings`: one run per file.
+
+The most common thing a perf user has is a folder of files written one run at a time::
+
+    for i in $(seq 24); do perf stat -x, -o runs/run_$i.csv -e "${GROUP[i % 3]}" -- ./prog; done
+
+(or ``-j`` for JSON).  :func:`read_perf_runs` turns such files into one readings set.
+
+Rules
+-----
+- **Runs.** A file is one run, named by the file name without its suffix (``run_7.csv`` ->
+  run ``'run_7'``; when two files would get the same name, their paths relative to the folder
+  they share are used).  A file written with ``perf stat --append`` holds one run per
+  ``# started on`` line: ``all.csv`` -> runs ``'all#1'``, ``'all#2'``...
+- **Groups.** Runs that read the same set of events form one group (the order of the events
+  does not matter); groups are numbered 1, 2, ... in the order their first file comes, files
+  being taken in natural order (``run_2`` before ``run_10``).
+- **Intervals** (``-I``): the run's count of an event is the sum of its interval counts, which
+  is what perf prints without ``-I``; an interval printed ``<not counted>`` with zero running
+  time (the task did not run) counts 0.  If perf printed its own total (``--summary``), that
+  total is used.
+- **Per CPU** (``-A``, ``--per-core``, ``--per-socket``, ``--per-die``, ``--per-node``,
+  ``--per-thread``): the counts are summed over CPUs (``per_cpu="sum"``, what perf prints
+  without these options) or kept apart as events ``task-clock@CPU0`` (``per_cpu="split"``).
+- **Refused** (an :class:`~hemkit.core.errors.InputError` naming the file, line and event):
+  ``perf stat -r N`` output (perf's mean of N runs; the single runs are lost), decimal commas
+  (``LC_ALL=C perf stat ...``), an event printed twice, a line that is not perf's.
+- **Readings that cannot be trusted** are refused, naming the file, run, line and event,
+  unless ``unusable="drop"``: ``<not supported>`` (the event cannot be counted here: it is
+  dropped from its group), ``<not counted>``, a percentage below 100 (multiplexed: perf
+  scaled an estimate, and on the project's VMs such counts are corrupt), a count of 2^47 or
+  more (a counter wrap-around) and a negative count (each drops its run).  Every drop is
+  reported as a :class:`~hemkit.core.errors.HemkitWarning`.  ``keep_multiplexed=True`` keeps
+  perf's scaled estimates, with a warning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+import warnings
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.readings import Readings
+from hemkit.io.perf_stat import PerfLine, scan_perf_stat
+
+#: counts at or above this are counter wrap-arounds or scaled garbage (48-bit counters)
+MAX_COUNT = 2.0**47
+#: largest perf stat file read (a run's file is a few hundred bytes; -I files some MB)
+MAX_BYTES = 256 * 2**20
+
+
+@dataclass(frozen=True)
+class PerfOptions:
+    """How :func:`read_perf_runs` (and :func:`hemkit.io.read_readings`) treat perf stat files.
+
+    Parameters
+    ----------
+    unusable : {"refuse", "drop"}, default "refuse"
+        What to do with a reading that cannot be trusted (``<not counted>``,
+        ``<not supported>``, multiplexed, >= 2^47, negative): an error naming it, or drop
+        it with a warning (the event for ``<not supported>``, the run otherwise).
+    keep_multiplexed : bool, default False
+        Keep perf's scaled estimate of a multiplexed event (percentage below 100), with a
+        warning, instead of treating it as unusable.
+    per_cpu : {"sum", "split"}, default "sum"
+        Per-CPU/core/socket/thread counts: summed, or kept as events ``event@CPU0``.
+
+    Examples
+    --------
+    >>> PerfOptions(unusable="drop")
+    PerfOptions(unusable='drop', keep_multiplexed=False, per_cpu='sum')
+    """
+
+    unusable: str = "refuse"
+    keep_multiplexed: bool = False
+    per_cpu: str = "sum"
+
+    def __post_init__(self) -> None:
+        if self.unusable not in ("refuse", "drop"):
+            raise InputError(f"unusable must be 'refuse' or 'drop', got {self.unusable!r}")
+        if self.per_cpu not in ("sum", "split"):
+            raise InputError(f"per_cpu must be 'sum' or 'split', got {self.per_cpu!r}")
+        if not isinstance(self.keep_multiplexed, bool):
+            raise InputError(f"keep_multiplexed must be True or False, got {self.keep_multiplexed!r}")
+
+
+@dataclass(frozen=True)
+class PerfRun:
+    """One run read from a perf stat file.
+
+    Attributes
+    ----------
+    path : Path
+        The file.
+    block : int
+        Which ``# started on`` block of the file (0 when the file holds one run).
+    values : dict
+        ``{event: count}`` of the usable readings, in perf's order.
+    events : tuple of str
+        Every event perf printed for the run (the group key), usable or not.
+    unsupported : tuple of str
+        Events perf printed as ``<not supported>``.
+    unsupported_where : str
+        The first of them, with its file and line (``""`` when there is none).
+    problem : str
+        Why the run cannot be trusted (``""`` when it can), naming line and event.
+    run : str
+        The run's name in the readings (set by :func:`read_perf_runs`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.csv")
+    >>> _ = open(p, "w").write("<not counted>,,page-faults,0,0.00,,\\n")
+    >>> read_perf_file(p)[0].problem.endswith("(event 'page-faults') is <not counted>")
+    True
+    """
+
+    path: Path
+    block: int
+    values: dict[str, float]
+    events: tuple[str, ...]
+    unsupported: tuple[str, ...] = ()
+    unsupported_where: str = ""
+    problem: str = ""
+    run: str = field(default="", compare=False)
+
+
+def natural_key(path: Path) -> list:
+    """Sort key putting ``run_2`` before ``run_10``.
+
+    Examples
+    --------
+    >>> sorted(["r10", "r2", "r1"], key=lambda p: natural_key(Path(p)))
+    ['r1', 'r2', 'r10']
+    """
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(path))]
+
+
+def read_text(path: Path, *, limit: int = MAX_BYTES) -> str:
+    """A file's text (UTF-8, a BOM dropped), or an :class:`InputError` naming the file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "latin1.csv")
+    >>> _ = open(p, "wb").write(b"caf\\xe9")
+    >>> read_text(Path(p))
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: ...latin1.csv: not UTF-8 text (byte 3)
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {limit // 2**20} MiB; not a perf stat file of one run")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError(f"{path}: binary data (a NUL byte at byte {nul}); not a text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _where(path: Path, p: PerfLine) -> str:
+    at = f"interval {p.t:.9f} s, " if p.kind == "interval" else ""
+    cpu = f"{p.aggr}, " if p.aggr else ""
+    return f"{path}: line {p.line} ({at}{cpu}event {p.event!r})"
+
+
+def _problem(path: Path, p: PerfLine) -> tuple[str, bool]:
+    """Why one line's reading cannot be trusted (``""`` if it can), and whether it was multiplexed."""
+    if p.status == "not counted":
+        if p.kind == "interval" and not p.run_time_ns > 0:
+            return "", False  # the task did not run during the interval: a count of 0
+        return f"{_where(path, p)} is <not counted>", False
+    if p.status != "ok":
+        return "", False
+    if p.value < 0:
+        return f"{_where(path, p)} has a negative count {p.value:g}", False
+    if p.value >= MAX_COUNT:
+        return f"{_where(path, p)} has an implausible count {p.value:.17g} (>= 2^47: a counter wrap-around)", False
+    if math.isfinite(p.percent) and p.percent < 100:
+        why = f"{_where(path, p)} was multiplexed (on a counter {p.percent:g}% of the time; perf scaled its count)"
+        return why, True
+    return "", False
+
+
+def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) -> PerfRun:
+    totals = [p for p in lines if p.kind != "interval"]
+    use = totals or lines  # perf's own total (no -I, or --summary) wins over summing intervals
+    seen: dict[tuple[str, str, float], int] = {}  # (event, aggr, interval time or -1): line
+    values: dict[str, float] = {}
+    unsupported: dict[str, str] = {}
+    problem, kept = "", []
+    for p in use:
+        key = (p.event, p.aggr, p.t if p.kind == "interval" else -1.0)
+        if key in seen:
+            raise InputError(f"{_where(path, p)} is printed twice (also line {seen[key]}); one run per file")
+        seen[key] = p.line
+        event = f"{p.event}@{p.aggr}" if p.aggr and options.per_cpu == "split" else p.event
+        values.setdefault(event, 0.0)
+        if p.status == "not supported":
+            unsupported.setdefault(event, _where(path, p))
+            continue
+        why, multiplexed = _problem(path, p)
+        if multiplexed and options.keep_multiplexed:
+            kept.append(why)
+        else:
+            problem = problem or why
+        if p.status == "ok":
+            values[event] += p.value
+    if kept:
+        more = f" and {len(kept) - 1} more reading(s)" if len(kept) > 1 else ""
+        warnings.warn(f"{kept[0]}{more}: kept perf's estimate", HemkitWarning, stacklevel=4)
+    events = tuple(values)
+    for e in unsupported:
+        del values[e]
+    where = next(iter(unsupported.values()), "")
+    return PerfRun(path, block, values, events, tuple(unsupported), where, problem)
+
+
+def read_perf_file(path: str | os.PathLike[str], options: PerfOptions | None = None) -> list[PerfRun]:
+    """The runs of one perf stat file (one, or one per ``# started on`` block of ``--append``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "run_1.csv")
+    >>> _ = open(p, "w").write("# started on Mon\\n\\n0.72,msec,task-clock,719410,100.00,0.191,CPUs utilized\\n")
+    >>> read_perf_file(p)[0].values
+    {'task-clock': 0.72}
+    """
+    options = options or PerfOptions()
+    path = Path(os.fspath(path))
+    scan = scan_perf_stat(read_text(path), source=str(path))
+    if not scan.lines:
+        raise InputError(f"{path}: no event lines (perf stat -x, or -j output expected)")
+    var = next((p for p in scan.lines if math.isfinite(p.variance)), None)
+    if var is not None:
+        raise InputError(
+            f"{path}: line {var.line}: holds perf stat -r averages (a variance column), not single runs; "
+            "write each run to its own file (perf stat -x, -o run_$i.csv ...)"
+        )
+    blocks: dict[int, list[PerfLine]] = {}
+    for p in scan.lines:
+        blocks.setdefault(p.block, []).append(p)
+    return [_run(path, b, lines, options) for b, lines in blocks.items()]
+
+
+def _run_ids(runs: list[PerfRun]) -> list[str]:
+    paths = list(dict.fromkeys(r.path for r in runs))
+    names = {p: p.stem for p in paths}
+    if len(set(names.values())) < len(paths):
+        full = {p: Path(os.path.abspath(p)) for p in paths}
+        common = Path(os.path.commonpath([str(f.parent) for f in full.values()]))
+        names = {p: f.relative_to(common).as_posix() for p, f in full.items()}
+    per_file: dict[Path, int] = {}
+    for r in runs:
+        per_file[r.path] = per_file.get(r.path, 0) + 1
+    return [names[r.path] + (f"#{r.block}" if per_file[r.path] > 1 else "") for r in runs]
+
+
+def _describe_group(gid: int, runs: list[PerfRun], ids: list[str]) -> str:
+    files = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
+    return f"group {gid} is the {len(runs)} run(s) reading {', '.join(runs[0].events)} ({files})"
+
+
+def read_perf_runs(
+    paths: Sequence[str | os.PathLike[str]],
+    options: PerfOptions | None = None,
+    *,
+    min_runs: int = 3,
+    drop_constant: bool = False,
+    source: str = "",
+) -> Readings:
+    """Read perf stat files, one run each, into one readings set (see the module docstring).
+
+    Parameters
+    ----------
+    paths : sequence of paths
+        ``perf stat -x,`` (any separator) or ``-j`` files, mixed as you like.
+    options : PerfOptions, optional
+        What to do with untrusted readings and per-CPU counts.
+    min_runs : int, default 3
+        Fewest runs a group may have.
+    drop_constant : bool, default False
+        Drop events constant within a group (with a warning) instead of raising.
+    source : str
+        How to name the input in messages (default: the folder the files share).
+
+    Raises
+    ------
+    InputError
+        A file is not perf stat output, holds ``-r`` averages, an untrusted reading (unless
+        dropped), or a group ends up invalid (too few runs, a constant event), naming the
+        group's events and files.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> for i in range(6):
+    ...     ev = "page-faults" if i % 2 else "context-switches"
+    ...     _ = open(os.path.join(d, f"run_{i}.csv"), "w").write(
+    ...         f"{1 + i / 10:.2f},msec,task-clock,1000,100.00,,\\n{40 + i * i},,{ev},1000,100.00,,\\n")
+    >>> r = read_perf_runs([os.path.join(d, f) for f in sorted(os.listdir(d))])
+    >>> r, r.group_ids, list(r[1].index)
+    (Readings(2 groups, 3 events, 3-3 runs per group), [1, 2], ['run_0', 'run_2', 'run_4'])
+    """
+    options = options or PerfOptions()
+    files = sorted((Path(os.fspath(p)) for p in paths), key=natural_key)
+    if not files:
+        raise InputError("no perf stat files given")
+    seen: dict[Path, Path] = {}
+    for f in files:
+        real = Path(os.path.realpath(f))
+        if real in seen:
+            raise InputError(f"{f}: given twice (also as {seen[real]})")
+        seen[real] = f
+    if not source:
+        parents = {str(f.parent) for f in files}
+        source = f"{next(iter(parents))}/" if len(parents) == 1 else f"{len(files)} perf stat files"
+    runs = [r for f in files for r in read_perf_file(f, options)]
+    ids = _run_ids(runs)
+    runs = [dataclasses.replace(r, run=i) for r, i in zip(runs, ids)]
+    by_set: dict[frozenset[str], list[PerfRun]] = {}
+    for r in runs:
+        by_set.setdefault(frozenset(r.events), []).append(r)
+    groups: dict[Hashable, pd.DataFrame] = {}
+    described: dict[int, str] = {}
+    for gid, members in enumerate(by_set.values(), start=1):
+        described[gid] = _describe_group(gid, members, [r.run for r in members])
+        keep = _usable(gid, members, options)
+        if not keep:
+            continue
+        columns = [e for e in members[0].events if all(e in r.values for r in keep)]
+        groups[gid] = pd.DataFrame(
+            [[r.values[e] for e in columns] for r in keep],
+            index=pd.Index([r.run for r in keep], name="run"),
+            columns=columns,
+        )
+    if not groups:
+        raise InputError(f"{source}: no usable runs left")
+    try:
+        return Readings(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
+    except InputError as exc:
+        culprit = next((g for g in described if f"group {g}:" in str(exc)), None)
+        if culprit is None:
+            raise
+        if len(files) == 1 and len(runs) == 1:
+            raise InputError(
+                f"{files[0]}: a perf stat file holds one run; give the files of all runs (several files or a folder)"
+            ) from None
+        raise InputError(f"{exc}; {described[culprit]}") from None
+
+
+def _usable(gid: int, members: list[PerfRun], options: PerfOptions) -> list[PerfRun]:
+    """The runs of one group left after untrusted readings are refused or dropped."""
+    for r in members:
+        if r.unsupported and options.unusable == "refuse":
+            raise InputError(
+                f"{r.unsupported_where} is <not supported> by perf in run {r.run!r}; "
+                "drop such events with unusable='drop'"
+            )
+        if r.problem and options.unusable == "refuse":
+            raise InputError(f"{r.problem} in run {r.run!r}; drop such runs with unusable='drop'")
+    unsupported = list(dict.fromkeys(e for r in members for e in r.unsupported))
+    if unsupported:
+        warnings.warn(
+            f"group {gid}: dropped event(s) {', '.join(map(repr, unsupported))}: <not supported> by perf",
+            HemkitWarning,
+            stacklevel=4,
+        )
+    keep = []
+    for r in members:
+        if r.problem:
+            warnings.warn(f"dropped run {r.run!r}: {r.problem}", HemkitWarning, stacklevel=4)
+        else:
+            keep.append(r)
+    return keep
+
+
+__all__ = ["MAX_COUNT", "PerfOptions", "PerfRun", "natural_key", "read_perf_file", "read_perf_runs", "read_text"]

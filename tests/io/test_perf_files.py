@@ -1,0 +1,306 @@
+"""Plain perf stat files, one run each, into one readings set (issue 14 point 2).
+
+Fixtures: tests/io/data/runs_csv and runs_json (real perf, 3 event groups x 8 runs, made by
+make_fixtures.sh), tests/io/data/perf (one perf option each) and tests/io/data/zen5 (slices of
+the real Zen 5 interval traces).  Where a test edits a copy of real output, it says what it
+changed (perf cannot multiplex software events on these VMs).
+"""
+
+import json
+import shutil
+import subprocess
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.io import PerfOptions, read_perf_runs, read_readings
+from hemkit.io.perf_files import read_perf_file
+
+DATA = Path(__file__).parent / "data"
+PERF = DATA / "perf"
+GROUPS = [
+    ["task-clock", "page-faults", "context-switches"],
+    ["task-clock", "page-faults", "syscalls:sys_enter_read"],
+    ["task-clock", "context-switches", "syscalls:sys_enter_read"],
+]
+
+
+def csv_value(path, event):
+    """The value perf printed for ``event`` in a plain -x, file."""
+    for s in path.read_text().splitlines():
+        f = s.split(",")
+        if len(f) > 2 and f[2] == event:
+            return float(f[0])
+    raise KeyError(event)
+
+
+def json_value(path, event):
+    for s in path.read_text().splitlines():
+        if s.startswith("{") and json.loads(s)["event"] == event:
+            return float(json.loads(s)["counter-value"])
+    raise KeyError(event)
+
+
+def caught(fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [str(x.message) for x in w if issubclass(x.category, HemkitWarning)]
+
+
+@pytest.mark.parametrize(("folder", "value"), [("runs_csv", csv_value), ("runs_json", json_value)])
+def test_folder_of_single_runs_gives_three_groups_of_eight(folder, value):
+    r = read_readings(DATA / folder)
+    assert r.group_ids == [1, 2, 3] and r.n_runs.tolist() == [8, 8, 8]
+    assert [list(r[g].columns) for g in r.group_ids] == GROUPS
+    # runs are named by their files; group g holds run_g, run_g+3, ... (the loop cycled the groups)
+    assert list(r[2].index) == [f"run_{i:02d}" for i in range(2, 25, 3)]
+    suffix = ".csv" if folder == "runs_csv" else ".json"
+    for g in r.group_ids:
+        for run in r[g].index:
+            for event in r[g].columns:
+                assert r[g].loc[run, event] == value(DATA / folder / f"{run}{suffix}", event)
+
+
+@pytest.mark.parametrize("folder", ["runs_csv", "runs_json"])
+def test_list_of_files_same_as_folder(folder):
+    files = sorted((DATA / folder).iterdir(), reverse=True)  # the order given does not matter
+    a, b = read_readings(files), read_readings(DATA / folder)
+    assert a.group_ids == b.group_ids
+    for g in a.group_ids:
+        assert a[g].equals(b[g])
+
+
+@pytest.mark.parametrize("folder", ["runs_csv", "runs_json"])
+def test_merge_copula_on_perf_files(folder):
+    from hemkit.merge import merge_copula
+
+    files = sorted((DATA / folder).iterdir())
+    merged = merge_copula(read_readings(files), seed=0)
+    assert list(merged.columns) == ["task-clock", "page-faults", "context-switches", "syscalls:sys_enter_read"]
+    corr = merged.corr().to_numpy()
+    assert np.isfinite(corr).all() and (np.abs(corr) <= 1 + 1e-12).all()
+
+
+def test_csv_and_json_files_mixed(tmp_path):
+    files = sorted((DATA / "runs_csv").iterdir())[:12] + sorted((DATA / "runs_json").iterdir())[12:]
+    r = read_readings(files)
+    assert r.n_runs.tolist() == [8, 8, 8]
+    assert "run_13" in r[1].index and r[1].loc["run_13", "page-faults"] == json_value(
+        DATA / "runs_json" / "run_13.json", "page-faults"
+    )
+
+
+def test_same_names_in_two_folders_get_their_paths(tmp_path):
+    for sub in ("a", "b"):
+        shutil.copytree(DATA / "runs_csv", tmp_path / sub)
+    r = read_readings(sorted((tmp_path / "a").iterdir()) + sorted((tmp_path / "b").iterdir()))
+    assert r.n_runs.tolist() == [16, 16, 16]
+    assert list(r[1].index[:2]) == ["a/run_01.csv", "a/run_04.csv"]
+
+
+def test_event_order_does_not_split_a_group(tmp_path):
+    # a copy of run_04.csv with its event lines in another order (as perf prints for -e in another order)
+    for f in (DATA / "runs_csv").iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    lines = (tmp_path / "run_04.csv").read_text().splitlines()
+    (tmp_path / "run_04.csv").write_text("\n".join(lines[:2] + lines[2:][::-1]) + "\n")
+    r = read_readings(tmp_path)
+    assert r.n_runs.tolist() == [8, 8, 8] and list(r[1].columns) == GROUPS[0]
+
+
+def test_natural_order_of_runs(tmp_path):
+    src = sorted((DATA / "runs_csv").iterdir())
+    for i, f in enumerate(src[::3][:4], start=1):  # four runs of group 1 as r1, r2, r9, r10
+        shutil.copy(f, tmp_path / f"r{[1, 2, 9, 10][i - 1]}.csv")
+    assert list(read_readings(tmp_path)[1].index) == ["r1", "r2", "r9", "r10"]
+
+
+def test_append_file_holds_one_run_per_block():
+    r = read_readings(PERF / "append.csv")
+    assert list(r[1].index) == ["append#1", "append#2", "append#3"]
+    values = [float(s.split(",")[0]) for s in (PERF / "append.csv").read_text().splitlines() if "page-faults" in s]
+    assert r[1]["page-faults"].tolist() == values
+    assert read_readings(PERF / "append.json").n_runs.tolist() == [3]
+
+
+def test_single_run_file_says_give_all_runs():
+    with pytest.raises(InputError, match=r"software.csv: a perf stat file holds one run; give the files of all runs"):
+        read_readings(PERF / "software.csv")
+
+
+def test_intervals_are_summed_and_idle_intervals_count_zero():
+    (run,) = read_perf_file(PERF / "interval.csv")
+    assert run.values == {"task-clock": 1.14 + 0.18, "page-faults": 74.0, "context-switches": 7.0}
+    (jrun,) = read_perf_file(PERF / "interval.json")
+    lines = [json.loads(s) for s in (PERF / "interval.json").read_text().splitlines() if s.startswith("{")]
+    want = sum(float(o["counter-value"]) for o in lines if o["event"] == "page-faults" and o["event-runtime"])
+    assert jrun.values["page-faults"] == want
+
+
+def test_perf_summary_wins_over_the_sum():
+    (run,) = read_perf_file(PERF / "summary.csv")
+    assert run.values == {"task-clock": 0.97, "page-faults": 74.0, "context-switches": 1.0}
+    (run,) = read_perf_file(PERF / "no_csv_summary.csv")
+    assert run.values == {"task-clock": 1.19, "page-faults": 75.0, "context-switches": 1.0}
+
+
+def test_per_cpu_summed_or_split():
+    lines = [s.split(",") for s in (PERF / "per_cpu.csv").read_text().splitlines() if s.startswith("CPU")]
+    (run,) = read_perf_file(PERF / "per_cpu.csv")
+    assert run.values["page-faults"] == sum(float(f[1]) for f in lines if f[3] == "page-faults")
+    (split,) = read_perf_file(PERF / "per_cpu.csv", PerfOptions(per_cpu="split"))
+    assert sorted(split.values) == sorted(f"{e}@CPU{c}" for e in GROUPS[0] for c in (0, 1))
+    assert split.values["page-faults@CPU1"] == next(
+        float(f[1]) for f in lines if f[0] == "CPU1" and f[3] == "page-faults"
+    )
+    (core,) = read_perf_file(PERF / "per_core.json")
+    assert set(core.values) == set(GROUPS[0])
+    (iv,) = read_perf_file(PERF / "interval_per_cpu.csv", PerfOptions(per_cpu="split"))
+    assert iv.values["context-switches@CPU1"] == 117 + 157
+
+
+@pytest.mark.parametrize("name", ["repeat.csv", "repeat.json"])
+def test_repeat_output_refused(name):
+    with pytest.raises(InputError, match=rf"{name}: line 3: holds perf stat -r averages.*own file"):
+        read_readings([PERF / name, PERF / "software.csv"])
+
+
+def test_not_supported_refused_or_dropped():
+    folder = DATA / "unsupported"  # perf stat -e task-clock,page-faults,cycles on a machine without a PMU
+    with pytest.raises(InputError, match=r"run_1.csv: line 5 \(event 'cycles'\) is <not supported>.*run 'run_1'"):
+        read_readings(folder)
+    r, warned = caught(lambda: read_readings(folder, perf=PerfOptions(unusable="drop")))
+    assert r.events == ["task-clock", "page-faults"] and r.n_runs.tolist() == [3]
+    assert r[1].loc["run_2", "page-faults"] == csv_value(folder / "run_2.csv", "page-faults")
+    assert warned == ["group 1: dropped event(s) 'cycles': <not supported> by perf"]
+
+
+@pytest.mark.parametrize("name", ["not_counted.csv", "not_counted.json"])
+def test_not_counted_refused_or_dropped(tmp_path, name):
+    files = sorted((DATA / "runs_csv").iterdir())[::3]  # the 8 runs of group 1
+    bad = tmp_path / name
+    shutil.copy(PERF / name, bad)  # perf stat -D 500 ... -- true: the events never got enabled
+    with pytest.raises(InputError, match=rf"{name}: line 3 \(event 'task-clock'\) is <not counted> in run "):
+        read_readings(files + [bad])
+    r, warned = caught(lambda: read_readings(files + [bad], perf=PerfOptions(unusable="drop")))
+    assert r.n_runs.tolist() == [8] and any("dropped run 'not_counted'" in w for w in warned)
+
+
+def multiplexed_copy(tmp_path):
+    """A copy of run_07.csv whose page-faults line says 62.50% (as perf prints a multiplexed event)."""
+    folder = tmp_path / "runs"
+    shutil.copytree(DATA / "runs_csv", folder)
+    f = folder / "run_07.csv"
+    lines = f.read_text().splitlines()
+    i = next(k for k, s in enumerate(lines) if ",page-faults," in s)
+    fields = lines[i].split(",")
+    fields[4] = "62.50"
+    lines[i] = ",".join(fields)
+    f.write_text("\n".join(lines) + "\n")
+    return folder, float(fields[0])
+
+
+def test_multiplexed_refused_dropped_or_kept(tmp_path):
+    folder, printed = multiplexed_copy(tmp_path)
+    with pytest.raises(InputError, match=r"run_07.csv: line 4 \(event 'page-faults'\) was multiplexed.*62.5%"):
+        read_readings(folder)
+    r, warned = caught(lambda: read_readings(folder, perf=PerfOptions(unusable="drop")))
+    assert r.n_runs.tolist() == [7, 8, 8] and "run_07" not in r[1].index
+    assert any("dropped run 'run_07'" in w and "multiplexed" in w for w in warned)
+    r, warned = caught(lambda: read_readings(folder, perf=PerfOptions(keep_multiplexed=True)))
+    assert r[1].loc["run_07", "page-faults"] == printed and any("kept perf's estimate" in w for w in warned)
+
+
+def test_zen5_wrap_around_refused_or_dropped():
+    with pytest.raises(InputError) as e:
+        read_readings(DATA / "zen5")
+    msg = str(e.value)
+    for part in ("py_r3.csv", "line 38", "4.178216369", "dTLB-load-misses", str(2**47 + 6122), "2^47"):
+        assert part in msg
+    r, warned = caught(lambda: read_readings(DATA / "zen5", perf=PerfOptions(unusable="drop")))
+    assert r.n_runs.tolist() == [7] and "py_r3" not in r[1].index and len(warned) == 1
+    # every other run is the sum of the intervals perf printed
+    lines = [s.split(",") for s in (DATA / "zen5" / "py_r1.csv").read_text().splitlines() if s.startswith(" ")]
+    assert r[1].loc["py_r1", "cycles"] == sum(float(f[1]) for f in lines if f[3] == "cycles")
+
+
+def test_negative_and_twice_printed(tmp_path):
+    folder = tmp_path / "runs"
+    shutil.copytree(DATA / "runs_csv", folder)
+    f = folder / "run_10.csv"  # edited copy: a minus sign before the page-faults count
+    f.write_text(f.read_text().replace("\n484,,page-faults", "\n-484,,page-faults"))
+    with pytest.raises(InputError, match=r"run_10.csv: line 4 \(event 'page-faults'\) has a negative count -484"):
+        read_readings(folder)
+    lines = (folder / "run_13.csv").read_text().splitlines()
+    (folder / "run_10.csv").write_text("\n".join(lines + [lines[-1]]) + "\n")
+    with pytest.raises(InputError, match=r"run_10.csv: line 6 \(event 'context-switches'\) is printed twice"):
+        read_readings(folder)
+
+
+def test_groups_too_small_name_their_files():
+    files = sorted((DATA / "runs_csv").iterdir())[:6]  # 2 runs of each group
+    with pytest.raises(
+        InputError,
+        match=r"group 1: has 2 runs; at least 3.*group 1 is the 2 run\(s\) reading "
+        r"task-clock, page-faults, context-switches \(run_01, run_04\)",
+    ):
+        read_readings(files)
+    assert read_readings(files, min_runs=2).n_runs.tolist() == [2, 2, 2]
+
+
+def test_folder_rules(tmp_path):
+    with pytest.raises(InputError, match="no files in the folder"):
+        read_readings(tmp_path)
+    shutil.copytree(DATA / "runs_csv", tmp_path / "runs")
+    (tmp_path / "runs" / ".hidden").write_text("ignored")
+    assert read_readings(tmp_path / "runs").n_runs.tolist() == [8, 8, 8]
+    (tmp_path / "runs" / "sub").mkdir()
+    with pytest.raises(InputError, match="holds a folder 'sub'"):
+        read_readings(tmp_path / "runs")
+    (tmp_path / "runs" / "sub").rmdir()
+    (tmp_path / "runs" / "notes.csv").write_text("group,run,event,value\n1,1,a,1\n")
+    with pytest.raises(InputError, match=r"notes.csv: is not perf stat output \(it reads as a CSV table\)"):
+        read_readings(tmp_path / "runs")
+    with pytest.raises(InputError, match="given twice"):
+        read_readings([DATA / "runs_csv" / "run_01.csv", DATA / "runs_csv" / "run_01.csv", DATA / "runs_csv"])
+
+
+def test_options_are_checked():
+    with pytest.raises(InputError, match="unusable must be"):
+        PerfOptions(unusable="maybe")
+    with pytest.raises(InputError, match="per_cpu must be"):
+        PerfOptions(per_cpu="mean")
+    with pytest.raises(InputError, match="perf must be a PerfOptions"):
+        read_readings(DATA / "runs_csv", perf="drop")
+    with pytest.raises(InputError, match="no perf stat files given"):
+        read_perf_runs([])
+
+
+def test_pmcs_and_codes_ignored_with_a_warning():
+    r, warned = caught(lambda: read_readings(DATA / "runs_csv", pmcs=2, codes="codes.csv"))
+    assert r.n_runs.tolist() == [8, 8, 8]
+    assert any(w.startswith("pmcs ignored") for w in warned) and any(w.startswith("codes ignored") for w in warned)
+
+
+# ----------------------------------------------------------------- with the real perf, here and now
+def perf_stat(args, out):
+    subprocess.run(["perf", "stat", *args, "-o", str(out), "--", "bash", "-c", WORK], check=True, env=ENV)
+
+
+WORK = "head -c $(( (RANDOM % 50 + 1) * 20000 )) /dev/urandom | gzip -1 > /dev/null"
+ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+
+
+@pytest.mark.perf
+@pytest.mark.parametrize("fmt", ["-x,", "-j"])
+def test_live_perf_folder(software_perf, tmp_path, fmt):
+    for i in range(9):
+        perf_stat([fmt, "-e", ",".join(GROUPS[i % 3])], tmp_path / f"run_{i}.out")
+    r = read_readings(tmp_path)
+    assert r.n_runs.tolist() == [3, 3, 3] and [list(r[g].columns) for g in r.group_ids] == GROUPS
+    value = csv_value if fmt == "-x," else json_value
+    assert r[3].loc["run_8", "syscalls:sys_enter_read"] == value(tmp_path / "run_8.out", "syscalls:sys_enter_read")

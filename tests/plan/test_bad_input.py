@@ -1,0 +1,180 @@
+"""``hemkit plan`` (and plan files read by ``hemkit collect``) refuse bad input properly (issue 11).
+
+Every case: exit 2, exactly one stderr line ``hemkit: error: ...`` naming the culprit, and
+no file created or changed.  Classes (issue 11): A outputs, E plan files, H options and
+names, I inputs that would run for minutes (refused up front with the reason).
+"""
+
+import os
+import stat
+import subprocess
+
+import pytest
+
+EV = ["cycles", "a", "b", "c", "d"]
+
+
+def plan(*args):
+    return ["plan", *EV, *map(str, args)]
+
+
+# ---------------------------------------------------------------- class H
+OPTION_CASES = [
+    (plan("--pmcs", "0"), ["--pmcs", "0"]),
+    (plan("--pmcs", "-2"), ["--pmcs"]),
+    (plan("--pmcs", "65"), ["--pmcs", "65"]),
+    (plan("--pmcs", "x"), ["--pmcs"]),
+    (plan("--pmcs", "2.5"), ["--pmcs"]),
+    (["plan", *EV], ["--pmcs"]),
+    (["plan", "--pmcs", "3"], ["EVENTS"]),
+    (plan("--pmcs", "3", "--seed", "-1"), ["--seed", "-1"]),
+    (plan("--pmcs", "3", "--seed", "x"), ["--seed"]),
+    (plan("--pmcs", "3", "--budget", "0"), ["--budget", "0"]),
+    (plan("--pmcs", "3", "--budget", "-1"), ["--budget"]),
+    (plan("--pmcs", "3", "--budget", "99"), ["--budget"]),
+    (plan("--pmcs", "3", "--time-budget", "-1"), ["--time-budget"]),
+    (plan("--pmcs", "3", "--time-budget", "1e9"), ["--time-budget"]),
+    (plan("--pmcs", "3", "--time-budget", "nan"), ["time_budget", "nan"]),
+    (plan("--pmcs", "3", "--design", "foo"), ["--design", "foo"]),
+    (plan("--pmcs", "3", "--design", "hrm", "--anchor", "nosuch"), ["anchor 'nosuch'"]),
+    (plan("--pmcs", "3", "--anchor", "nosuch"), ["anchor 'nosuch'"]),
+    (plan("--pmcs", "3", "--must-share", "a,nosuch"), ["'nosuch'"]),
+    (plan("--pmcs", "3", "--event-counters", "nosuch=0"), ["'nosuch'"]),
+    (plan("--pmcs", "3", "--event-counters", "a=7"), ["'a'", "counter", "7"]),
+    (plan("--pmcs", "3", "--event-counters", "a=-1"), ["'a'", "counter", "-1"]),
+    (plan("--pmcs", "3", "--event-counters", "a=x"), ["--event-counters", "'a=x'"]),
+    (plan("--pmcs", "3", "--event-counters", "a0"), ["--event-counters", "'a0'"]),
+    (plan("--pmcs", "3", "--event-counters", "=0"), ["--event-counters"]),
+    (plan("--pmcs", "3", "--event-counters", "a="), ["'a'", "counters"]),
+    (["plan", "a", "b", "a", "--pmcs", "3"], ["'a'", "twice"]),
+    (["plan", "a", "b\x01", "--pmcs", "3"], ["control"]),
+    (["plan", ",", "--pmcs", "3"], ["no events"]),
+    (plan("--pmcs", "1"), ["pmcs is 1"]),
+    (plan("--pmcs", "1", "--design", "hrm"), ["HRM needs at least 2 counters"]),
+    (plan("--pmcs", "3", "--must-share", "a,b,c,d"), ["must-share set", "needs 4"]),
+    (plan("--pmcs", "3", "--anchor", "cycles", "--budget", "1"), ["'cycles'", "no counter"]),
+    (
+        plan("--pmcs", "4", "--event-counters", "a=0", "--event-counters", "b=0"),
+        ["'a' and 'b' can never be read together"],
+    ),
+    (plan("--pmcs", "3", "--design", "hrm", "--event-counters", "a=0", "--must-share", "a,b"), []),  # feasible
+    # class I: a plan nobody could run is refused up front, with the reason
+    (["plan", *[f"e{i}" for i in range(300)], "--pmcs", "2"], ["44850 groups", "Schönheim"]),
+    (["plan", *[f"e{i}" for i in range(3100)], "--pmcs", "64"], ["3100 events"]),
+]
+
+
+@pytest.mark.parametrize("args,names", OPTION_CASES)
+def test_bad_options_and_names(bad_input, cli, tmp_path, args, names):
+    if not names:  # a control: the same kind of command, but valid
+        assert cli([*args, "-q"], cwd=tmp_path).exit_code == 0
+        return
+    bad_input([*args, "-q", "-o", tmp_path / "p.toml"], names=names, watch=[tmp_path], cwd=tmp_path)
+
+
+# ---------------------------------------------------------------- class A
+def test_output_missing_folder(bad_input, tmp_path):
+    bad_input(plan("--pmcs", "3", "-o", tmp_path / "no" / "p.toml"), names=["does not exist"], watch=[tmp_path])
+
+
+def test_output_is_a_folder(bad_input, tmp_path):
+    (tmp_path / "d").mkdir()
+    bad_input(plan("--pmcs", "3", "-o", tmp_path / "d"), names=[str(tmp_path / "d")], watch=[tmp_path])
+
+
+def test_output_device(bad_input, tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    bad_input(plan("--pmcs", "3", "-o", "/dev/full"), names=["/dev/full"], watch=[tmp_path])
+
+
+def test_output_read_only_place(bad_input, tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (ro / "p.toml").write_text("groups = [['x']]\n")
+    ro.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        if os.access(ro, os.W_OK):
+            pytest.skip("running as a user who may write anywhere (root)")
+        bad_input(plan("--pmcs", "3", "-o", ro / "p.toml"), names=[str(ro)], watch=[ro])
+    finally:
+        ro.chmod(stat.S_IRWXU)
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """``tmpfs(options)``: a small tmpfs mounted in tmp_path (skips where mounting is not allowed)."""
+    mounted = []
+
+    def mount(options):
+        where = tmp_path / f"mnt{len(mounted)}"
+        where.mkdir()
+        res = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "none", str(where)], capture_output=True, text=True
+        )
+        if res.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {res.stderr.strip() or res.returncode}")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in mounted:
+        subprocess.run(["umount", str(where)], capture_output=True)
+
+
+def test_output_on_a_read_only_file_system(bad_input, tmpfs):
+    ro = tmpfs("ro,size=64k")
+    bad_input(plan("--pmcs", "3", "-o", ro / "p.toml"), names=[str(ro)], watch=[ro])
+
+
+def test_output_on_a_full_disk(bad_input, tmpfs):
+    full = tmpfs("size=4k")
+    (full / "filler").write_bytes(b"x" * 4096)
+    bad_input(
+        ["plan", *[f"event{i}" for i in range(200)], "--pmcs", "8", "--time-budget", "0", "-o", full / "p.toml"],
+        names=[str(full / "p.toml"), "no space"],
+        watch=[full],
+    )
+
+
+def test_output_in_a_pseudo_file_system(bad_input, tmp_path):
+    if not os.path.isdir("/sys") or os.access("/sys", os.W_OK) and not os.path.ismount("/sys"):
+        pytest.skip("no /sys here")
+    bad_input(plan("--pmcs", "3", "-o", "/sys/p.toml"), names=["/sys/p.toml"], watch=[tmp_path])
+
+
+def test_existing_output_unchanged_when_refused(bad_input, tmp_path):
+    out = tmp_path / "p.toml"
+    out.write_text("groups = [['keep']]\n")
+    bad_input([*plan("--pmcs", "3", "--anchor", "nosuch"), "-o", out], names=["nosuch"], watch=[out])
+
+
+# ---------------------------------------------------------------- class E
+E_CASES = [
+    ("p.toml", "groups = [[\n", ["p.toml", "not valid TOML"]),
+    ("p.json", "{", ["p.json", "not valid JSON"]),
+    ("p.json", "[]", ["p.json", "table of keys"]),
+    ("p.toml", b"\x80\x81", ["p.toml", "UTF-8"]),
+    ("p.toml", "pmcs = 2\n", ["p.toml", "no 'groups' key"]),
+    ("p.toml", "groups = 'ab'\n", ["p.toml", "key 'groups'"]),
+    ("p.toml", "pmcs = 'x'\ngroups = [['a']]\n", ["p.toml", "key 'pmcs'"]),
+    ("p.toml", "groups = [['a', 'a']]\n", ["p.toml", "key 'groups'", "'a' twice"]),
+    ("p.toml", "events = ['a', 'a']\ngroups = [['a']]\n", ["p.toml", "key 'events'"]),
+    ("p.toml", "pmcs = 1\ngroups = [['a', 'b']]\n", ["p.toml", "key 'groups'", "pmcs is 1"]),
+    ("p.toml", "events = ['a']\ngroups = [['a', 'z']]\n", ["p.toml", "'z'", "not in the event list"]),
+    ("p.toml", "groupz = [['a']]\ngroups = [['a']]\n", ["p.toml", "unknown key 'groupz'"]),
+]
+
+
+@pytest.mark.parametrize("name,text,names", E_CASES)
+def test_bad_plan_files_through_collect(bad_input, tmp_path, name, text, names):
+    """``hemkit collect PLAN`` reads the plan first: a bad one is one line naming file and key."""
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    bad_input(["collect", path, "--runs", "1", "--", "true"], names=names, watch=[tmp_path], cwd=tmp_path)
+
+
+def test_plan_file_that_is_missing_or_a_folder(bad_input, tmp_path):
+    bad_input(["collect", tmp_path / "none.toml", "--runs", "1", "--", "true"], names=["none.toml"], watch=[tmp_path])
+    (tmp_path / "d.toml").mkdir()
+    bad_input(["collect", tmp_path / "d.toml", "--runs", "1", "--", "true"], names=["d.toml"], watch=[tmp_path])
