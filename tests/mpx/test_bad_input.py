@@ -56,7 +56,7 @@ TRACE_FILES = {
     ),
     "infinite count": (
         lambda p: p.write_text(perf_lines([(0.01, "inf", "a", 10_000_000, 100.0)] + good_rows()[1:])),
-        ["bad.csv", "'a'", "infinite"],
+        ["bad.csv", "line 3"],
     ),
     "missing interval of an event": (
         lambda p: p.write_text(perf_lines(good_rows()[:-1])),

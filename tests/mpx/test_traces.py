@@ -146,7 +146,8 @@ def test_split_workloads_keeps_runs_together_and_is_seeded():
         ("0.01,5,,a,10,100.00,,\n0.01,6,,a,10,100.00,,\n", "printed twice"),
         ("0.01,5,,a,10,100.00,,\n0.01,5,,b,10,100.00,,\n0.02,5,,a,10,100.00,,\n", "'b' has no count"),
         ("0.01,-5,,a,10,100.00,,\n", "negative count"),
-        ("0.01,inf,,a,10,100.00,,\n", "infinite count"),
+        ("0.01,inf,,a,10,100.00,,\n0.01,5,,b,10,100.00,,\n", "line 1"),
+        ("0.01,5,,a,10,100.00,,\nhello from the program\n", "line 2"),
         ("0.01,5,,a,10,40.00,,\n", "multiplexed"),
     ],
 )

@@ -58,19 +58,14 @@ def trace_inputs(f: Any) -> Any:
 
 
 def pmcs_options(help: str, *, default: Any, multiple: bool = False) -> Any:
-    """``--pmcs N`` and its hidden, deprecated spellings ``-c`` / ``--counters`` (read with :func:`_pmcs`)."""
+    """``--pmcs N`` and its hidden, deprecated spellings ``-c`` / ``--counters`` (their value lands in ``pmcs``)."""
 
     def wrap(f: Any) -> Any:
-        f = alias("--counters", "counters", "--pmcs", type=PMCS, multiple=multiple)(f)
-        f = alias("-c", "counters", "--pmcs", type=PMCS, multiple=multiple)(f)
+        f = alias("--counters", "pmcs", "--pmcs", type=PMCS, multiple=multiple)(f)
+        f = alias("-c", "pmcs", "--pmcs", type=PMCS, multiple=multiple)(f)
         return click.option("--pmcs", type=PMCS, multiple=multiple, default=default, show_default=True, help=help)(f)
 
     return wrap
-
-
-def _pmcs(pmcs: Any, counters: Any) -> Any:
-    """The value of ``--pmcs``, or of its deprecated spelling ``-c/--counters``."""
-    return counters if counters not in (None, ()) else pmcs
 
 
 def _read(paths: Any, workload: str | None, pattern: str | None, wraps: str) -> Any:
@@ -162,7 +157,7 @@ def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, outpu
 @click.option("--offset", type=click.IntRange(0, 64), default=0, show_default=True, help="Starting rotation position.")
 @trace_inputs
 @output_option("Multiplexed series (CSV or Parquet): run, step, event, raw, enabled, running, truth.", required=True)
-def emulate(trace_files, pmcs, counters, period, shift, offset, workload, pattern, wraps, output):
+def emulate(trace_files, pmcs, period, shift, offset, workload, pattern, wraps, output):
     """Emulate multiplexing of OCOE traces on --pmcs counters (the truth is kept beside)."""
     from hemkit.io.atomic import check_output
     from hemkit.io.traces import write_trace
@@ -172,7 +167,7 @@ def emulate(trace_files, pmcs, counters, period, shift, offset, workload, patter
     check_output(output, inputs=trace_files)
     with warnings_to_stderr():
         tr = _read(trace_files, workload, pattern, wraps)
-        m = _emulate(tr, _pmcs(pmcs, counters), rotation=Rotation(period=period, shift=shift, offset=offset))
+        m = _emulate(tr, pmcs, rotation=Rotation(period=period, shift=shift, offset=offset))
     write_trace(m.to_tidy(), output, inputs=trace_files)
     seen = m.observed.sum() / m.valid.sum()
     click.echo(f"read {_describe(tr)}; wrote {output}: {len(m.keys)} series, on a counter {seen:.0%} of the time")
@@ -202,9 +197,7 @@ def emulate(trace_files, pmcs, counters, period, shift, offset, workload, patter
 @trace_inputs
 @output_option("Model file (.pt).", required=True)
 @quiet_option()
-def fit(
-    trace_files, name, pmcs, counters, epochs, patience, split, seed, no_clean, workload, pattern, wraps, output, quiet
-):
+def fit(trace_files, name, pmcs, epochs, patience, split, seed, no_clean, workload, pattern, wraps, output, quiet):
     """Train a learned estimator (MLP or Bi-GRU) on OCOE traces, split by workload 7:1:2 as the paper does.
 
     Shows the epochs with their training and validation loss and ends with the scores on the
@@ -222,7 +215,7 @@ def fit(
     train = TrainOptions(seed=seed, patience=patience, **({"epochs": epochs} if epochs else {}))
     if name == "bigru":
         train = TrainOptions(seed=seed, patience=patience, epochs=epochs or 25)
-    options = FitOptions(pmcs=tuple(_pmcs(pmcs, counters)), split=shares, clean=not no_clean, seed=seed)
+    options = FitOptions(pmcs=tuple(pmcs), split=shares, clean=not no_clean, seed=seed)
     with warnings_to_stderr():
         tr = _read(trace_files, workload, pattern, wraps)
         res = fit_estimator(tr, make_estimator(name, train=train), options, progress=not quiet)
@@ -309,11 +302,7 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output):
     show_default=True,
     help=f"Repeat: {ESTIMATOR_HELP}. The first 'fixed' is the baseline.",
 )
-@click.option(
-    "--pmcs", type=PMCS, multiple=True, default=(2,), show_default=True, help="Counters (repeat for several)."
-)
-@alias("-c", "counters", "--pmcs", type=PMCS, multiple=True)
-@alias("--counters", "counters", "--pmcs", type=PMCS, multiple=True)
+@pmcs_options("Counters (repeat for several).", default=(2,), multiple=True)
 @click.option("--by", type=click.Choice(["event", "workload", "run"]), default="event", show_default=True)
 @click.option("--clean/--no-clean", default=True, show_default=True, help="Apply the paper's data cleaning.")
 @click.option("--no-dtw", is_flag=True, help="Skip the DTW-cost (the slowest score).")
@@ -329,7 +318,6 @@ def score(
     trace_files,
     specs,
     pmcs,
-    counters,
     by,
     clean,
     no_dtw,
@@ -362,7 +350,7 @@ def score(
         ests[label] = est
     with warnings_to_stderr():
         tr = _read(trace_files, workload, pattern, wraps)
-        options = ScoreOptions(pmcs=tuple(_pmcs(pmcs, counters)), clean=clean, dtw=not no_dtw)
+        options = ScoreOptions(pmcs=tuple(pmcs), clean=clean, dtw=not no_dtw)
         res = score_traces(tr, ests, options, progress=not quiet)
     show_table(
         _short(res.summary()), f"MPX estimators on {', '.join(map(str, options.pmcs))} counter(s), ranked on all three"

@@ -47,7 +47,7 @@ import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.io.atomic import atomic_path, write_text
-from hemkit.io.perf_stat import parse_perf_stat
+from hemkit.io.perf_stat import scan_perf_stat
 
 PathLike = str | os.PathLike[str]
 
@@ -185,10 +185,16 @@ def parse_trace(text: str, run: str = "0", *, ocoe: bool = True, source: str = "
     1  r0     1  page-faults    0.0
     """
     where = source or f"run {run}"
-    first = next((s.strip() for s in text.splitlines() if s.strip() and not s.lstrip().startswith("#")), "")
-    fmt = "json" if first.startswith("{") else "csv"
-    table = parse_perf_stat(text, fmt=fmt, interval=True if fmt == "csv" else None)
-    table = table[np.isfinite(table["t"].to_numpy(float))]
+    scan = scan_perf_stat(text, source=where, strict=True)  # a line that is not perf's is named, never skipped
+    lines = [p for p in scan.lines if p.kind != "summary"]
+    if any(p.aggr for p in lines):
+        raise InputError(f"{where}: per-CPU lines (perf stat -A / --per-core); record a trace without them")
+    if len({p.block for p in lines}) > 1:
+        raise InputError(f"{where}: holds several runs (perf stat --append); give one run per file")
+    table = pd.DataFrame(
+        [(p.t, p.event, p.value, p.run_time_ns, p.percent, p.status) for p in lines if p.kind == "interval"],
+        columns=["t", "event", "value", "run_time_ns", "percent", "status"],
+    )
     if table.empty:
         raise InputError(f"{where}: no interval lines (record it with 'perf stat -I MS -x,')")
     bad = table[table["status"] == "not supported"]
