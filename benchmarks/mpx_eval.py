@@ -41,7 +41,7 @@ import pandas as pd
 from hemkit.core.errors import HemkitWarning
 from hemkit.io.traces import read_trace
 from hemkit.mpx.emulate import emulate
-from hemkit.mpx.evaluation import select_workloads, workloads_of
+from hemkit.mpx.evaluation import drop_unseen, select_workloads, workloads_of
 from hemkit.mpx.fitting import FitOptions, fit_estimator
 from hemkit.mpx.learned import TrainOptions
 from hemkit.mpx.phase import PhaseInterpolation
@@ -57,7 +57,7 @@ def grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
     """RA and total error (no DTW) of fixed and every phase setting, per series, on every workload."""
     parts = []
     for c in pmcs:
-        m = emulate(tr, c)
+        m, _ = drop_unseen(emulate(tr, c))
         blind = m.without_truth()
         ests = {"fixed": make_estimator("fixed").estimate_array(blind)}
         for s, b in GRID:
@@ -144,7 +144,9 @@ def evaluate_set(
             )
         test_tr = select_workloads(tr, held)
         for c in args.pmcs:
-            m = emulate(test_tr, c)
+            m, short = drop_unseen(emulate(test_tr, c))
+            if short:
+                print(f"[{label}] C = {c}: {len(short)} runs too short for the rotation, not scored", flush=True)
             blind = m.without_truth()
             ests = {n: make_estimator(n) for n in SIMPLE}
             ests["phase-lowo"] = PhaseInterpolation(sharpness=s, balance=b)

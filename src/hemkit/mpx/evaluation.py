@@ -9,13 +9,14 @@ correlation of the truth itself (paper section 2.4).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import InputError
+from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.mpx.emulate import MpxData, Rotation, emulate
 from hemkit.mpx.estimators import MpxEstimator
@@ -53,6 +54,22 @@ class ScoreOptions:
         for c in self.pmcs:
             if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 1:
                 raise InputError(f"pmcs must be whole numbers >= 1, got {c!r}")
+
+
+def drop_unseen(mpx: MpxData) -> tuple[MpxData, list[str]]:
+    """Drop the runs in which some event never got a counter (too short for the rotation), with their names.
+
+    A real multiplexed run like that leaves nothing to estimate the event from; in an
+    emulation it only means the run was shorter than one turn of the rotation.
+    """
+    never = ~mpx.observed.any(axis=1) & ~(mpx.idle | ~mpx.valid).all(axis=1)
+    if not never.any():
+        return mpx, []
+    runs = sorted(set(mpx.keys.loc[never, "run"].astype(str)))
+    keep = ~mpx.keys["run"].astype(str).isin(runs).to_numpy()
+    if not keep.any():
+        raise InputError(f"every run is too short: an event never got a counter in {', '.join(runs[:3])}")
+    return mpx.select(keep), runs
 
 
 def emulated_estimates(
@@ -113,7 +130,14 @@ def score_traces(
     parts = []
     with as_progress(progress).task("scoring", total=len(options.pmcs) * len(estimators)) as task:
         for c in options.pmcs:
-            mpx = emulate(tr, int(c), rotation=options.rotation)
+            mpx, short = drop_unseen(emulate(tr, int(c), rotation=options.rotation))
+            if short:
+                warnings.warn(
+                    f"{len(short)} run(s) too short for every event to get one of {c} counters, not scored: "
+                    f"{', '.join(short[:5])}{' ...' if len(short) > 5 else ''}",
+                    HemkitWarning,
+                    stacklevel=2,
+                )
             blind = mpx.without_truth()
             for name, est in estimators.items():
                 values = est.estimate_array(blind)
@@ -146,4 +170,4 @@ def select_workloads(trace: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
     return trace[trace["workload"].astype(str).isin(list(names))].reset_index(drop=True)
 
 
-__all__ = ["ScoreOptions", "emulated_estimates", "score_traces", "select_workloads", "workloads_of"]
+__all__ = ["ScoreOptions", "drop_unseen", "emulated_estimates", "score_traces", "select_workloads", "workloads_of"]

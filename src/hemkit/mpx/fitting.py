@@ -28,7 +28,7 @@ from hemkit.core.results import Result, result
 from hemkit.core.rng import child
 from hemkit.mpx.emulate import MpxData, emulate_many
 from hemkit.mpx.estimators import FixedInterpolation, MpxEstimator
-from hemkit.mpx.evaluation import emulated_estimates, workloads_of
+from hemkit.mpx.evaluation import drop_unseen, emulated_estimates, workloads_of
 from hemkit.mpx.phase import INTERPOLATIONS
 from hemkit.mpx.scores import MpxScores, score_table
 from hemkit.mpx.traces import clean_runs, split_workloads
@@ -129,7 +129,8 @@ def cut_runs(trace: pd.DataFrame, max_steps: int) -> pd.DataFrame:
 def _views(trace: pd.DataFrame, options: FitOptions, all_offsets: bool) -> MpxData:
     trace = cut_runs(trace, options.max_steps)
     n_ev = int(trace.groupby("run")["event"].nunique().max())
-    return emulate_many(trace, tuple(options.pmcs), range(n_ev) if all_offsets else [0])
+    views, _ = drop_unseen(emulate_many(trace, tuple(options.pmcs), range(n_ev) if all_offsets else [0]))
+    return views  # pieces too short for every event to get a counter teach nothing
 
 
 def fit_estimator(
