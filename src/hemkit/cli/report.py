@@ -8,7 +8,7 @@ from hemkit.cli._options import output_option, quiet_option, readings_input_opti
 
 
 @click.command("report")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.argument("inputs", nargs=-1, type=click.Path(dir_okay=True))
 @readings_input_options
 @click.option(
     "--method",
@@ -35,6 +35,7 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, see
     \b
     hemkit report plan.db -o report.html
     hemkit report runs/*.csv -o report.html
+    hemkit report -o report.html              (the bundled NXP T2080 readings)
     hemkit report much_raw.csv --pmcs 6 --codes code2name.csv -o report.html
 
     The page (no network needed, figures inline) shows the plan and its coverage, the runs
@@ -48,7 +49,11 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, see
         raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
     check_output(output, inputs=inputs, what="report")
     paths = list(inputs)
-    if len(paths) == 1 and pmcs is None and codes is None and not drop_constant:
+    if not paths:
+        from hemkit.datasets import t2080_much
+
+        source, paths = t2080_much(), ["bundled T2080 MUCH data"]
+    elif len(paths) == 1 and pmcs is None and codes is None and not drop_constant:
         source = paths[0]  # a collection database also gets its runs-and-validation section
     else:
         source = read_readings(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
