@@ -227,6 +227,31 @@ def test_plot_place_is_checked_before_the_work(bad_input, tmp_path):
     )
 
 
+def test_trace_time_limit_stops_the_program_too(bad_input, tmp_path, software_perf):
+    marker = tmp_path / "still-ran"
+    bad_input(
+        [
+            "mpx",
+            "trace",
+            "-e",
+            "task-clock",
+            "--timeout",
+            0.5,
+            "-o",
+            tmp_path / "t",
+            "--",
+            "sh",
+            "-c",
+            f"sleep 2; touch {marker}",
+        ],
+        names=["still running after 0.5 s"],
+    )
+    import time
+
+    time.sleep(2.5)
+    assert not marker.exists()  # the program was stopped with perf, not left running
+
+
 def test_trace_output_must_be_a_folder(bad_input, tmp_path):
     f = tmp_path / "file.csv"
     f.write_text("x")

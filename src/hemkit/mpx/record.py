@@ -38,7 +38,7 @@ from hemkit.core.errors import InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.external.perf import find_perf
-from hemkit.external.process import describe_status, run
+from hemkit.external.process import Program, describe_status, run
 from hemkit.io.atomic import check_output_dir
 from hemkit.io.traces import parse_trace, write_perf_text
 
@@ -258,10 +258,11 @@ def _one_run(perf: str, events: list[str], command: list[str], options: TraceOpt
         out, status_file = os.path.join(tmp, "stat.csv"), os.path.join(tmp, "status")
         args = [perf, "stat", "-I", str(options.interval_ms), "-x,", "-o", out, "-e", ",".join(events), "--"]
         t0 = time.perf_counter()
-        proc = run(
-            [*args, *user_command(command, status_file)],
+        proc = run(  # own session: a time limit or Ctrl-C stops perf, the program and all it started
+            Program((*args, *user_command(command, status_file)), die_with_parent=True),
             capture=False,
             timeout=options.timeout,
+            start_new_session=True,
             what=f"perf stat of {prog}",
         )
         seconds = time.perf_counter() - t0
