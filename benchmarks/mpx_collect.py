@@ -1,11 +1,18 @@
-"""Collect the OCOE interval traces behind the multiplexing benchmark (issue 4).
+"""Record the OCOE interval traces behind the multiplexing benchmark (issue 13), with ``hemkit mpx trace``.
 
-    .venv/bin/python benchmarks/mpx_collect.py --out /work/data/mpx/traces.parquet --runs 3
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --out ~/mpx-data/traces --runs 4
 
-12 workloads (6 bundled phased C kernels + gzip, xz, bzip2, sort, gcc, python, tar on
-generated inputs) x 3 sets of 5 events x RUNS runs, ``perf stat -I 10``.  The events are
-software events and tracepoints because the VM this was written on has no PMU driver; on
-a machine with counters pass ``--events`` sets of hardware events (at most 5 per set).
+Each workload x event set x run is one ``hemkit mpx trace`` run (the library function behind
+it, :func:`hemkit.mpx.record.record_traces`), i.e. for the workload ``gzip``::
+
+    hemkit mpx trace -e task-clock,page-faults,... -e kmem:kmalloc,... -e ... --runs 4 -w gzip \\
+        -o ~/mpx-data/traces -- gzip -c -6 text.txt
+
+writing ``gzip_s1_r1.csv`` ... in exactly the format of ``shared/data/zen5/traces``.  The events
+are software events and tracepoints (5 per set, read together: no multiplexing, so every
+interval is exact), because the machines of this project mostly have no PMU.  The workloads
+are distinct programs (compressors, compilers, sorts, scripts, archivers, checksums,
+databases) on generated, deterministic inputs, plus the bundled phased C kernels.
 """
 
 from __future__ import annotations
@@ -17,8 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-from hemkit.mpx.traces import collect_traces, write_trace
-from hemkit.workloads import compile_c
+from hemkit.external.compiler import compile_c
+from hemkit.mpx.record import TraceOptions, record_traces
 
 EVENT_SETS = [
     ["task-clock", "page-faults", "context-switches", "syscalls:sys_enter_read", "syscalls:sys_enter_write"],
@@ -32,10 +39,10 @@ EVENT_SETS = [
     ],
 ]
 
-PYTHON_WORK = r"""
+PY_DICT = r"""
 import json, os, tempfile, time
 d = {}
-for r in range(12):
+for r in range(10):
     for i in range(60000): d[i] = str(i) * 3
     with tempfile.TemporaryFile('w+') as f:
         for i in range(3000): f.write(json.dumps({'k': i, 'v': d[i]}) + '\n')
@@ -44,9 +51,32 @@ for r in range(12):
     d.clear()
 """
 
+PY_TEXT = r"""
+import collections, re, sys
+words = collections.Counter()
+with open(sys.argv[1]) as f:
+    for k, line in enumerate(f):
+        for w in re.findall(r"[a-z]{3,}", line):
+            words[w[::-1]] += 1
+        if k % 50000 == 0:
+            items = sorted(words.items(), key=lambda kv: -kv[1])[:1000]
+print(len(words))
+"""
+
+SQL = """
+create table t(k integer primary key, a text, b integer);
+with recursive c(x) as (select 1 union all select x + 1 from c where x < 300000)
+insert into t select x, hex(randomblob(16)), abs(random()) % 1000 from c;
+create index ib on t(b);
+select b, count(*), max(a) from t group by b order by 2 desc limit 5;
+update t set a = lower(a) where b < 300;
+delete from t where b % 7 = 0;
+vacuum;
+"""
+
 
 def make_inputs(root: Path) -> dict[str, Path]:
-    """Generated inputs (deterministic): a text file, a C file with many functions, a directory."""
+    """Generated, deterministic inputs: a text file, a C++ file, a C file, a tree of files, a SQL script."""
     root.mkdir(parents=True, exist_ok=True)
     rng = random.Random(0)
     words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(3000)]
@@ -63,55 +93,138 @@ def make_inputs(root: Path) -> dict[str, Path]:
                     f"double f{k}(double *a, int n) {{ double s = 0; for (int i = 0; i < n; i++) "
                     f"s += a[i] * {k + 1}.0 / (1.0 + a[(i * {k + 3}) % n]); return s; }}\n"
                 )
+    cxx = root / "big.cc"
+    if not cxx.exists():
+        with open(cxx, "w") as f:
+            f.write("#include <map>\n#include <string>\n#include <vector>\n#include <algorithm>\n")
+            for k in range(60):
+                f.write(
+                    f"std::map<std::string, std::vector<int>> g{k}(int n) {{ std::map<std::string, std::vector<int>> m;"
+                    f" for (int i = 0; i < n; i++) m[std::to_string(i % {k + 7})].push_back(i * {k});"
+                    " for (auto &kv : m) std::sort(kv.second.begin(), kv.second.end()); return m; }\n"
+                )
     tree = root / "tree"
     if not tree.exists():
         tree.mkdir()
         for k in range(1500):
             (tree / f"f{k}.txt").write_text(" ".join(rng.choice(words) for _ in range(rng.randint(10, 4000))))
-    return {"text": text, "csrc": csrc, "tree": tree}
+    sql = root / "work.sql"
+    sql.write_text(SQL)
+    pydict, pytext = root / "py_dict.py", root / "py_text.py"
+    pydict.write_text(PY_DICT)
+    pytext.write_text(PY_TEXT)
+    return {"text": text, "csrc": csrc, "cxx": cxx, "tree": tree, "sql": sql, "pydict": pydict, "pytext": pytext}
 
 
 def workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """Workload name -> command."""
     exe = str(compile_c("hemkit.mpx:c/phased.c"))
+    text = str(inputs["text"])
     return {
+        "gzip": ["gzip", "-c", "-6", text],
+        "xz": ["xz", "-c", "-2", "-T1", text],
+        "bzip2": ["bzip2", "-c", "-9", text],
+        "zstd": ["zstd", "-c", "-12", "-T1", text],
+        "sort": ["sort", "-k3,3", "-k1,1", "-S", "64M", "-T", str(scratch), text],
+        "gcc": ["gcc", "-O2", "-c", str(inputs["csrc"]), "-o", str(scratch / "big.o")],
+        "g++": ["g++", "-O1", "-c", str(inputs["cxx"]), "-o", str(scratch / "bigxx.o")],
+        "py-dict": [sys.executable, str(inputs["pydict"])],
+        "py-text": [sys.executable, str(inputs["pytext"]), text],
+        "tar": ["tar", "czf", str(scratch / "tree.tgz"), "-C", str(inputs["tree"].parent), "tree"],
+        "sha256": ["sh", "-c", f"for i in 1 2 3 4; do sha256sum {text}; done"],
+        "awk": ["awk", "{for (i = 1; i <= NF; i++) c[$i]++} END {n = 0; for (w in c) n++; print n}", text],
+        "sqlite": ["sh", "-c", f"rm -f {scratch}/w.db; sqlite3 {scratch}/w.db < {inputs['sql']}"],
+        "perl": ["perl", "-ne", "$h{$_}++ for /(\\w{4,})/g; END { print scalar(keys %h), qq(\\n) }", text],
         "ph-alloc-compute": [exe, "a:300,c:300,a:200,c:400"],
         "ph-io-sleep": [exe, "i:300,s:200,i:300,s:200"],
-        "ph-burst": [exe, "b:600,c:200,b:400"],
         "ph-mixed": [exe, "a:150,i:150,c:150,s:100,p:150,b:200"],
-        "ph-pipe": [exe, "p:300,c:200,p:300,i:200"],
         "ph-cycle": [exe, "a:40,i:40,c:40,p:40", "6"],
-        "gzip": ["gzip", "-c", "-9", str(inputs["text"])],
-        "xz": ["xz", "-c", "-0", "-T1", str(inputs["text"])],
-        "bzip2": ["bzip2", "-c", "-9", str(inputs["text"])],
-        "sort": ["sort", "-k3,3", "-k1,1", "-S", "64M", "-T", str(scratch), str(inputs["text"])],
-        "gcc": ["gcc", "-O2", "-c", str(inputs["csrc"]), "-o", str(scratch / "big.o")],
-        "python": [sys.executable, "-c", PYTHON_WORK],
-        "tar": ["tar", "czf", str(scratch / "tree.tgz"), "-C", str(inputs["tree"].parent), "tree"],
+    }
+
+
+NODE_WORK = r"""
+const m = new Map();
+for (let r = 0; r < 6; r++) {
+  for (let i = 0; i < 200000; i++) m.set('k' + i, {v: i * r, s: String(i).repeat(3)});
+  const j = JSON.stringify(Array.from(m.entries()).slice(0, 50000));
+  JSON.parse(j);
+  m.clear();
+}
+"""
+
+PY_NUM = r"""
+import random, statistics, math
+random.seed(0)
+xs = [random.random() for _ in range(400000)]
+for r in range(6):
+    xs.sort(); statistics.median(xs); sum(math.sqrt(x) for x in xs)
+    xs = [x * 1.0001 % 1 for x in xs]
+"""
+
+
+def fresh_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A second, disjoint set of programs, recorded after the estimator was designed: a final held-out set."""
+    text = str(inputs["text"])
+    (scratch / "node.js").write_text(NODE_WORK)
+    (scratch / "pynum.py").write_text(PY_NUM)
+    proj = scratch / "proj"
+    proj.mkdir(exist_ok=True)
+    for k in range(12):
+        (proj / f"u{k}.c").write_text("".join(f"int f{k}_{i}(int x) {{ return x * {i} + {k}; }}\n" for i in range(300)))
+    (proj / "Makefile").write_text(
+        "OBJ = " + " ".join(f"u{k}.o" for k in range(12)) + "\nall: $(OBJ)\n%.o: %.c\n\tgcc -O2 -c $< -o $@\n"
+        "clean:\n\trm -f *.o\n"
+    )
+    return {
+        "lz4": ["lz4", "-9", "-c", text],
+        "md5sum": ["sh", "-c", f"for i in 1 2 3 4 5 6; do md5sum {text}; done"],
+        "jq": ["sh", "-c", f"head -c 3000000 {text} | jq -R -c 'split(\" \") | length' | tail -1"],
+        "node": ["node", str(scratch / "node.js")],
+        "openssl": [
+            "sh",
+            "-c",
+            f"for i in 1 2 3 4 5 6; do openssl enc -aes-256-cbc -pbkdf2 -pass pass:x -in {text} -out /dev/null; done",
+        ],
+        "bc": ["sh", "-c", "echo 'scale=1500; 4*a(1)' | bc -l"],
+        "cp-tree": [
+            "sh",
+            "-c",
+            f"rm -rf {scratch}/copy && cp -r {inputs['tree']} {scratch}/copy && rm -rf {scratch}/copy",
+        ],
+        "make": ["sh", "-c", f"make -s -C {proj} clean && make -s -C {proj}"],
+        "py-num": [sys.executable, str(scratch / "pynum.py")],
+        "grep": [
+            "sh",
+            "-c",
+            f"for w in ab cd ef gh ij kl mn op qr st uv wx yz ba dc fe hg ji lk nm; do grep -c $w {text}; done",
+        ],
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", default="/work/data/mpx/traces.parquet")
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
+    ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--only", nargs="*", help="workload names to record (default: all)")
+    ap.add_argument("--fresh", action="store_true", help="record the second, disjoint set of programs")
     args = ap.parse_args()
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     inputs = make_inputs(out.parent / "inputs")
     scratch = out.parent / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    wl = workloads(inputs, scratch)
+    wl = fresh_workloads(inputs, scratch) if args.fresh else workloads(inputs, scratch)
     if args.only:
         wl = {k: v for k, v in wl.items() if k in args.only}
     t0 = time.perf_counter()
-    trace = collect_traces(wl, EVENT_SETS, runs=args.runs, interval_ms=10, progress=lambda m: print(m, flush=True))
-    write_trace(trace, out)
-    print(
-        f"wrote {out}: {trace['run'].nunique()} runs, {trace['event'].nunique()} events, "
-        f"{len(trace)} rows in {time.perf_counter() - t0:.0f} s"
-    )
+    n = 0
+    for name, command in wl.items():
+        rec = record_traces(command, EVENT_SETS, out, workload=name, options=TraceOptions(runs=args.runs, timeout=300))
+        n += len(rec.files)
+        print(f"{name}: {len(rec.files)} runs, {int(rec.runs['intervals'].sum())} intervals", flush=True)
+    print(f"wrote {n} trace files in {out} in {time.perf_counter() - t0:.0f} s")
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("HEMKIT_CACHE", "/work/data/mpx/cache")
+    os.environ.setdefault("HEMKIT_CACHE", os.path.expanduser("~/mpx-data/cache"))
     main()

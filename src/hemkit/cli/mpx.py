@@ -1,67 +1,96 @@
-"""``hemkit mpx``: interval traces, multiplexing emulation, estimators and scores (issue 4)."""
+"""``hemkit mpx``: interval traces, multiplexing emulation, estimators and scores (issues 4, 13).
+
+Every command parses its options, checks its outputs before the work, calls one library
+function, prints its result and ends with one line saying what was read, written and dropped.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
-import numpy as np
-import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.cli._options import (
+    PMCS,
+    alias,
+    output_option,
+    plot_option,
+    quiet_option,
+    runs_option,
+    seed_option,
+    show_table,
+    warnings_to_stderr,
+)
+from hemkit.core.errors import InputError
 
-MODEL_SUFFIXES = (".pt", ".pth")
+ESTIMATOR_HELP = "fixed, fixed-cumulative, linear, growth, min, phase, or a model file (.pt) from 'mpx fit'"
 
 
 def _events(spec: str) -> list[str]:
     ev = [e.strip() for e in spec.split(",") if e.strip()]
     if not ev:
-        raise HemkitError(f"empty event set {spec!r}")
+        raise InputError(f"empty event set {spec!r}")
     return ev
 
 
-def _load_traces(paths) -> pd.DataFrame:
-    from hemkit.mpx.traces import read_trace
+def trace_inputs(f: Any) -> Any:
+    """Options naming the workload of each trace file (runs of one workload stay together), and wrap-arounds."""
+    f = click.option(
+        "--wraps",
+        type=click.Choice(["repair", "drop", "error"]),
+        default="repair",
+        show_default=True,
+        help="Counts >= 2^47 (counter wrap-arounds): repair them when plausible (else drop the interval), "
+        "drop the interval, or stop with an error.",
+    )(f)
+    f = click.option(
+        "--workload-pattern",
+        "pattern",
+        default=None,
+        help="Regular expression naming the workload from a file name (group 'workload' or the first group); "
+        "default: the name without its run suffix (gzip_r3.csv -> gzip).",
+    )(f)
+    f = click.option(
+        "-w", "--workload", default=None, help="The workload of every input file (when they carry no workload column)."
+    )(f)
+    return f
 
-    parts = []
-    for p in paths:
-        tr = read_trace(p)
-        if "workload" not in tr.columns:
-            tr["workload"] = Path(p).stem
-        parts.append(tr)
-    return pd.concat(parts, ignore_index=True)
+
+def pmcs_options(help: str, *, default: Any, multiple: bool = False) -> Any:
+    """``--pmcs N`` and its hidden, deprecated spellings ``-c`` / ``--counters`` (their value lands in ``pmcs``)."""
+
+    def wrap(f: Any) -> Any:
+        f = alias("--counters", "pmcs", "--pmcs", type=PMCS, multiple=multiple)(f)
+        f = alias("-c", "pmcs", "--pmcs", type=PMCS, multiple=multiple)(f)
+        return click.option("--pmcs", type=PMCS, multiple=multiple, default=default, show_default=True, help=help)(f)
+
+    return wrap
 
 
-def _estimator(spec: str):
-    from hemkit.mpx.estimators import make_estimator
+def _read(paths: Any, workload: str | None, pattern: str | None, wraps: str) -> Any:
+    from hemkit.io.traces import read_trace
 
-    if spec.endswith(MODEL_SUFFIXES):
-        from hemkit.mpx.learned import _TorchEstimator
-
-        if not Path(spec).exists():
-            raise HemkitError(f"{spec}: no such model file")
-        return Path(spec).stem, _TorchEstimator.load(spec)
-    return spec, make_estimator(spec)
+    return read_trace(list(paths), workload=workload, pattern=pattern, wraps=wraps)
 
 
-def _print_table(frame: pd.DataFrame, title: str, digits: int = 3) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title)
-    table.add_column(frame.index.name or "")
-    for c in frame.columns:
-        table.add_column(str(c), justify="right")
-    for idx, row in frame.iterrows():
-        table.add_row(str(idx), *[f"{v:.{digits}f}" if isinstance(v, float | np.floating) else str(v) for v in row])
-    Console().print(table)
+def _describe(trace: Any) -> str:
+    runs = trace.groupby("workload")["run"].nunique()
+    shown = ", ".join(f"{w} ({n} runs)" for w, n in runs.items())
+    return f"{int(runs.sum())} runs of {len(runs)} workload(s): {shown}"
 
 
 @click.group()
 def mpx() -> None:
-    """Multiplexing estimation: traces, emulation, estimators (fixed, linear, growth, MLP, Bi-GRU), scores."""
+    """Multiplexing estimation: traces, emulation, estimators (fixed, linear, growth, MLP, Bi-GRU), scores.
+
+    The default estimator of 'mpx estimate' is 'phase': phase-aware interpolation of rates,
+    which uses what the events on a counter say about when the program changed phase and
+    when it did not run (see BENCHMARKS.md for how it compares with perf's scaling).
+    """
 
 
+# ------------------------------------------------------------------------------ trace
 @mpx.command()
 @click.option(
     "-e",
@@ -71,164 +100,289 @@ def mpx() -> None:
     required=True,
     help="Comma list of events read together in one run (repeat for more sets; <= 5 hardware events).",
 )
-@click.option("--runs", default=3, show_default=True, help="Runs per event set.")
-@click.option("-I", "--interval", "interval_ms", default=10, show_default=True, help="perf -I interval (ms).")
-@click.option("-w", "--workload", default=None, help="Workload name (default: the command's name).")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Trace file (.parquet or .csv).")
-@click.argument("command", nargs=-1, required=True)
-def trace(event_sets, runs, interval_ms, workload, output, command):
-    """Record OCOE interval traces of COMMAND (give it after --)."""
-    from hemkit.mpx.traces import collect_traces, write_trace
-
-    name = workload or Path(command[0]).name
-    tr = collect_traces(
-        {name: list(command)},
-        [_events(s) for s in event_sets],
-        runs=runs,
-        interval_ms=interval_ms,
-        progress=lambda m: click.echo(m, err=True),
-    )
-    write_trace(tr, output)
-    click.echo(f"wrote {output}: {tr['run'].nunique()} runs, {tr['event'].nunique()} events")
-
-
-@mpx.command()
-@click.argument("trace_file", type=click.Path(dir_okay=False))
-@click.option("-c", "--counters", default=2, show_default=True, help="Counters available (C).")
-@click.option("--period", default=1, show_default=True, help="Trace intervals per rotation tick.")
-@click.option("--shift", default=1, show_default=True, help="List positions rotated per tick (1 = Linux).")
-@click.option("--offset", default=0, show_default=True, help="Starting rotation position.")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
-def emulate(trace_file, counters, period, shift, offset, output):
-    """Emulate multiplexing of an OCOE trace; writes run, step, event, raw, enabled, running, truth."""
-    from hemkit.mpx.emulate import emulate as _emulate
-    from hemkit.mpx.traces import write_trace
-
-    m = _emulate(_load_traces([trace_file]), counters, period=period, shift=shift, offset=offset)
-    write_trace(m.to_tidy(), output)
-    seen = m.observed.sum() / m.valid.sum()
-    click.echo(f"wrote {output}: {len(m.keys)} series, events on a counter {seen:.0%} of the time")
-
-
-@mpx.command()
-@click.argument("trace_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-m", "--estimator", "name", type=click.Choice(["mlp", "bigru"]), default="mlp", show_default=True)
-@click.option("-c", "--counters", multiple=True, type=int, default=(2, 3), show_default=True)
-@click.option("--epochs", type=int, default=None, help="Training epochs (default: the estimator's).")
-@click.option("--seed", default=0, show_default=True)
-@click.option("--no-clean", is_flag=True, help="Skip the paper's data cleaning.")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Model file (.pt).")
-def fit(trace_files, name, counters, epochs, seed, no_clean, output):
-    """Train a learned estimator on OCOE traces (emulated at every rotation offset)."""
-    from hemkit.mpx.emulate import emulate_many
-    from hemkit.mpx.estimators import make_estimator
-    from hemkit.mpx.traces import clean_runs
-
-    if not output.endswith(MODEL_SUFFIXES):
-        raise HemkitError(f"{output}: model files end in .pt")
-    tr = _load_traces(trace_files)
-    if not no_clean:
-        tr = clean_runs(tr)
-    n_ev = int(tr.groupby("run")["event"].nunique().max())
-    data = emulate_many(tr, counters, range(n_ev))
-    params = {"seed": seed} | ({"epochs": epochs} if epochs else {})
-    est = make_estimator(name, **params).fit(data)
-    est.save(output)
-    click.echo(
-        f"wrote {output}: {name} trained on {len(data.keys)} series in {est.fit_seconds_:.1f} s "
-        f"(final loss {est.loss_[-1]:.4f})"
-    )
-
-
-@mpx.command()
-@click.argument("mpx_file", type=click.Path(dir_okay=False))
+@runs_option("Runs of the program per event set.", default=1)
 @click.option(
-    "-m",
-    "--estimator",
-    "spec",
-    default="fixed",
+    "-I",
+    "--interval",
+    "interval_ms",
+    type=click.IntRange(1, 3_600_000),
+    default=10,
     show_default=True,
-    help="fixed, fixed-cumulative, linear, growth or a model file (.pt) from 'mpx fit'.",
+    help="perf -I interval (ms).",
 )
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False))
-def estimate(mpx_file, spec, output):
-    """Estimate full series from multiplexed data (from 'mpx emulate' or a multiplexed perf stat -I file)."""
-    from hemkit.mpx.emulate import MpxData
-    from hemkit.mpx.traces import read_trace, write_trace
+@click.option(
+    "-w", "--workload", default=None, help="Workload name; files are WORKLOAD_r<k>.csv (default: the program's name)."
+)
+@click.option(
+    "--timeout", type=click.FloatRange(0, min_open=True), default=None, help="Stop a run after this many seconds."
+)
+@click.option("--allow-failure", is_flag=True, help="Keep the traces of a program that exits non-zero or is killed.")
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False), help="Folder for the trace files.")
+@quiet_option()
+@click.argument("command", nargs=-1, required=True)
+def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, output, quiet, command):
+    """Record OCOE interval traces of COMMAND (give it after --), one perf stat -I file per run.
 
-    table = read_trace(mpx_file, ocoe=False)
-    m = MpxData.from_tidy(table, source=mpx_file).without_truth()
-    if spec in ("mlp", "bigru"):
-        raise HemkitError(f"estimator {spec!r} must be trained first: hemkit mpx fit ... -o {spec}.pt")
-    name, est = _estimator(spec)
-    write_trace(est.estimate(m), output)
-    click.echo(f"wrote {output}: {name} estimates for {len(m.keys)} series")
+    The files are exactly what 'perf stat -I MS -x, -o FILE' writes. The program runs with
+    your own environment (PATH, virtual environment, folder); one that exits non-zero or is
+    killed is an error unless --allow-failure.
+    """
+    from hemkit.mpx.record import TraceOptions, record_traces
+
+    options = TraceOptions(interval_ms=interval_ms, runs=runs, timeout=timeout, allow_failure=allow_failure)
+    with warnings_to_stderr():
+        rec = record_traces(
+            list(command),
+            [_events(s) for s in event_sets],
+            output,
+            workload=workload,
+            options=options,
+            progress=not quiet,
+        )
+    failed = int((rec.runs["status"] != "ok").sum())
+    names = [Path(f).name for f in rec.files]
+    span = names[0] if len(names) == 1 else f"{names[0]} .. {names[-1]}"
+    click.echo(
+        f"wrote {len(names)} trace file(s) in {output} ({span}): {int(rec.runs['intervals'].sum())} intervals"
+        + (f"; kept {failed} run(s) of a failing program ({rec.runs['status'].iloc[-1]})" if failed else "")
+    )
 
 
+# ------------------------------------------------------------------------------ emulate
 @mpx.command()
-@click.argument("trace_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("trace_files", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@pmcs_options("Counters available (C).", default=2)
+@click.option("--period", type=click.IntRange(1, 10_000), default=1, show_default=True, help="Intervals per rotation.")
+@click.option("--shift", type=click.IntRange(1, 64), default=1, show_default=True, help="Positions per rotation.")
+@click.option("--offset", type=click.IntRange(0, 64), default=0, show_default=True, help="Starting rotation position.")
+@trace_inputs
+@output_option("Multiplexed series (CSV or Parquet): run, step, event, raw, enabled, running, truth.", required=True)
+def emulate(trace_files, pmcs, period, shift, offset, workload, pattern, wraps, output):
+    """Emulate multiplexing of OCOE traces on --pmcs counters (the truth is kept beside)."""
+    from hemkit.io.atomic import check_output
+    from hemkit.io.traces import write_trace
+    from hemkit.mpx.emulate import Rotation
+    from hemkit.mpx.emulate import emulate as _emulate
+
+    check_output(output, inputs=trace_files)
+    with warnings_to_stderr():
+        tr = _read(trace_files, workload, pattern, wraps)
+        m = _emulate(tr, pmcs, rotation=Rotation(period=period, shift=shift, offset=offset))
+    write_trace(m.to_tidy(), output, inputs=trace_files)
+    seen = m.observed.sum() / m.valid.sum()
+    click.echo(f"read {_describe(tr)}; wrote {output}: {len(m.keys)} series, on a counter {seen:.0%} of the time")
+
+
+# ------------------------------------------------------------------------------ fit
+@mpx.command()
+@click.argument("trace_files", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.option("-m", "--estimator", "name", type=click.Choice(["mlp", "bigru"]), default="mlp", show_default=True)
+@pmcs_options("Counter counts to train on (repeat).", default=(2, 3), multiple=True)
+@click.option("--epochs", type=click.IntRange(1, 100_000), default=None, help="Most epochs (default: the model's).")
+@click.option(
+    "--patience",
+    type=click.IntRange(0, 100_000),
+    default=5,
+    show_default=True,
+    help="Stop after this many epochs without a better validation loss (0: never).",
+)
+@click.option(
+    "--split",
+    default="7:1:2",
+    show_default=True,
+    help="Training:validation:test shares of the workloads (runs of a workload stay together).",
+)
+@seed_option()
+@click.option("--no-clean", is_flag=True, help="Skip the paper's data cleaning.")
+@trace_inputs
+@output_option("Model file (.pt).", required=True)
+@quiet_option()
+def fit(trace_files, name, pmcs, epochs, patience, split, seed, no_clean, workload, pattern, wraps, output, quiet):
+    """Train a learned estimator (MLP or Bi-GRU) on OCOE traces, split by workload 7:1:2 as the paper does.
+
+    Shows the epochs with their training and validation loss and ends with the scores on the
+    validation (and test) workloads.
+    """
+    from hemkit.io.atomic import check_output
+    from hemkit.mpx.fitting import FitOptions, fit_estimator
+    from hemkit.mpx.learned import TrainOptions
+    from hemkit.mpx.registry import is_model_file, make_estimator
+
+    if not is_model_file(output):
+        raise click.BadParameter("model files end in .pt", param_hint="'-o' / '--output'")
+    shares = _split(split)
+    check_output(output, inputs=trace_files, what="model")
+    train = TrainOptions(seed=seed, patience=patience, **({"epochs": epochs} if epochs else {}))
+    if name == "bigru":
+        train = TrainOptions(seed=seed, patience=patience, epochs=epochs or 25)
+    options = FitOptions(pmcs=tuple(pmcs), split=shares, clean=not no_clean, seed=seed)
+    with warnings_to_stderr():
+        tr = _read(trace_files, workload, pattern, wraps)
+        res = fit_estimator(tr, make_estimator(name, train=train), options, progress=not quiet)
+    res.estimator.save(output)
+    show_table(res.split.set_index("workload"), "workloads")
+    hist = res.history.set_index("epoch")
+    if len(hist) > 12:
+        hist = hist.iloc[list(range(5)) + list(range(len(hist) - 5, len(hist)))]
+    show_table(hist, "training (loss per epoch; the best validation epoch is kept)")
+    summ = _short(res.summary())
+    summ.index = [f"{part}: {est}" for part, est in summ.index]
+    summ.index.name = "part: estimator"
+    show_table(summ, "scores on the validation (and test) part, which training did not see")
+    best = getattr(res.estimator, "best_epoch_", len(res.history))
+    click.echo(
+        f"read {_describe(tr)}; trained {name} for {len(res.history)} epochs (kept epoch {best}); wrote {output}"
+    )
+
+
+SHORT = {
+    "ra": "RA",
+    "error_cut": "err cut",
+    "dtw": "DTW",
+    "total_error": "tot err",
+    "worst_event_ra": "worst ev",
+    "rank": "rank",
+}
+
+
+def _short(summary: Any) -> Any:
+    """The ranking's main columns under short names (RA, error cut vs fixed, DTW, median |total error|, ...)."""
+    cols = [c for c in SHORT if c in summary.columns]
+    return summary[cols].rename(columns=SHORT)
+
+
+def _split(text: str) -> tuple[float, float, float]:
+    try:
+        parts = tuple(float(x) for x in text.split(":"))
+    except ValueError:
+        parts = ()
+    if len(parts) != 3 or any(p < 0 for p in parts) or parts[0] <= 0:
+        raise click.BadParameter(
+            f"{text!r}: give TRAIN:VALIDATION:TEST shares such as 7:1:2 (training > 0)", param_hint="'--split'"
+        )
+    return (parts[0], parts[1], parts[2])
+
+
+# ------------------------------------------------------------------------------ estimate
+@mpx.command()
+@click.argument("mpx_files", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.option("-m", "--estimator", "spec", default=None, help=f"{ESTIMATOR_HELP}; default phase.")
+@trace_inputs
+@output_option("Estimates (CSV or Parquet): run, step, event, estimate.", required=True)
+def estimate(mpx_files, spec, workload, pattern, wraps, output):
+    """Estimate full series from multiplexed counts: 'mpx emulate' output or multiplexed perf stat -I files."""
+    from hemkit.io.atomic import check_output
+    from hemkit.io.traces import write_trace
+    from hemkit.mpx.registry import DEFAULT_ESTIMATOR, load_estimator
+    from hemkit.mpx.traces import read_multiplexed
+
+    check_output(output, inputs=mpx_files)
+    name = spec or DEFAULT_ESTIMATOR
+    with warnings_to_stderr():
+        est = load_estimator(name)
+        m = read_multiplexed(list(mpx_files), workload=workload, pattern=pattern, wraps=wraps)
+        res = est.estimate(m.without_truth())
+    write_trace(res.to_frame(), output, inputs=mpx_files)
+    seen = m.observed.sum() / max(m.valid.sum(), 1)
+    click.echo(
+        f"read {len(m.keys)} series of {m.keys['run'].nunique()} run(s) (on a counter {seen:.0%} of the time); "
+        f"wrote {output}: {res.estimator} estimates"
+    )
+
+
+# ------------------------------------------------------------------------------ score
+@mpx.command()
+@click.argument("trace_files", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option(
     "-m",
     "--estimator",
     "specs",
     multiple=True,
-    default=("fixed", "linear", "growth"),
+    default=("fixed", "growth", "phase"),
     show_default=True,
-    help="Estimator name or model file (.pt); repeat.",
+    help=f"Repeat: {ESTIMATOR_HELP}. The first 'fixed' is the baseline.",
 )
-@click.option("-c", "--counters", default=2, show_default=True)
+@pmcs_options("Counters (repeat for several).", default=(2,), multiple=True)
 @click.option("--by", type=click.Choice(["event", "workload", "run"]), default="event", show_default=True)
 @click.option("--clean/--no-clean", default=True, show_default=True, help="Apply the paper's data cleaning.")
-@click.option("--plot-ra", type=click.Path(dir_okay=False), help="Write RA bars per event and estimator here.")
-@click.option(
-    "--plot-series",
-    nargs=3,
-    type=(str, str, click.Path(dir_okay=False)),
-    default=None,
-    help="RUN EVENT FILE: plot true vs estimated series.",
+@click.option("--no-dtw", is_flag=True, help="Skip the DTW-cost (the slowest score).")
+@trace_inputs
+@plot_option(
+    help="Per event: truth, fixed and the best-ranked estimator over time, and a DTW alignment (PNG, SVG, PDF)."
 )
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the per-series scores here.")
-def score(trace_files, specs, counters, by, clean, plot_ra, plot_series, output):
-    """Emulate OCOE traces with C counters, run the estimators and score them (RA, DTW-cost, total error)."""
-    from hemkit.mpx.emulate import emulate as _emulate
-    from hemkit.mpx.scores import ScoreResult
-    from hemkit.mpx.scores import score as _score
-    from hemkit.mpx.traces import clean_runs, write_trace
+@plot_option("ra", help="RA per event and estimator, as bars.")
+@click.option("--plot-run", default=None, help="The run the --plot figure shows (default: the first).")
+@output_option("Per-series scores (CSV or Parquet).")
+@quiet_option()
+def score(
+    trace_files,
+    specs,
+    pmcs,
+    by,
+    clean,
+    no_dtw,
+    workload,
+    pattern,
+    wraps,
+    plot,
+    plot_ra,
+    plot_run,
+    output,
+    quiet,
+):
+    """Emulate multiplexing of OCOE traces, run the estimators and score them: RA, DTW-cost, total error.
 
-    tr = _load_traces(trace_files)
-    if clean:
-        tr = clean_runs(tr)
-    m = _emulate(tr, counters)
-    blind = m.without_truth()
+    Estimators are ranked on the three together; the run-to-run correlation of each
+    workload's repeated runs (the paper's section 2.4) shows how stable the truth itself is.
+    """
+    from hemkit.io.atomic import check_output
+    from hemkit.io.traces import write_trace
+    from hemkit.mpx.evaluation import ScoreOptions, score_traces
+    from hemkit.mpx.registry import load_estimator
+
+    for path, what in ((output, ""), (plot, "plot"), (plot_ra, "plot")):
+        if path:
+            check_output(path, inputs=trace_files, what=what)
     ests = {}
     for spec in specs:
-        name, est = _estimator(spec)
-        if spec in ("mlp", "bigru"):
-            raise HemkitError(f"estimator {spec!r} must be trained first: hemkit mpx fit ... -o {spec}.pt")
-        ests[name] = est.fit(blind).estimate_array(blind) if not hasattr(est, "model_") else est.estimate_array(blind)
-    res = ScoreResult(_score(m, ests), baseline=list(ests)[0])
-    _print_table(res.overall(), f"MPX estimators, {counters} counters (baseline {res.baseline})", 4)
-    _print_table(res.by(by, "ra"), f"RA per {by}")
-    _print_table(res.by(by, "dtw"), f"DTW-cost per {by} (log10 counts)")
+        est = load_estimator(spec)
+        label = Path(spec).stem if str(spec).lower().endswith((".pt", ".pth")) else spec
+        ests[label] = est
+    with warnings_to_stderr():
+        tr = _read(trace_files, workload, pattern, wraps)
+        options = ScoreOptions(pmcs=tuple(pmcs), clean=clean, dtw=not no_dtw)
+        res = score_traces(tr, ests, options, progress=not quiet)
+    show_table(
+        _short(res.summary()), f"MPX estimators on {', '.join(map(str, options.pmcs))} counter(s), ranked on all three"
+    )
+    show_table(res.by(by, "ra"), f"RA per {by} (higher is better)", float_format="{:.3f}")
+    show_table(res.by(by, "total_error"), f"median |total error| per {by}", float_format="{:.3f}")
+    if res.run_to_run is not None and len(res.run_to_run):
+        r2r = res.run_to_run.pivot_table(index="event", columns="workload", values="r")
+        show_table(r2r, "run-to-run Pearson r of the truth (paper section 2.4)", float_format="{:.2f}")
+    written = []
     if output:
-        write_trace(res.table, output)
-    if plot_ra or plot_series:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        write_trace(res.to_frame(), output, inputs=trace_files)
+        written.append(str(output))
+    if plot or plot_ra:
+        from hemkit.io.atomic import write_figure
+        from hemkit.mpx.plots import estimate_figure
         from hemkit.mpx.plots import plot_ra as _plot_ra
-        from hemkit.mpx.plots import plot_series as _plot_series
 
+        if plot:
+            from hemkit.mpx.traces import clean_runs
+
+            ranked = [n for n in res.summary().index if n != res.baseline]
+            shown = {n: ests[n] for n in [res.baseline, *ranked[:1]] if n in ests}
+            fig = estimate_figure(clean_runs(tr) if clean else tr, shown, options.pmcs[0], run=plot_run)
+            write_figure(fig, plot)
+            written.append(str(plot))
         if plot_ra:
             ax = _plot_ra(res.table)
-            ax.figure.tight_layout()
-            ax.figure.savefig(plot_ra)
-            plt.close(ax.figure)
-        if plot_series:
-            run, event, path = plot_series
-            ax = _plot_series(m, ests, run, event)
-            ax.figure.tight_layout()
-            ax.figure.savefig(path)
-            plt.close(ax.figure)
+            write_figure(ax.figure, plot_ra)
+            written.append(str(plot_ra))
+    best = res.summary().index[0]
+    click.echo(
+        f"read {_describe(tr)}; scored {len(ests)} estimator(s), best ranked: {best}"
+        + (f"; wrote {', '.join(written)}" if written else "")
+    )

@@ -2,17 +2,27 @@
 
 Multiplexed counts are corrupt on the project's Zen 5 VMs and cannot be made at all on
 machines without a PMU, so the multiplexed input is built in software from OCOE traces
-(every event of a set read at once, exact per interval).  The truth is then known
-exactly.  The scheduler is Linux's: ``C`` counters over ``E`` events, and every rotation
+(every event of a run read at once, exact per interval): the truth is then known exactly.
+The scheduler is Linux's: ``C`` counters (``pmcs``) over ``E`` events, and every rotation
 tick the list of flexible events is rotated left by ``shift`` (the kernel rotates by one
 group, ``perf_rotate_context``; PAPI's software MPX moves on by a whole set, ``shift=C``).
-With ``shift=1`` every event is on a counter ``C`` ticks out of every ``E``, i.e. a
-fraction ``C/E`` of the time (Wang et al. 2022, Eq. (1): ``Interval = E/C``).
+With ``shift=1`` every event is on a counter ``C`` ticks out of every ``E``, a fraction
+``C/E`` of the time (Wang et al. 2022, Eq. (1): ``Interval = E/C``).
 
 The rotation tick is one trace interval (``period=1``) or ``period`` intervals: the traces
 are 10 ms intervals while the kernel rotates every 4 ms, and a 10 ms trace cannot show what
-happened inside an interval, so a slice here is a whole number of intervals.  This is
-coarser than the kernel, which makes the estimation problem harder, not easier.
+happened inside an interval, so a slice here is a whole number of intervals (coarser than
+the kernel, which makes the estimation harder, not easier).  The kernel rotates only while
+the task runs, so an interval in which the program did not run at all (every event
+``<not counted>`` with zero running time: it slept) does not advance the rotation.
+
+**Time enabled and running.**  perf scales a multiplexed count by ``enabled / running``,
+where ``enabled`` is the time the event was enabled -- for a program's events, the time the
+program ran in the interval -- and ``running`` the part of it the event spent on a counter.
+The OCOE trace's ``time_running`` is exactly the time the program ran in each interval, so
+the emulation sets ``enabled`` to it (not to the interval length) and ``running`` to it
+or 0.  An interval with ``enabled = 0`` is one where the program did not run: every count
+is known to be 0 there (:attr:`MpxData.idle`).
 
 An estimator sees only :class:`MpxData` without ``truth``: per interval, the count when the
 event was on a counter (NaN otherwise), ``enabled`` and ``running`` nanoseconds, exactly
@@ -23,24 +33,37 @@ perf's own per-interval numbers (``raw x enabled / running``) and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import InputError
+from hemkit.core.results import Result, result
 
 MPX_COLUMNS = ["run", "step", "event", "raw", "enabled", "running"]
+MAX_CELLS = 200_000_000
+"""Largest series x intervals grid built (about 1.6 GB per array): larger inputs are refused."""
 
 
-@dataclass(frozen=True)
-class MpxData:
+def _check_size(n_series: int, n_steps: int, where: str) -> None:
+    if n_series * n_steps > MAX_CELLS:
+        raise InputError(
+            f"{where}: {n_series} series x {n_steps} intervals is too large to hold "
+            f"(at most {MAX_CELLS:,} cells); split the input"
+        )
+
+
+@result
+class MpxData(Result):
     """Multiplexed series, padded to a common length.
 
     Attributes
     ----------
     keys : DataFrame
-        One row per series: ``run, event`` (and ``workload``, ``set`` when known).
+        One row per series: ``run, event`` (and ``workload``, ``set``, ``trace_run``,
+        ``pmcs``, ``offset`` when known).  The events of one ``run`` were counted together.
     raw : ndarray (S, T)
         Count in each interval while the event was on a counter; NaN when it was not,
         and after the end of the series.
@@ -50,6 +73,12 @@ class MpxData:
         Number of intervals of each series.
     truth : ndarray (S, T) or None
         The OCOE counts (emulation only; never used by estimators).
+
+    Examples
+    --------
+    >>> tr = pd.DataFrame({"run": "r", "step": [0, 0, 1, 1], "event": ["a", "b"] * 2, "value": [1., 2., 3., 4.]})
+    >>> emulate(tr, pmcs=1).summary().loc["r"].tolist()
+    [2.0, 2.0, 0.5, 0.0]
     """
 
     keys: pd.DataFrame
@@ -69,6 +98,21 @@ class MpxData:
         """Boolean (S, T): the event was on a counter for some time in the interval."""
         return self.valid & (np.nan_to_num(self.running) > 0)
 
+    @property
+    def full(self) -> np.ndarray:
+        """Boolean (S, T): the event was on a counter the whole interval (its count is exact)."""
+        return self.observed & (self.running >= self.enabled)
+
+    @property
+    def idle(self) -> np.ndarray:
+        """Boolean (S, T): the program did not run in the interval (``enabled = 0``): the count is 0."""
+        return self.valid & (np.nan_to_num(self.enabled, nan=1.0) <= 0)
+
+    @property
+    def known(self) -> np.ndarray:
+        """Boolean (S, T): the count is known exactly (fully on a counter, or idle)."""
+        return self.full | self.idle
+
     def perf_values(self) -> np.ndarray:
         """Perf's per-interval numbers, ``raw x enabled / running`` (NaN = ``<not counted>``)."""
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -78,17 +122,47 @@ class MpxData:
         """Perf's (and PAPI's) estimate of each series' total: ``sum raw x sum enabled / sum running``."""
         ok = self.observed
         raw = np.where(ok, self.raw, 0.0).sum(axis=1)
-        ena = np.where(self.valid, self.enabled, 0.0).sum(axis=1)
+        ena = np.where(self.valid, np.nan_to_num(self.enabled), 0.0).sum(axis=1)
         run = np.where(ok, self.running, 0.0).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(run > 0, raw * ena / run, np.nan)
+            return np.where(run > 0, raw * ena / run, np.where(ena > 0, np.nan, 0.0))
 
     def without_truth(self) -> MpxData:
+        """The same data without ``truth`` (what an estimator may see)."""
         return replace(self, truth=None)
+
+    def select(self, rows: np.ndarray) -> MpxData:
+        """The series ``rows`` (a boolean mask or indices), trimmed to their longest length."""
+        idx = np.flatnonzero(rows) if np.asarray(rows).dtype == bool else np.asarray(rows, int)
+        T = int(self.length[idx].max()) if len(idx) else 0
+        return MpxData(
+            self.keys.iloc[idx].reset_index(drop=True),
+            self.raw[idx, :T],
+            self.enabled[idx, :T],
+            self.running[idx, :T],
+            self.length[idx],
+            None if self.truth is None else self.truth[idx, :T],
+        )
+
+    def summary(self) -> pd.DataFrame:
+        """Per run: events, intervals, share of the time each event was on a counter, idle share."""
+        v = self.valid
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = self.observed.sum(axis=1) / np.maximum(v.sum(axis=1), 1)
+            idle = self.idle.sum(axis=1) / np.maximum(v.sum(axis=1), 1)
+        frame = pd.DataFrame({"run": self.keys["run"].to_numpy(), "length": self.length, "share": share, "idle": idle})
+        g = frame.groupby("run", sort=False)
+        return pd.DataFrame(
+            {
+                "events": g.size(),
+                "intervals": g["length"].max(),
+                "on a counter": g["share"].mean().round(4),
+                "idle": g["idle"].mean().round(4),
+            }
+        )
 
     def to_tidy(self) -> pd.DataFrame:
         """Long table ``run, step, event, raw, enabled, running`` (+ ``truth`` when known)."""
-        S, T = self.raw.shape
         v = self.valid
         s_idx, t_idx = np.nonzero(v)
         out = self.keys.iloc[s_idx].reset_index(drop=True).copy()
@@ -103,54 +177,118 @@ class MpxData:
 
     @classmethod
     def from_tidy(cls, table: pd.DataFrame, source: str = "mpx table") -> MpxData:
-        """Inverse of :meth:`to_tidy`; also reads a real multiplexed ``perf stat -I`` trace
-        (columns ``value, time_running, percent`` from :func:`hemkit.mpx.traces.parse_trace`
-        with ``ocoe=False``: ``enabled = running x 100 / percent``, ``raw = value x running / enabled``).
+        """Inverse of :meth:`to_tidy`; also reads a real multiplexed ``perf stat -I`` trace.
+
+        A perf trace (columns ``value, time_running, percent`` of
+        :func:`hemkit.io.traces.read_trace` with ``ocoe=False``) gives ``running`` =
+        ``time_running``, ``enabled = running x 100 / percent`` and ``raw = value x percent / 100``
+        (perf's value is already scaled).  An interval perf printed ``<not counted>`` with 100 %
+        is one where the program did not run (``enabled = 0``); one with 0 % had no counter,
+        and its ``enabled`` time is that of the run's other events in the same interval.
+
+        Raises
+        ------
+        InputError
+            Missing columns, negative or infinite times or counts, ``running > enabled``, a
+            count where ``enabled = 0``, a count without running time, a grid too large.
         """
         table = table.copy()
         if "raw" not in table.columns and {"value", "time_running", "percent"} <= set(table.columns):
-            pct = table["percent"].to_numpy(float)
-            run = table["time_running"].to_numpy(float)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                ena = np.where(pct > 0, run * 100.0 / pct, np.nan)
-            table["enabled"] = ena
-            table["running"] = run
-            table["raw"] = table["value"].to_numpy(float) * pct / 100.0
+            table = _from_perf(table)
         missing = [c for c in MPX_COLUMNS if c not in table.columns]
         if missing:
-            raise HemkitError(f"{source}: missing column(s) {', '.join(missing)}")
+            raise InputError(f"{source}: missing column(s) {', '.join(missing)}")
+        if table.empty:
+            raise InputError(f"{source}: no rows")
         table["run"] = table["run"].astype(str)
-        extra = [c for c in ("workload", "set") if c in table.columns]
+        table["event"] = table["event"].astype(str)
+        _check_mpx_rows(table, source)
+        extra = [c for c in ("workload", "set", "trace_run", "pmcs", "offset") if c in table.columns]
         keys = table[extra + ["run", "event"]].drop_duplicates(["run", "event"]).reset_index(drop=True)
         S = len(keys)
         sid = pd.MultiIndex.from_frame(keys[["run", "event"]]).get_indexer(
             pd.MultiIndex.from_frame(table[["run", "event"]])
         )
-        step = table["step"].to_numpy(int)
-        if (step < 0).any():
-            raise HemkitError(f"{source}: negative step")
+        step = table["step"].to_numpy(np.int64)
         T = int(step.max()) + 1
+        _check_size(S, T, source)
         length = np.zeros(S, int)
         np.maximum.at(length, sid, step + 1)
 
-        def grid(col):
+        def grid(col: str) -> np.ndarray:
             g = np.full((S, T), np.nan)
             g[sid, step] = table[col].to_numpy(float)
             return g
 
         truth = grid("truth") if "truth" in table.columns else None
         raw, ena, run = grid("raw"), grid("enabled"), grid("running")
-        run = np.where(np.isnan(run) & (np.arange(T)[None] < length[:, None]), 0.0, run)
+        valid = np.arange(T)[None] < length[:, None]
+        run = np.where(np.isnan(run) & valid, 0.0, run)
+        raw = np.where(valid & (run <= 0), np.nan, raw)
+        ena = _fill_enabled(keys, ena, valid)
         return cls(keys, raw, ena, run, length, truth)
 
 
-def schedule(
-    n_steps: int, n_events: int, counters: int, *, period: int = 1, shift: int = 1, offset: int = 0
-) -> np.ndarray:
+def _from_perf(table: pd.DataFrame) -> pd.DataFrame:
+    pct = table["percent"].to_numpy(float)
+    run = np.nan_to_num(table["time_running"].to_numpy(float))
+    value = table["value"].to_numpy(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ena = np.where(pct > 0, run * 100.0 / np.where(pct > 0, pct, 1.0), np.nan)
+    idle = np.isnan(value) & (run <= 0) & (pct >= 99.5)
+    ena = np.where(idle, 0.0, ena)
+    table["enabled"] = ena
+    table["running"] = run
+    table["raw"] = np.where(run > 0, value * pct / 100.0, np.nan)
+    return table
+
+
+def _check_mpx_rows(table: pd.DataFrame, source: str) -> None:
+    raw = table["raw"].to_numpy(float)
+    ena = table["enabled"].to_numpy(float)
+    run = table["running"].to_numpy(float)
+
+    def fail(mask: np.ndarray, what: str) -> None:
+        if mask.any():
+            row = table.iloc[int(np.argmax(mask))]
+            raise InputError(f"{source}: run {row['run']!r}: event {row['event']!r} at step {row['step']}: {what}")
+
+    fail(np.isinf(raw) | (raw < 0), "the count is negative or infinite")
+    fail(np.isinf(ena) | (ena < 0) | np.isinf(run) | (run < 0), "a negative or infinite enabled/running time")
+    fail(run > np.nan_to_num(ena, nan=np.inf) * (1 + 1e-6) + 1, "running time exceeds enabled time")
+    fail((np.nan_to_num(ena, nan=1) == 0) & (np.nan_to_num(raw) > 0), "a count while enabled = 0 (the event was off)")
+    fail((run > 0) & np.isnan(raw), "running time but no count")
+    if "truth" in table.columns:
+        tr = table["truth"].to_numpy(float)
+        fail(np.isnan(tr) | np.isinf(tr) | (tr < 0), "the true count is missing, negative or infinite")
+
+
+def _fill_enabled(keys: pd.DataFrame, ena: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Unknown enabled time (``<not counted>`` at 0 %): that of the run's other events in the interval."""
+    missing = valid & np.isnan(ena)
+    if not missing.any():
+        return ena
+    run_code = pd.factorize(keys["run"])[0]
+    out = ena.copy()
+    for r in np.unique(run_code[missing.any(axis=1)]):
+        rows = run_code == r
+        with np.errstate(all="ignore"):
+            per_step = np.nanmax(np.where(valid[rows], ena[rows], np.nan), axis=0)
+        med = (
+            np.nanmedian(ena[rows][valid[rows] & ~np.isnan(ena[rows]) & (ena[rows] > 0)])
+            if (ena[rows] > 0).any()
+            else 1e7
+        )
+        per_step = np.where(np.isnan(per_step), med, per_step)
+        out[rows] = np.where(missing[rows], per_step[None, :], ena[rows])
+    return out
+
+
+def schedule(n_steps: int, n_events: int, pmcs: int, *, period: int = 1, shift: int = 1, offset: int = 0) -> np.ndarray:
     """Round-robin schedule: boolean (n_steps, n_events), True where the event is on a counter.
 
     At tick ``r = step // period`` the events in list positions ``(r*shift + offset + j) mod E``
-    for ``j < C`` hold the counters.  With ``counters >= n_events`` everything is always on.
+    for ``j < C`` hold the counters.  With ``pmcs >= n_events`` everything is always on.
 
     Examples
     --------
@@ -161,44 +299,57 @@ def schedule(
            [0, 0, 0, 1, 1],
            [1, 0, 0, 0, 1]])
     """
-    if counters < 1:
-        raise HemkitError(f"counters must be >= 1, got {counters}")
-    if period < 1 or shift < 1:
-        raise HemkitError("period and shift must be >= 1")
-    if counters >= n_events:
+    _check_rotation(pmcs, period, shift, offset)
+    if pmcs >= n_events:
         return np.ones((n_steps, n_events), bool)
     tick = np.arange(n_steps) // period
     pos = (np.arange(n_events)[None, :] - tick[:, None] * shift - offset) % n_events
-    return pos < counters
+    return pos < pmcs
 
 
-def emulate(
-    trace: pd.DataFrame,
-    counters: int,
-    *,
-    period: int = 1,
-    shift: int = 1,
-    offset: int = 0,
-    interval_ns: float | None = None,
-) -> MpxData:
-    """Emulate multiplexing of each run's events on ``counters`` counters.
+def _check_rotation(pmcs: int, period: int, shift: int, offset: int) -> None:
+    for name, value, low in (("pmcs", pmcs, 1), ("period", period, 1), ("shift", shift, 1), ("offset", offset, 0)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            raise InputError(f"{name} must be a whole number >= {low}, got {value!r}")
 
-    Parameters
+
+@dataclass(frozen=True)
+class Rotation:
+    """How the kernel rotates the events over the counters (see the module docstring).
+
+    Attributes
     ----------
-    trace : DataFrame
-        OCOE trace (:func:`hemkit.mpx.traces.parse_trace` / ``collect_traces``): the events of
-        one run were read together, so every run is multiplexed on its own (E = its events).
-    counters : int
-        Counters available (C); each event is then on ``C/E`` of the time.
     period : int
         Trace intervals per rotation tick.
     shift : int
         List positions the rotation moves per tick (1 = Linux, C = PAPI-style sets).
     offset : int
-        Starting position of the rotation (different offsets give different MPX views of the
+        Starting position of the rotation (different offsets give different views of the
         same run; used to augment training data).
+    """
+
+    period: int = 1
+    shift: int = 1
+    offset: int = 0
+
+
+def emulate(
+    trace: pd.DataFrame, pmcs: int, *, rotation: Rotation = Rotation(), interval_ns: float | None = None
+) -> MpxData:
+    """Emulate multiplexing of each run's events on ``pmcs`` counters.
+
+    Parameters
+    ----------
+    trace : DataFrame
+        OCOE trace (:func:`hemkit.io.traces.read_trace`): the events of one run were read
+        together, so every run is multiplexed on its own (E = its events).
+    pmcs : int
+        Counters available (C); each event is then on ``C/E`` of the time.
+    rotation : Rotation
+        Rotation period, shift and starting offset.
     interval_ns : float, optional
-        Interval length; by default from the trace's timestamps (median step of ``t``), or 1e7.
+        Interval length used where the trace has no ``time_running``; by default from the
+        trace's timestamps (median step of ``t``), or 1e7 (10 ms).
 
     Returns
     -------
@@ -208,23 +359,19 @@ def emulate(
     Examples
     --------
     >>> tr = pd.DataFrame({"run": "r", "step": [0, 0, 1, 1], "event": ["a", "b"] * 2, "value": [1., 2., 3., 4.]})
-    >>> m = emulate(tr, counters=1)
-    >>> m.raw
+    >>> emulate(tr, pmcs=1).raw
     array([[ 1., nan],
            [nan,  4.]])
     """
-    if counters < 1:
-        raise HemkitError(f"counters must be >= 1, got {counters}")
-    if period < 1 or shift < 1:
-        raise HemkitError("period and shift must be >= 1")
+    _check_rotation(pmcs, rotation.period, rotation.shift, rotation.offset)
     need = [c for c in ("run", "step", "event", "value") if c not in trace.columns]
     if need:
-        raise HemkitError(f"trace: missing column(s) {', '.join(need)}")
+        raise InputError(f"trace: missing column(s) {', '.join(need)}")
     if trace.empty:
-        raise HemkitError("trace: no rows")
+        raise InputError("trace: no rows")
     if trace["value"].isna().any():
         bad = trace[trace["value"].isna()].iloc[0]
-        raise HemkitError(
+        raise InputError(
             f"trace: run {bad['run']} event {bad['event']} has a missing count at step {bad['step']}"
             " (not an OCOE trace?)"
         )
@@ -234,7 +381,7 @@ def emulate(
         interval_ns = 1e7
         if "t" in tr.columns:
             dt = tr.drop_duplicates(["run", "step"]).sort_values(["run", "step"]).groupby("run")["t"].diff()
-            if dt.notna().any():
+            if dt.notna().any() and np.nanmedian(dt) > 0:
                 interval_ns = float(np.nanmedian(dt)) * 1e9
     extra = [c for c in ("workload", "set") if c in tr.columns]
     keys = tr[extra + ["run", "event"]].drop_duplicates(["run", "event"]).reset_index(drop=True)
@@ -245,18 +392,27 @@ def emulate(
     sid = pd.MultiIndex.from_frame(keys[["run", "event"]]).get_indexer(pd.MultiIndex.from_frame(tr[["run", "event"]]))
     step = tr["step"].to_numpy(int)
     T = int(step.max()) + 1
+    _check_size(S, T, "trace")
     truth = np.full((S, T), np.nan)
     truth[sid, step] = tr["value"].to_numpy(float)
     length = np.zeros(S, int)
     np.maximum.at(length, sid, step + 1)
-    # vectorised schedule for every series: position of the event vs rotation tick, per run size
-    tick = np.arange(T)[None, :] // period
-    pos = (keys["pos"].to_numpy()[:, None] - tick * shift - offset) % n_ev[:, None]
-    on = (pos < counters) | (counters >= n_ev)[:, None]
     valid = np.arange(T)[None, :] < length[:, None]
-    on &= valid
     enabled = np.where(valid, interval_ns, np.nan)
-    running = np.where(on, interval_ns, np.where(valid, 0.0, np.nan))
+    if "time_running" in tr.columns and tr["time_running"].notna().all():
+        ran = np.full((S, T), np.nan)
+        ran[sid, step] = tr["time_running"].to_numpy(float)
+        # a count without running time (a hand-made trace) keeps the interval length
+        enabled = np.where(valid, np.where((ran > 0) | (truth == 0), ran, interval_ns), np.nan)
+    # the rotation advances only in intervals where the program ran (any of its events enabled)
+    run_code = pd.factorize(keys["run"])[0]
+    active = np.zeros((run_code.max() + 1, T), bool)
+    np.logical_or.at(active, run_code, np.nan_to_num(enabled) > 0)
+    ticks = (np.cumsum(active, axis=1) - 1).clip(min=0)[run_code]
+    tick = ticks // rotation.period
+    pos = (keys["pos"].to_numpy()[:, None] - tick * rotation.shift - rotation.offset) % n_ev[:, None]
+    on = ((pos < pmcs) | (pmcs >= n_ev)[:, None]) & valid & (np.nan_to_num(enabled) > 0)
+    running = np.where(on, enabled, np.where(valid, 0.0, np.nan))
     raw = np.where(on, truth, np.nan)
     return MpxData(keys.drop(columns="pos"), raw, enabled, running, length, truth)
 
@@ -264,15 +420,21 @@ def emulate(
 def concat(parts: list[MpxData]) -> MpxData:
     """Stack several :class:`MpxData` (e.g. emulations at several counters and offsets), padding with NaN."""
     if not parts:
-        raise HemkitError("nothing to concatenate")
+        raise InputError("nothing to concatenate")
     T = max(p.raw.shape[1] for p in parts)
 
-    def pad(a):
+    def pad(a: np.ndarray) -> np.ndarray:
         return np.pad(a, ((0, 0), (0, T - a.shape[1])), constant_values=np.nan)
 
-    truth = None if any(p.truth is None for p in parts) else np.concatenate([pad(p.truth) for p in parts])
+    truths = [p.truth for p in parts]
+    truth = None if any(t is None for t in truths) else np.concatenate([pad(t) for t in truths if t is not None])
+    keys = pd.concat([p.keys for p in parts], ignore_index=True)
+    dup = keys.duplicated(["run", "event"])
+    if dup.any():
+        row = keys[dup].iloc[0]
+        raise InputError(f"run {row['run']!r} event {row['event']!r} is in two of the parts; give runs unique ids")
     return MpxData(
-        pd.concat([p.keys for p in parts], ignore_index=True),
+        keys,
         np.concatenate([pad(p.raw) for p in parts]),
         np.concatenate([pad(p.enabled) for p in parts]),
         np.concatenate([pad(p.running) for p in parts]),
@@ -281,6 +443,31 @@ def concat(parts: list[MpxData]) -> MpxData:
     )
 
 
-def emulate_many(trace: pd.DataFrame, counters, offsets, **kwargs) -> MpxData:
-    """Emulations of ``trace`` at every counter count and rotation offset, stacked (training data)."""
-    return concat([emulate(trace, c, offset=o, **kwargs) for c in counters for o in offsets])
+def emulate_many(trace: pd.DataFrame, pmcs: Iterable[int], offsets: Iterable[int], *, period: int = 1) -> MpxData:
+    """Emulations of ``trace`` at every counter count and rotation offset, stacked (training data).
+
+    Every emulation is a different view of the same runs, so each gets its own run ids
+    (``RUN@C<pmcs>o<offset>``; the trace's run id stays in ``trace_run``): the events counted
+    together are then exactly those of one view.
+
+    Examples
+    --------
+    >>> from hemkit.mpx.synthetic import synthetic_trace
+    >>> m = emulate_many(synthetic_trace(runs=1, steps=10, events=3), [2], [0, 1])
+    >>> sorted(m.keys["run"].unique())
+    ['synthetic/s0/r0@C2o0', 'synthetic/s0/r0@C2o1']
+    """
+    parts = []
+    for c in pmcs:
+        for o in offsets:
+            m = emulate(trace, c, rotation=Rotation(period=period, offset=o))
+            keys = m.keys.copy()
+            keys["trace_run"] = keys["run"]
+            keys["run"] = keys["run"] + f"@C{c}o{o}"
+            keys["pmcs"] = c
+            keys["offset"] = o
+            parts.append(replace(m, keys=keys))
+    return concat(parts)
+
+
+__all__ = ["MPX_COLUMNS", "MpxData", "Rotation", "concat", "emulate", "emulate_many", "schedule"]

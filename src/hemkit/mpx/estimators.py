@@ -1,4 +1,6 @@
-"""Multiplexing estimators behind one interface: ``fit(mpx) -> self``, ``estimate(mpx)``.
+"""Multiplexing estimators behind one interface (scikit-learn style).
+
+``Estimator(**params).fit(mpx)``, ``estimate(mpx) -> MpxEstimate``, ``estimate_array(mpx) -> ndarray (S, T)``.
 
 Interpolation estimators (nothing to learn; ``fit`` only checks its input):
 
@@ -11,26 +13,34 @@ Interpolation estimators (nothing to learn; ``fit`` only checks its input):
   ``sum raw x sum enabled / sum running``, whose last value is perf's total estimate.
 * :class:`LinearInterpolation` -- Mathur et al. 2005: the rate changes linearly between
   the two slices around an unobserved interval.
+* :class:`GrowthInterpolation` -- in the spirit of NeoMPX's non-linear estimator: a constant
+  *growth rate* between slices, i.e. the rate is interpolated linearly in ``log(1 + rate)``
+  (geometric interpolation), so bursts decay and build multiplicatively.
 * :class:`MinInterpolation` -- a diagnostic baseline: the smaller of the two slices around
   a gap.  RA (Eq. 4) punishes an overestimate without bound and an underestimate by at most
   1, so this conservative rule scores a high RA while undercounting totals; it shows how
   much of an RA gain is mere caution (compare the total error).
-* :class:`GrowthInterpolation` -- in the spirit of NeoMPX's non-linear estimator: a constant
-  *growth rate* between slices, i.e. the rate is interpolated linearly in ``log(1 + rate)``
-  (geometric interpolation), so bursts decay and build multiplicatively.
+* :class:`PhaseInterpolation` (hemkit's default, see :mod:`hemkit.mpx.phase`) -- uses what the
+  events *on* a counter during a gap say about when the program changed phase.
 
-The learned estimators (MLP, Bi-GRU) are in :mod:`hemkit.mpx.learned`.  Every estimator
-returns, for the intervals where the event was fully on a counter, the observed count
-itself: only the gaps are estimated.
+The learned estimators (MLP, Bi-GRU) are in :mod:`hemkit.mpx.learned`; every estimator is
+made by name with :func:`hemkit.mpx.registry.make_estimator`.  Every estimator returns, for
+the intervals where the event was fully on a counter, the observed count itself, and 0 where
+the program did not run (``enabled = 0``): only the gaps are estimated.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+import os
+from pathlib import Path
+from typing import Any, ClassVar
 
-from hemkit.errors import HemkitError
+import numpy as np
+
+from hemkit.core.errors import InputError
+from hemkit.core.progress import ProgressLike
 from hemkit.mpx.emulate import MpxData
+from hemkit.mpx.results import MpxEstimate
 
 
 def neighbours(observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -49,51 +59,39 @@ def neighbours(observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return prev, nxt
 
 
-class MpxEstimator:
-    """Base class: ``fit(mpx) -> self``; ``estimate_array(mpx)`` -> (S, T); ``estimate(mpx)`` -> tidy."""
-
-    name = "base"
-
-    def fit(self, mpx: MpxData) -> MpxEstimator:
-        _check(mpx)
-        return self
-
-    def estimate_array(self, mpx: MpxData) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def estimate(self, mpx: MpxData) -> pd.DataFrame:
-        """Tidy estimates ``run, step, event, estimate`` (one row per existing interval)."""
-        est = self.estimate_array(mpx)
-        v = mpx.valid
-        s_idx, t_idx = np.nonzero(v)
-        out = mpx.keys.iloc[s_idx].reset_index(drop=True).copy()
-        out["step"] = t_idx
-        out["estimate"] = est[v]
-        return out
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.endswith("_"))
-        return f"{type(self).__name__}({params})"
-
-
-def _check(mpx: MpxData) -> None:
-    if not isinstance(mpx, MpxData):
-        raise HemkitError("estimators take MpxData (see hemkit.mpx.emulate)")
-    empty = ~mpx.observed.any(axis=1) & (mpx.length > 0)
+def check_data(mpx: Any) -> MpxData:
+    """Raise unless ``mpx`` is :class:`MpxData` with at least one slice per series."""
+    if not all(hasattr(mpx, a) for a in ("keys", "raw", "enabled", "running", "length", "observed")):
+        raise InputError(f"estimators take MpxData (see hemkit.mpx.emulate), got {type(mpx).__name__}")
+    if len(mpx.keys) == 0:
+        raise InputError("no series to estimate")
+    empty = ~mpx.observed.any(axis=1) & ~(mpx.idle | ~mpx.valid).all(axis=1)
     if empty.any():
         k = mpx.keys.iloc[int(np.flatnonzero(empty)[0])]
-        raise HemkitError(f"run {k['run']} event {k['event']}: never on a counter, nothing to estimate from")
+        raise InputError(f"run {k['run']!r}: event {k['event']!r} was never on a counter: nothing to estimate from")
+    return mpx
 
 
-def _finish(mpx: MpxData, est: np.ndarray) -> np.ndarray:
-    """Keep exact counts where the event was on a counter the whole interval; NaN after the end."""
-    full = mpx.observed & (mpx.running >= mpx.enabled)
-    est = np.where(full, mpx.raw, est)
-    return np.where(mpx.valid, np.maximum(est, 0.0), np.nan)
+def finish(mpx: MpxData, est: np.ndarray) -> np.ndarray:
+    """Exact counts where known, 0 where the program did not run, NaN after the end, never negative."""
+    est = np.where(mpx.full, mpx.raw, np.where(mpx.idle, 0.0, est))
+    return np.where(mpx.valid, np.maximum(np.nan_to_num(est), 0.0), np.nan)
 
 
-def _gap_weights(mpx: MpxData):
-    """Per-interval perf value, neighbours and the weight of the next slice (0 = use prev only)."""
+def gap_weights(mpx: MpxData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-interval perf value of the slice before and after each gap and the weight of the next one.
+
+    A gap before the first slice takes the first slice; after the last, the last.
+
+    Examples
+    --------
+    >>> from hemkit.mpx.emulate import emulate
+    >>> import pandas as pd
+    >>> tr = pd.DataFrame({"run": "r", "step": [0, 0, 1, 1, 2, 2], "event": ["a", "b"] * 3})
+    >>> vp, vn, w = gap_weights(emulate(tr.assign(value=[1.0, 0, 9, 0, 5, 0]), pmcs=1))
+    >>> vp[0].tolist(), vn[0].tolist(), w[0].tolist()
+    ([1.0, 1.0, 5.0], [1.0, 5.0, 5.0], [0.0, 0.5, 0.0])
+    """
     obs = mpx.observed
     val = np.nan_to_num(mpx.perf_values())
     prev, nxt = neighbours(obs)
@@ -105,8 +103,43 @@ def _gap_weights(mpx: MpxData):
     vp, vn = val[rows, p], val[rows, n]
     t = np.arange(T)[None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
-        w = np.where(has_p & has_n & (n > p), (t - p) / (n - p), 0.0)
+        w = np.where(has_p & has_n & (n > p), (t - p) / np.maximum(n - p, 1), 0.0)
     return vp, vn, w
+
+
+class MpxEstimator:
+    """Base class: ``fit(mpx) -> self``; ``estimate_array(mpx)`` -> (S, T); ``estimate(mpx)`` -> :class:`MpxEstimate`.
+
+    Parameters live in ``__init__`` (no logic there); learned state in attributes ending in
+    ``_``.  Interpolation estimators learn nothing and need no ``fit``.
+    """
+
+    name: ClassVar[str] = "base"
+
+    def get_params(self) -> dict[str, Any]:
+        """The estimator's parameters (its ``__init__`` arguments)."""
+        return {k: v for k, v in vars(self).items() if not k.endswith("_") and not k.startswith("_")}
+
+    def fit(self, mpx: MpxData, validation: MpxData | None = None, progress: ProgressLike = None) -> MpxEstimator:
+        """Learn from ``mpx`` (emulated, with ``truth``); interpolation estimators only check it."""
+        check_data(mpx)
+        return self
+
+    def estimate_array(self, mpx: MpxData) -> np.ndarray:  # pragma: no cover - abstract
+        """Estimated count per interval, (S, T), NaN after the end of each series."""
+        raise NotImplementedError
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the fitted estimator to ``path`` (only learned estimators have anything to save)."""
+        raise InputError(f"estimator {self.name!r} learns nothing; there is no model to save")
+
+    def estimate(self, mpx: MpxData) -> MpxEstimate:
+        """Estimate every series of ``mpx``: an :class:`MpxEstimate`."""
+        return MpxEstimate.from_array(mpx, self.estimate_array(mpx), self.name, self.get_params())
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({params})"
 
 
 class FixedInterpolation(MpxEstimator):
@@ -114,10 +147,11 @@ class FixedInterpolation(MpxEstimator):
 
     Examples
     --------
+    >>> import pandas as pd
     >>> from hemkit.mpx.emulate import emulate
     >>> tr = pd.DataFrame({"run": "r", "step": [0, 1, 2, 3], "event": "a", "value": [4., 8., 2., 2.]})
-    >>> m = emulate(pd.concat([tr, tr.assign(event="b")]), counters=1)
-    >>> FixedInterpolation().fit(m).estimate_array(m)[0].tolist()
+    >>> m = emulate(pd.concat([tr, tr.assign(event="b")]), pmcs=1)
+    >>> FixedInterpolation().estimate_array(m)[0].tolist()
     [4.0, 4.0, 2.0, 2.0]
     """
 
@@ -127,142 +161,96 @@ class FixedInterpolation(MpxEstimator):
         self.mode = mode
 
     def estimate_array(self, mpx: MpxData) -> np.ndarray:
-        _check(mpx)
+        """Hold perf's value of each slice (``window``) or difference perf's running total (``cumulative``)."""
+        check_data(mpx)
         if self.mode == "window":
-            vp, _, _ = _gap_weights(mpx)
-            return _finish(mpx, vp)
+            vp, _, _ = gap_weights(mpx)
+            return finish(mpx, vp)
         if self.mode == "cumulative":
             obs, v = mpx.observed, mpx.valid
             raw = np.cumsum(np.where(obs, mpx.raw, 0.0), axis=1)
-            ena = np.cumsum(np.where(v, mpx.enabled, 0.0), axis=1)
+            ena = np.cumsum(np.where(v, np.nan_to_num(mpx.enabled), 0.0), axis=1)
             run = np.cumsum(np.where(obs, mpx.running, 0.0), axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 cum = np.where(run > 0, raw * ena / run, 0.0)
             est = np.diff(cum, axis=1, prepend=0.0)
             return np.where(v, est, np.nan)  # perf's running estimate, not clipped: its sum is perf's total
-        raise HemkitError(f"fixed interpolation: unknown mode {self.mode!r} (window or cumulative)")
+        raise InputError(f"fixed interpolation: unknown mode {self.mode!r} (window or cumulative)")
 
 
 class LinearInterpolation(MpxEstimator):
-    """The rate moves linearly between the slices around a gap (Mathur et al. 2005)."""
+    """The rate moves linearly between the slices around a gap (Mathur et al. 2005).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hemkit.mpx.emulate import emulate
+    >>> tr = pd.DataFrame({"run": "r", "step": [0, 1, 2], "event": "a", "value": [0., 5., 10.]})
+    >>> LinearInterpolation().estimate_array(emulate(pd.concat([tr, tr.assign(event="b")]), pmcs=1))[0].tolist()
+    [0.0, 5.0, 10.0]
+    """
 
     name = "linear"
 
     def estimate_array(self, mpx: MpxData) -> np.ndarray:
-        _check(mpx)
-        vp, vn, w = _gap_weights(mpx)
-        return _finish(mpx, vp + (vn - vp) * w)
+        """Linear interpolation of perf's values between slices."""
+        check_data(mpx)
+        vp, vn, w = gap_weights(mpx)
+        return finish(mpx, vp + (vn - vp) * w)
 
 
 class GrowthInterpolation(MpxEstimator):
-    """Constant growth rate between slices: linear interpolation of ``log(1 + rate)``."""
+    """Constant growth rate between slices: linear interpolation of ``log(1 + rate)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hemkit.mpx.emulate import emulate
+    >>> tr = pd.DataFrame({"run": "r", "step": [0, 1, 2], "event": "a", "value": [0., 5., 99.]})
+    >>> m = emulate(pd.concat([tr, tr.assign(event="b")]), pmcs=1)
+    >>> GrowthInterpolation().estimate_array(m)[0].round(6).tolist()
+    [0.0, 9.0, 99.0]
+    """
 
     name = "growth"
 
     def estimate_array(self, mpx: MpxData) -> np.ndarray:
-        _check(mpx)
-        vp, vn, w = _gap_weights(mpx)
+        """Geometric interpolation of ``1 + value`` between slices."""
+        check_data(mpx)
+        vp, vn, w = gap_weights(mpx)
         lp, ln = np.log1p(np.maximum(vp, 0)), np.log1p(np.maximum(vn, 0))
-        return _finish(mpx, np.expm1(lp + (ln - lp) * w))
+        return finish(mpx, np.expm1(lp + (ln - lp) * w))
 
 
 class MinInterpolation(MpxEstimator):
-    """The smaller of the slices around a gap (a cautious diagnostic baseline, see the module docstring)."""
+    """The smaller of the slices around a gap (a cautious diagnostic baseline, see the module docstring).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hemkit.mpx.emulate import emulate
+    >>> tr = pd.DataFrame({"run": "r", "step": [0, 1, 2], "event": "a", "value": [7., 5., 3.]})
+    >>> MinInterpolation().estimate_array(emulate(pd.concat([tr, tr.assign(event="b")]), pmcs=1))[0].tolist()
+    [7.0, 3.0, 3.0]
+    """
 
     name = "min"
 
     def estimate_array(self, mpx: MpxData) -> np.ndarray:
-        _check(mpx)
-        vp, vn, _ = _gap_weights(mpx)
-        return _finish(mpx, np.minimum(vp, vn))
+        """The smaller neighbouring slice."""
+        check_data(mpx)
+        vp, vn, _ = gap_weights(mpx)
+        return finish(mpx, np.minimum(vp, vn))
 
 
-N_SIBLINGS = 4
-
-
-def sibling_index(keys: pd.DataFrame, n: int = N_SIBLINGS) -> np.ndarray:
-    """(S, n) index of the events read in the same run, in the run's event order after each
-    series (position + 1, + 2, ... modulo the run's events); -1 where the run has fewer events.
-    """
-    run_code = pd.factorize(keys["run"])[0]
-    pos = keys.groupby(run_code, sort=False).cumcount().to_numpy()
-    size = np.bincount(run_code)[run_code]
-    table = np.full((run_code.max() + 1, int(size.max())), -1)
-    table[run_code, pos] = np.arange(len(keys))
-    k = np.arange(1, n + 1)[None, :]
-    sib = table[run_code[:, None], (pos[:, None] + k) % size[:, None]]
-    return np.where(k < size[:, None], sib, -1)
-
-
-def interpolation_features(mpx: MpxData) -> np.ndarray:
-    """Per-interval features for the learned estimators, shape (S, T, 9 + 2 x 4), log10-scaled counts.
-
-    Own series: ``log10(1+fixed), log10(1+linear), log10(1+growth), log10(1+min), observed,
-    steps since / until the nearest slice (/10), position in the run, log10(1 + mean observed
-    rate)``.  The other events of the same run (up to 4, in rotation order): their level
-    ``log10(1 + growth) - log10(1 + mean)`` and whether they were on a counter -- multiplexing
-    sees *some* events in every interval, and events of one program move together.
-    """
-    obs = mpx.observed
-    S, T = obs.shape
-    fixed = FixedInterpolation().estimate_array(mpx)
-    lin = LinearInterpolation().estimate_array(mpx)
-    gro = GrowthInterpolation().estimate_array(mpx)
-    low = MinInterpolation().estimate_array(mpx)
-    prev, nxt = neighbours(obs)
-    t = np.arange(T)[None, :]
-    since = np.where(prev >= 0, t - prev, 10) / 10.0
-    until = np.where(nxt < T, nxt - t, 10) / 10.0
-    pos = t / np.maximum(mpx.length[:, None], 1)
-    with np.errstate(invalid="ignore"):
-        mean = np.nanmean(np.where(obs, mpx.perf_values(), np.nan), axis=1)
-    lmean = np.log10(1 + np.nan_to_num(mean))[:, None]
-    lgro = np.log10(1 + np.nan_to_num(gro))
-    level = np.where(mpx.valid, lgro - lmean, 0.0)
-    sib = sibling_index(mpx.keys)
-    has = (sib >= 0)[:, :, None]
-    sib_level = np.where(has, level[sib.clip(0)], 0.0)  # (S, 4, T)
-    sib_obs = np.where(has, obs[sib.clip(0)], 0.0)
-    feats = np.concatenate(
-        [
-            np.stack(
-                [
-                    np.log10(1 + np.nan_to_num(fixed)),
-                    np.log10(1 + np.nan_to_num(lin)),
-                    lgro,
-                    np.log10(1 + np.nan_to_num(low)),
-                    obs.astype(float),
-                    since,
-                    until,
-                    np.broadcast_to(pos, (S, T)),
-                    np.broadcast_to(lmean, (S, T)),
-                ],
-                axis=-1,
-            ),
-            sib_level.transpose(0, 2, 1),
-            sib_obs.transpose(0, 2, 1),
-        ],
-        axis=-1,
-    )
-    return np.where(mpx.valid[..., None], feats, 0.0).astype(np.float32)
-
-
-ESTIMATORS = {
-    "fixed": FixedInterpolation,
-    "linear": LinearInterpolation,
-    "growth": GrowthInterpolation,
-    "min": MinInterpolation,
-}
-
-
-def make_estimator(name: str, **params) -> MpxEstimator:
-    """An estimator by name: ``fixed``, ``fixed-cumulative``, ``linear``, ``growth``, ``min``, ``mlp``, ``bigru``."""
-    if name == "fixed-cumulative":
-        return FixedInterpolation(mode="cumulative")
-    if name in ESTIMATORS:
-        return ESTIMATORS[name](**params)
-    if name in ("mlp", "bigru"):
-        from hemkit.mpx.learned import BiGRUEstimator, MLPEstimator
-
-        return (MLPEstimator if name == "mlp" else BiGRUEstimator)(**params)
-    raise HemkitError(f"unknown estimator {name!r} (fixed, fixed-cumulative, linear, growth, min, mlp, bigru)")
+__all__ = [
+    "FixedInterpolation",
+    "GrowthInterpolation",
+    "LinearInterpolation",
+    "MinInterpolation",
+    "MpxEstimator",
+    "check_data",
+    "finish",
+    "gap_weights",
+    "neighbours",
+]

@@ -10,9 +10,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from hemkit.core.rng import SeedLike, as_generator
+
 
 def synthetic_trace(
-    runs: int = 3, steps: int = 100, events: int = 5, *, phases: int = 5, seed: int = 0, workload: str = "synthetic"
+    runs: int = 3,
+    steps: int = 100,
+    events: int = 5,
+    *,
+    phases: int = 5,
+    seed: SeedLike = 0,
+    workload: str = "synthetic",
 ) -> pd.DataFrame:
     """A tidy OCOE trace ``workload, set, run, t, step, event, value`` (all events of a run read together).
 
@@ -22,7 +30,7 @@ def synthetic_trace(
     >>> tr.groupby("run").size().tolist()
     [30, 30]
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     names = [f"ev{k}" for k in range(events)]
     rates = 10 ** rng.uniform(0, 4, size=(phases, events)) * (rng.random((phases, events)) > 0.15)
     parts = []

@@ -1,0 +1,293 @@
+"""Recording OCOE interval traces with ``perf stat -I`` (``hemkit mpx trace``).
+
+Each run of the measured program is one ``perf stat -I MS -x, -e EVENTS -o FILE -- PROGRAM``
+and its file is exactly what perf wrote (the format of ``shared/data/zen5/traces/*.csv``):
+a ``# started on`` line, a blank line, then ``time,value,unit,event,run_time_ns,percent,
+metric,metric_unit`` lines.  Files are named ``<workload>_r<k>.csv`` (``<workload>_s<i>_r<k>.csv``
+with several event sets), numbered after the runs already in the folder, and each is
+written atomically as soon as its run ends, so an interrupted recording keeps every
+finished run.
+
+**The program sees the user's environment.**  perf itself changes the environment of the
+program it starts: it prepends its own folders to ``PATH`` (``/usr/lib/perf-core`` and,
+when perf is started by its full path as hemkit does, ``/usr/bin``) and adds
+``PERF_BUILDID_DIR`` and ``PREFIX``.  So ``python3`` ran ``/usr/bin/python3`` instead of the
+user's virtual environment.  The program is therefore started through ``env`` with the
+user's own ``PATH``, ``PREFIX`` and ``PERF_BUILDID_DIR`` put back (``env -u VAR`` where the
+user had none), which also holds for every program it starts in turn.
+
+**A failing program is a failed measurement**: a non-zero exit, or death by a signal (perf
+exits 0 then, printing ``PROGRAM: Killed``), is a :class:`MeasurementError` naming the
+program and its status, unless ``allow_failure`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from hemkit.core.errors import InputError, MeasurementError, SetupError
+from hemkit.core.progress import ProgressLike, as_progress
+from hemkit.core.results import Result, result
+from hemkit.external.perf import find_perf
+from hemkit.external.process import Program, describe_status, run
+from hemkit.io.atomic import check_output_dir
+from hemkit.io.traces import parse_trace, write_perf_text
+
+PERF_ENV = ("PATH", "PREFIX", "PERF_BUILDID_DIR")
+"""Variables perf changes in the environment of the program it starts."""
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    """How to record: ``perf stat -I interval_ms``, ``runs`` runs per event set.
+
+    Attributes
+    ----------
+    interval_ms : int
+        perf's ``-I`` interval, milliseconds (perf's minimum is 1).
+    runs : int
+        Runs of the program per event set.
+    timeout : float or None
+        Seconds before a run is stopped (a :class:`MeasurementError`).
+    allow_failure : bool
+        Keep the trace of a program that exits non-zero or is killed (else an error).
+    """
+
+    interval_ms: int = 10
+    runs: int = 1
+    timeout: float | None = None
+    allow_failure: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.interval_ms, int) or self.interval_ms < 1:
+            raise InputError(f"interval_ms must be a whole number of milliseconds >= 1, got {self.interval_ms!r}")
+        if not isinstance(self.runs, int) or self.runs < 1:
+            raise InputError(f"runs must be at least 1, got {self.runs!r}")
+        if self.timeout is not None and not self.timeout > 0:
+            raise InputError(f"timeout must be positive, got {self.timeout!r}")
+
+
+@result
+class TraceRecording(Result):
+    """What ``record_traces`` recorded.
+
+    Attributes
+    ----------
+    files : tuple of Path
+        The trace files written, one per run.
+    runs : DataFrame
+        One row per run: ``file, workload, set, events, intervals, seconds, status``.
+    """
+
+    files: tuple[Path, ...]
+    runs: pd.DataFrame
+
+    def summary(self) -> pd.DataFrame:
+        """One row per run."""
+        return self.runs.set_index("file")
+
+
+def user_command(command: Sequence[str], status_file: str | os.PathLike[str]) -> list[str]:
+    """``command`` wrapped to run with the user's environment under perf and leave its exit status.
+
+    perf 6.1 in interval mode (``-I``) exits 0 whatever the program did and prints nothing
+    when it is killed, so a small ``sh`` runs the program, puts back the variables perf
+    changed (:data:`PERF_ENV`) and writes the program's exit status (``$?``: 128 + N when a
+    signal N killed it) to ``status_file``.  The shell costs a few hundred microseconds and
+    page faults in the first interval.
+
+    Examples
+    --------
+    >>> cmd = user_command(["python3", "-c", "pass"], "/tmp/status")
+    >>> cmd[-3:]
+    ['python3', '-c', 'pass']
+    """
+    if not command:
+        raise InputError("no program to run")
+    prog = command[0]
+    if os.sep not in prog and shutil.which(prog) is None:
+        raise InputError(f"program {prog!r} not found on PATH")
+    if os.sep in prog and not os.path.exists(prog):
+        raise InputError(f"program {prog!r}: no such file")
+    sh = shutil.which("sh") or "/bin/sh"
+    script, values = 'f="$1"; shift; ', []
+    for var in PERF_ENV:
+        if var in os.environ:
+            script += f'export {var}="$1"; shift; '
+            values.append(os.environ[var])
+        else:
+            script += f"unset {var}; "
+    script += '"$@"; echo "$?" > "$f"'
+    return [sh, "-c", script, "hemkit-trace", os.fspath(status_file), *values, *command]
+
+
+def _status(status_file: str) -> int | None:
+    try:
+        with open(status_file) as fh:
+            return int(fh.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def describe_exit(code: int | None) -> str:
+    """A shell's ``$?`` as a user reads it: ``exit code 3``, ``killed by signal SIGKILL``.
+
+    Examples
+    --------
+    >>> describe_exit(0), describe_exit(1), describe_exit(137)
+    ('ok', 'exit code 1', 'killed by signal SIGKILL')
+    """
+    if code is None:
+        return "killed (no exit status)"
+    if code == 0:
+        return "ok"
+    if 128 < code < 128 + 65:
+        return describe_status(-(code - 128))
+    return describe_status(code)
+
+
+def _next_index(folder: Path, stem: str) -> int:
+    taken = [
+        int(m.group(1))
+        for p in folder.glob(f"{stem}_r*.csv")
+        if (m := re.fullmatch(rf"{re.escape(stem)}_r(\d+)\.csv", p.name))
+    ]
+    return max(taken, default=0) + 1
+
+
+def record_traces(
+    command: Sequence[str],
+    event_sets: Sequence[Sequence[str]],
+    output: str | os.PathLike[str],
+    *,
+    workload: str | None = None,
+    options: TraceOptions = TraceOptions(),
+    progress: ProgressLike = None,
+) -> TraceRecording:
+    """Record OCOE interval traces of ``command``: every event set x ``options.runs`` runs.
+
+    Parameters
+    ----------
+    command : sequence of str
+        The program and its arguments.
+    event_sets : sequence of event lists
+        Events read together in one run (an event set must fit the counters: at most 5
+        hardware events on the Zen 5 machines; software events and tracepoints need none).
+    output : path
+        Folder the trace files go to (created when its parent exists).
+    workload : str, optional
+        Workload name (file names start with it); default the program's name.
+    options : TraceOptions
+        Interval, runs, time limit, whether a failing program is kept.
+    progress : ProgressLike
+        Progress display (one step per run).
+
+    Returns
+    -------
+    TraceRecording
+
+    Raises
+    ------
+    InputError
+        No events, an unknown event, a program that cannot be found.
+    MeasurementError
+        The program exited non-zero or was killed (without ``allow_failure``), perf failed,
+        or a run overran the time limit.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> rec = record_traces(["true"], [["task-clock"]], tempfile.mkdtemp())  # doctest: +SKIP
+    """
+    sets = [[e.strip() for e in s if e.strip()] for s in event_sets]
+    if not sets or any(not s for s in sets):
+        raise InputError("every event set needs at least one event")
+    for s in sets:
+        dup = {e for e in s if s.count(e) > 1}
+        if dup:
+            raise InputError(f"event {sorted(dup)[0]!r} appears twice in one event set")
+    folder = check_output_dir(output, what="trace folder")
+    if not command:
+        raise InputError("no program to run")
+    name = workload or Path(command[0]).name
+    if not name or "/" in name or name.startswith("."):
+        raise InputError(f"workload name {name!r} cannot name a file")
+    user_command(command, "-")  # the program exists, before anything is recorded
+    perf = find_perf()
+    folder.mkdir(exist_ok=True)
+    files: list[Path] = []
+    rows = []
+    with as_progress(progress).task(f"recording {Path(command[0]).name}", total=len(sets) * options.runs) as task:
+        for si, events in enumerate(sets):
+            stem = name if len(sets) == 1 else f"{name}_s{si + 1}"
+            first = _next_index(folder, stem)
+            for k in range(first, first + options.runs):
+                target = folder / f"{stem}_r{k}.csv"
+                text, status, seconds = _one_run(perf, events, list(command), options)
+                trace = parse_trace(text, run=target.stem, source=str(target))
+                write_perf_text(text, target)
+                files.append(target)
+                n = int(trace["step"].max()) + 1
+                rows.append(
+                    {
+                        "file": str(target),
+                        "workload": name,
+                        "set": si + 1,
+                        "events": ",".join(events),
+                        "intervals": n,
+                        "seconds": round(seconds, 3),
+                        "status": status,
+                    }
+                )
+                task.advance(info=f"{target.name}: {n} intervals, {seconds:.1f} s")
+    return TraceRecording(tuple(files), pd.DataFrame(rows))
+
+
+def _one_run(perf: str, events: list[str], command: list[str], options: TraceOptions) -> tuple[str, str, float]:
+    prog = command[0]
+    with tempfile.TemporaryDirectory(prefix="hemkit-trace-") as tmp:
+        out, status_file = os.path.join(tmp, "stat.csv"), os.path.join(tmp, "status")
+        args = [perf, "stat", "-I", str(options.interval_ms), "-x,", "-o", out, "-e", ",".join(events), "--"]
+        t0 = time.perf_counter()
+        proc = run(  # own session: a time limit or Ctrl-C stops perf, the program and all it started
+            Program((*args, *user_command(command, status_file)), die_with_parent=True),
+            capture=False,
+            timeout=options.timeout,
+            start_new_session=True,
+            what=f"perf stat of {prog}",
+        )
+        seconds = time.perf_counter() - t0
+        text = open(out, encoding="utf-8", errors="replace").read() if os.path.exists(out) else ""
+        code = _status(status_file)
+    err = proc.stderr or ""
+    m = re.search(r"event syntax error: '([^']*)'", err)
+    if m:
+        raise InputError(f"perf does not know the event {m.group(1)!r} (see 'perf list')")
+    if "<not supported>" in text:
+        bad = next(line.split(",")[3] for line in text.splitlines() if "<not supported>" in line)
+        raise SetupError(f"perf cannot count {bad!r} here (<not supported>: no PMU, or not this CPU's event)")
+    has_lines = any(line.strip() and not line.startswith("#") for line in text.splitlines())
+    if code is None and not has_lines:  # the program never ran, or perf failed before it
+        tail = (err.strip().splitlines() or [f"perf {describe_status(proc.returncode)}"])[-1]
+        raise MeasurementError(f"perf stat recorded nothing for {prog!r}: {tail}")
+    status = describe_exit(code)
+    if status != "ok" and not options.allow_failure:
+        raise MeasurementError(f"the measured program {prog!r} failed: {status} (allow_failure keeps such runs)")
+    if not has_lines:
+        raise MeasurementError(
+            f"perf stat printed no interval for {prog!r}: it ran {seconds:.3f} s, less than one "
+            f"{options.interval_ms} ms interval (use a shorter interval or a longer run)"
+        )
+    return text, status, seconds
+
+
+__all__ = ["TraceOptions", "TraceRecording", "describe_exit", "record_traces", "user_command"]

@@ -1,0 +1,285 @@
+"""Bad input to every ``hemkit mpx`` command (issue 11, classes A, D, H): exit 2, one line naming the culprit,
+no file created or changed."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+DATA = Path(__file__).parent / "data"
+GOOD = DATA / "zen5_phases_r1.csv"
+HEAD = "# started on Mon Nov 23 10:00:00 2026\n\n"
+
+
+def perf_lines(rows):
+    """perf stat -I -x, lines from (t, value, event, run_ns, percent) tuples."""
+    return HEAD + "".join(f"{t:16.9f},{v},,{e},{r},{p:.2f},,\n" for t, v, e, r, p in rows)
+
+
+def good_rows(n=20, events=("a", "b", "c")):
+    return [(0.01 * (k + 1), 100 + k, e, 10_000_000, 100.0) for k in range(n) for e in events]
+
+
+def tidy(**changes):
+    tr = pd.DataFrame(
+        {"run": "r1", "step": [s for s in range(12) for _ in range(3)], "event": ["a", "b", "c"] * 12, "value": 5.0}
+    )
+    for col, (row, value) in changes.items():
+        tr[col] = tr[col].astype(object)
+        tr.loc[row, col] = value
+    return tr
+
+
+def mpx_table(**changes):
+    rows = []
+    for s in range(12):
+        for k, e in enumerate(("a", "b", "c")):
+            on = (s + k) % 3 != 0
+            rows.append(
+                {"run": "r1", "step": s, "event": e, "raw": 5.0 if on else None, "enabled": 1e7, "running": 1e7 * on}
+            )
+    t = pd.DataFrame(rows)
+    for col, (row, value) in changes.items():
+        t.loc[row, col] = value
+    return t
+
+
+# name -> (writer of the bad file, the words the error must contain)
+TRACE_FILES = {
+    "duplicate timestamp": (
+        lambda p: p.write_text(perf_lines(good_rows() + [(0.05, 7, "a", 10_000_000, 100.0)])),
+        ["bad.csv", "'a'", "twice"],
+    ),
+    "negative count": (
+        lambda p: p.write_text(perf_lines([(0.01, -5, "a", 10_000_000, 100.0)] + good_rows()[1:])),
+        ["bad.csv", "'a'", "negative"],
+    ),
+    "infinite count": (
+        lambda p: p.write_text(perf_lines([(0.01, "inf", "a", 10_000_000, 100.0)] + good_rows()[1:])),
+        ["bad.csv", "line 3"],
+    ),
+    "missing interval of an event": (
+        lambda p: p.write_text(perf_lines(good_rows()[:-1])),
+        ["bad.csv", "'c'", "no count"],
+    ),
+    "multiplexed ground truth": (
+        lambda p: p.write_text(perf_lines([(0.01, 5, "a", 2_000_000, 20.0)] + good_rows()[1:])),
+        ["bad.csv", "'a'", "multiplexed"],
+    ),
+    "not supported event": (
+        lambda p: p.write_text(HEAD + "0.01,<not supported>,,cycles,0,100.00,,\n"),
+        ["bad.csv", "'cycles'", "not supported"],
+    ),
+    "no interval lines": (
+        lambda p: p.write_text(HEAD + "1234,,instructions,1000,100.00,,\n"),
+        ["bad.csv", "no interval lines"],
+    ),
+    "empty file": (lambda p: p.write_text(""), ["bad.csv"]),
+    "binary garbage": (lambda p: p.write_bytes(bytes(range(256)) * 8), ["bad.csv"]),
+    "garbage parquet": (lambda p: p.write_bytes(b"PAR1" + b"\x00garbage" * 40), ["bad.parquet", "Parquet"]),
+    "truncated parquet": (
+        lambda p: (tidy().to_parquet(p), p.write_bytes(p.read_bytes()[:60])),
+        ["bad.parquet", "Parquet"],
+    ),
+    "tidy negative step": (lambda p: tidy(step=(0, -1)).to_csv(p, index=False), ["bad.csv", "step", "whole numbers"]),
+    "tidy fractional step": (
+        lambda p: tidy(step=(4, 1.5)).to_csv(p, index=False),
+        ["bad.csv", "step", "whole numbers"],
+    ),
+    "tidy huge step": (lambda p: tidy(step=(35, 10**12)).to_csv(p, index=False), ["bad.csv", "step 1000000000000"]),
+    "tidy step gap": (lambda p: tidy(step=(35, 13)).to_csv(p, index=False), ["bad.csv", "'c'", "missing"]),
+    "tidy duplicate step": (
+        lambda p: tidy(step=(35, 10)).to_csv(p, index=False),
+        ["bad.csv", "'c'", "two rows for step 10"],
+    ),
+    "tidy non-numeric count": (
+        lambda p: tidy(value=(4, "lots")).to_csv(p, index=False),
+        ["bad.csv", "non-numeric value"],
+    ),
+    "tidy missing column": (lambda p: tidy().drop(columns="step").to_csv(p, index=False), ["bad.csv"]),
+    "tidy negative count": (lambda p: tidy(value=(7, -3.0)).to_csv(p, index=False), ["bad.csv", "negative count"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TRACE_FILES))
+@pytest.mark.parametrize("command", ["emulate", "score", "fit"])
+def test_bad_trace_files(bad_input, tmp_path, case, command):
+    write, names = TRACE_FILES[case]
+    suffix = ".parquet" if "parquet" in case else ".csv"
+    bad = tmp_path / f"bad{suffix}"
+    write(bad)
+    out = tmp_path / ("model.pt" if command == "fit" else "out.csv")
+    args = ["mpx", command, bad, "-o", out] if command != "score" else ["mpx", command, bad, "-o", out, "--no-dtw"]
+    bad_input(args, names=names, watch=[tmp_path])
+
+
+MPX_TABLES = {
+    "enabled 0 with a count": (
+        lambda p: mpx_table(enabled=(1, 0.0), running=(1, 0.0)).to_csv(p, index=False),
+        ["'b'", "enabled = 0"],
+    ),
+    "running above enabled": (lambda p: mpx_table(running=(1, 5e7)).to_csv(p, index=False), ["'b'", "exceeds enabled"]),
+    "negative enabled": (lambda p: mpx_table(enabled=(2, -1.0)).to_csv(p, index=False), ["'c'", "negative"]),
+    "infinite raw": (lambda p: mpx_table(raw=(1, float("inf"))).to_csv(p, index=False), ["'b'", "infinite"]),
+    "never on a counter": (
+        lambda p: (
+            mpx_table(raw=(0, None), running=(0, 0.0))
+            .pipe(
+                lambda t: t.assign(
+                    raw=t["raw"].where(t["event"] != "a"), running=t["running"].where(t["event"] != "a", 0.0)
+                )
+            )
+            .to_csv(p, index=False)
+        ),
+        ["'a'", "never on a counter"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MPX_TABLES))
+def test_bad_multiplexed_input_to_estimate(bad_input, tmp_path, case):
+    write, names = MPX_TABLES[case]
+    bad = tmp_path / "m.csv"
+    write(bad)
+    bad_input(["mpx", "estimate", bad, "-o", tmp_path / "e.csv"], names=names, watch=[tmp_path])
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["emulate", GOOD, "--pmcs", 0], ["--pmcs"]),
+        (["emulate", GOOD, "--period", 0], ["--period"]),
+        (["emulate", GOOD, "--offset", -1], ["--offset"]),
+        (["fit", GOOD, "--epochs", 0, "-o", "{tmp}/m.pt"], ["--epochs"]),
+        (["fit", GOOD, "--seed", -1, "-o", "{tmp}/m.pt"], ["--seed"]),
+        (["fit", GOOD, "--split", "0:1:1", "-o", "{tmp}/m.pt"], ["--split"]),
+        (["fit", GOOD, "--split", "seven", "-o", "{tmp}/m.pt"], ["--split"]),
+        (["fit", GOOD, "--patience", -2, "-o", "{tmp}/m.pt"], ["--patience"]),
+        (["fit", GOOD, "-m", "forest", "-o", "{tmp}/m.pt"], ["forest"]),
+        (["fit", GOOD, "-o", "{tmp}/model.bin"], ["model files end in .pt"]),
+        (["estimate", GOOD, "-m", "magic"], ["unknown estimator 'magic'"]),
+        (["estimate", GOOD, "-m", "mlp"], ["must be trained first"]),
+        (["estimate", GOOD, "-m", "{tmp}/nothing.pt"], ["nothing.pt", "no such model file"]),
+        (["score", GOOD, "-m", "bogus", "--no-dtw"], ["unknown estimator 'bogus'"]),
+        (["score", GOOD, "--pmcs", 99], ["--pmcs"]),
+        (["score", GOOD, "--plot", "{tmp}/f.png", "--plot-run", "nosuch", "--no-dtw"], ["run 'nosuch'"]),
+        (["score", GOOD, "--workload-pattern", "(", "--no-dtw"], ["not a regular expression"]),
+        (["score", GOOD, "--wraps", "explode"], ["--wraps"]),
+        (["score", "{tmp}/missing.csv"], ["missing.csv", "no such file"]),
+        (["score", "{tmp}"], ["holds no trace files"]),
+        (["trace", "-e", "task-clock", "-I", 0, "-o", "{tmp}/t", "--", "true"], ["--interval"]),
+        (["trace", "-e", "task-clock", "--runs", 0, "-o", "{tmp}/t", "--", "true"], ["--runs"]),
+        (["trace", "-e", ",", "-o", "{tmp}/t", "--", "true"], ["empty event set"]),
+        (["trace", "-e", "a,a", "-o", "{tmp}/t", "--", "true"], ["'a' appears twice"]),
+        (["trace", "-e", "task-clock", "-o", "{tmp}/t", "--", "no-such-program-here"], ["'no-such-program-here'"]),
+        (["trace", "-e", "task-clock", "--timeout", 0, "-o", "{tmp}/t", "--", "true"], ["--timeout"]),
+    ],
+)
+def test_bad_options(bad_input, tmp_path, args, names):
+    args = [str(a).replace("{tmp}", str(tmp_path)) for a in args]
+    if args[0] in ("emulate", "estimate") and "-o" not in args:
+        args += ["-o", str(tmp_path / "out.csv")]
+    bad_input(["mpx", *args], names=names, watch=[tmp_path])
+
+
+@pytest.mark.parametrize("command", ["emulate", "estimate", "score", "fit"])
+@pytest.mark.parametrize("where", ["missing folder", "a folder", "the input itself", "a device"])
+def test_outputs_are_checked_before_the_work(bad_input, tmp_path, command, where):
+    src = tmp_path / "in.csv"
+    src.write_text(GOOD.read_text())
+    suffix = ".pt" if command == "fit" else ".csv"
+    target = {
+        "missing folder": tmp_path / "nowhere" / f"out{suffix}",
+        "a folder": tmp_path,
+        "the input itself": src,
+        "a device": Path("/dev/null"),
+    }[where]
+    if command == "fit" and where in ("the input itself", "a device"):
+        target = tmp_path / "in.pt" if where == "the input itself" else target
+        if where == "the input itself":
+            target.write_text("not a model")
+            src = target
+    words = {
+        "missing folder": "does not exist",
+        "a folder": "directory",
+        "the input itself": "input",
+        "a device": "not a regular file",
+    }[where]
+    if command == "fit" and where == "a device":
+        words = "model files end in .pt"
+    args = ["mpx", command, src, "-o", target] + (["--no-dtw"] if command == "score" else [])
+    bad_input(args, names=[words], watch=[tmp_path])
+
+
+def test_a_run_too_long_for_dtw_is_refused_up_front(bad_input, tmp_path):
+    """A 1 ms trace of a long program would keep the quadratic DTW busy for hours: refused, with the way out."""
+    long = pd.DataFrame({"run": "r", "step": range(10_001), "event": "a", "value": 1.0})
+    p = tmp_path / "long.parquet"
+    long.to_parquet(p)
+    bad_input(["mpx", "score", p, "--no-clean"], names=["10001 intervals", "without DTW"], watch=[tmp_path])
+
+
+def test_plot_place_is_checked_before_the_work(bad_input, tmp_path):
+    bad_input(
+        ["mpx", "score", GOOD, "--no-dtw", "--plot", tmp_path / "no" / "f.png"],
+        names=["plot", "does not exist"],
+        watch=[tmp_path],
+    )
+
+
+def test_trace_time_limit_stops_the_program_too(bad_input, tmp_path, software_perf):
+    marker = tmp_path / "still-ran"
+    bad_input(
+        [
+            "mpx",
+            "trace",
+            "-e",
+            "task-clock",
+            "--timeout",
+            0.5,
+            "-o",
+            tmp_path / "t",
+            "--",
+            "sh",
+            "-c",
+            f"sleep 2; touch {marker}",
+        ],
+        names=["still running after 0.5 s"],
+    )
+    import time
+
+    time.sleep(2.5)
+    assert not marker.exists()  # the program was stopped with perf, not left running
+
+
+def test_trace_output_must_be_a_folder(bad_input, tmp_path):
+    f = tmp_path / "file.csv"
+    f.write_text("x")
+    bad_input(["mpx", "trace", "-e", "task-clock", "-o", f, "--", "true"], names=["file.csv"], watch=[tmp_path])
+
+
+def test_model_for_other_events_is_refused(bad_input, cli, tmp_path):
+    pytest.importorskip("torch")
+    model = tmp_path / "m.pt"
+    r = cli(["mpx", "fit", GOOD, DATA / "zen5_phases_r2.csv", "--epochs", 1, "--pmcs", 2, "--no-clean", "-o", model])
+    assert r.exit_code == 0, r.stderr
+    sw = DATA / "ocoe_interval.csv"
+    bad_input(
+        ["mpx", "score", sw, "--no-clean", "--no-dtw", "-m", model, "-w", "w"],
+        names=["trained on events", "knows nothing of"],
+        watch=[tmp_path],
+    )
+    garbage = tmp_path / "g.pt"
+    garbage.write_bytes(b"\x80\x04garbage")
+    bad_input(["mpx", "estimate", GOOD, "-m", garbage, "-o", tmp_path / "e.csv"], names=["g.pt", "not a saved"])
+
+
+def test_wrap_around_is_repaired_with_a_warning_or_refused_on_request(cli, bad_input, tmp_path):
+    wrapped = DATA / "zen5_py_r3.csv"
+    r = cli(["mpx", "emulate", wrapped, "-o", tmp_path / "m.csv"])
+    assert r.exit_code == 0 and "hemkit: warning:" in r.stderr and "repaired to 6122" in r.stderr
+    bad_input(
+        ["mpx", "emulate", wrapped, "--wraps", "error", "-o", tmp_path / "m2.csv"],
+        names=["zen5_py_r3.csv", "dTLB-load-misses", "2^47"],
+        watch=[tmp_path],
+    )

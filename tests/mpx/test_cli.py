@@ -1,0 +1,143 @@
+"""The ``hemkit mpx`` commands end to end: recorded fixtures, real perf where it counts, the user's environment."""
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+DATA = Path(__file__).parent / "data"
+ZEN5 = sorted(str(p) for p in DATA.glob("zen5_*.csv"))
+
+
+def test_emulate_estimate_with_the_default_estimator(cli, tmp_path):
+    mpx = tmp_path / "m.parquet"
+    r = cli(["mpx", "emulate", *ZEN5, "--pmcs", 2, "-o", mpx])
+    assert r.exit_code == 0, r.stderr
+    assert "5 runs of 2 workload(s): zen5_phases (3 runs), zen5_py (2 runs)" in r.stdout
+    assert "40% of the time" in r.stdout and "2^47" in r.stderr  # the wrap-around is said
+    out = tmp_path / "e.csv"
+    r = cli(["mpx", "estimate", mpx, "-o", out])
+    assert r.exit_code == 0, r.stderr
+    assert "phase estimates" in r.stdout
+    est = pd.read_csv(out)
+    assert len(est) == len(pd.read_parquet(mpx)) and est["estimate"].notna().all()
+
+
+def test_counters_is_a_deprecated_alias_of_pmcs(cli, tmp_path):
+    r = cli(["mpx", "emulate", ZEN5[0], "-c", 3, "-o", tmp_path / "m.csv"])
+    assert r.exit_code == 0, r.stderr
+    assert "60% of the time" in r.stdout and "deprecated" in r.stderr.lower()
+    r = cli(["mpx", "emulate", ZEN5[0], "--pmcs", 3, "-o", tmp_path / "m.csv"])
+    assert "deprecated" not in r.stderr.lower()
+
+
+def test_estimate_reads_multiplexed_perf_output(cli, tmp_path):
+    text = "\n".join(
+        [
+            "# started on Mon Nov 23 10:00:00 2026",
+            "",
+            "     0.010000000,4000,,instructions,2500000,25.00,,",
+            "     0.010000000,<not counted>,,branches,0,0.00,,",
+            "     0.020000000,<not counted>,,instructions,0,0.00,,",
+            "     0.020000000,900,,branches,5000000,50.00,,",
+            "     0.030000000,2000,,instructions,10000000,100.00,,",
+            "     0.030000000,800,,branches,10000000,100.00,,",
+        ]
+    )
+    src = tmp_path / "mpx_r1.csv"
+    src.write_text(text + "\n")
+    out = tmp_path / "e.csv"
+    r = cli(["mpx", "estimate", src, "-m", "fixed", "-o", out])
+    assert r.exit_code == 0, r.stderr
+    est = pd.read_csv(out).set_index(["event", "step"])["estimate"]
+    assert est[("instructions", 0)] == pytest.approx(4000)  # perf's own scaled value, kept
+    assert est[("instructions", 1)] == pytest.approx(4000)  # <not counted>: the last rate holds
+    assert est[("branches", 0)] == pytest.approx(900) and est[("instructions", 2)] == 2000
+    r = cli(["mpx", "estimate", src, "-o", out])  # the default, phase
+    assert r.exit_code == 0 and "phase" in r.stdout
+
+
+def test_score_ranks_all_three_with_run_to_run_and_a_figure(cli, tmp_path):
+    png, ra, scores = tmp_path / "f.png", tmp_path / "ra.png", tmp_path / "s.csv"
+    args = ["mpx", "score", *ZEN5, "--pmcs", 2, "-m", "fixed", "-m", "min", "-m", "phase"]
+    r = cli([*args, "--plot", png, "--plot-ra", ra, "-o", scores])
+    assert r.exit_code == 0, r.stderr
+    for words in ("ranked on all three", "median |total error|", "run-to-run Pearson r", "best ranked:"):
+        assert words in r.stdout
+    assert png.stat().st_size > 10_000 and ra.stat().st_size > 5_000
+    table = pd.read_csv(scores)
+    assert set(table["estimator"]) == {"fixed", "min", "phase"}
+    assert {"ra", "dtw", "total_error"} <= set(table.columns)
+    r = cli([*args[:-4], "--workload", "all-one", "--no-dtw"])
+    assert r.exit_code == 0 and "1 workload(s): all-one (5 runs)" in r.stdout
+
+
+def test_fit_shows_epochs_and_validation_scores_then_scores_the_model(cli, tmp_path):
+    pytest.importorskip("torch")
+    model = tmp_path / "mlp.pt"
+    r = cli(["mpx", "fit", *ZEN5, "--epochs", 2, "--pmcs", 2, "--no-clean", "-o", model])
+    assert r.exit_code == 0, r.stderr
+    for words in ("train_loss", "validation_loss", "scores on the validation", "validation: mlp", "err cut"):
+        assert words in r.stdout
+    assert model.stat().st_size > 1000
+    r = cli(["mpx", "score", *ZEN5, "--no-clean", "--no-dtw", "-m", "fixed", "-m", model])
+    assert r.exit_code == 0, r.stderr
+    assert "mlp" in r.stdout
+
+
+# ---------------------------------------------------------------------------- recording with real perf
+def _trace(cli, tmp_path, *command, extra=()):
+    return cli(["mpx", "trace", "-e", "task-clock,page-faults", "-o", tmp_path / "t", *extra, "--", *command])
+
+
+def test_trace_writes_exactly_perfs_format(cli, tmp_path, software_perf):
+    r = _trace(
+        cli, tmp_path, "dd", "if=/dev/zero", "of=/dev/null", "bs=1M", "count=300", extra=["--runs", 2, "-w", "dd"]
+    )
+    assert r.exit_code == 0, r.stderr
+    files = sorted((tmp_path / "t").iterdir())
+    assert [f.name for f in files] == ["dd_r1.csv", "dd_r2.csv"]
+    text = files[0].read_text()
+    assert text.startswith("# started on")
+    line = next(x for x in text.splitlines() if "task-clock" in x)
+    assert len(line.split(",")) == 8 and line.split(",")[2] == "msec"  # time,value,unit,event,run,pct,metric,unit
+    from hemkit.io.traces import read_trace
+
+    tr = read_trace(tmp_path / "t")
+    assert set(tr["workload"]) == {"dd"} and (tr["percent"] == 100).all()
+    r = _trace(cli, tmp_path, "dd", "if=/dev/zero", "of=/dev/null", "bs=1M", "count=50", extra=["-w", "dd"])
+    assert r.exit_code == 0 and "dd_r3.csv" in r.stdout  # numbered after the runs already there
+
+
+def test_trace_runs_the_program_in_the_users_environment(cli, tmp_path, software_perf, monkeypatch):
+    """A python3 first on the user's PATH is the one measured (fails before issue 14: perf put /usr/bin first)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    marker = tmp_path / "marker.txt"
+    fake = bin_dir / "python3"
+    fake.write_text(f'#!/bin/sh\necho "$PATH" > {marker}\npwd >> {marker}\nexec {shutil.which("sleep")} 0.05\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("PREFIX", raising=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    r = cli(["mpx", "trace", "-e", "task-clock", "-o", tmp_path / "t", "--", "python3", "-c", "pass"], cwd=work)
+    assert r.exit_code == 0, r.stderr
+    path, cwd = marker.read_text().splitlines()
+    assert path == os.environ["PATH"] and Path(cwd) == work  # PATH exactly the user's, and the user's folder
+
+
+def test_a_failing_program_is_an_error_naming_it(cli, bad_input, tmp_path, software_perf):
+    out = tmp_path / "t"
+    bad_input(["mpx", "trace", "-e", "task-clock", "-o", out, "--", "false"], names=["'false'", "exit code 1"])
+    bad_input(
+        ["mpx", "trace", "-e", "task-clock", "-o", out, "--", "sh", "-c", "sleep 0.05; kill -9 $$"],
+        names=["'sh'", "killed by signal SIGKILL"],
+    )
+    assert not out.exists() or not any(out.iterdir())
+    r = _trace(cli, tmp_path, "sh", "-c", "sleep 0.05; exit 3", extra=["--allow-failure"])
+    assert r.exit_code == 0, r.stderr
+    assert "exit code 3" in r.stdout
