@@ -67,14 +67,7 @@ def test_default_rows_are_every_reading():
     # the paper (Sec. 4.3): "as many merged HEM vectors as actual values have been observed for each HEM"
     truth = make_truth(n_events=5, n_runs=2000, seed=3)
     ev = list(truth.columns)
-    groups = [
-        [ev[0], ev[1], ev[2]],
-        [ev[0], ev[3], ev[4]],
-        [ev[1], ev[3]],
-        [ev[1], ev[4]],
-        [ev[2], ev[3]],
-        [ev[2], ev[4]],
-    ]
+    groups = five_events(truth)
     r = split_into_groups(truth, groups, 40, seed=0)
     assert default_rows(r) == int(pooled_counts(r).max()) == 120  # ev[1] is read in 3 groups of 40
     res = merge_much(r, n_sims=30, seed=0)
@@ -103,14 +96,7 @@ def test_columns_are_the_events_readings():
 def test_single_group_events_are_permuted_not_resampled(seed, n):
     truth = make_truth(n_events=5, n_runs=n * 10, seed=seed)
     ev = list(truth.columns)
-    groups = [
-        [ev[0], ev[1], ev[2]],
-        [ev[0], ev[3], ev[4]],
-        [ev[1], ev[3]],
-        [ev[1], ev[4]],
-        [ev[2], ev[3]],
-        [ev[2], ev[4]],
-    ]
+    groups = five_events(truth)
     r = split_into_groups(truth, groups, n, seed=seed)
     m = quiet(merge_much, r, n_sims=2, seed=seed, options=MuchOptions(n=n)).data
     assert len(m) == n
