@@ -1,6 +1,6 @@
 """Timing and memory of the merge methods: the T2080 data and a scaling series.
 
-Run:  .venv/bin/python benchmarks/merge.py            (all cases, ~10 min on 2 cores)
+Run:  nice .venv/bin/python benchmarks/merge.py        (all cases, ~15 min on 2 cores)
       .venv/bin/python benchmarks/merge.py --quick    (T2080 only)
 
 Each case runs in a fresh subprocess, so its peak RSS (ru_maxrss) is its own: it includes
@@ -18,14 +18,13 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 
 CASE = r"""
 import json, resource, sys, time, warnings
 import numpy as np, pandas as pd
 warnings.simplefilter("ignore")
-from hemkit import Readings
-from hemkit.merge import merge_hrm, merge_much, merge_copula
+from hemkit.core.readings import Readings
+from hemkit.merge import CopulaOptions, MuchOptions, merge_copula, merge_hrm, merge_joint, merge_much
 spec = json.loads(sys.argv[1])
 method, k, n = spec["method"], spec["k"], spec["n"]
 def timed(fn, repeat):
@@ -43,26 +42,33 @@ else:
     if method == "hrm":
         groups = [[ev[0], *ev[i:i + 5]] for i in range(1, k, 5)]
         rng = np.random.default_rng(1)
-        data = Readings({g: truth[cols].iloc[rng.permutation(n)].reset_index(drop=True) for g, cols in enumerate(groups)})
+        data = Readings({g: truth[cols].iloc[rng.permutation(n)].reset_index(drop=True)
+                         for g, cols in enumerate(groups)})
     else:
         a, b, c = np.array_split(np.array(ev), 3)
         parts = [list(a) + list(b), list(a) + list(c), list(b) + list(c)]
-        data = Readings({g: truth[cols].sample(frac=1.0, random_state=g).reset_index(drop=True) for g, cols in enumerate(parts)})
+        data = Readings({g: truth[cols].sample(frac=1.0, random_state=g).reset_index(drop=True)
+                         for g, cols in enumerate(parts)})
     del truth
+n_rows = spec.get("rows")
+rows = MuchOptions(n=n_rows)
 fns = {
     "hrm": lambda: merge_hrm(data, data.events[0]),
-    "much": lambda: merge_much(data, n_sims=100, seed=0),
-    "much-sample": lambda: merge_much(data, n_sims=100, seed=0, criterion="sample"),
-    "copula": lambda: merge_copula(data, seed=0, pearson_weight=0.0),
-    "copula-auto": lambda: merge_copula(data, seed=0),
+    "much": lambda: merge_much(data, n_sims=100, seed=0, options=rows),
+    "much-arranged": lambda: merge_much(data, n_sims=100, seed=0, options=MuchOptions(n=n_rows, criterion="arranged")),
+    "much-sample": lambda: merge_much(data, n_sims=100, seed=0, options=MuchOptions(n=n_rows, criterion="sample")),
+    "much-paper": lambda: merge_much(data, n_sims=100, seed=0, mode="paper", options=rows),
+    "copula": lambda: merge_copula(data, seed=0, pearson_weight=0.0, options=CopulaOptions(n=n_rows)),
+    "copula-auto": lambda: merge_copula(data, seed=0, options=CopulaOptions(n=n_rows)),
+    "joint": lambda: merge_joint(data, seed=0),
 }
 seconds = timed(fns[method], spec["repeat"])
 print(json.dumps({"seconds": seconds, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 
-def run(method: str, k: int, n: int, repeat: int) -> dict:
-    spec = json.dumps({"method": method, "k": k, "n": n, "repeat": repeat})
+def run(method: str, k: int, n: int, repeat: int, rows: int | None = None) -> dict:
+    spec = json.dumps({"method": method, "k": k, "n": n, "repeat": repeat, "rows": rows})
     p = subprocess.run([sys.executable, "-c", CASE, spec], capture_output=True, text=True, timeout=3600)
     if p.returncode != 0:
         return {"seconds": float("nan"), "maxrss_mib": float("nan"), "error": p.stderr.strip().splitlines()[-1]}
@@ -73,30 +79,34 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
-    print("## T2080 (1000 runs per group; best of 5)\n")
-    print("| method | data | seconds | peak RSS MiB |\n|---|---|---|---|")
-    for method, label in [
-        ("hrm", "hrm_raw (3 groups)"),
-        ("much", "much_raw (24 groups), n_sims=100"),
-        ("much-sample", "much_raw, n_sims=100, criterion=sample"),
-        ("copula", "much_raw, pearson_weight=0"),
-        ("copula-auto", "much_raw, pearson_weight=auto"),
+    print("## T2080 (1000 runs per group; best of 3)\n")
+    print("| method | data | merged rows | seconds | peak RSS MiB |\n|---|---|---|---|---|")
+    for method, label, rows in [
+        ("hrm", "hrm_raw (3 groups)", None),
+        ("much", "much_raw (24 groups), n_sims=100 (criterion auto: arranged)", None),
+        ("much", "much_raw, n_sims=100, as mergingTools' vignette", 1000),
+        ("much-sample", "much_raw, n_sims=100, criterion=sample", None),
+        ("much-paper", "much_raw, n_sims=100, the paper as written", None),
+        ("copula", "much_raw, pearson_weight=0", None),
+        ("copula-auto", "much_raw, pearson_weight=auto", None),
+        ("joint", "much_raw (the default method)", None),
     ]:
-        r = run(method, 0, 0, 5)
-        print(f"| {method} | {label} | {r['seconds']:.3f} | {r['maxrss_mib']:.0f} |", flush=True)
+        r = run(method, 0, 0, 3, rows)
+        shown = rows or "every reading (24 000)"
+        print(f"| {method} | {label} | {shown} | {r['seconds']:.3f} | {r['maxrss_mib']:.0f} |", flush=True)
     if args.quick:
         return
     print("\n## Scaling (one run each; n_sims=100)\n")
     print("| events | runs | method | seconds | peak RSS MiB |\n|---|---|---|---|---|")
     for k in (16, 64, 256):
         for n in (1_000, 10_000, 100_000):
-            for method in ("hrm", "much", "much-sample", "copula", "copula-auto"):
-                if method == "much" and k * n > 2_000_000:
+            for method in ("hrm", "much", "much-sample", "copula", "copula-auto", "joint"):
+                if method == "joint" and k * n > 2_000_000:
                     print(
-                        f"| {k} | {n:,} | much | skipped: 100 sorts of the whole table; use much-sample | |", flush=True
+                        f"| {k} | {n:,} | joint | skipped (its likelihood fit and tail swaps grow with k) | |",
+                        flush=True,
                     )
                     continue
-                t0 = time.perf_counter()
                 r = run(method, k, n, 1)
                 note = f" ({r['error']})" if "error" in r else ""
                 print(f"| {k} | {n:,} | {method} | {r['seconds']:.2f}{note} | {r['maxrss_mib']:.0f} |", flush=True)

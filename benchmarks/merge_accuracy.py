@@ -1,24 +1,28 @@
 """Correlation accuracy of HRM, MUCH and the copula merge.
 
-Run:  .venv/bin/python benchmarks/merge_accuracy.py   (~3 min on 2 cores)
+Run:  nice .venv/bin/python benchmarks/merge_accuracy.py   (~15 min on 2 loaded cores)
 
 1. Synthetic data with a known truth (hemkit.evaluate.study.synthetic_study): the same total
    number of runs for every method (MUCH design: 50 or 100 runs per group; HRM: the same
    total over its groups); reference = correlations of 100 000 complete vectors.
 2. The real T2080 MUCH data, holdout: half of each group's runs merged, the other half's
    observed pairwise correlations as the reference (5 splits).
+
+(Real data with a full known truth: benchmarks/merge_truth.py.)
 """
 
 from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pandas as pd
 
+from hemkit.core.errors import HemkitWarning
 from hemkit.datasets import t2080_much
-from hemkit.errors import HemkitWarning
-from hemkit.evaluate import holdout
-from hemkit.evaluate.study import synthetic_study
+from hemkit.evaluate import holdout, synthetic_study
+
+METHODS = ("hrm", "much-paper", "much", "copula", "joint")
 
 CASES = [
     (16, 6, "mixed", 50),
@@ -42,8 +46,10 @@ def main() -> None:
     rows = []
     for k, p, marg, rpg in CASES:
         for seed in range(3):
-            res = synthetic_study(k, p, runs_per_much_group=rpg, marginals=marg, seed=seed)
-            t = res.table()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", HemkitWarning)
+                res = synthetic_study(k, p, runs_per_much_group=rpg, marginals=marg, seed=seed, methods=METHODS)
+            t = res.summary()
             rows.append(
                 {
                     "events": k,
@@ -58,21 +64,19 @@ def main() -> None:
             )
             print(rows[-1], flush=True)
     df = pd.DataFrame(rows)
-    agg = df.groupby(["events", "pmcs", "marginals", "runs/group"], sort=False)[
-        ["total runs", "hrm P", "much P", "copula P", "hrm S", "much S", "copula S"]
-    ].mean()
+    cols = ["total runs"] + [f"{m} P" for m in METHODS] + [f"{m} S" for m in METHODS]
+    agg = df.groupby(["events", "pmcs", "marginals", "runs/group"], sort=False)[cols].mean()
     agg["total runs"] = agg["total runs"].round().astype(int)
-    agg["copula/much P"] = agg["copula P"] / agg["much P"]
-    agg["copula/much S"] = agg["copula S"] / agg["much S"]
+    agg["joint/paper P"] = agg["joint P"] / agg["much-paper P"]
+    agg["joint/paper S"] = agg["joint S"] / agg["much-paper S"]
     print("\n### Synthetic truth: pairwise-correlation MSE (mean of 3 seeds; P = Pearson, S = Spearman)\n")
     print(markdown(agg))
-    ratio_p = df["copula P"] / df["much P"]
-    ratio_s = df["copula S"] / df["much S"]
+    ratio_p = df["joint P"] / df["much-paper P"]
+    ratio_s = df["joint S"] / df["much-paper S"]
     print(
-        f"\nper-run ratio copula/much: Pearson mean {ratio_p.mean():.3f} (median {ratio_p.median():.3f}, "
-        f"max {ratio_p.max():.3f}); Spearman mean {ratio_s.mean():.3f}; "
-        f"much < hrm in {int((df['much P'] < df['hrm P']).sum())}/{len(df)}, "
-        f"copula < much in {int((df['copula P'] < df['much P']).sum())}/{len(df)} (Pearson)"
+        f"\nper-run ratio joint/much-paper: Pearson geometric mean {np.exp(np.log(ratio_p).mean()):.3f} "
+        f"(worst {ratio_p.max():.3f}); Spearman {np.exp(np.log(ratio_s).mean()):.3f}; "
+        f"much < hrm in {int((df['much P'] < df['hrm P']).sum())}/{len(df)} (Pearson)"
     )
 
     print("\n### T2080 holdout (real data; half of each group's runs merged, other half = reference)\n")
@@ -80,12 +84,12 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HemkitWarning)
         for seed in range(5):
-            res = holdout(t2080_much(), ["much", "copula"], seed=seed)
+            res = holdout(t2080_much(), ["much-paper", "much", "copula", "joint"], seed=seed)
             hold.append(
                 {
                     "split": seed,
-                    **{f"{m} P": e.mse("pearson") for m, e in res.items()},
-                    **{f"{m} S": e.mse("spearman") for m, e in res.items()},
+                    **{f"{m} P": e.mse("pearson") for m, e in res.evaluations.items()},
+                    **{f"{m} S": e.mse("spearman") for m, e in res.evaluations.items()},
                 }
             )
     h = pd.DataFrame(hold)

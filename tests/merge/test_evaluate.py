@@ -1,13 +1,24 @@
-"""Evaluation: per-pair differences, holdout, plot, and the synthetic generator."""
+"""Evaluation: per-pair differences, checked inputs, holdout, truth studies, the synthetic generator."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from hemkit import HemkitError
-from hemkit.datasets import t2080_much
+from hemkit.core.errors import HemkitError, InputError
+from hemkit.datasets import split_truth, t2080_much, zen5_br_64kb
 from hemkit.datasets.synthetic import make_truth, random_correlation, split_into_groups
-from hemkit.evaluate import evaluate, holdout, plot_pair_differences
+from hemkit.evaluate import (
+    Evaluation,
+    HoldoutResult,
+    StudyOptions,
+    evaluate,
+    evaluate_files,
+    holdout,
+    parse_methods,
+    plot_pair_differences,
+    truth_study,
+)
+from hemkit.merge import merge
 from hemkit.plan import hrm_design
 
 
@@ -22,6 +33,15 @@ def test_known_pair_differences():
     assert ev.mse() == pytest.approx(8 / 3)
     assert ev.max_abs("spearman") == pytest.approx(2.0)
     assert list(ev.summary().index) == ["pearson", "spearman"]
+    assert "Evaluation" in repr(ev) and "mse" in repr(ev)
+
+
+def test_a_merge_result_is_evaluated_by_its_data_and_named_by_its_method():
+    r = t2080_much()
+    res = merge(r, "much", seed=0, n=1000, n_sims=30)
+    ev = evaluate(res, r)
+    assert ev.label == "much" and len(ev.pairs) == 120
+    assert ev.mse() == pytest.approx(res.summary().loc["much", "pearson_mse"])
 
 
 def test_against_readings_uses_observed_pairs():
@@ -36,15 +56,86 @@ def test_too_few_common_events():
         evaluate(pd.DataFrame({"a": [1.0, 2, 3], "b": [3.0, 1, 2]}), pd.DataFrame({"x": [1.0, 2, 3], "y": [1.0, 2, 4]}))
 
 
-def test_holdout_and_plot(tmp_path):
-    res = holdout(t2080_much(), ["much"], seed=1, n_sims=5)
+GOOD = {"a": [1.0, 2, 3, 4], "b": [2.0, 1, 4, 3], "c": [1.0, 3, 2, 5]}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda t: t.assign(b=[1.0, np.inf, 2, 3]), "column 'b' has an infinite value in row 2"),
+        (lambda t: t.assign(c=[np.nan, 1, 2, 3]), "column 'c' has NaN in row 1"),
+        (lambda t: t.assign(b=[7.0, 7, 7, 7]), "column 'b' is constant"),
+        (lambda t: t.set_axis(["a", "b", "a"], axis=1), "column 'a' appears twice"),
+        (lambda t: t.assign(b=["x", "y", "z", "w"]), "column 'b' is not numeric"),
+        (lambda t: t[["a"]], "has 1 event column"),
+    ],
+)
+def test_evaluate_refuses_what_would_silently_drop_pairs(change, message):
+    bad = change(pd.DataFrame(GOOD))
+    with pytest.raises(InputError, match=message.replace("(", "\\(").replace(")", "\\)")):
+        evaluate(bad, pd.DataFrame(GOOD))
+    with pytest.raises(InputError, match=message.replace("(", "\\(").replace(")", "\\)")):
+        evaluate(pd.DataFrame(GOOD), bad)
+
+
+def test_evaluate_files_names_the_file(tmp_path):
+    good = tmp_path / "truth.csv"
+    pd.DataFrame(GOOD).to_csv(good, index=False)
+    bad = tmp_path / "merged.csv"
+    pd.DataFrame(GOOD).assign(b=[1, 1, 1, 1]).to_csv(bad, index=False)
+    with pytest.raises(InputError, match=f"{bad}: column 'b' is constant"):
+        evaluate_files(bad, good)
+    assert evaluate_files(good, good).mse() == 0.0
+    tidy = tmp_path / "tidy.csv"
+    t2080_much().to_tidy().to_csv(tidy, index=False)
+    with pytest.raises(InputError, match="looks like grouped readings"):
+        evaluate_files(tidy, good)
+
+
+def test_holdout_is_a_result_with_a_plot(tmp_path):
+    res = holdout(t2080_much(), ["much"], seed=1, options={"much": {"n_sims": 30, "n": 1000}})
+    assert isinstance(res, HoldoutResult) and isinstance(res["much"], Evaluation)
     assert res["much"].pairs.shape[0] == 120
-    ax = plot_pair_differences(res)
+    assert list(res.summary().columns) == ["pairs", "pearson_mse", "pearson_max", "spearman_mse", "spearman_max"]
+    ax = plot_pair_differences(dict(res.evaluations))
     path = tmp_path / "fig.png"
     ax.figure.savefig(path)
     assert path.stat().st_size > 5000
+    assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
     assert len(ax.lines) == 1 and len(ax.lines[0].get_ydata()) == 120
     assert np.all(np.diff(ax.lines[0].get_ydata()) >= 0)  # sorted, as in the MUCH paper's Fig. 5
+
+
+def test_holdout_methods_have_their_own_streams():
+    # a method's numbers do not depend on which other methods ran (streams by name)
+    opts = {"much": {"n_sims": 30, "n": 500}, "copula": {"n": 500}}
+    alone = holdout(t2080_much(), ["copula"], seed=3, options=opts).summary()
+    both = holdout(t2080_much(), ["much", "copula"], seed=3, options=opts).summary()
+    pd.testing.assert_series_equal(alone.loc["copula"], both.loc["copula"])
+
+
+def test_parse_methods():
+    assert parse_methods("much-paper, joint") == ["much-paper", "joint"]
+    with pytest.raises(InputError, match="unknown method 'magic'"):
+        parse_methods("much,magic")
+    with pytest.raises(InputError, match="method 'much' is given twice"):
+        parse_methods(["much", "much"])
+
+
+def test_truth_study_compares_with_the_paper():
+    st = truth_study(
+        zen5_br_64kb(),
+        ["much", "joint"],
+        seed=0,
+        options=StudyOptions(pmcs=(4,), splits=2, reps=1, level=0.9),
+        merge_options={"much-paper": {"n_sims": 30}, "much": {"n_sims": 30}},
+    )
+    s = st.summary()
+    assert list(s.index) == ["much-paper", "much", "joint"]
+    assert s.loc["much-paper", "pearson_ratio"] == pytest.approx(1.0)
+    assert s.loc["joint", "pearson_ratio"] < 1.0  # more accurate than the paper on the real truth
+    assert 0 <= s.loc["joint", "coverage"] <= 1 and s.loc["joint", "median_width"] > 0
+    assert set(st.by_pmcs().index) == {"much-paper", "much", "joint"}
 
 
 def test_synthetic_truth_has_its_correlation_and_shapes():
@@ -57,7 +148,6 @@ def test_synthetic_truth_has_its_correlation_and_shapes():
     z = normal_scores(t.to_numpy(), axis=0)
     np.testing.assert_allclose(np.corrcoef(z, rowvar=False), corr, atol=0.02)
     assert (t.to_numpy() >= 0).all()
-    # skewed and bimodal marginals really are
     from scipy import stats
 
     assert stats.skew(t.filter(like="lognormal").iloc[:, 0]) > 1
@@ -77,13 +167,14 @@ def test_split_into_groups_gives_disjoint_runs():
         split_into_groups(t, hrm_design(ev, 3, anchor=ev[0]), 1000)
 
 
-def test_split_by_design():
-    from hemkit.datasets.synthetic import split_by_design
-
-    t = make_truth(9, 3000, seed=1)
-    hrm = split_by_design(t, "hrm", 3, 200, anchor=t.columns[2])
-    assert all(t.columns[2] in g.columns for g in hrm.groups.values()) and len(hrm) == 4
-    much = split_by_design(t, "much", 3, 100)
-    assert much.missing_pairs() == [] and set(much.n_runs) == {100}
-    with pytest.raises(HemkitError, match="unknown design 'magic'"):
-        split_by_design(t, "magic", 3, 100)
+def test_split_truth_of_the_real_table():
+    t = zen5_br_64kb()
+    assert "L1-dcache-prefetches" not in t.columns  # the dead 6th counter, dropped explicitly
+    r = split_truth(t, 3, seed=0)
+    assert len(r) == 11 and r.missing_pairs() == [] and set(r.n_runs) == {72}
+    h = split_truth(t, 3, design="hrm", seed=0)
+    assert all("cycles" in g.columns for g in h.groups.values())
+    with pytest.raises(InputError, match="unknown design 'magic'"):
+        split_truth(t, 3, design="magic")
+    with pytest.raises(InputError, match="pmcs must be an integer of at least 2"):
+        split_truth(t, 1)

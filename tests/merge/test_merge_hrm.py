@@ -7,14 +7,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from hemkit import HemkitError, Readings
+from hemkit.core.errors import HemkitError, InputError
+from hemkit.core.readings import Readings
 from hemkit.datasets import t2080_hrm, t2080_hrm_reference
 from hemkit.merge import merge_hrm
 
 
 def test_reproduces_mergingtools_exactly():
-    merged = merge_hrm(t2080_hrm(), "PROCESSOR_CYCLES")
+    res = merge_hrm(t2080_hrm(), "PROCESSOR_CYCLES")
+    merged = res.data
     ref = t2080_hrm_reference()
+    assert res.method == "hrm" and res.params["anchor"] == "PROCESSOR_CYCLES"
     assert sorted(merged.columns) == sorted(ref.columns)
     np.testing.assert_array_equal(merged[ref.columns].to_numpy(), ref.to_numpy())
 
@@ -23,7 +26,7 @@ def test_anchor_is_type2_quantiles_of_pooled_readings():
     r = Readings(
         {1: pd.DataFrame({"a": [1.0, 3, 5], "x": [1.0, 2, 3]}), 2: pd.DataFrame({"a": [2.0, 4, 6], "y": [3.0, 2, 1]})}
     )
-    m = merge_hrm(r, "a")
+    m = merge_hrm(r, "a").data
     # R: quantile(c(1,3,5,2,4,6), c(0, .5, 1), type = 2) = 1, 3.5, 6
     np.testing.assert_array_equal(m["a"].to_numpy(), [1.0, 3.5, 6.0])
     np.testing.assert_array_equal(m["x"].to_numpy(), [1, 2, 3])
@@ -33,12 +36,12 @@ def test_anchor_is_type2_quantiles_of_pooled_readings():
 def test_groups_of_different_sizes_are_quantile_resampled():
     g1 = pd.DataFrame({"a": np.arange(10.0), "x": np.arange(10.0) * 2})
     g2 = pd.DataFrame({"a": np.arange(5.0)[::-1], "y": np.arange(5.0)[::-1] + 100})
-    m = merge_hrm(Readings({1: g1, 2: g2}), "a")
+    m = merge_hrm(Readings({1: g1, 2: g2}), "a").data
     assert len(m) == 10
     # the 5-run group contributes its sorted rows at ranks round(linspace(0, 4, 10))
     np.testing.assert_array_equal(m["y"].to_numpy(), 100 + np.rint(np.linspace(0, 4, 10)))
     assert set(m["y"]) <= set(g2["y"])
-    m6 = merge_hrm(Readings({1: g1, 2: g2}), "a", n=6)
+    m6 = merge_hrm(Readings({1: g1, 2: g2}), "a", n=6).data
     assert len(m6) == 6
 
 
@@ -48,6 +51,8 @@ def test_errors():
         merge_hrm(r, "NOPE")
     with pytest.raises(HemkitError, match="not read in group 2"):
         merge_hrm(r, "CYCLES_LSU_SCHEDULE_STALLED")
+    with pytest.raises(InputError, match="n \\(merged runs\\) must be an integer of at least 3"):
+        merge_hrm(r, "PROCESSOR_CYCLES", n=2)
 
 
 @settings(max_examples=25, deadline=None)
@@ -60,7 +65,7 @@ def test_keeps_rank_correlation_with_the_anchor_and_permutes_readings(seed, n, g
         x = a * rng.uniform(-2, 2) + rng.normal(0, 50, n)
         tables[g] = pd.DataFrame({"anchor": a, f"x{g}": np.round(x - x.min() + 1, 3)})
     r = Readings(tables)
-    m = merge_hrm(r, "anchor")
+    m = merge_hrm(r, "anchor").data
     for g, t in tables.items():
         col = f"x{g}"
         # a permutation of the group's readings

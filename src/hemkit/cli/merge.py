@@ -1,253 +1,434 @@
-"""``hemkit merge`` and ``hemkit evaluate``: thin wrappers over :mod:`hemkit.merge` and :mod:`hemkit.evaluate`."""
+"""``hemkit merge`` and ``hemkit evaluate``: thin wrappers over :mod:`hemkit.merge` and :mod:`hemkit.evaluate`.
+
+Each command parses its options, checks every output place first, reads the input through
+:func:`hemkit.io.read_readings` (or the bundled data), calls one library function, shows its
+``summary()``, writes through :mod:`hemkit.io`, and ends with one line saying what was read,
+written and dropped.
+"""
 
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import click
-import pandas as pd
 
-from hemkit.errors import HemkitError, HemkitWarning
-from hemkit.readings import Readings
+from hemkit.cli._options import (
+    LEVEL,
+    output_option,
+    plot_option,
+    quiet_option,
+    readings_input_options,
+    reps_option,
+    seed_option,
+    show_table,
+    wrote,
+)
 
-METHOD_CHOICE = click.Choice(["hrm", "much", "copula"])
+METHODS = ["joint", "copula", "much", "hrm"]
+EVAL_METHODS = "joint, copula, much, much-paper, hrm"
 
 
-def load_input(
-    path: str | None, *, pmcs: int | None, codes: str | None, method: str = "copula", drop_constant: bool = False
-) -> Readings:
-    """Readings from INPUT (any format :func:`hemkit.io.read_readings` knows) or the bundled T2080 data."""
+class _Weight(click.ParamType):
+    """``auto`` or a number in [0, 1]."""
+
+    name = "auto|W"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, float) or value == "auto":
+            return value
+        try:
+            w = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is neither 'auto' nor a number in [0, 1]", param, ctx)
+        if not 0 <= w <= 1:
+            self.fail(f"{w:g} is not in [0, 1]", param, ctx)
+        return w
+
+
+@contextmanager
+def warnings_to_stderr(messages: list[str]) -> Iterator[None]:
+    """Show each :class:`hemkit.HemkitWarning` raised inside as ``hemkit: warning: ...``; keep their texts."""
+    from hemkit.core.errors import HemkitWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", HemkitWarning)
+        try:
+            yield
+        finally:
+            for w in caught:
+                text = " ".join(str(w.message).split())
+                if issubclass(w.category, HemkitWarning) and text not in messages:
+                    messages.append(text)
+                    click.echo(f"hemkit: warning: {text}", err=True)
+
+
+def _inputs_label(inputs: tuple[str, ...], bundled: str) -> str:
+    from pathlib import Path
+
+    if not inputs:
+        return bundled
+    if len(inputs) <= 3:
+        return " ".join(inputs)
+    return f"{len(inputs)} files ({Path(inputs[0]).name} ... {Path(inputs[-1]).name})"
+
+
+def _load(inputs: tuple[str, ...], *, pmcs: int | None, codes: str | None, drop_constant: bool, hrm: bool) -> Any:
+    """Readings from INPUT files (one or several, any format read_readings knows) or the bundled T2080 data."""
     from hemkit import datasets
     from hemkit.io import read_readings
 
-    if path is None:
-        return datasets.t2080_hrm() if method == "hrm" else datasets.t2080_much()
-    return read_readings(path, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    if not inputs:
+        return datasets.t2080_hrm() if hrm else datasets.t2080_much()
+    return read_readings(
+        list(inputs) if len(inputs) > 1 else inputs[0], pmcs=pmcs, codes=codes, drop_constant=drop_constant
+    )
 
 
-def _show(title: str, rows: pd.DataFrame) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def _distinct_outputs(**paths: str | None) -> None:
+    import os
 
-    table = Table(title=title)
-    table.add_column(rows.index.name or "")
-    for c in rows.columns:
-        table.add_column(str(c), justify="right")
-    for idx, r in rows.iterrows():
-        table.add_row(str(idx), *[f"{v:.4g}" if isinstance(v, float) else str(v) for v in r])
-    Console().print(table)
+    from hemkit.core.errors import OutputError
+
+    seen: dict[str, str] = {}
+    for name, p in paths.items():
+        if not p:
+            continue
+        key = os.path.realpath(p)
+        if key in seen:
+            raise OutputError(f"{p}: given for both {seen[key]} and {name}; give two different files")
+        seen[key] = name
+
+
+def _dropped(caught: list[str]) -> str:
+    drops = [m for m in caught if "dropped" in m]
+    return f"dropped: {len(drops)} (see warnings)" if drops else "dropped: nothing"
 
 
 @click.command()
-@click.argument("input", required=False, type=click.Path(dir_okay=False))
-@click.option("--method", "-m", type=METHOD_CHOICE, default="copula", show_default=True, help="Merge method.")
-@click.option("--anchor", help="Anchor event (HRM). Default for the bundled data: PROCESSOR_CYCLES.")
-@click.option("--pmcs", type=int, help="INPUT is a mergingTools raw file with this many columns per group.")
-@click.option("--codes", type=click.Path(dir_okay=False), help="code,name table for a raw file (hems,code).")
-@click.option("--n-sims", type=int, default=100, show_default=True, help="MUCH: draws tried.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--n", "n_rows", type=int, help="Rows of the merged table (default: method's own).")
-@click.option("--outliers", type=click.Choice(["keep", "zscore"]), default="keep", show_default=True)
-@click.option("--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together (else an error).")
-@click.option("--dep-lvl", type=float, help="MUCH: mergingTools-compatible dropping of dependent events.")
+@click.argument("inputs", nargs=-1, type=click.Path(dir_okay=True))
+@click.option("--method", "-m", type=click.Choice(METHODS), default="joint", show_default=True, help="Merge method.")
+@readings_input_options
+@click.option("--anchor", help="HRM anchor event (read in every group). Bundled data: PROCESSOR_CYCLES.")
+@click.option(
+    "--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together (else an error naming them)."
+)
+@click.option(
+    "--n-sims", type=click.IntRange(min=1), default=100, show_default=True, help="MUCH: draws tried (warns under 30)."
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["hemkit", "paper"]),
+    default="hemkit",
+    show_default=True,
+    help="MUCH: 'paper' follows the SAC 2021 paper as written.",
+)
 @click.option(
     "--criterion",
     type=click.Choice(["arranged", "sample"]),
-    default="arranged",
-    show_default=True,
-    help="MUCH: judge draws by the arranged readings (mergingTools) or the Gaussian sample (fast).",
+    help="MUCH: judge draws by the arranged readings or the sample.",
 )
 @click.option(
-    "--pearson-weight",
-    default="auto",
-    show_default=True,
-    help="copula: 0 = rank target, 1 = match observed Pearson correlations, auto = chosen by holdout.",
+    "--dep-lvl", type=click.FloatRange(0, 1, min_open=True), help="MUCH: mergingTools' dropping of dependent events."
 )
-@click.option("--drop-constant", is_flag=True, help="Drop events constant within a group (else an error).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the merged table (CSV or .parquet).")
+@click.option(
+    "--outliers", type=click.Choice(["keep", "zscore"]), default="keep", show_default=True, help="MUCH, copula."
+)
+@click.option(
+    "--z", "z", type=click.FloatRange(0, min_open=True), default=3.0, show_default=True, help="z of --outliers zscore."
+)
+@click.option(
+    "--pearson-weight", type=_Weight(), default="auto", show_default=True, help="copula: 0 ranks .. 1 Pearson."
+)
+@click.option(
+    "--tails",
+    type=click.FloatRange(0),
+    default=6.0,
+    show_default=True,
+    help="joint: robust z above which readings are placed to match Pearson (0: off).",
+)
+@click.option("--rows", type=click.IntRange(min=3), help="Rows of the merged table (default: every reading).")
+@seed_option()
+@output_option("Write the merged table (CSV, or Parquet by suffix).")
+@click.option("--pair-intervals", type=click.Path(dir_okay=False), help="Write per-pair intervals (CSV or Parquet).")
+@click.option("--level", type=LEVEL, default=0.9, show_default=True, help="Level of --pair-intervals.")
+@plot_option(help="Figure: merged vs observed correlation per pair (with intervals).")
+@quiet_option()
 def merge(
-    input,
-    method,
-    anchor,
-    pmcs,
-    codes,
-    n_sims,
-    seed,
-    n_rows,
-    outliers,
-    impute,
-    dep_lvl,
-    criterion,
-    pearson_weight,
-    drop_constant,
-    output,
-):
+    inputs: tuple[str, ...],
+    method: str,
+    pmcs: int | None,
+    codes: str | None,
+    drop_constant: bool,
+    anchor: str | None,
+    impute: str | None,
+    n_sims: int,
+    mode: str,
+    criterion: str | None,
+    dep_lvl: float | None,
+    outliers: str,
+    z: float,
+    pearson_weight: Any,
+    tails: float,
+    rows: int | None,
+    seed: int,
+    output: str | None,
+    pair_intervals: str | None,
+    level: float,
+    plot: str | None,
+    quiet: bool,
+) -> None:
     """Merge readings from separate runs into complete vectors.
 
-    INPUT is a tidy table (group,run,event,value; CSV or Parquet), a mergingTools raw CSV
-    (with --pmcs), or a collection database from 'hemkit collect'.  Without INPUT the
-    bundled NXP T2080 readings are merged (HRM data for --method hrm, MUCH data otherwise).
+    \b
+    hemkit merge                                   # bundled T2080 data, joint merge
+    hemkit merge runs/*.csv -o merged.csv --pair-intervals pairs.csv
+    hemkit merge raw.csv --pmcs 6 --codes code2name.csv -m much --mode paper
+    hemkit merge collection.db -m hrm --anchor cycles
+
+    INPUT is one or several files of readings (tidy group,run,event,value CSV or Parquet,
+    a mergingTools raw CSV with --pmcs, a 'hemkit collect' database, perf stat output).
+    Without INPUT the bundled NXP T2080 readings are merged (HRM data for -m hrm).
     """
     from hemkit.datasets import T2080_ANCHOR
-    from hemkit.evaluate import evaluate
-    from hemkit.io import write_table
+    from hemkit.io import check_output, write_figure, write_table
     from hemkit.merge import merge as run_merge
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", HemkitWarning)
-        readings = load_input(input, pmcs=pmcs, codes=codes, method=method, drop_constant=drop_constant)
-    for w in caught:
-        if issubclass(w.category, HemkitWarning):
-            click.echo(f"hemkit: warning: {w.message}", err=True)
-    if method == "hrm" and anchor is None:
-        if input is None:
-            anchor = T2080_ANCHOR
-        else:
-            raise HemkitError("HRM needs an anchor event: --anchor NAME")
-    options: dict = {"n": n_rows}
+    _distinct_outputs(output=output, pair_intervals=pair_intervals, plot=plot)
+    for path, what in ((output, "output"), (pair_intervals, "pair intervals"), (plot, "plot")):
+        if path:
+            check_output(path, inputs=inputs, what=what)
+    if method == "hrm" and not anchor:
+        if inputs:
+            raise click.BadParameter("-m hrm needs the anchor event read in every group", param_hint="'--anchor'")
+        anchor = T2080_ANCHOR
+    options: dict[str, Any] = {}
     if method == "hrm":
-        options["anchor"] = anchor
+        options = {"anchor": anchor, "n": rows}
+    elif method == "much":
+        options = {"n_sims": n_sims, "mode": mode, "n": rows, "impute": impute, "criterion": criterion}
+        options.update(dep_lvl=dep_lvl, outliers=outliers, z=z, progress=not quiet)
+    elif method == "copula":
+        options = {"pearson_weight": pearson_weight, "n": rows, "impute": impute, "outliers": outliers, "z": z}
     else:
-        options.update(seed=seed, outliers=outliers, impute=impute)
-        if method == "much":
-            options.update(n_sims=n_sims, dep_lvl=dep_lvl, criterion=criterion)
-        else:
-            if pearson_weight != "auto":
-                try:
-                    pearson_weight = float(pearson_weight)
-                except ValueError:
-                    raise HemkitError(
-                        f"--pearson-weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}"
-                    ) from None
-            options.update(pearson_weight=pearson_weight)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", HemkitWarning)
-        merged = run_merge(readings, method, **options)
-    for w in caught:
-        if issubclass(w.category, HemkitWarning):
-            click.echo(f"hemkit: warning: {w.message}", err=True)
-    source = input or ("bundled T2080 HRM data" if method == "hrm" else "bundled T2080 MUCH data")
-    click.echo(
-        f"{method}: merged {len(readings)} groups of {source} into {merged.shape[0]} runs x {merged.shape[1]} events"
-    )
-    info = merged.attrs.get("hemkit", {})
-    if info.get("repaired"):
-        click.echo("  the pairwise correlation matrix was not positive definite: repaired (nearest correlation)")
-    if info.get("imputed"):
-        click.echo(f"  imputed {len(info['imputed'])} pair(s) never read together (maxdet)")
-    if "pearson_weight" in info:
-        click.echo(
-            f"  Pearson weight {info['pearson_weight']:g}" + (" (chosen by holdout)" if info.get("holdout_mse") else "")
-        )
-    if info.get("dropped"):
-        click.echo(f"  dropped (dep_lvl): {', '.join(info['dropped'])}")
-    summary = evaluate(merged, readings).summary()
-    summary.index.name = "vs observed"
-    _show("Merged vs observed pairwise correlations", summary)
+        options = {"n": rows, "impute": impute, "tails": tails or None, "progress": not quiet}
+    messages: list[str] = []
+    with warnings_to_stderr(messages):
+        readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=method == "hrm")
+        res = run_merge(readings, method, seed=seed, level=level if pair_intervals or plot else None, **options)
+    show_table(res.summary(), "Merged vs observed pairwise correlations")
+    written = []
     if output:
-        write_table(merged, output)
-        click.echo(f"wrote {output}")
+        write_table(res.data, output, inputs=inputs, what="output")
+        written.append(output)
+    if pair_intervals and res.pair_intervals is not None:
+        write_table(res.pair_intervals, pair_intervals, inputs=inputs, what="pair intervals")
+        written.append(pair_intervals)
+    if plot:
+        write_figure(res.plot().figure, plot)
+        written.append(plot)
+    for p in written:
+        wrote(p)
+    n_runs = int(readings.n_runs.sum())
+    rows_note = f"{len(res.data)} rows"
+    if method != "hrm" and rows is None:
+        from hemkit.merge.reorder import pooled_counts
+
+        most = int(pooled_counts(readings).max())
+        rows_note += (
+            ": every reading of the most-read event"
+            if most == len(res.data)
+            else f" (the most-read event has {most} readings; capped, pass --rows for more)"
+        )
+    source = _inputs_label(inputs, "bundled T2080 " + ("HRM" if method == "hrm" else "MUCH") + " data")
+    click.echo(
+        f"{method}: read {len(readings)} groups ({n_runs} runs, {len(readings.events)} events) from {source}; "
+        f"merged into {rows_note} x {res.data.shape[1]} events; wrote {', '.join(written) or 'nothing'}; "
+        f"{_dropped(messages)}"
+    )
 
 
 @click.command()
-@click.argument("merged", required=False, type=click.Path(dir_okay=False))
+@click.argument("inputs", nargs=-1, type=click.Path(dir_okay=True))
 @click.option(
     "--truth",
-    type=click.Path(dir_okay=False),
-    help="Ground truth (all events read at once: wide CSV/Parquet) or grouped input readings.",
+    "truth",
+    multiple=True,
+    type=click.Path(dir_okay=True),
+    help="Reference: a truth table (all events read in the same runs) or grouped readings.",
 )
-@click.option("--pmcs", type=int, help="--truth (or --holdout INPUT) is a mergingTools raw file.")
 @click.option(
-    "--holdout",
-    "holdout_input",
-    is_flag=False,
-    flag_value="",
-    default=None,
-    help="Instead of MERGED: split INPUT's runs (default: bundled T2080 MUCH data), merge half, "
-    "compare with the other half.",
+    "--holdout", is_flag=True, help="Split INPUT's runs (default: bundled T2080), merge half, compare with the rest."
 )
-@click.option("--methods", default="much,copula", show_default=True, help="Methods for --holdout.")
+@click.option(
+    "--study", is_flag=True, help="Split --truth (default: bundled Zen 5 br_64kb) into MUCH designs and score methods."
+)
+@readings_input_options
+@click.option(
+    "--methods", default="much,joint", show_default=True, help=f"Methods for --holdout/--study ({EVAL_METHODS})."
+)
 @click.option("--anchor", help="Anchor for hrm in --holdout.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--pairs", type=click.Path(dir_okay=False), help="Write per-pair differences (CSV).")
-@click.option("--plot", type=click.Path(dir_okay=False), help="PNG of sorted per-pair differences.")
-def evaluate(merged, truth, pmcs, holdout_input, methods, anchor, seed, pairs, plot):
+@click.option("--impute", type=click.Choice(["maxdet"]), help="--holdout/--study: fill pairs never read together.")
+@click.option("--splits", type=click.IntRange(min=1), default=5, show_default=True, help="--study: splits per --pmcs.")
+@reps_option("--study: merges per split; diagnostics: merges per point.", default=3)
+@click.option("--level", type=LEVEL, help="--study: also score per-pair intervals at this level.")
+@seed_option()
+@output_option("Write the per-pair (or per-split) table (CSV or Parquet).")
+@plot_option(help="Figure: sorted per-pair differences per method (MUCH paper, Fig. 5).")
+@plot_option("sims", help="Figure: MUCH's MSE against the number of simulations (held-out runs).")
+@plot_option("runs", help="Figure: HRM and MUCH MSE against the number of runs (MUCH paper, Fig. 6).")
+@plot_option("design", help="Figure: runs MUCH and HRM need against the number of events (MUCH paper, Fig. 7).")
+@quiet_option()
+def evaluate(
+    inputs: tuple[str, ...],
+    truth: tuple[str, ...],
+    holdout: bool,
+    study: bool,
+    pmcs: int | None,
+    codes: str | None,
+    drop_constant: bool,
+    methods: str,
+    anchor: str | None,
+    impute: str | None,
+    splits: int,
+    reps: int,
+    level: float | None,
+    seed: int,
+    output: str | None,
+    plot: str | None,
+    plot_sims: str | None,
+    plot_runs: str | None,
+    plot_design: str | None,
+    quiet: bool,
+) -> None:
     """How well MERGED keeps the pairwise correlations of TRUTH (Pearson and Spearman).
 
-    TRUTH is either a full table read all at once (columns = events) or grouped readings
-    (tidy or raw), whose observed pairwise correlations are then the reference.
+    \b
+    hemkit evaluate merged.csv --truth truth.csv --plot pairs.png -o pairs.csv
+    hemkit evaluate --holdout runs.csv --methods much,joint --seed 3
+    hemkit evaluate --study --methods much-paper,much,joint --level 0.9
+    hemkit evaluate --plot-sims sims.png --plot-runs runs.png --plot-design design.png
+
+    TRUTH is a truth table read all at once (columns = events) or grouped readings, whose
+    observed pairwise correlations are then the reference.  --holdout needs no truth;
+    --study splits a truth table into MUCH designs (3 and 4 counters, or --pmcs) and compares
+    the methods with the MUCH paper as written; --plot-sims/--plot-runs/--plot-design draw
+    MUCH's own diagnostics on INPUT (default: the bundled T2080 data).
     """
-    from hemkit.evaluate import evaluate as run_evaluate
-    from hemkit.evaluate import holdout, plot_pair_differences
-    from hemkit.io import read_table
+    from hemkit.io import check_output, write_figure, write_table
 
-    if holdout_input is not None:
-        readings = load_input(holdout_input or None, pmcs=pmcs, codes=None)
-        names = [m.strip() for m in methods.split(",") if m.strip()]
-        bad = [m for m in names if m not in ("hrm", "much", "copula")]
-        if bad:
-            raise HemkitError(f"unknown method {bad[0]!r} in --methods")
-        options = {"seed": seed}
-        fns = {}
-        from hemkit.merge import merge as run_merge
+    diagnostics = {"sims": plot_sims, "runs": plot_runs, "design": plot_design}
+    modes = [m for m, on in (("holdout", holdout), ("study", study), ("diagnostics", any(diagnostics.values()))) if on]
+    if len(modes) > 1:
+        raise click.UsageError(
+            f"choose one of --holdout, --study, --plot-sims/--plot-runs/--plot-design (got {', '.join(modes)})"
+        )
+    mode = modes[0] if modes else "evaluate"
+    _distinct_outputs(output=output, plot=plot, **{f"plot-{k}": v for k, v in diagnostics.items()})
+    inputs_all = (*inputs, *truth)
+    for path, what in ((output, "output"), (plot, "plot"), *((v, f"plot-{k}") for k, v in diagnostics.items())):
+        if path:
+            check_output(path, inputs=inputs_all, what=what)
+    messages: list[str] = []
+    written: list[str] = []
+    if mode == "evaluate":
+        from hemkit.evaluate import evaluate_files
 
-        for m in names:
-            if m == "hrm":
-                a = anchor or (readings.events[0] if holdout_input == "" else None)
-                if a is None:
-                    raise HemkitError("hrm in --holdout needs --anchor")
-                fns[m] = lambda r, a=a: run_merge(r, "hrm", anchor=a)
+        if len(inputs) != 1 or not truth:
+            raise click.UsageError("give one MERGED table and --truth FILE (or --holdout, --study, --plot-sims ...)")
+        with warnings_to_stderr(messages):
+            ev = evaluate_files(inputs[0], list(truth), pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+        show_table(ev.summary(), f"{inputs[0]} vs {' '.join(truth)}")
+        if output:
+            write_table(ev.pairs.reset_index(), output, inputs=inputs_all, what="output")
+            written.append(output)
+        if plot:
+            write_figure(ev.plot().figure, plot)
+            written.append(plot)
+        summary = f"evaluate: {ev.row()['pairs']} pairs of {inputs[0]} compared with {' '.join(truth)}"
+    elif mode == "holdout":
+        from hemkit.evaluate import holdout as run_holdout
+        from hemkit.evaluate import parse_methods
+
+        names = parse_methods(methods)
+        options = {m: {"impute": impute} for m in names if m != "hrm" and impute}
+        if anchor and "hrm" in names:
+            options["hrm"] = {"anchor": anchor}
+        with warnings_to_stderr(messages):
+            readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=False)
+            res = run_holdout(readings, names, seed=seed, options=options)
+        show_table(res.summary(), "Held-out pairwise correlation differences")
+        if output:
+            write_table(res.to_frame().reset_index(), output, inputs=inputs_all, what="output")
+            written.append(output)
+        if plot:
+            write_figure(res.plot().figure, plot)
+            written.append(plot)
+        summary = (
+            f"holdout: {len(readings)} groups of {_inputs_label(inputs, 'bundled T2080 MUCH data')} split in halves "
+            f"(seed {seed}); {', '.join(res.evaluations)} merged one half, compared with the other"
+        )
+    elif mode == "study":
+        import pandas as pd
+
+        from hemkit.evaluate import StudyOptions, truth_study
+        from hemkit.evaluate.files import read_reference
+
+        if inputs:
+            raise click.UsageError("--study reads its truth table from --truth, not INPUT")
+        with warnings_to_stderr(messages):
+            if truth:
+                ref = read_reference(list(truth))
+                if not isinstance(ref, pd.DataFrame):
+                    raise click.UsageError("--study needs a truth table (one column per event), not grouped readings")
+                table = ref
             else:
-                fns[m] = lambda r, m=m: run_merge(r, m, **options)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", HemkitWarning)
-            results = holdout(readings, fns, seed=seed)
+                from hemkit.datasets import zen5_br_64kb
+
+                table = zen5_br_64kb()
+            opts = StudyOptions(pmcs=(pmcs,) if pmcs else (3, 4), splits=splits, reps=reps, level=level)
+            mopts = {m: {"impute": impute} for m in methods.split(",") if impute and m.strip() != "hrm"}
+            st = truth_study(table, methods, seed=seed, options=opts, merge_options=mopts, progress=not quiet)
+        show_table(st.summary(), "Merged vs truth correlations (ratios: MSE over the MUCH paper's)")
+        if output:
+            write_table(st.to_frame(), output, inputs=inputs_all, what="output")
+            written.append(output)
+        summary = (
+            f"study: {' '.join(truth) or 'bundled Zen 5 br_64kb truth'} ({len(table)} runs, {table.shape[1]} events) "
+            f"split {splits}x into MUCH designs on {', '.join(map(str, opts.pmcs))} counters"
+        )
     else:
-        if merged is None or truth is None:
-            raise HemkitError("give MERGED and --truth, or --holdout [INPUT]")
-        table = read_table(merged)
-        if {"group", "run", "event", "value"} <= set(table.columns):
-            raise HemkitError(f"{merged}: looks like grouped readings, not a merged table (one column per event)")
-        nonnum = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]
-        if nonnum:
-            raise HemkitError(f"{merged}: column {nonnum[0]!r} is not numeric")
-        tt = read_table(truth)
-        if pmcs is not None or {"group", "run", "event", "value"} <= set(tt.columns):
-            reference = load_input(truth, pmcs=pmcs, codes=None)
-        else:
-            bad = [c for c in tt.columns if not pd.api.types.is_numeric_dtype(tt[c])]
-            if bad:
-                raise HemkitError(f"{truth}: column {bad[0]!r} is not numeric")
-            if tt.isna().any().any():
-                raise HemkitError(f"{truth}: has NaN in column {tt.columns[tt.isna().any()][0]!r}")
-            reference = tt
-        if table.isna().any().any():
-            raise HemkitError(f"{merged}: has NaN in column {table.columns[table.isna().any()][0]!r}")
-        results = {Path(merged).stem: run_evaluate(table, reference)}
-    rows = pd.DataFrame(
-        {
-            name: {
-                "pairs": int(ev.pairs["diff_pearson"].notna().sum()),
-                "pearson_mse": ev.mse("pearson"),
-                "pearson_max": ev.max_abs("pearson"),
-                "spearman_mse": ev.mse("spearman"),
-                "spearman_max": ev.max_abs("spearman"),
-            }
-            for name, ev in results.items()
-        }
-    ).T
-    rows.index.name = "method"
-    _show("Pairwise correlation differences", rows)
-    if pairs:
-        from hemkit.io import write_table
+        from hemkit.evaluate import CurveOptions, design_runs, runs_curve, sims_curve
 
-        write_table(pd.concat({n: e.pairs for n, e in results.items()}, names=["method"]).reset_index(), pairs)
-        click.echo(f"wrote {pairs}")
-    if plot:
-        import matplotlib
+        shown = []
+        with warnings_to_stderr(messages):
+            if plot_design:
+                d = design_runs(pmcs=pmcs or 6)
+                write_figure(d.plot().figure, plot_design)
+                written.append(plot_design)
+                shown.append("design")
+            if plot_sims:
+                readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=False)
+                sc = sims_curve(readings, seed=seed, options=CurveOptions((1, 3, 10, 30, 100, 300), reps=reps))
+                show_table(sc.summary(), "MUCH: MSE against the number of simulations")
+                write_figure(sc.plot().figure, plot_sims)
+                written.append(plot_sims)
+                shown.append("simulations")
+            if plot_runs:
+                if inputs:
+                    raise click.UsageError("--plot-runs uses the bundled T2080 HRM and MUCH data (no INPUT)")
+                from hemkit.datasets import t2080_hrm, t2080_much
 
-        matplotlib.use("Agg")
-        ax = plot_pair_differences(results)
-        ax.figure.savefig(plot, dpi=120, bbox_inches="tight")
-        click.echo(f"wrote {plot}")
+                rc = runs_curve(
+                    t2080_much(), t2080_hrm(), seed=seed, options=CurveOptions((50, 100, 200, 400), reps=reps)
+                )
+                show_table(rc.summary(), "MSE against the number of runs (MUCH paper, Fig. 6)")
+                write_figure(rc.plot().figure, plot_runs)
+                written.append(plot_runs)
+                shown.append("runs")
+        summary = f"diagnostics: {', '.join(shown)} on {_inputs_label(inputs, 'bundled T2080 data')}"
+    for p in written:
+        wrote(p)
+    click.echo(f"{summary}; wrote {', '.join(written) or 'nothing'}; {_dropped(messages)}")

@@ -3,6 +3,9 @@
 - :func:`t2080_hrm`, :func:`t2080_much` -- real NXP T2080 readings published with the R package
   ``mergingTools`` (see ``data/T2080_README.md``), event codes mapped to names.
 - :func:`t2080_hrm_reference` -- what ``mergingTools::HRM_merge`` returns for ``t2080_hrm``.
+- :func:`zen5_br_64kb` -- real AMD Zen 5 readings with every event read in every run (a known
+  truth for merges, see ``data/ZEN5_README.md``); :func:`split_truth` splits such a table
+  into the groups of a design.
 - :mod:`hemkit.datasets.synthetic` -- non-Gaussian data with a chosen correlation matrix,
   split into HRM or MUCH groups.
 """
@@ -14,14 +17,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from hemkit.readings import Readings
+from hemkit.core.readings import Readings
+from hemkit.datasets.truth import check_truth_table, split_into_runs, split_truth
 
 T2080_PMCS = 6
 T2080_ANCHOR = "PROCESSOR_CYCLES"
+#: the counter of the Zen 5 truth that reads 0 in every run (the dead 6th counter)
+ZEN5_DEAD_COUNTER = "L1-dcache-prefetches"
 
 
 def t2080_path(name: str) -> Path:
-    """Path of a bundled T2080 file (``hrm_raw.csv``, ``much_raw.csv``, ``code2name.csv``, ...)."""
+    """Path of a bundled data file (``hrm_raw.csv``, ``much_raw.csv``, ``code2name.csv``, ``zen5_br_64kb.csv``)."""
     return Path(str(resources.files("hemkit.datasets").joinpath("data", name)))
 
 
@@ -56,3 +62,38 @@ def t2080_much() -> Readings:
 def t2080_hrm_reference() -> pd.DataFrame:
     """``mergingTools::HRM_merge`` (v1.0.1) output for :func:`t2080_hrm` (1000 x 16)."""
     return pd.read_csv(t2080_path("hrm_merged_reference.csv"))
+
+
+def zen5_br_64kb(*, keep_dead: bool = False) -> pd.DataFrame:
+    """Real AMD Zen 5 readings, all 8 events read together in each of 800 runs (a known truth).
+
+    The dead 6th counter ``L1-dcache-prefetches`` (0 in every run) is dropped unless
+    ``keep_dead``.  See ``data/ZEN5_README.md``.
+
+    Examples
+    --------
+    >>> t = zen5_br_64kb()
+    >>> t.shape, "L1-dcache-prefetches" in t.columns
+    ((800, 8), False)
+    """
+    table = pd.read_csv(t2080_path("zen5_br_64kb.csv")).set_index("run")
+    table.columns.name = None
+    if not keep_dead:
+        table = table.drop(columns=[ZEN5_DEAD_COUNTER])
+    return table.astype(float)
+
+
+__all__ = [
+    "T2080_ANCHOR",
+    "T2080_PMCS",
+    "ZEN5_DEAD_COUNTER",
+    "check_truth_table",
+    "split_into_runs",
+    "split_truth",
+    "t2080_code_names",
+    "t2080_hrm",
+    "t2080_hrm_reference",
+    "t2080_much",
+    "t2080_path",
+    "zen5_br_64kb",
+]

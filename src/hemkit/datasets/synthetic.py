@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from hemkit.errors import HemkitError
-from hemkit.readings import Readings
+from hemkit.core.errors import InputError
+from hemkit.core.readings import Readings
+from hemkit.core.rng import SeedLike, as_generator
 
 MARGINALS = ("lognormal", "gamma", "bimodal", "heavy", "uniform", "normal")
 
@@ -40,13 +41,20 @@ def _marginal(kind: str, u: np.ndarray, scale: float) -> np.ndarray:
     elif kind == "normal":
         x = 8 + stats.norm.ppf(u)
     else:
-        raise HemkitError(f"unknown marginal {kind!r}; choose from {', '.join(MARGINALS)}")
+        raise InputError(f"unknown marginal {kind!r}; choose from {', '.join(MARGINALS)}")
     return np.round(scale * (1 + x))
 
 
-def random_correlation(n_events: int, *, n_factors: int = 3, seed: int | None = 0) -> np.ndarray:
-    """A random correlation matrix with strong and weak, positive and negative pairs (factor model)."""
-    rng = np.random.default_rng(seed)
+def random_correlation(n_events: int, *, n_factors: int = 3, seed: SeedLike = 0) -> np.ndarray:
+    """A random correlation matrix with strong and weak, positive and negative pairs (factor model).
+
+    Examples
+    --------
+    >>> c = random_correlation(4, seed=1)
+    >>> c.shape, bool(np.allclose(np.diag(c), 1))
+    ((4, 4), True)
+    """
+    rng = as_generator(seed)
     w = rng.normal(size=(n_events, n_factors)) * rng.uniform(0.3, 1.5, size=(n_events, 1))
     cov = w @ w.T + np.diag(rng.uniform(0.05, 0.6, size=n_events))
     d = np.sqrt(np.diag(cov))
@@ -59,7 +67,7 @@ def make_truth(
     *,
     corr: np.ndarray | None = None,
     marginals: str | Sequence[str] = "mixed",
-    seed: int | None = 0,
+    seed: SeedLike = 0,
 ) -> pd.DataFrame:
     """Complete vectors of ``n_events`` counters over ``n_runs`` runs (the ground truth).
 
@@ -79,12 +87,12 @@ def make_truth(
     >>> t.shape, bool((t.to_numpy() >= 0).all())
     ((100, 8), True)
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     if corr is None:
         corr = random_correlation(n_events, seed=int(rng.integers(2**31)))
     corr = np.asarray(corr, dtype=float)
     if corr.shape != (n_events, n_events):
-        raise HemkitError(f"corr must be {n_events} x {n_events}, got {corr.shape}")
+        raise InputError(f"corr must be {n_events} x {n_events}, got {corr.shape}")
     if isinstance(marginals, str):
         kinds = (
             [MARGINALS[i % len(MARGINALS)] for i in range(n_events)] if marginals == "mixed" else [marginals] * n_events
@@ -92,7 +100,7 @@ def make_truth(
     else:
         kinds = list(marginals)
         if len(kinds) != n_events:
-            raise HemkitError(f"{len(kinds)} marginals given for {n_events} events")
+            raise InputError(f"{len(kinds)} marginals given for {n_events} events")
     z = rng.standard_normal((n_runs, n_events)) @ np.linalg.cholesky(corr).T
     u = stats.norm.cdf(z)
     scales = 10 ** rng.uniform(3, 6, size=n_events)
@@ -105,7 +113,7 @@ def split_into_groups(
     groups: Sequence[Sequence[str]],
     runs_per_group: int,
     *,
-    seed: int | None = 0,
+    seed: SeedLike = 0,
 ) -> Readings:
     """Give each group its own disjoint runs of ``truth``, reading only the group's events.
 
@@ -119,8 +127,8 @@ def split_into_groups(
     """
     need = runs_per_group * len(groups)
     if need > len(truth):
-        raise HemkitError(f"{len(groups)} groups x {runs_per_group} runs need {need} runs; the truth has {len(truth)}")
-    rng = np.random.default_rng(seed)
+        raise InputError(f"{len(groups)} groups x {runs_per_group} runs need {need} runs; the truth has {len(truth)}")
+    rng = as_generator(seed)
     rows = rng.permutation(len(truth))[:need].reshape(len(groups), runs_per_group)
     return Readings(
         {g + 1: truth.iloc[rows[g]][list(events)].reset_index(drop=True) for g, events in enumerate(groups)}
@@ -130,11 +138,11 @@ def split_into_groups(
 def split_by_design(
     truth: pd.DataFrame,
     design: str,
-    n_pmcs: int,
+    pmcs: int,
     runs_per_group: int,
     *,
     anchor: str | None = None,
-    seed: int | None = 0,
+    seed: SeedLike = 0,
 ) -> Readings:
     """Split ``truth`` into the groups of an HRM or MUCH design from :mod:`hemkit.plan`.
 
@@ -143,7 +151,7 @@ def split_by_design(
     truth : DataFrame
         Complete vectors (:func:`make_truth`).
     design : {"hrm", "much"}
-    n_pmcs : int
+    pmcs : int
         Counters per run.
     runs_per_group : int
     anchor : str, optional
@@ -160,9 +168,9 @@ def split_by_design(
 
     events = list(truth.columns)
     if design == "hrm":
-        groups = hrm_design(events, n_pmcs, anchor=anchor or events[0])
+        groups = hrm_design(events, pmcs, anchor=anchor or events[0])
     elif design == "much":
-        groups = much_design(events, n_pmcs, seed=0 if seed is None else seed)
+        groups = much_design(events, pmcs)
     else:
-        raise HemkitError(f"unknown design {design!r}; choose 'hrm' or 'much'")
+        raise InputError(f"unknown design {design!r}; choose 'hrm' or 'much'")
     return split_into_groups(truth, groups, runs_per_group, seed=seed)

@@ -2,21 +2,24 @@
 
 The MUCH paper (Sec. 5.2) scores a merge by ``|rho_merged(i, j) - rho_real(i, j)|`` over all
 pairs of events and summarises with the MSE; users check merged data with Pearson
-correlations of raw counts, rank-based views use Spearman, so both are reported.
+correlations of raw counts, rank-based views use Spearman, so both are reported.  The
+reference is either a truth table (every event read in the same runs) or grouped readings,
+whose observed pairwise correlations then serve.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from hemkit.errors import HemkitError
-from hemkit.merge.correlation import pair_labels, pairwise_correlation, upper
-from hemkit.readings import Readings
+from hemkit.core.errors import InputError
+from hemkit.core.readings import Readings
+from hemkit.core.results import Result, result
+from hemkit.datasets.truth import check_truth_table
+from hemkit.merge.correlation import pairwise_correlation
+from hemkit.merge.result import MergeResult, pair_index, table_correlations
 
 KINDS = ("pearson", "spearman")
 
@@ -27,19 +30,25 @@ def correlations(table: pd.DataFrame | Readings) -> dict[str, pd.DataFrame]:
     For :class:`Readings` each pair is estimated from every group that read both events,
     each group centred (Pearson) or ranked (Spearman) on its own; pairs never read together
     are NaN.
+
+    Examples
+    --------
+    >>> c = correlations(pd.DataFrame({"a": [1.0, 2, 3, 4], "b": [2.0, 1, 4, 3]}))
+    >>> round(float(c["pearson"].loc["a", "b"]), 2)
+    0.6
     """
     if isinstance(table, Readings):
         return {kind: pairwise_correlation(table, kind=kind)[0] for kind in KINDS}
-    x = table.to_numpy(dtype=float)
-    cols = list(table.columns)
+    pear, spear = table_correlations(table)
+    cols = [str(c) for c in table.columns]
     return {
-        "pearson": pd.DataFrame(np.corrcoef(x, rowvar=False), index=cols, columns=cols),
-        "spearman": pd.DataFrame(np.corrcoef(stats.rankdata(x, axis=0), rowvar=False), index=cols, columns=cols),
+        "pearson": pd.DataFrame(pear, index=cols, columns=cols),
+        "spearman": pd.DataFrame(spear, index=cols, columns=cols),
     }
 
 
-@dataclass(frozen=True)
-class Evaluation:
+@result
+class Evaluation(Result):
     """Per-pair correlations of a merge and its reference.
 
     Attributes
@@ -47,6 +56,8 @@ class Evaluation:
     pairs : DataFrame
         Index ``(event_a, event_b)``; columns ``merged_<kind>``, ``truth_<kind>`` and
         ``diff_<kind>`` (merged - truth) for kind in pearson, spearman.
+    label : str
+        The merge's name (a method or a file).
     """
 
     pairs: pd.DataFrame
@@ -54,90 +65,137 @@ class Evaluation:
 
     def mse(self, kind: str = "pearson") -> float:
         """Mean squared difference over the pairs with a reference value."""
-        return float(np.nanmean(self.pairs[f"diff_{kind}"] ** 2))
+        d = self.pairs[f"diff_{kind}"].dropna()
+        return float((d**2).mean()) if len(d) else float("nan")
 
     def max_abs(self, kind: str = "pearson") -> float:
         """Largest absolute difference."""
-        return float(np.nanmax(np.abs(self.pairs[f"diff_{kind}"])))
+        d = self.pairs[f"diff_{kind}"].dropna()
+        return float(d.abs().max()) if len(d) else float("nan")
 
     def summary(self) -> pd.DataFrame:
         """One row per correlation kind: pairs compared, MSE, mean |diff|, max |diff|."""
         rows = {}
         for kind in KINDS:
-            d = self.pairs[f"diff_{kind}"]
+            d = self.pairs[f"diff_{kind}"].dropna()
             rows[kind] = {
-                "pairs": int(d.notna().sum()),
+                "pairs": int(len(d)),
                 "mse": self.mse(kind),
-                "mean_abs": float(np.nanmean(np.abs(d))),
+                "mean_abs": float(d.abs().mean()) if len(d) else float("nan"),
                 "max_abs": self.max_abs(kind),
             }
-        return pd.DataFrame(rows).T
+        out = pd.DataFrame(rows).T
+        out["pairs"] = out["pairs"].astype(int)
+        out.index.name = "kind"
+        return out
+
+    def row(self) -> dict[str, Any]:
+        """The one-line view used when several evaluations are compared."""
+        return {
+            "pairs": int(self.pairs["diff_pearson"].notna().sum()),
+            "pearson_mse": self.mse("pearson"),
+            "pearson_max": self.max_abs("pearson"),
+            "spearman_mse": self.mse("spearman"),
+            "spearman_max": self.max_abs("spearman"),
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-pair table (a copy)."""
+        return self.pairs.copy()
+
+    def plot(self, ax: Any = None, *, kind: str = "pearson") -> Any:
+        """Sorted per-pair |difference| (MUCH paper, Fig. 5); returns the Axes."""
+        from hemkit.evaluate.plot import plot_pair_differences
+
+        return plot_pair_differences({self.label or "merge": self}, kind=kind, ax=ax)
 
 
-def evaluate(merged: pd.DataFrame, truth: pd.DataFrame | Readings, *, label: str = "") -> Evaluation:
+def check_merged_table(table: pd.DataFrame, source: str = "merged table") -> pd.DataFrame:
+    """A merged table fit to evaluate: numeric, finite, no duplicated or constant column, at least 2 events.
+
+    Raises :class:`InputError` naming the column at fault (``source`` names the file).
+
+    Examples
+    --------
+    >>> check_merged_table(pd.DataFrame({"a": [1.0, 2, 3], "b": [1.0, 1, 1]}))
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: merged table: column 'b' is constant (1); it carries no correlation, drop it
+    """
+    if {"group", "run", "event", "value"} <= {str(c) for c in table.columns}:
+        raise InputError(f"{source}: looks like grouped readings (group, run, event, value), not a merged table")
+    return check_truth_table(table, source)
+
+
+def evaluate(merged: MergeResult | pd.DataFrame, truth: pd.DataFrame | Readings, *, label: str = "") -> Evaluation:
     """Compare the pairwise correlations of ``merged`` with a reference.
 
     Parameters
     ----------
-    merged : DataFrame
-        Runs x events, as returned by the merge methods.
+    merged : MergeResult or DataFrame
+        A merge's result, or a runs x events table.
     truth : DataFrame or Readings
-        A ground-truth table (every event read in the same runs) or grouped readings,
-        whose observed pairwise correlations are the reference.  Only events present in
-        both are compared.
+        A truth table (every event read in the same runs) or grouped readings, whose
+        observed pairwise correlations are the reference.  Only events present in both
+        are compared.
+    label : str
+        Names the evaluation (default: the merge's method).
+
+    Raises
+    ------
+    InputError
+        A table with NaN, inf, a non-numeric, duplicated or constant column, fewer than two
+        shared events.
 
     Examples
     --------
-    >>> from hemkit.datasets.synthetic import make_truth
-    >>> truth = make_truth(n_events=4, n_runs=2000, seed=0)
-    >>> round(evaluate(truth, truth).mse(), 12)
+    >>> from hemkit.datasets import zen5_br_64kb
+    >>> truth = zen5_br_64kb()
+    >>> evaluate(truth, truth).mse()
     0.0
     """
-    if merged.shape[1] < 2:
-        raise HemkitError("the merged table has fewer than 2 events: nothing to compare")
+    if isinstance(merged, MergeResult):
+        label = label or merged.method
+        table = merged.data
+    else:
+        table = merged
+    table = check_merged_table(table)
+    if not isinstance(truth, Readings):
+        truth = check_truth_table(truth, "reference")
     ref = correlations(truth)
-    common = [e for e in merged.columns if e in ref["pearson"].columns]
+    common = [e for e in table.columns if e in ref["pearson"].columns]
     if len(common) < 2:
-        raise HemkitError("merged data and reference share fewer than 2 events; check the event names")
-    mine = correlations(merged[common])
+        raise InputError(
+            "merged data and reference share fewer than 2 events; check the event names "
+            f"(merged: {', '.join(map(str, table.columns[:4]))}; reference: "
+            f"{', '.join(map(str, ref['pearson'].columns[:4]))})"
+        )
+    mine = correlations(table[common])
+    i, j = np.triu_indices(len(common), 1)
     data = {}
     for kind in KINDS:
-        m = upper(mine[kind].loc[common, common].to_numpy())
-        t = upper(ref[kind].loc[common, common].to_numpy())
+        m = mine[kind].loc[common, common].to_numpy()[i, j]
+        t = ref[kind].loc[common, common].to_numpy()[i, j]
         data[f"merged_{kind}"] = m
         data[f"truth_{kind}"] = t
         data[f"diff_{kind}"] = m - t
-    return Evaluation(pd.DataFrame(data, index=pair_labels(common)), label=label)
+    return Evaluation(pd.DataFrame(data, index=pair_index(common)), label=label)
 
 
-def holdout(
-    readings: Readings,
-    methods: Mapping[str, Callable[[Readings], pd.DataFrame]] | Sequence[str],
-    *,
-    fraction: float = 0.5,
-    seed: int | None = 0,
-    **options,
-) -> dict[str, Evaluation]:
-    """Merge one part of each group's runs and compare with the other part's observed correlations.
-
-    Parameters
-    ----------
-    readings : Readings
-    methods : mapping name -> callable(Readings) -> DataFrame, or method names
-        Names go to :func:`hemkit.merge.merge` with ``options``.
-    fraction : float, default 0.5
-        Share of each group's runs given to the merge.
+def compare(evaluations: dict[str, Evaluation]) -> pd.DataFrame:
+    """One row per evaluation: pairs, Pearson and Spearman MSE and max |difference|.
 
     Examples
     --------
-    >>> from hemkit.datasets import t2080_much
-    >>> res = holdout(t2080_much(), ["much", "copula"], seed=0)
-    >>> sorted(res)
-    ['copula', 'much']
+    >>> from hemkit.datasets import zen5_br_64kb
+    >>> t = zen5_br_64kb()
+    >>> float(compare({"same": evaluate(t, t)}).loc["same", "pearson_mse"])
+    0.0
     """
-    from hemkit.merge import merge
+    out = pd.DataFrame({name: ev.row() for name, ev in evaluations.items()}).T
+    out["pairs"] = out["pairs"].astype(int)
+    out.index.name = "method"
+    return out
 
-    part, reference = readings.split_runs(fraction, seed=seed)
-    if not isinstance(methods, Mapping):
-        methods = {name: (lambda r, name=name: merge(r, name, **options)) for name in methods}
-    return {name: evaluate(fn(part), reference, label=name) for name, fn in methods.items()}
+
+__all__ = ["KINDS", "Evaluation", "check_merged_table", "compare", "correlations", "evaluate"]

@@ -1,57 +1,50 @@
 """Merge readings from separate runs into complete vectors.
 
 - :func:`merge_hrm` -- order statistics of an anchor event (HRM, mergingTools-exact).
-- :func:`merge_much` -- MUCH as published: Gaussian copula, best of ``n_sims`` draws.
-- :func:`merge_copula` -- hemkit's method: rank-based copula target, exact Iman-Conover
-  reordering and a Pearson refinement; beats MUCH on correlation accuracy at the same data.
-- :func:`merge` -- one entry point by method name.
+- :func:`merge_much` -- MUCH (Vilardell et al. 2021): Gaussian copula, best of ``n_sims``
+  draws; ``mode="paper"`` is the paper as written.
+- :func:`merge_copula` -- rank-based copula target, exact Iman-Conover reordering and a
+  Pearson refinement.
+- :func:`merge_joint` -- the default: a Gaussian copula fitted to all runs jointly (maximum
+  likelihood with
+  data missing by design), ranks and heavy tails placed to match the data.
+- :func:`merge` -- one entry point by method name, optionally with per-pair intervals.
+- :func:`pair_intervals` -- per-pair intervals for any method (:mod:`hemkit.merge.intervals`).
 
-Every method returns a DataFrame (runs x events) whose columns hold actual readings.
+Every method returns a :class:`MergeResult` whose ``data`` columns hold actual readings.
 """
 
 from __future__ import annotations
 
-import pandas as pd
-
-from hemkit.errors import HemkitError
-from hemkit.merge.copula import merge_copula
+from hemkit.merge.api import DEFAULT_METHOD, METHODS, merge, pair_intervals
+from hemkit.merge.copula import CopulaOptions, merge_copula
 from hemkit.merge.correlation import nearest_correlation, normal_scores, pairwise_correlation
 from hemkit.merge.hrm import merge_hrm
-from hemkit.merge.much import merge_much
+from hemkit.merge.intervals import IntervalOptions, with_intervals
+from hemkit.merge.joint import JointOptions, merge_joint
+from hemkit.merge.much import MuchOptions, merge_much
 from hemkit.merge.reorder import reorder
-from hemkit.readings import Readings
-
-METHODS = ("hrm", "much", "copula")
-
-
-def merge(readings: Readings, method: str = "copula", **options) -> pd.DataFrame:
-    """Merge with the named method (``hrm`` needs ``anchor=``).
-
-    Examples
-    --------
-    >>> from hemkit.datasets import t2080_hrm
-    >>> merge(t2080_hrm(), "hrm", anchor="PROCESSOR_CYCLES").shape
-    (1000, 16)
-    """
-    if method == "hrm":
-        if not options.get("anchor"):
-            raise HemkitError("HRM needs an anchor event (--anchor NAME)")
-        return merge_hrm(readings, options["anchor"], n=options.get("n"))
-    if method == "much":
-        return merge_much(readings, **options)
-    if method == "copula":
-        return merge_copula(readings, **options)
-    raise HemkitError(f"unknown merge method {method!r}; choose one of {', '.join(METHODS)}")
-
+from hemkit.merge.result import INTERVAL_COLUMNS, MergeResult, observed_pairs
 
 __all__ = [
+    "DEFAULT_METHOD",
+    "INTERVAL_COLUMNS",
     "METHODS",
+    "CopulaOptions",
+    "IntervalOptions",
+    "JointOptions",
+    "MergeResult",
+    "MuchOptions",
     "merge",
     "merge_copula",
     "merge_hrm",
+    "merge_joint",
     "merge_much",
     "nearest_correlation",
     "normal_scores",
+    "observed_pairs",
+    "pair_intervals",
     "pairwise_correlation",
     "reorder",
+    "with_intervals",
 ]

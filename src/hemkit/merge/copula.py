@@ -41,23 +41,27 @@ raw readings:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import ndtri
 
-from hemkit.errors import HemkitError
+from hemkit.core.errors import InputError
+from hemkit.core.readings import Readings
+from hemkit.core.rng import SeedLike, as_generator
+from hemkit.merge.checks import check_rows, need_two_events
 from hemkit.merge.correlation import (
     assemble_target,
+    average_ranks,
     clip_correlation,
+    group_normal_scores,
     nearest_correlation,
-    normal_scores,
     pairwise_correlation,
     upper,
 )
-from hemkit.merge.reorder import batch_correlation, event_values, place, pooled_counts
-from hemkit.readings import Readings
+from hemkit.merge.reorder import batch_correlation, default_rows, event_values, place
+from hemkit.merge.result import MergeResult, make_result
 
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -76,14 +80,14 @@ def iman_conover(white: np.ndarray, target: np.ndarray) -> np.ndarray:
 class _Problem:
     """Everything one copula merge needs, computed once."""
 
-    events: list
+    events: list[str]
     values: np.ndarray  # k x n sorted readings
     white: np.ndarray  # k x n whitened van der Waerden scores
     copula: np.ndarray  # k x k rank-based target
     goal: np.ndarray  # observed pairwise Pearson, upper triangle (observed pairs only)
     observed: np.ndarray  # which upper-triangle pairs were observed
     repaired: bool
-    imputed: list
+    imputed: list[tuple[str, str]]
 
     def arrange(self, target: np.ndarray) -> np.ndarray:
         return place(self.values, iman_conover(self.white, target))
@@ -118,37 +122,93 @@ class _Problem:
         return best_target, history
 
 
-def _problem(readings: Readings, n: int | None, rng: np.random.Generator, outliers: str, z: float, impute) -> _Problem:
+@dataclass(frozen=True)
+class CopulaOptions:
+    """Less common options of :func:`merge_copula`.
+
+    Attributes
+    ----------
+    n : int, optional
+        Merged rows; default every reading of the event read most often
+        (:func:`hemkit.merge.reorder.default_rows`): all readings are used, so the merged
+        correlations carry less sampling noise (events read less often are spread over
+        their order statistics, see :func:`hemkit.merge.reorder.event_values`).  This is
+        why the bundled T2080 data (1000 runs per group, ``PROCESSOR_CYCLES`` read in all
+        24 groups) merges into 24 000 rows.
+    refine : int
+        Most refinement steps of the Pearson-matching target.
+    outliers, z, impute
+        As in :class:`hemkit.merge.MuchOptions`.
+
+    Examples
+    --------
+    >>> CopulaOptions(n=1000).n
+    1000
+    """
+
+    n: int | None = None
+    refine: int = 10
+    outliers: str = "keep"
+    z: float = 3.0
+    impute: str | None = None
+
+
+def _problem(readings: Readings, rng: np.random.Generator, opts: CopulaOptions) -> _Problem:
     events = readings.events
     k = len(events)
-    scores = {g: normal_scores(t.to_numpy(), axis=0) for g, t in readings.groups.items()}
-    copula, _ = pairwise_correlation(readings, kind="scores", scores=scores, outliers=outliers, z=z)
-    copula, imputed = assemble_target(copula.loc[events, events], impute=impute)
+    scores = group_normal_scores(readings)
+    copula_frame, _ = pairwise_correlation(readings, kind="scores", scores=scores, outliers=opts.outliers, z=opts.z)
+    copula, imputed = assemble_target(copula_frame.loc[events, events], impute=opts.impute)
     copula, repaired = nearest_correlation(copula)
-    pearson, _ = pairwise_correlation(readings, kind="pearson", outliers=outliers, z=z)
+    pearson, _ = pairwise_correlation(readings, kind="pearson", outliers=opts.outliers, z=opts.z)
     goal = upper(pearson.loc[events, events].to_numpy())
     observed = ~np.isnan(goal)
-    if n is None:  # every reading, but no more than 100 000 rows unless the groups are larger
-        n = min(int(pooled_counts(readings).max()), max(int(readings.n_runs.max()), 100_000))
-    n = int(n)
+    n = int(opts.n) if opts.n is not None else default_rows(readings)
     if n < 3:
-        raise HemkitError(f"cannot merge into {n} runs; at least 3 are needed")
-    vdw = stats.norm.ppf(np.arange(1, n + 1) / (n + 1))
-    white = whiten(rng.permuted(np.broadcast_to(vdw, (k, n)), axis=1))
+        raise InputError(f"cannot merge into {n} runs; at least 3 are needed")
+    white = white_scores(k, n, rng)
     return _Problem(
         events, event_values(readings, events, n), white, copula, goal[observed], observed, repaired, imputed
     )
 
 
+def white_scores(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``k`` randomly permuted copies of the ``n`` van der Waerden scores, made exactly uncorrelated.
+
+    Needs ``n > k`` (``k`` centred rows of rank ``k``); a draw whose permutations happen to
+    be linearly dependent (possible for tiny ``n``) is redrawn.
+
+    Examples
+    --------
+    >>> w = white_scores(3, 50, np.random.default_rng(0))
+    >>> bool(np.allclose(np.corrcoef(w), np.eye(3)))
+    True
+    """
+    if n <= k:
+        raise InputError(
+            f"cannot arrange {k} events in {n} merged runs: at least {k + 1} are needed (pass more rows, n)"
+        )
+    vdw = ndtri(np.arange(1, n + 1) / (n + 1))
+    for _ in range(50):  # redraw permutations that happen to be dependent (tiny n only)
+        try:
+            return whiten(rng.permuted(np.broadcast_to(vdw, (k, n)), axis=1))
+        except np.linalg.LinAlgError:
+            continue
+    raise InputError(f"cannot arrange {k} events in {n} merged runs independently; pass more rows (n)")
+
+
+def _check(opts: CopulaOptions) -> None:
+    check_rows(opts.n)
+    if isinstance(opts.refine, bool) or not isinstance(opts.refine, int | np.integer) or opts.refine < 0:
+        raise InputError(f"refine must be an integer >= 0, got {opts.refine!r}")
+
+
 def choose_pearson_weight(
     readings: Readings,
     *,
-    seed: int | np.random.Generator | None = None,
+    seed: SeedLike = None,
     grid: tuple[float, ...] = WEIGHT_GRID,
-    refine: int = 10,
-    outliers: str = "keep",
-    z: float = 3.0,
-    impute: str | None = None,
+    options: CopulaOptions | None = None,
 ) -> tuple[float, dict[float, float]]:
     """Pick the Pearson weight of :func:`merge_copula` by a holdout inside the data.
 
@@ -158,16 +218,24 @@ def choose_pearson_weight(
     6 runs, or a half in which an event never changes) the weight is 0.
 
     Returns the chosen weight and the holdout MSE of each weight.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_much
+    >>> w, scores = choose_pearson_weight(t2080_much(), seed=0)
+    >>> w in WEIGHT_GRID and len(scores) == len(WEIGHT_GRID)
+    True
     """
+    opts = options or CopulaOptions()
     if int(readings.n_runs.min()) < 6:
         return 0.0, {}
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     try:
-        part, reference = readings.split_runs(0.5, seed=rng)
-    except HemkitError:  # a half in which some event never changes: no holdout possible
+        part, reference = readings.split_runs(0.5, seed=int(rng.integers(2**32)))
+    except InputError:  # a half in which some event never changes: no holdout possible
         return 0.0, {}
-    prob = _problem(part, None, rng, outliers, z, impute)
-    refined, _ = prob.pearson_target(refine) if any(w > 0 for w in grid) else (prob.copula, [])
+    prob = _problem(part, rng, CopulaOptions(None, opts.refine, opts.outliers, opts.z, opts.impute))
+    refined, _ = prob.pearson_target(opts.refine) if any(w > 0 for w in grid) else (prob.copula, [])
     ref = {
         kind: upper(pairwise_correlation(reference, kind=kind)[0].loc[prob.events, prob.events].to_numpy())
         for kind in ("pearson", "spearman")
@@ -177,88 +245,83 @@ def choose_pearson_weight(
         merged = prob.arrange((1 - w) * prob.copula + w * refined)
         mine = {
             "pearson": upper(batch_correlation(merged)),
-            "spearman": upper(batch_correlation(stats.rankdata(merged, axis=1))),
+            "spearman": upper(batch_correlation(average_ranks(merged, axis=1))),
         }
         scores[float(w)] = sum(float(np.nanmean((mine[k] - ref[k]) ** 2)) for k in ref)
-    return min(scores, key=scores.get), scores
+    best = min(scores, key=lambda w: scores[w])
+    return best, scores
 
 
 def merge_copula(
     readings: Readings,
     *,
-    seed: int | np.random.Generator | None = None,
-    n: int | None = None,
+    seed: SeedLike = None,
     pearson_weight: float | str = "auto",
-    refine: int = 10,
-    outliers: str = "keep",
-    z: float = 3.0,
-    impute: str | None = None,
-) -> pd.DataFrame:
+    options: CopulaOptions | None = None,
+) -> MergeResult:
     """Merge by a rank-based Gaussian copula with exact (Iman-Conover) reordering.
 
     Parameters
     ----------
     readings : Readings
         Groups covering every pair of events (a MUCH design).
-    seed : int or Generator, optional
+    seed : int, Generator or None
         Randomness (the random permutation of the base scores, the holdout split).
-    n : int, optional
-        Merged runs; default the most readings any event has over all its groups (capped at
-        100 000 or the largest group, whichever is larger), so that every reading of every
-        event is used (events with fewer readings are spread over their order statistics,
-        see :func:`hemkit.merge.reorder.event_values`).  More rows mean less sampling noise
-        in the merged correlations.
     pearson_weight : float in [0, 1] or "auto", default "auto"
         Blend between the rank target (0) and the target refined to match the observed
         Pearson correlations of the raw counts (1); ``"auto"`` chooses by a holdout inside
         the data (:func:`choose_pearson_weight`).
-    refine : int, default 10
-        Most refinement steps for the Pearson-matching target.
-    outliers, z, impute
-        As in :func:`hemkit.merge.merge_much`.
+    options : CopulaOptions, optional
+        ``n`` (merged rows), ``refine``, ``outliers``, ``z``, ``impute``.
 
     Returns
     -------
-    DataFrame
-        ``n`` rows x events; every column holds the event's actual readings.
-        ``.attrs["hemkit"]`` holds the weight used, the holdout scores of ``"auto"``, the
-        MSE reached against the observed Pearson correlations, whether the target was
-        repaired and any imputed pairs.
+    MergeResult
+        ``data``: ``n`` rows x events; every column holds the event's actual readings.
+        ``diagnostics``: ``pearson_weight`` (used), ``holdout_mse`` (of each candidate
+        weight, for ``"auto"``), ``mse_to_observed`` (against the observed Pearson
+        correlations), ``refine_mse``, ``repaired``, ``imputed``.
 
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
     >>> merged = merge_copula(t2080_much(), seed=1, pearson_weight=0.5)
-    >>> merged.shape
+    >>> merged.data.shape   # every reading: PROCESSOR_CYCLES was read in 24 groups of 1000 runs
     (24000, 16)
     """
-    rng = np.random.default_rng(seed)
+    opts = options or CopulaOptions()
+    _check(opts)
+    need_two_events(readings)
+    rng = as_generator(seed)
     holdout_scores: dict = {}
     if isinstance(pearson_weight, str):
         if pearson_weight != "auto":
-            raise HemkitError(f"pearson_weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}")
-        pearson_weight, holdout_scores = choose_pearson_weight(
-            readings, seed=rng, refine=refine, outliers=outliers, z=z, impute=impute
-        )
-    w = float(pearson_weight)
+            raise InputError(f"pearson_weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}")
+        pearson_weight, holdout_scores = choose_pearson_weight(readings, seed=rng, options=opts)
+    try:
+        w = float(pearson_weight)
+    except (TypeError, ValueError):
+        raise InputError(f"pearson_weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}") from None
     if not 0 <= w <= 1:
-        raise HemkitError(f"pearson_weight must be in [0, 1], got {w}")
-    prob = _problem(readings, n, rng, outliers, z, impute)
+        raise InputError(f"pearson_weight must be in [0, 1], got {w}")
+    prob = _problem(readings, rng, opts)
     target = prob.copula
     history: list[float] = []
     if w > 0:
-        refined, history = prob.pearson_target(refine)
+        refined, history = prob.pearson_target(opts.refine)
         target = (1 - w) * prob.copula + w * refined
     merged = prob.arrange(target)
-    out = pd.DataFrame(merged.T, columns=prob.events)
-    # plain JSON-serialisable diagnostics (attrs travel with the frame into Parquet files)
-    out.attrs["hemkit"] = {
-        "method": "copula",
+    params = {"pearson_weight": w, "auto": bool(holdout_scores), **asdict(opts)}
+    params["n"] = merged.shape[1]
+    diagnostics = {
         "pearson_weight": w,
         "holdout_mse": {str(k): v for k, v in holdout_scores.items()},
         "mse_to_observed": prob.pearson_error(merged),
         "refine_mse": history,
         "repaired": bool(prob.repaired),
-        "imputed": [list(p) for p in prob.imputed],
+        "imputed": [(str(a), str(b)) for a, b in prob.imputed],
     }
-    return out
+    return make_result(pd.DataFrame(merged.T, columns=prob.events), "copula", params, diagnostics, readings)
+
+
+__all__ = ["CopulaOptions", "choose_pearson_weight", "iman_conover", "merge_copula", "white_scores", "whiten"]

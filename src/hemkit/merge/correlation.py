@@ -15,16 +15,73 @@ choice: the missing pair is as conditionally independent as the observed pairs a
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy.special import ndtri
 
-from hemkit.errors import HemkitError
-from hemkit.readings import Readings
+from hemkit.core.errors import InputError
+from hemkit.core.readings import Readings
 
 OUTLIER_POLICIES = ("keep", "zscore")
+
+#: per Readings (frozen, compared by identity) the ranks, scores and scales computed from it
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def average_ranks(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Ranks 1..n along ``axis``, ties sharing their mean rank (as ``scipy.stats.rankdata``), vectorised.
+
+    One ``argsort`` of contiguous rows; tie blocks found by a running max/min of their
+    first and last positions: 5-10x faster than ``rankdata`` on columns of large tables.
+
+    Examples
+    --------
+    >>> average_ranks(np.array([3.0, 1, 3, 2]))
+    array([3.5, 1. , 3.5, 2. ])
+    """
+    a = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
+    shape = a.shape
+    n = shape[-1]
+    rows = np.ascontiguousarray(a.reshape(-1, n))
+    order = np.argsort(rows, axis=1)
+    s = np.take_along_axis(rows, order, axis=1)
+    new = np.ones(s.shape, dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    pos = np.broadcast_to(np.arange(n), s.shape)
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+    last = np.ones(s.shape, dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty(s.shape)
+    np.put_along_axis(ranks, order, (start + end) / 2 + 1, axis=1)
+    return np.moveaxis(ranks.reshape(shape), -1, axis)
+
+
+def group_ranks(readings: Readings) -> dict:
+    """Within-group average ranks of every group (runs x events), computed once per Readings.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = Readings({1: pd.DataFrame({"a": [3.0, 1, 2], "b": [1.0, 1, 2]})})
+    >>> group_ranks(r)[1].tolist()
+    [[3.0, 1.5], [1.0, 1.5], [2.0, 3.0]]
+    """
+    cache = _CACHE.setdefault(readings, {})
+    if "ranks" not in cache:
+        cache["ranks"] = {g: average_ranks(t.to_numpy(), axis=0) for g, t in readings.groups.items()}
+    return cache["ranks"]
+
+
+def group_normal_scores(readings: Readings) -> dict:
+    """Within-group van der Waerden scores of every group, computed once per Readings."""
+    cache = _CACHE.setdefault(readings, {})
+    if "scores" not in cache:
+        cache["scores"] = {g: ndtri(r / (len(r) + 1)) for g, r in group_ranks(readings).items()}
+    return cache["scores"]
 
 
 def normal_scores(x: np.ndarray, axis: int = 0) -> np.ndarray:
@@ -40,7 +97,47 @@ def normal_scores(x: np.ndarray, axis: int = 0) -> np.ndarray:
     """
     x = np.asarray(x, dtype=float)
     n = x.shape[axis]
-    return stats.norm.ppf(stats.rankdata(x, axis=axis) / (n + 1))
+    return ndtri(average_ranks(x, axis=axis) / (n + 1))
+
+
+def event_scales(readings: Readings) -> dict[str, tuple[float, float]]:
+    """Per event a centre and a scale (median and largest deviation from it, over all its readings).
+
+    Correlations are invariant to one affine map per event; mapping every reading to
+    ``(x - centre) / scale`` (in ``[-1, 1]``) before any product keeps sums of squares
+    finite for counts up to the float64 limit, and exact for large stable counters
+    (subtracting the median first keeps their small variation).
+    """
+    cache = _CACHE.setdefault(readings, {})
+    if "scales" in cache:
+        return cache["scales"]
+    out: dict[str, tuple[float, float]] = {}
+    parts: dict[str, list[np.ndarray]] = {e: [] for e in readings.events}
+    for t in readings.groups.values():
+        x = t.to_numpy()
+        for j, e in enumerate(t.columns):
+            parts[e].append(x[:, j])
+    for e in readings.events:
+        pooled = np.concatenate(parts[e])
+        centre = float(np.median(pooled))
+        scale = float(np.max(np.abs(pooled - centre)))
+        out[e] = (centre, scale if scale > 0 and np.isfinite(scale) else 1.0)
+    cache["scales"] = out
+    return out
+
+
+def standardized(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """``x`` minus its median, over its largest absolute deviation, along ``axis`` (float64, in [-1, 1]).
+
+    Examples
+    --------
+    >>> standardized(np.array([[3e38, 3.1e38, 3.2e38]]))
+    array([[-1.,  0.,  1.]])
+    """
+    x = np.asarray(x, dtype=float)
+    c = x - np.median(x, axis=axis, keepdims=True)
+    s = np.max(np.abs(c), axis=axis, keepdims=True)
+    return c / np.where((s > 0) & np.isfinite(s), s, 1.0)
 
 
 def _outlier_mask(x: np.ndarray, outliers: str, z: float) -> np.ndarray:
@@ -51,7 +148,28 @@ def _outlier_mask(x: np.ndarray, outliers: str, z: float) -> np.ndarray:
         sd = x.std(axis=0, ddof=1)
         zz = np.abs(x - x.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
         return zz < z
-    raise HemkitError(f"unknown outlier policy {outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
+    raise InputError(f"unknown outlier policy {outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
+
+
+def _group_arrays(readings: Readings, kind: str, scores: dict | None) -> dict:
+    """Per group the array whose pairwise correlations are wanted (overflow-safe for raw counts)."""
+    out = {}
+    scales = event_scales(readings) if kind == "pearson" else {}
+    ranks = group_ranks(readings) if kind == "spearman" else {}
+    for gid, table in readings.groups.items():
+        if kind == "pearson":
+            centre = np.array([scales[e][0] for e in table.columns])
+            scale = np.array([scales[e][1] for e in table.columns])
+            out[gid] = (table.to_numpy() - centre) / scale
+        elif kind == "spearman":
+            out[gid] = ranks[gid]
+        elif kind == "scores":
+            if scores is None or gid not in scores:
+                raise InputError(f"no scores given for group {gid!r}")
+            out[gid] = np.asarray(scores[gid], dtype=float)
+        else:
+            raise InputError(f"unknown correlation kind {kind!r}; choose pearson, spearman or scores")
+    return out
 
 
 def pairwise_correlation(
@@ -61,6 +179,7 @@ def pairwise_correlation(
     outliers: str = "keep",
     z: float = 3.0,
     scores: dict | None = None,
+    centre: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Correlation of every pair of events, pooled over the groups that read both.
 
@@ -79,6 +198,10 @@ def pairwise_correlation(
     z : float, default 3.0
     scores : dict, optional
         Group id -> array (runs x events of that group), for ``kind="scores"``.
+    centre : bool, default True
+        Centre each group on its own means (robust to drift between groups).  ``False``
+        correlates the concatenated readings of the groups that read both events, as the
+        MUCH paper and ``mergingTools`` do (``paper`` mode of :func:`hemkit.merge.merge_much`).
 
     Returns
     -------
@@ -94,40 +217,44 @@ def pairwise_correlation(
     >>> int(n.values.min()) > 0
     True
     """
+    if outliers not in OUTLIER_POLICIES:
+        raise InputError(f"unknown outlier policy {outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
+    if not (np.isfinite(z) and z > 0):
+        raise InputError(f"z must be a positive number, got {z}")
     events = readings.events
     index = {e: i for i, e in enumerate(events)}
     k = len(events)
     sxy = np.zeros((k, k))
+    sx = np.zeros((k, k))  # [i, j]: sum of x_i over runs where j is read (used) too
     vxx = np.zeros((k, k))
     cnt = np.zeros((k, k))
+    arrays = _group_arrays(readings, kind, scores)
     for gid, table in readings.groups.items():
-        if kind == "pearson":
-            x = table.to_numpy()
-        elif kind == "spearman":
-            x = stats.rankdata(table.to_numpy(), axis=0)
-        elif kind == "scores":
-            if scores is None or gid not in scores:
-                raise HemkitError(f"no scores given for group {gid!r}")
-            x = np.asarray(scores[gid], dtype=float)
-        else:
-            raise HemkitError(f"unknown correlation kind {kind!r}")
+        x = arrays[gid]
         idx = np.array([index[e] for e in table.columns])
         ix = np.ix_(idx, idx)
         if outliers == "keep":  # every reading used: one product per group
-            c = x - x.mean(axis=0)
+            c = x - x.mean(axis=0) if centre else x
             sxy[ix] += c.T @ c
+            sx[ix] += c.sum(axis=0)[:, None]
             vxx[ix] += (c * c).sum(axis=0)[:, None]
             cnt[ix] += len(c)
             continue
-        m = _outlier_mask(table.to_numpy(), outliers, z).astype(float)
+        m = _outlier_mask(standardized(table.to_numpy(), axis=0), outliers, z).astype(float)
         # centre each event on the mean of its used readings in this group
-        mu = (x * m).sum(axis=0) / np.maximum(m.sum(axis=0), 1)
+        mu = (x * m).sum(axis=0) / np.maximum(m.sum(axis=0), 1) if centre else 0.0
         c = (x - mu) * m
         sxy[ix] += c.T @ c
+        sx[ix] += c.T @ m
         vxx[ix] += (c * c).T @ m  # [i, j]: sum of c_i^2 over runs where j is used too
         cnt[ix] += m.T @ m
     with np.errstate(invalid="ignore", divide="ignore"):
-        corr = sxy / np.sqrt(vxx * vxx.T)
+        if centre:
+            corr = sxy / np.sqrt(vxx * vxx.T)
+        else:  # one mean per pair over the concatenated runs
+            mx, my = sx / cnt, sx.T / cnt
+            cov = sxy / cnt - mx * my
+            corr = cov / np.sqrt(np.maximum(vxx / cnt - mx**2, 0) * np.maximum(vxx.T / cnt - my**2, 0))
     corr[cnt == 0] = np.nan
     np.fill_diagonal(corr, 1.0)
     return (
@@ -186,7 +313,7 @@ def nearest_correlation(
         ds = x - r
         y_new = x.copy()
         np.fill_diagonal(y_new, 1.0)
-        done = np.linalg.norm(y_new - y) / max(np.linalg.norm(y_new), 1e-300) < tol
+        done = float(np.linalg.norm(y_new - y)) / max(float(np.linalg.norm(y_new)), 1e-300) < tol
         y = y_new
         if done:
             break
@@ -236,6 +363,8 @@ def complete_maxdet(corr: np.ndarray) -> np.ndarray:
     if np.linalg.eigvalsh(start)[0] <= 1e-8:
         start, _ = nearest_correlation(start)
     u0 = start[i, j]
+    from scipy import optimize  # only here: keeps 'import hemkit.merge' light
+
     res = optimize.minimize(objective, u0, jac=True, method="L-BFGS-B", bounds=[(-0.999, 0.999)] * len(i))
     return build(res.x)
 
@@ -248,7 +377,7 @@ def assemble_target(
     """Check a pairwise matrix for pairs never read together; complete it if asked.
 
     Returns the completed matrix and the list of imputed pairs.  Without ``impute`` a
-    missing pair raises :class:`HemkitError` naming it.
+    missing pair raises :class:`InputError` naming it.
     """
     c = corr.to_numpy(dtype=float)
     miss = np.argwhere(np.triu(np.isnan(c), 1))
@@ -256,19 +385,19 @@ def assemble_target(
     if pairs and impute is None:
         a, b = pairs[0]
         more = f" (and {len(pairs) - 1} more)" if len(pairs) > 1 else ""
-        raise HemkitError(
+        raise InputError(
             f"events {a!r} and {b!r} were never read together{more}; add a group with both "
             "(hemkit plan --design much) or pass --impute maxdet"
         )
     if pairs:
         if impute != "maxdet":
-            raise HemkitError(f"unknown imputation {impute!r}; the only one is 'maxdet'")
+            raise InputError(f"unknown imputation {impute!r}; the only one is 'maxdet'")
         c = complete_maxdet(c)
     return c, pairs
 
 
 def drop_dependent(corr: pd.DataFrame, dep_lvl: float) -> list[str]:
-    """mergingTools-compatible selection: drop every event whose |correlation| with an earlier kept event exceeds ``dep_lvl``.
+    """mergingTools-compatible selection: drop events correlated above ``dep_lvl`` with an earlier kept event.
 
     Returns the events kept.  Offered only as an opt-in compatibility mode: it throws away
     events that hemkit otherwise keeps by repairing the matrix.

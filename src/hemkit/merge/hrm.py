@@ -20,8 +20,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from hemkit.errors import HemkitWarning
-from hemkit.readings import Readings
+from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.readings import Readings
+from hemkit.merge.checks import check_rows, need_two_events
+from hemkit.merge.result import MergeResult, make_result
 
 
 def quantile_type2(values: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -45,7 +47,7 @@ def quantile_type2(values: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return np.where(nppm > j, hi, 0.5 * lo + 0.5 * hi)
 
 
-def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> pd.DataFrame:
+def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> MergeResult:
     """Merge by the order statistics of ``anchor`` (HRM).
 
     Parameters
@@ -59,18 +61,24 @@ def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> pd.Da
 
     Returns
     -------
-    DataFrame
-        ``n`` rows, the anchor first, then the other events in group order.
+    MergeResult
+        ``data``: ``n`` rows, the anchor first, then the other events in group order.
+        ``diagnostics``: ``ignored`` (events read in several groups: group ids not used).
 
     Examples
     --------
     >>> from hemkit.datasets import t2080_hrm, t2080_hrm_reference
-    >>> merged = merge_hrm(t2080_hrm(), "PROCESSOR_CYCLES")
+    >>> merged = merge_hrm(t2080_hrm(), "PROCESSOR_CYCLES").data
     >>> bool((merged.to_numpy() == t2080_hrm_reference()[merged.columns].to_numpy()).all())
     True
     """
+    if not isinstance(anchor, str) or not anchor:
+        raise InputError("HRM needs an anchor event (read in every group)")
     readings.check_anchor(anchor)
+    check_rows(n)
+    need_two_events(readings)
     n = int(n or readings.n_runs.max())
+    ignored: dict[str, list[str]] = {}
     columns: dict[str, np.ndarray] = {}
     anchors = []
     for gid, table in readings.groups.items():
@@ -83,6 +91,7 @@ def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> pd.Da
             if event == anchor:
                 continue
             if event in columns:
+                ignored.setdefault(str(event), []).append(str(gid))
                 warnings.warn(
                     f"event {event!r} is read in several groups; HRM uses its first group and ignores group {gid!r}",
                     HemkitWarning,
@@ -93,5 +102,4 @@ def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> pd.Da
     pooled = np.concatenate(anchors)
     anchor_col = quantile_type2(pooled, np.linspace(0, 1, n))
     merged = pd.DataFrame({anchor: anchor_col, **columns})
-    merged.attrs["hemkit"] = {"method": "hrm", "anchor": anchor}
-    return merged
+    return make_result(merged, "hrm", {"anchor": anchor, "n": n}, {"ignored": ignored}, readings)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from hemkit.readings import Readings
+from hemkit.core.readings import Readings
+from hemkit.merge.correlation import standardized
 
 
 def event_values(readings: Readings, events: list[str], n: int) -> np.ndarray:
@@ -24,9 +25,15 @@ def event_values(readings: Readings, events: list[str], n: int) -> np.ndarray:
     spaced ranks ``round(linspace(0, m - 1, n))``: still actual readings, spread over its
     whole distribution (a documented resample).
     """
+    parts: dict[str, list[np.ndarray]] = {e: [] for e in events}
+    for t in readings.groups.values():
+        x = t.to_numpy()
+        for j, e in enumerate(t.columns):
+            if e in parts:
+                parts[e].append(x[:, j])
     out = np.empty((len(events), n))
     for j, e in enumerate(events):  # a loop over events; each step is vectorised over runs
-        pooled = np.sort(np.concatenate([t[e].to_numpy() for t in readings.groups.values() if e in t.columns]))
+        pooled = np.sort(np.concatenate(parts[e]))
         if len(pooled) == n:
             out[j] = pooled
         else:
@@ -36,7 +43,33 @@ def event_values(readings: Readings, events: list[str], n: int) -> np.ndarray:
 
 def pooled_counts(readings: Readings) -> pd.Series:
     """Number of readings of each event over all the groups that read it."""
-    return readings.membership().mul(readings.n_runs, axis=0).sum(axis=0)
+    counts = dict.fromkeys(readings.events, 0)
+    for table in readings.groups.values():
+        for e in table.columns:
+            counts[e] += len(table)
+    return pd.Series(counts, dtype=np.int64)
+
+
+#: merged rows are capped here unless a single group is larger (see :func:`default_rows`)
+MAX_DEFAULT_ROWS = 100_000
+
+
+def default_rows(readings: Readings) -> int:
+    """Merged rows by default: every reading of the event read most often, capped at 100 000.
+
+    The MUCH paper (Sec. 4.3) sets the sample size to "the actual number of measured values
+    per HEM": with every reading of every event in the merged table its correlations
+    carry the least arrangement noise.  Events read less often are spread over their
+    order statistics (:func:`event_values`).  The cap (or the largest group, if larger)
+    bounds memory; pass ``n`` to choose.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_much
+    >>> default_rows(t2080_much())   # PROCESSOR_CYCLES was read in all 24 groups of 1000 runs
+    24000
+    """
+    return int(min(int(pooled_counts(readings).max()), max(int(readings.n_runs.max()), MAX_DEFAULT_ROWS)))
 
 
 def place(sorted_values: np.ndarray, sample: np.ndarray) -> np.ndarray:
@@ -64,8 +97,25 @@ def reorder(values: np.ndarray, sample: np.ndarray) -> np.ndarray:
     return place(values.T, np.asarray(sample, dtype=float).T).T
 
 
-def batch_correlation(x: np.ndarray) -> np.ndarray:
-    """Pearson correlation matrices of ``x`` laid out ``(..., events, runs)``."""
+def batch_correlation(x: np.ndarray, *, standardize: bool = True) -> np.ndarray:
+    """Pearson correlation matrices of ``x`` laid out ``(..., events, runs)``.
+
+    Each row is first scaled to ``[-1, 1]`` around its median (correlations do not change),
+    so counts up to the float64 limit and large stable counters in float32 stay exact
+    enough; a constant row gives NaN correlations.  ``standardize=False`` skips that step
+    for rows the caller already scaled (e.g. with :func:`hemkit.merge.correlation.standardized`).
+
+    Examples
+    --------
+    >>> batch_correlation(np.array([[1.0, 2, 3], [3e38, 2e38, 1e38]])).round(6)
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
+    x = np.asarray(x)
+    work = np.float32 if x.dtype == np.float32 else np.float64
+    if standardize:
+        x = standardized(x)
+    x = x.astype(work, copy=False)
     xc = x - x.mean(axis=-1, keepdims=True)
     cov = xc @ np.swapaxes(xc, -1, -2)
     d = np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1))

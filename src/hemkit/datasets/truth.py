@@ -1,0 +1,149 @@
+"""Complete tables (every event read in every run) and their split into the groups of a design.
+
+A *truth table* is runs x events, all read together: what a merge tries to reconstruct.
+:func:`split_truth` hands disjoint runs of it to the groups of an HRM or MUCH design
+(:mod:`hemkit.plan`), each group seeing only its events, as a real collection would; the
+truth's own correlations are then the reference a merged table is judged by
+(:mod:`hemkit.evaluate`).  :func:`hemkit.datasets.zen5_br_64kb` is a real one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from hemkit.core.errors import InputError
+from hemkit.core.readings import Readings
+from hemkit.core.rng import SeedLike, as_generator
+
+DESIGNS = ("much", "hrm")
+
+
+def check_truth_table(table: pd.DataFrame, source: str = "truth table") -> pd.DataFrame:
+    """A numeric runs x events table without NaN, inf, duplicated or constant columns.
+
+    Raises :class:`InputError` naming the column (and run) at fault.
+
+    Examples
+    --------
+    >>> check_truth_table(pd.DataFrame({"a": [1.0, 2, 3], "b": [2.0, 1, 3]})).shape
+    (3, 2)
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise InputError(f"{source}: expected a table of runs x events, got {type(table).__name__}")
+    cols = [str(c) for c in table.columns]
+    dup = pd.Index(cols)[pd.Index(cols).duplicated()]
+    if len(dup):
+        raise InputError(f"{source}: column {dup[0]!r} appears twice")
+    if table.shape[1] < 2:
+        raise InputError(f"{source}: has {table.shape[1]} event column(s); at least 2 are needed")
+    if len(table) < 3:
+        raise InputError(f"{source}: has {len(table)} runs; at least 3 are needed")
+    for c in table.columns:
+        col = table[c]
+        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            raise InputError(f"{source}: column {str(c)!r} is not numeric")
+        x = col.to_numpy(dtype=float)
+        bad = ~np.isfinite(x)
+        if bad.any():
+            r = int(np.argmax(bad))
+            kind = "NaN" if np.isnan(x[r]) else "an infinite value"
+            raise InputError(f"{source}: column {str(c)!r} has {kind} in row {r + 1}")
+        if np.ptp(x) == 0:
+            raise InputError(f"{source}: column {str(c)!r} is constant ({x[0]:g}); it carries no correlation, drop it")
+    out = table.copy()
+    out.columns = cols
+    return out.astype(float)
+
+
+def split_truth(
+    truth: pd.DataFrame,
+    pmcs: int,
+    *,
+    design: str = "much",
+    seed: SeedLike = None,
+    runs_per_group: int | None = None,
+    anchor: str | None = None,
+) -> Readings:
+    """Split a truth table into the groups of a MUCH (or HRM) design on ``pmcs`` counters.
+
+    Parameters
+    ----------
+    truth : DataFrame
+        Runs x events, all read together.
+    pmcs : int
+        Counters per run.
+    design : {"much", "hrm"}
+    seed : int, Generator or None
+        Which runs go to which group.
+    runs_per_group : int, optional
+        Default: every run used once (``len(truth) // groups`` each), the iso-runs
+        comparison of the MUCH paper.
+    anchor : str, optional
+        HRM anchor; default the first column.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import zen5_br_64kb
+    >>> r = split_truth(zen5_br_64kb(), 4, seed=0)
+    >>> len(r), r.missing_pairs()
+    (6, [])
+    """
+    from hemkit.plan import hrm_design, much_design
+
+    truth = check_truth_table(truth)
+    events = list(truth.columns)
+    if isinstance(pmcs, bool) or not isinstance(pmcs, int | np.integer) or pmcs < 2:
+        raise InputError(f"pmcs must be an integer of at least 2 to read pairs together, got {pmcs!r}")
+    if design == "much":
+        groups = much_design(events, int(pmcs)) if pmcs < len(events) else [events]
+    elif design == "hrm":
+        a = anchor or events[0]
+        if a not in events:
+            raise InputError(f"anchor {a!r} is not a column of the truth table")
+        groups = hrm_design(events, int(pmcs), anchor=a)
+    else:
+        raise InputError(f"unknown design {design!r}; choose one of {', '.join(DESIGNS)}")
+    per = int(runs_per_group) if runs_per_group is not None else len(truth) // len(groups)
+    if per < 3 or per * len(groups) > len(truth):
+        raise InputError(
+            f"{len(groups)} groups x {per} runs need {per * len(groups)} runs (at least 3 per group); "
+            f"the truth has {len(truth)}"
+        )
+    return split_into_runs(truth, groups, per, seed=seed)
+
+
+def split_into_runs(
+    truth: pd.DataFrame, groups: Sequence[Sequence[str]], runs_per_group: int, *, seed: SeedLike = None
+) -> Readings:
+    """Give each group its own disjoint, randomly chosen runs of ``truth``, reading only its events.
+
+    Constant events within a group (a count that happens not to change in its runs) are
+    dropped from that group.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"a": range(12), "b": [5, 3, 1, 7, 2, 8, 4, 6, 0, 9, 11, 10]}, dtype=float)
+    >>> split_into_runs(t, [["a", "b"], ["a"]], 4, seed=0).n_runs.tolist()
+    [4, 4]
+    """
+    rng = as_generator(seed)
+    need = runs_per_group * len(groups)
+    if need > len(truth):
+        raise InputError(f"{len(groups)} groups x {runs_per_group} runs need {need} runs; the truth has {len(truth)}")
+    rows = rng.permutation(len(truth))[:need].reshape(len(groups), runs_per_group)
+    import warnings
+
+    from hemkit.core.errors import HemkitWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        return Readings(
+            {g + 1: truth.iloc[rows[g]][list(ev)].reset_index(drop=True) for g, ev in enumerate(groups)},
+            drop_constant=True,
+        )
+
+
+__all__ = ["DESIGNS", "check_truth_table", "split_into_runs", "split_truth"]

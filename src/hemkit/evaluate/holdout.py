@@ -1,0 +1,173 @@
+"""Holdout evaluation for real data without a truth table, and the method names evaluations take.
+
+:func:`holdout` splits each group's runs in two: one part is merged by every method, the
+other part's observed pairwise correlations are the reference.  Every method gets its own
+random stream by name (``hemkit.core.rng.child(seed, "merge", name)``), so a method's numbers
+do not depend on which other methods ran: the same seed gives byte-identical results in any
+process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from hemkit.core.errors import InputError
+from hemkit.core.readings import Readings
+from hemkit.core.results import Result, result
+from hemkit.core.rng import SeedLike, child
+from hemkit.evaluate.pairs import Evaluation, compare, evaluate
+from hemkit.merge import METHODS, MergeResult, merge
+from hemkit.merge.result import frozen_mapping
+
+#: method names an evaluation takes: the merge methods and the MUCH paper as written
+METHOD_SPECS: dict[str, tuple[str, dict[str, Any]]] = {
+    **{m: (m, {}) for m in METHODS},
+    "much-paper": ("much", {"mode": "paper"}),
+}
+
+
+def parse_methods(methods: str | Sequence[str]) -> list[str]:
+    """Method names from a list or a comma-separated string, checked against :data:`METHOD_SPECS`.
+
+    Examples
+    --------
+    >>> parse_methods("much, joint")
+    ['much', 'joint']
+    """
+    names = [m.strip() for m in methods.split(",")] if isinstance(methods, str) else [str(m) for m in methods]
+    names = [m for m in names if m]
+    if not names:
+        raise InputError("no method given; choose from " + ", ".join(METHOD_SPECS))
+    for m in names:
+        if m not in METHOD_SPECS:
+            raise InputError(f"unknown method {m!r}; choose from {', '.join(METHOD_SPECS)}")
+    if len(set(names)) != len(names):
+        dup = next(m for m in names if names.count(m) > 1)
+        raise InputError(f"method {dup!r} is given twice")
+    return names
+
+
+def default_anchor(readings: Readings) -> str:
+    """The first event read in every group (HRM's anchor), or an error saying none is."""
+    for e in readings.events:
+        if all(e in t.columns for t in readings.groups.values()):
+            return e
+    raise InputError("hrm needs an anchor read in every group; no event is (give one with anchor=...)")
+
+
+def run_method(
+    name: str, readings: Readings, *, seed: SeedLike = None, options: Mapping[str, Any] | None = None
+) -> MergeResult:
+    """Merge ``readings`` with the named method (a key of :data:`METHOD_SPECS`).
+
+    ``options`` are keyword arguments of :func:`hemkit.merge.merge` for this method; hrm's
+    anchor defaults to the first event read in every group.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_hrm
+    >>> run_method("hrm", t2080_hrm()).params["anchor"]
+    'PROCESSOR_CYCLES'
+    """
+    if name not in METHOD_SPECS:
+        raise InputError(f"unknown method {name!r}; choose from {', '.join(METHOD_SPECS)}")
+    method, fixed = METHOD_SPECS[name]
+    kwargs = {**fixed, **dict(options or {})}
+    if method == "hrm" and not kwargs.get("anchor"):
+        kwargs["anchor"] = default_anchor(readings)
+    return merge(readings, method, seed=seed, **kwargs)
+
+
+@result
+class HoldoutResult(Result):
+    """Evaluations of several methods on one holdout split.
+
+    Attributes
+    ----------
+    evaluations : mapping of method name -> Evaluation
+    params : mapping
+        ``fraction``, ``seed`` and the methods' options.
+    """
+
+    evaluations: Mapping[str, Evaluation]
+    params: Mapping[str, Any]
+
+    def summary(self) -> pd.DataFrame:
+        """One row per method: pairs, Pearson and Spearman MSE and max |difference|."""
+        return compare(dict(self.evaluations))
+
+    def __getitem__(self, name: str) -> Evaluation:
+        return self.evaluations[name]
+
+    def __iter__(self) -> Any:
+        return iter(self.evaluations)
+
+    def __len__(self) -> int:
+        return len(self.evaluations)
+
+    def items(self) -> Any:
+        """(method, Evaluation) pairs, as of a mapping."""
+        return self.evaluations.items()
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every method's per-pair differences, stacked (first index level: method)."""
+        return pd.concat({n: e.pairs for n, e in self.evaluations.items()}, names=["method"])
+
+    def plot(self, ax: Any = None, *, kind: str = "pearson") -> Any:
+        """Sorted per-pair |difference| per method (MUCH paper, Fig. 5); returns the Axes."""
+        from hemkit.evaluate.plot import plot_pair_differences
+
+        return plot_pair_differences(dict(self.evaluations), kind=kind, ax=ax)
+
+
+def holdout(
+    readings: Readings,
+    methods: str | Sequence[str] = ("much", "joint"),
+    *,
+    fraction: float = 0.5,
+    seed: SeedLike = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> HoldoutResult:
+    """Merge one part of each group's runs and compare with the other part's observed correlations.
+
+    Parameters
+    ----------
+    readings : Readings
+    methods : names or a comma-separated string
+        Keys of :data:`METHOD_SPECS` (``joint``, ``copula``, ``much``, ``hrm``, ``much-paper``).
+    fraction : float in (0, 1)
+        Share of each group's runs given to the merge.
+    seed : int, Generator or None
+        The split and every method's randomness (separate streams by name).
+    options : mapping method -> keyword arguments of :func:`hemkit.merge.merge`, optional
+        e.g. ``{"much": {"n_sims": 50}, "hrm": {"anchor": "cycles"}}``.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_much
+    >>> res = holdout(t2080_much(), ["much", "copula"], seed=3, options={"much": {"n": 1000}, "copula": {"n": 1000}})
+    >>> list(res.summary().index)
+    ['much', 'copula']
+    """
+    names = parse_methods(methods)
+    if not (isinstance(fraction, int | float) and 0 < fraction < 1):
+        raise InputError(f"fraction must be in (0, 1), got {fraction!r}")
+    opts = {str(k): dict(v) for k, v in (options or {}).items()}
+    unknown = [k for k in opts if k not in METHOD_SPECS]
+    if unknown:
+        raise InputError(f"options given for unknown method {unknown[0]!r}")
+    part, reference = readings.split_runs(fraction, seed=int(child(seed, "split").integers(2**32)))
+    evaluations = {
+        name: evaluate(
+            run_method(name, part, seed=child(seed, "merge", name), options=opts.get(name)), reference, label=name
+        )
+        for name in names
+    }
+    params = {"fraction": fraction, "seed": seed if isinstance(seed, int) else None, "options": opts}
+    return HoldoutResult(evaluations=frozen_mapping(evaluations), params=frozen_mapping(params))
+
+
+__all__ = ["METHOD_SPECS", "HoldoutResult", "default_anchor", "holdout", "parse_methods", "run_method"]

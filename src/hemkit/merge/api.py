@@ -1,0 +1,125 @@
+"""One entry point to every merge method by name, optionally with per-pair intervals."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pandas as pd
+
+from hemkit.core.errors import InputError
+from hemkit.core.progress import ProgressLike
+from hemkit.core.readings import Readings
+from hemkit.core.rng import SeedLike
+from hemkit.merge.copula import CopulaOptions, merge_copula
+from hemkit.merge.hrm import merge_hrm
+from hemkit.merge.intervals import IntervalOptions, with_intervals
+from hemkit.merge.joint import JointOptions, merge_joint
+from hemkit.merge.much import MuchOptions, merge_much
+from hemkit.merge.result import MergeResult
+
+#: every merge method, the default first
+METHODS = ("joint", "copula", "much", "hrm")
+DEFAULT_METHOD = "joint"
+
+_OPTIONS: dict[str, type] = {"much": MuchOptions, "copula": CopulaOptions, "joint": JointOptions}
+_TOP: dict[str, tuple[str, ...]] = {
+    "much": ("n_sims", "mode", "progress"),
+    "copula": ("pearson_weight",),
+    "joint": ("progress",),
+    "hrm": ("anchor", "n"),
+}
+
+
+def _split_options(method: str, options: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """Top-level keyword arguments of the method, and the rest as its options dataclass."""
+    top = {k: v for k, v in options.items() if k in _TOP[method]}
+    rest = {k: v for k, v in options.items() if k not in _TOP[method]}
+    if method == "hrm":
+        if rest:
+            raise InputError(f"option {next(iter(rest))!r} does not apply to hrm (it takes anchor and n)")
+        return top, None
+    cls = _OPTIONS[method]
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = [k for k in rest if k not in names]
+    if unknown:
+        allowed = ", ".join(sorted(names | set(_TOP[method])))
+        raise InputError(f"option {unknown[0]!r} does not apply to {method} (it takes {allowed})")
+    return top, cls(**rest)
+
+
+def merge(
+    readings: Readings,
+    method: str = DEFAULT_METHOD,
+    *,
+    seed: SeedLike = None,
+    level: float | None = None,
+    **options: Any,
+) -> MergeResult:
+    """Merge with the named method; with ``level``, also per-pair intervals.
+
+    Parameters
+    ----------
+    readings : Readings
+    method : {"joint", "copula", "much", "hrm"}
+    seed : int, Generator or None
+        Randomness of the merge and of its intervals (separate streams by name).
+    level : float in (0, 1), optional
+        Attach per-pair intervals at this level (:func:`pair_intervals`).
+    **options
+        The method's keyword arguments (``anchor`` for hrm, ``n_sims``/``mode`` for much,
+        ``pearson_weight`` for copula) and the fields of its options dataclass
+        (:class:`MuchOptions`, :class:`CopulaOptions`, :class:`JointOptions`), e.g. ``n``.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_hrm
+    >>> merge(t2080_hrm(), "hrm", anchor="PROCESSOR_CYCLES").data.shape
+    (1000, 16)
+    """
+    from hemkit.core.rng import child
+
+    if method not in METHODS:
+        raise InputError(f"unknown merge method {method!r}; choose one of {', '.join(METHODS)}")
+    top, opts = _split_options(method, dict(options))
+    stream = child(seed, method)  # by name: the merge's numbers do not depend on the intervals' and vice versa
+    progress: ProgressLike = top.pop("progress", None)
+    if method == "hrm":
+        if not top.get("anchor"):
+            raise InputError("HRM needs an anchor event (read in every group)")
+        res = merge_hrm(readings, top["anchor"], n=top.get("n"))
+    elif method == "much":
+        res = merge_much(readings, seed=stream, options=opts, progress=progress, **top)
+    elif method == "copula":
+        res = merge_copula(readings, seed=stream, options=opts, **top)
+    else:
+        res = merge_joint(readings, seed=stream, options=opts, progress=progress)
+    if level is not None:
+        res = with_intervals(res, readings, IntervalOptions(level=level), seed=child(seed, "intervals"))
+    return res
+
+
+def pair_intervals(
+    readings: Readings,
+    method: str = DEFAULT_METHOD,
+    *,
+    seed: SeedLike = None,
+    options: IntervalOptions | None = None,
+    merge_options: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Merge ``readings`` with ``method`` and return its per-pair intervals (:mod:`hemkit.merge.intervals`).
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_much
+    >>> iv = pair_intervals(t2080_much(), "much", seed=0, merge_options={"n": 1000, "n_sims": 30})
+    >>> list(iv.columns)
+    ['event_a', 'event_b', 'estimate', 'lower', 'upper', 'runs_together']
+    """
+    opts = options or IntervalOptions()
+    res = merge(readings, method, seed=seed, level=opts.level, **dict(merge_options or {}))
+    assert res.pair_intervals is not None
+    return res.pair_intervals
+
+
+__all__ = ["DEFAULT_METHOD", "METHODS", "merge", "pair_intervals"]

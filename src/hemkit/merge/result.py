@@ -1,0 +1,264 @@
+"""What every merge returns: :class:`MergeResult`, the merged table with its provenance.
+
+A merge method returns one frozen :class:`MergeResult` holding the merged runs x events
+table, the method's name, the parameters it ran with, its diagnostics (documented per
+method), the *observed* pairwise correlations it started from (so the merge can be judged
+without the input at hand) and, when asked for, per-pair intervals
+(:mod:`hemkit.merge.intervals`).
+
+Examples
+--------
+>>> from hemkit.datasets import t2080_hrm
+>>> from hemkit.merge import merge_hrm
+>>> res = merge_hrm(t2080_hrm(), "PROCESSOR_CYCLES")
+>>> res.method, res.data.shape
+('hrm', (1000, 16))
+>>> list(res.summary().columns)[:3]
+['runs', 'events', 'pairs']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hemkit.core.readings import Readings
+from hemkit.core.results import Result, result
+
+#: the columns of :attr:`MergeResult.pair_intervals` (and of ``hemkit merge --pair-intervals``)
+INTERVAL_COLUMNS = ("event_a", "event_b", "estimate", "lower", "upper", "runs_together")
+
+
+def frozen_mapping(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A read-only view of a copy of ``d`` (for the ``params`` and ``diagnostics`` fields)."""
+    return MappingProxyType(dict(d or {}))
+
+
+def pair_index(events: list[str]) -> pd.MultiIndex:
+    """``(event_a, event_b)`` for every pair of ``events``, upper-triangle order."""
+    i, j = np.triu_indices(len(events), 1)
+    ev = np.asarray(events, dtype=object)
+    return pd.MultiIndex.from_arrays([ev[i], ev[j]], names=["event_a", "event_b"])
+
+
+def observed_pairs(readings: Readings, events: list[str] | None = None) -> pd.DataFrame:
+    """Observed pairwise correlations of grouped readings, one row per pair of ``events``.
+
+    Columns ``runs_together`` (runs in which both events were read), ``pearson`` and
+    ``spearman`` (pooled over every group that read both, each group centred on its own
+    means; NaN for a pair never read together).
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_much
+    >>> obs = observed_pairs(t2080_much())
+    >>> len(obs), int(obs["runs_together"].min()) >= 1000
+    (120, True)
+    """
+    from hemkit.merge.correlation import pairwise_correlation
+
+    events = list(events if events is not None else readings.events)
+    pear, support = pairwise_correlation(readings, kind="pearson")
+    spear, _ = pairwise_correlation(readings, kind="spearman")
+    i, j = np.triu_indices(len(events), 1)
+
+    def up(frame: pd.DataFrame) -> np.ndarray:
+        return frame.loc[events, events].to_numpy()[i, j]
+
+    return pd.DataFrame(
+        {"runs_together": up(support).astype(np.int64), "pearson": up(pear), "spearman": up(spear)},
+        index=pair_index(events),
+    )
+
+
+def table_correlations(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson and Spearman matrices of a complete runs x events table (ties get mean ranks).
+
+    Overflow-safe: each column is scaled to [-1, 1] around its median first.
+    """
+    from hemkit.merge.correlation import average_ranks
+    from hemkit.merge.reorder import batch_correlation
+
+    x = data.to_numpy(dtype=float).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pear = batch_correlation(x)
+        spear = batch_correlation(average_ranks(x, axis=1))
+    return np.atleast_2d(pear), np.atleast_2d(spear)
+
+
+@result
+class MergeResult(Result):
+    """A merged table of complete runs, with how it was made and how far it can be trusted.
+
+    Attributes
+    ----------
+    data : DataFrame
+        Runs x events, the merged readings (each column holds actual readings of its
+        event; see the method for how many rows and why).
+    method : str
+        ``"hrm"``, ``"much"``, ``"copula"`` or ``"joint"``.
+    params : mapping
+        The parameters the merge ran with (plain values, e.g. ``n_sims``, ``n``, ``seed``).
+    diagnostics : mapping
+        What the method reports about itself, documented in each method's docstring
+        (e.g. ``repaired``, ``imputed``, ``mse_to_observed``, ``sim_mse``).
+    source : Readings
+        The readings that were merged (kept by reference, not copied; ``observed`` is
+        computed from them on first use).
+    pair_intervals : DataFrame or None
+        Per-pair intervals (columns :data:`INTERVAL_COLUMNS`), when the merge was asked for
+        them (``merge(..., level=0.9)`` or :func:`hemkit.merge.with_intervals`); their
+        level and method are in ``params``.
+    """
+
+    data: pd.DataFrame
+    method: str
+    params: Mapping[str, Any]
+    diagnostics: Mapping[str, Any]
+    source: Readings
+    pair_intervals: pd.DataFrame | None = None
+
+    @cached_property
+    def observed(self) -> pd.DataFrame:
+        """The input's observed pairwise correlations.
+
+        Index ``(event_a, event_b)``; columns ``runs_together``, ``pearson``, ``spearman``
+        (see :func:`observed_pairs`).
+        """
+        return observed_pairs(self.source, self.events)
+
+    @property
+    def events(self) -> list[str]:
+        """The merged events, in column order."""
+        return [str(c) for c in self.data.columns]
+
+    # a few DataFrame conveniences, so code written against the merged table keeps working
+    @property
+    def columns(self) -> pd.Index:
+        """The merged table's columns (the events)."""
+        return self.data.columns
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Runs x events of the merged table."""
+        return (int(self.data.shape[0]), int(self.data.shape[1]))
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __getitem__(self, event: Any) -> Any:
+        return self.data[event]
+
+    @cached_property
+    def _merged_corr(self) -> tuple[np.ndarray, np.ndarray]:
+        return table_correlations(self.data)
+
+    def pairs(self) -> pd.DataFrame:
+        """Per pair: runs read together, observed and merged Pearson and Spearman (and the interval).
+
+        Examples
+        --------
+        >>> from hemkit.datasets import t2080_much
+        >>> from hemkit.merge import merge_much
+        >>> p = merge_much(t2080_much(), n_sims=5, seed=0).pairs()
+        >>> list(p.columns)
+        ['runs_together', 'observed_pearson', 'merged_pearson', 'observed_spearman', 'merged_spearman']
+        """
+        events = self.events
+        i, j = np.triu_indices(len(events), 1)
+        pear, spear = self._merged_corr
+        obs = self.observed.reindex(pair_index(events))
+        out = pd.DataFrame(
+            {
+                "runs_together": obs["runs_together"].fillna(0).astype(np.int64).to_numpy(),
+                "observed_pearson": obs["pearson"].to_numpy(),
+                "merged_pearson": pear[i, j],
+                "observed_spearman": obs["spearman"].to_numpy(),
+                "merged_spearman": spear[i, j],
+            },
+            index=pair_index(events),
+        )
+        if self.pair_intervals is not None:
+            iv = self.pair_intervals.set_index(["event_a", "event_b"]).reindex(out.index)
+            out["lower"] = iv["lower"].to_numpy()
+            out["upper"] = iv["upper"].to_numpy()
+        return out
+
+    def summary(self) -> pd.DataFrame:
+        """One row (the method): runs, events, pairs compared, merged vs observed MSE and max |difference|.
+
+        With intervals: their level and median width too.
+        """
+        p = self.pairs()
+        row: dict[str, Any] = {"runs": int(len(self.data)), "events": int(self.data.shape[1])}
+        dp = (p["merged_pearson"] - p["observed_pearson"]).dropna()
+        ds = (p["merged_spearman"] - p["observed_spearman"]).dropna()
+        row["pairs"] = int(len(dp))
+        row["pearson_mse"] = float((dp**2).mean()) if len(dp) else float("nan")
+        row["pearson_max"] = float(dp.abs().max()) if len(dp) else float("nan")
+        row["spearman_mse"] = float((ds**2).mean()) if len(ds) else float("nan")
+        row["spearman_max"] = float(ds.abs().max()) if len(ds) else float("nan")
+        if self.pair_intervals is not None and len(self.pair_intervals):
+            width = self.pair_intervals["upper"] - self.pair_intervals["lower"]
+            row["level"] = float(self.params.get("level", float("nan")))
+            row["median_width"] = float(width.median())
+        frame = pd.DataFrame([row], index=pd.Index([self.method], name="method"))
+        return frame
+
+    def to_frame(self) -> pd.DataFrame:
+        """The merged table (a copy): runs x events."""
+        return self.data.copy()
+
+    def plot(self, ax: Any = None, *, kind: str = "pearson") -> Any:
+        """Merged against observed correlation per pair (with intervals as error bars when present).
+
+        Returns the matplotlib Axes.
+        """
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5.5, 5))
+        p = self.pairs()
+        x, y = p[f"observed_{kind}"].to_numpy(), p[f"merged_{kind}"].to_numpy()
+        if "lower" in p and kind == "pearson":
+            err = np.vstack([y - p["lower"].to_numpy(), p["upper"].to_numpy() - y])
+            level = self.params.get("level", 0.9)
+            ax.errorbar(x, y, yerr=np.abs(err), fmt="o", ms=3, lw=0.8, capsize=2, label=f"{level:.0%} interval")
+        else:
+            ax.plot(x, y, "o", ms=3, label="pair of events")
+        ax.plot([-1, 1], [-1, 1], color="#888", lw=0.8, label="merged = observed")
+        ax.set_xlabel(f"observed {kind} correlation (pairs read together, unitless)")
+        ax.set_ylabel(f"merged {kind} correlation (unitless)")
+        ax.set_title(f"{self.method}: merged vs observed correlation per pair")
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_ylim(-1.05, 1.05)
+        ax.legend(loc="upper left")
+        ax.grid(alpha=0.3)
+        return ax
+
+
+def make_result(
+    data: pd.DataFrame,
+    method: str,
+    params: Mapping[str, Any],
+    diagnostics: Mapping[str, Any],
+    readings: Readings,
+) -> MergeResult:
+    """Build a :class:`MergeResult` (observed pairs taken from ``readings``)."""
+    data = data.reset_index(drop=True)
+    data.columns = [str(c) for c in data.columns]
+    return MergeResult(
+        data=data,
+        method=method,
+        params=frozen_mapping(params),
+        diagnostics=frozen_mapping(diagnostics),
+        source=readings,
+    )
+
+
+__all__ = ["INTERVAL_COLUMNS", "MergeResult", "make_result", "observed_pairs", "pair_index", "table_correlations"]

@@ -1,0 +1,139 @@
+"""Per-pair intervals: the jackknife against brute force, identified ranges, coverage on a known truth."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import ndtri
+
+from hemkit.core.errors import InputError
+from hemkit.core.readings import Readings
+from hemkit.datasets import t2080_hrm, t2080_much, zen5_br_64kb
+from hemkit.datasets.synthetic import make_truth, split_into_groups
+from hemkit.merge import INTERVAL_COLUMNS, IntervalOptions, merge, merge_hrm, with_intervals
+from hemkit.merge.intervals import identified_range, naive_intervals, pairwise_jackknife
+from hemkit.plan import much_design
+
+
+def _brute_jackknife(readings: Readings, a: str, b: str) -> float:
+    """Leave each run read with both events out, recompute the pooled centred correlation: sd of atanh."""
+    groups = [t[[a, b]].to_numpy() for t in readings.groups.values() if a in t.columns and b in t.columns]
+
+    def pooled(gs):
+        sxy = sxx = syy = 0.0
+        for x in gs:
+            c = x - x.mean(axis=0)
+            sxy += c[:, 0] @ c[:, 1]
+            sxx += c[:, 0] @ c[:, 0]
+            syy += c[:, 1] @ c[:, 1]
+        return sxy / np.sqrt(sxx * syy)
+
+    zs = []
+    for gi, x in enumerate(groups):
+        for t in range(len(x)):
+            gs = [np.delete(x, t, axis=0) if i == gi else y for i, y in enumerate(groups)]
+            zs.append(np.arctanh(pooled(gs)))
+    zs = np.array(zs)
+    m = len(zs)
+    return float(np.sqrt((m - 1) / m * ((zs - zs.mean()) ** 2).sum()))
+
+
+def test_jackknife_matches_brute_force():
+    truth = make_truth(n_events=4, n_runs=400, seed=4)
+    ev = list(truth.columns)
+    r = split_into_groups(truth, [[ev[0], ev[1], ev[2]], [ev[0], ev[1], ev[3]], [ev[2], ev[3]]], 25, seed=0)
+    corr, se, runs = pairwise_jackknife(r)
+    idx = {e: i for i, e in enumerate(r.events)}
+    for a, b in [(ev[0], ev[1]), (ev[0], ev[3]), (ev[2], ev[3])]:
+        assert se[idx[a], idx[b]] == pytest.approx(_brute_jackknife(r, a, b), rel=1e-8)
+    assert runs[idx[ev[0]], idx[ev[1]]] == 50
+
+
+def test_identified_range_is_the_3x3_psd_bound():
+    c = np.array([[1, np.nan, 0.8], [np.nan, 1, 0.6], [0.8, 0.6, 1]])
+    lo, hi = identified_range(c, 0, 1)
+    # 0.8 * 0.6 -+ sqrt((1 - 0.64) (1 - 0.36)) = 0.48 -+ 0.48
+    assert lo == pytest.approx(0.0, abs=1e-12) and hi == pytest.approx(0.96)
+    # the ends are exactly where the 3 x 3 matrix stops being positive semidefinite
+    for v in (lo, hi):
+        m = c.copy()
+        m[0, 1] = m[1, 0] = v
+        assert np.linalg.eigvalsh(m)[0] == pytest.approx(0, abs=1e-12)
+    assert identified_range(np.array([[1, np.nan], [np.nan, 1]]), 0, 1) == (-1.0, 1.0)
+
+
+def test_interval_table_shape_and_centre():
+    r = t2080_much()
+    res = merge(r, "much", seed=0, level=0.9, n=1000, n_sims=30)
+    iv = res.pair_intervals
+    assert list(iv.columns) == list(INTERVAL_COLUMNS) and len(iv) == 120
+    assert (iv["lower"] <= iv["estimate"]).all() and (iv["estimate"] <= iv["upper"]).all()
+    merged = res.data.corr()
+    first = iv.iloc[0]
+    assert first["estimate"] == pytest.approx(merged.loc[first["event_a"], first["event_b"]])
+    assert (iv["runs_together"] >= 1000).all()
+    assert res.params["level"] == 0.9 and res.summary()["median_width"].iloc[0] > 0
+
+
+def test_wider_at_higher_level():
+    r = t2080_much()
+    res = merge(r, "copula", seed=0, pearson_weight=0.0, n=2000)
+    w90 = with_intervals(res, r, IntervalOptions(0.9)).pair_intervals
+    w99 = with_intervals(res, r, IntervalOptions(0.99)).pair_intervals
+    assert ((w99["upper"] - w99["lower"]) >= (w90["upper"] - w90["lower"]) - 1e-12).all()
+    with pytest.raises(InputError, match="level must be a number in \\(0, 1\\)"):
+        with_intervals(res, r, IntervalOptions(1.5))
+
+
+def test_hrm_pairs_across_groups_get_the_identified_range():
+    r = t2080_hrm()
+    res = with_intervals(merge_hrm(r, "PROCESSOR_CYCLES"), r)
+    iv = res.pair_intervals.set_index(["event_a", "event_b"])
+    across = iv[iv["runs_together"] == 0]
+    within = iv[iv["runs_together"] > 0]
+    assert len(across) == 75 and len(within) == 45  # 3 groups of 5 events + the anchor
+    assert (across["upper"] - across["lower"]).median() > 3 * (within["upper"] - within["lower"]).median()
+
+
+def test_coverage_on_a_gaussian_truth_is_close_to_the_level():
+    # normal counts with a known population correlation: 90 % intervals should cover ~90 %
+    inside, total = 0, 0
+    for seed in range(6):
+        truth = make_truth(n_events=6, n_runs=50_000, marginals="normal", seed=seed)
+        population = truth.corr().to_numpy()
+        groups = much_design(list(truth.columns), 3)
+        r = split_into_groups(truth, groups, 150, seed=seed)
+        res = merge(r, "joint", seed=seed, level=0.9)
+        iv = res.pair_intervals
+        idx = {e: i for i, e in enumerate(truth.columns)}
+        rho = np.array([population[idx[a], idx[b]] for a, b in zip(iv["event_a"], iv["event_b"])])
+        inside += int(((iv["lower"] <= rho) & (rho <= iv["upper"])).sum())
+        total += len(iv)
+    assert 0.8 <= inside / total <= 0.99
+
+
+def test_real_truth_coverage_beats_the_naive_bootstrap():
+    from hemkit.datasets import split_truth
+
+    truth = zen5_br_64kb()
+    full = truth.corr()
+    ours, naive = [], []
+    for pmcs, seed in ((3, 0), (3, 1), (4, 0), (4, 1), (4, 2)):
+        r = split_truth(truth, pmcs, seed=seed)
+        res = merge(r, "joint", seed=seed, level=0.9)
+        nv = naive_intervals(r, level=0.9, seed=seed, boot=200)
+        for table, out in ((res.pair_intervals, ours), (nv, naive)):
+            rho = np.array([full.loc[a, b] for a, b in zip(table["event_a"], table["event_b"])])
+            out.append(((table["lower"] <= rho) & (rho <= table["upper"])).mean())
+    assert np.mean(ours) > np.mean(naive) and np.mean(ours) >= 0.8
+
+
+def test_intervals_of_a_merge_need_its_events():
+    r = t2080_much()
+    res = merge(r, "copula", seed=0, pearson_weight=0.0, n=500)
+    other = Readings({1: pd.DataFrame({"x": [1.0, 2, 3], "y": [3.0, 1, 2]})})
+    with pytest.raises(InputError, match="not in the readings"):
+        with_intervals(res, other)
+
+
+def test_fisher_quantile():
+    assert float(ndtri(0.95)) == pytest.approx(1.6449, abs=1e-4)

@@ -1,0 +1,137 @@
+"""The joint merge: EM with data missing by design, rank matching, tail placement, accuracy on a real truth."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.readings import Readings
+from hemkit.datasets import split_truth, zen5_br_64kb
+from hemkit.datasets.synthetic import make_truth, split_into_groups
+from hemkit.evaluate import evaluate
+from hemkit.merge import JointOptions, merge, merge_joint
+from hemkit.merge.correlation import pairwise_correlation, upper
+from hemkit.merge.joint import _tie_ranks, ml_correlation, pearson_estimates, place_tails
+from hemkit.plan import much_design
+
+
+def _gaussian_groups(seed: int, runs: int = 300):
+    """Normal marginals with a strong 2-factor correlation, read in a MUCH design on 3 counters."""
+    rng = np.random.default_rng(seed)
+    k = 8
+    w = rng.normal(size=(k, 2))
+    cov = w @ w.T + np.diag(rng.uniform(0.1, 0.3, k))
+    d = np.sqrt(np.diag(cov))
+    corr = cov / np.outer(d, d)
+    x = rng.multivariate_normal(np.zeros(k), corr, size=runs * 20)
+    truth = pd.DataFrame(1000 + 100 * x, columns=[f"e{i}" for i in range(k)])
+    groups = much_design(list(truth.columns), 3)
+    r = split_into_groups(truth, groups, runs, seed=seed)
+    order = [list(truth.columns).index(e) for e in r.events]
+    return corr[np.ix_(order, order)], r
+
+
+def test_ml_without_missing_data_is_the_sample_correlation():
+    rng = np.random.default_rng(0)
+    t = pd.DataFrame(100 + rng.normal(size=(200, 4)) @ rng.normal(size=(4, 4)), columns=list("abcd"))
+    r = Readings({1: t})
+    c, _ = ml_correlation(r, {1: t.to_numpy()})
+    np.testing.assert_allclose(c, np.corrcoef(t.to_numpy(), rowvar=False), atol=1e-5)
+
+
+def test_ml_beats_pairwise_estimates_on_known_gaussian_truth():
+    em_err, pw_err = [], []
+    for seed in range(5):
+        corr, r = _gaussian_groups(seed)
+        arrays = {g: t.to_numpy() for g, t in r.groups.items()}
+        em, _ = ml_correlation(r, arrays)
+        pw, _ = pairwise_correlation(r)
+        em_err.append(np.mean((upper(em) - upper(corr)) ** 2))
+        pw_err.append(np.mean((upper(pw.to_numpy()) - upper(corr)) ** 2))
+    # every run informs every pair: maximum likelihood is markedly closer to the truth
+    assert np.mean(em_err) < 0.95 * np.mean(pw_err)
+
+
+def test_tie_ranks_average_ties():
+    np.testing.assert_array_equal(_tie_ranks(np.array([[0.0, 0, 0, 1, 2, 2]])), [[2, 2, 2, 4, 5.5, 5.5]])
+
+
+def test_tail_swaps_keep_readings_and_move_pearson_toward_the_goal():
+    rng = np.random.default_rng(3)
+    x = np.vstack([rng.lognormal(0, 1.2, 500), rng.lognormal(0, 1.2, 500), rng.normal(0, 1, 500)])
+    goal = np.corrcoef(x)
+    goal[0, 1] = goal[1, 0] = 0.8  # ask for extremes that come together
+    before = np.mean((np.corrcoef(x) - goal)[np.triu_indices(3, 1)] ** 2)
+    moved, swaps = place_tails(x, goal, threshold=3.0, rng=rng)
+    after = np.mean((np.corrcoef(moved) - goal)[np.triu_indices(3, 1)] ** 2)
+    assert after < 0.5 * before and swaps[0] + swaps[1] > 0
+    for a, b in zip(moved, x):
+        np.testing.assert_array_equal(np.sort(a), np.sort(b))  # every column still its readings
+
+
+def test_columns_are_every_reading_and_seeded():
+    r = split_truth(zen5_br_64kb(), 4, seed=0)
+    a = merge_joint(r, seed=5)
+    pd.testing.assert_frame_equal(a.data, merge_joint(r, seed=5).data)
+    e = "cycles"
+    pooled = np.sort(np.concatenate([t[e].to_numpy() for t in r.groups.values() if e in t.columns]))
+    assert len(a.data) == max(len(pooled), 1)
+    np.testing.assert_array_equal(np.sort(a.data[e].to_numpy()), pooled)
+    assert set(a.diagnostics) >= {"ml_iterations", "rank_mse", "tail_swaps", "mse_to_observed", "repaired", "imputed"}
+
+
+def test_rank_matching_brings_spearman_to_its_goal():
+    r = split_truth(zen5_br_64kb(), 3, seed=1)
+    res = merge_joint(r, seed=0, options=JointOptions(tails=None))
+    hist = res.diagnostics["rank_mse"]
+    assert hist[-1] <= hist[0] and min(hist) < 0.2 * hist[0]
+
+
+@pytest.mark.parametrize(("pmcs", "seed"), [(3, 0), (4, 0), (3, 7)])
+def test_more_accurate_than_the_paper_on_the_real_truth(pmcs, seed):
+    # br_64kb: 800 real runs with every event read together; split as a MUCH design would
+    truth = zen5_br_64kb()
+    r = split_truth(truth, pmcs, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        paper = np.mean([evaluate(merge(r, "much", mode="paper", seed=s), truth).mse() for s in range(2)])
+        joint = np.mean([evaluate(merge(r, "joint", seed=s), truth).mse() for s in range(2)])
+    assert joint < paper
+
+
+def test_options_are_checked():
+    r = split_truth(zen5_br_64kb(), 4, seed=0)
+    with pytest.raises(InputError, match="tails must be a positive robust z"):
+        merge_joint(r, options=JointOptions(tails=-1))
+    with pytest.raises(InputError, match="boot must be an integer of at least 1"):
+        merge_joint(r, options=JointOptions(boot=0))
+    with pytest.raises(InputError, match="option 'n_sims' does not apply to joint"):
+        merge(r, "joint", n_sims=3)
+
+
+def test_pair_never_read_together():
+    g1 = pd.DataFrame({"a": [1.0, 2, 3, 4, 5], "b": [2.0, 1, 4, 3, 5]})
+    g2 = pd.DataFrame({"a": [1.0, 2, 3, 5, 4], "c": [1.0, 3, 2, 4, 5]})
+    r = Readings({1: g1, 2: g2})
+    with pytest.raises(InputError, match="events 'b' and 'c' were never read together"):
+        merge_joint(r)
+    res = merge_joint(r, seed=0, options=JointOptions(impute="maxdet"))
+    assert res.diagnostics["imputed"] == [("b", "c")] and np.isfinite(res.data.corr().to_numpy()).all()
+
+
+def test_pearson_estimates_available_case_uses_all_readings():
+    # the pair (a, b) is read in a calm group; a's extreme reading is seen elsewhere
+    g1 = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6], "b": [1.0, 2, 3, 4, 5, 7]})
+    g2 = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 60], "c": [3.0, 1, 2, 5, 4, 6]})
+    pw, ac = pearson_estimates(Readings({1: g1, 2: g2}))
+    assert pw[0, 1] > 0.95  # the runs read together alone
+    assert ac[0, 1] < 0.5 * pw[0, 1]  # a's spread over all its readings is far larger
+
+
+def test_synthetic_columns_never_nan():
+    truth = make_truth(n_events=6, n_runs=600, seed=2, marginals="heavy")
+    r = split_into_groups(truth, much_design(list(truth.columns), 3), 40, seed=1)
+    res = merge_joint(r, seed=1)
+    assert np.isfinite(res.data.to_numpy()).all() and np.isfinite(res.pairs()["merged_pearson"]).all()
