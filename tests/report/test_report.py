@@ -98,10 +98,11 @@ def _collection(tmp_path) -> str:
 
 
 def test_report_of_readings_has_every_section():
-    rep = build_report(t2080_much(), source="T2080", options=ReportOptions(method="copula"), seed=0)
+    rep = build_report(t2080_much(), source="T2080", options=ReportOptions(method="joint"), seed=0)
     s = rep.summary()
     assert list(s.index) == ["overview", "coverage", "variability", "merge"]
-    assert rep.n_figures == int(s["figures"].sum()) >= 4
+    assert rep.n_figures == int(s["figures"].sum()) >= 5  # the merge section: heatmap and per-pair intervals
+    assert s.loc["merge", "figures"] == 2 and s.loc["merge", "tables"] == 1
     assert rep.html.count("data:image/png;base64,") == rep.n_figures
     assert "http://" not in rep.html and "https://" not in rep.html  # nothing fetched from the network
 
@@ -120,7 +121,7 @@ def test_report_renders_in_chromium_with_every_figure(tmp_path, cli):
     out = tmp_path / "report.html"
     assert cli(["report", db, "-o", out]).exit_code == 0
     n = out.read_text().count("<img ")
-    assert n >= 5
+    assert n >= 6
     assert _render(out, tmp_path) == f"images={n} decoded={n} errors=0"
 
 

@@ -12,8 +12,8 @@ from hemkit.cli._options import output_option, quiet_option, readings_input_opti
 @readings_input_options
 @click.option(
     "--method",
-    type=click.Choice(["copula", "much", "hrm", "none"]),
-    default="copula",
+    type=click.Choice(["joint", "copula", "much", "hrm", "none"]),
+    default="joint",
     show_default=True,
     help="Merge method of the merged-correlation section ('none': no merge).",
 )

@@ -38,8 +38,8 @@ class ReportOptions:
     Attributes
     ----------
     method : str
-        Merge method for the merged-correlation section (``"copula"``, ``"much"``, ``"hrm"``,
-        or ``""`` for none).
+        Merge method for the merged-correlation section (``"joint"``, ``"copula"``, ``"much"``,
+        ``"hrm"``, or ``""`` for none).
     anchor : str, optional
         HRM anchor.
     level : float
@@ -48,7 +48,7 @@ class ReportOptions:
         Page title.
     """
 
-    method: str = "copula"
+    method: str = "joint"
     anchor: str | None = None
     level: float = 0.9
     title: str = "hemkit report"

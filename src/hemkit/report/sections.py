@@ -164,10 +164,10 @@ def merged(readings: Readings, options: Any, seed: Any) -> Section:
     from hemkit.core.errors import HemkitWarning
     from hemkit.merge import merge
 
-    kwargs: dict[str, Any] = {"anchor": options.anchor} if options.method == "hrm" else {"seed": seed}
+    kwargs: dict[str, Any] = {"anchor": options.anchor} if options.method == "hrm" else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HemkitWarning)
-        res = merge(readings, options.method, **kwargs)
+        res = merge(readings, options.method, seed=seed, level=options.level, **kwargs)
     data = getattr(res, "data", res)
     corr = data.corr()
     k = len(corr)
