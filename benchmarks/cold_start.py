@@ -33,10 +33,13 @@ def main() -> None:
     wall([exe, "--help"], 3)  # warm the file cache and .pyc files
     help_t = wall([exe, "--help"], args.runs)
     bare = wall([sys.executable, "-c", "pass"], args.runs)
-    print(f"hemkit --help: median {statistics.median(help_t):.3f} s (min {min(help_t):.3f}, max {max(help_t):.3f}) "
-          f"over {args.runs} runs; bare python: median {statistics.median(bare):.3f} s")
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import hemkit.cli"],
-                          capture_output=True, text=True, check=True)
+    print(
+        f"hemkit --help: median {statistics.median(help_t):.3f} s (min {min(help_t):.3f}, max {max(help_t):.3f}) "
+        f"over {args.runs} runs; bare python: median {statistics.median(bare):.3f} s"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import hemkit.cli"], capture_output=True, text=True, check=True
+    )
     rows = []
     for line in proc.stderr.splitlines():
         if line.startswith("import time:") and "|" in line:

@@ -168,7 +168,7 @@ def merged(readings: Readings, options: Any, seed: Any) -> Section:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HemkitWarning)
         res = merge(readings, options.method, seed=seed, level=options.level, **kwargs)
-    data = getattr(res, "data", res)
+    data = res.data
     corr = data.corr()
     k = len(corr)
     fig = _figure(max(5.5, 0.35 * k + 3), max(4.5, 0.35 * k + 2))
