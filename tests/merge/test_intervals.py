@@ -137,3 +137,28 @@ def test_intervals_of_a_merge_need_its_events():
 
 def test_fisher_quantile():
     assert float(ndtri(0.95)) == pytest.approx(1.6449, abs=1e-4)
+
+
+def test_near_copies_get_an_informative_interval_holding_their_own_estimate():
+    """T2080 has pairs read together in 1000+ runs at r = 0.99999; a merge lands near 0.99.
+
+    The Fisher-z jackknife of such a pair's data estimate exploded (atanh is steep there) and
+    gave [-1, 1]; the interval must stay informative and hold the pair's observed value.
+    """
+    from hemkit.datasets import t2080_much
+    from hemkit.merge import merge
+
+    readings = t2080_much()
+    iv = merge(readings, seed=0, level=0.9).pair_intervals
+    obs, _, _ = pairwise_jackknife(readings)
+    ev = readings.events
+    steep = 0
+    for row in iv.itertuples():
+        r = obs[ev.index(row.event_a), ev.index(row.event_b)]
+        assert row.lower <= row.estimate <= row.upper
+        if abs(r) > 0.99:
+            steep += 1
+            assert row.lower <= r <= row.upper
+            assert row.upper - row.lower < 0.3, row
+    assert steep >= 10
+    assert (iv["upper"] - iv["lower"]).max() < 0.5

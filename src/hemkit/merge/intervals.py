@@ -47,6 +47,7 @@ from hemkit.merge.correlation import event_scales
 from hemkit.merge.result import INTERVAL_COLUMNS, MergeResult, frozen_mapping, table_correlations
 
 Z_CLIP = 1 - 1e-12  # correlations are clipped to +-Z_CLIP before atanh
+STEEP = 0.95  # beyond this |r| of the data, intervals are made on the r scale (see compute_intervals)
 
 
 @dataclass(frozen=True)
@@ -160,8 +161,11 @@ def pairwise_jackknife(readings: Readings) -> tuple[np.ndarray, np.ndarray, np.n
     return np.clip(r, -1, 1), se, cnt.astype(np.int64)
 
 
-def mix_jackknife(readings: Readings, *, chunk: int = 4096) -> np.ndarray:
-    """Jackknife standard error (Fisher-z scale) of each pair's Pearson estimate, leaving out every run of either event.
+def mix_jackknife(readings: Readings, *, chunk: int = 4096, scale: str = "z") -> np.ndarray:
+    """Jackknife standard error of each pair's Pearson estimate, leaving out every run of either event.
+
+    ``scale="z"``: of its Fisher z (``atanh``); ``scale="r"``: of the correlation itself
+    (what :func:`compute_intervals` uses for pairs of near-copies, see there).
 
     The estimate is the average of the pairwise and the available-case correlation
     (:func:`hemkit.merge.joint.pearson_estimates`): it depends on the runs that read the pair
@@ -211,7 +215,8 @@ def mix_jackknife(readings: Readings, *, chunk: int = 4096) -> np.ndarray:
                 pairwise = bs / np.sqrt(bvj * bvjt)
                 sd = np.sqrt(bv / bc)
                 available = (bs / bcn) / (sd[:, :go, None] * sd[:, None, :])
-            z = _atanh((pairwise + available) / 2)
+            mix = (pairwise + available) / 2
+            z = _atanh(mix) if scale == "z" else mix
             ok = np.isfinite(z)
             zs, zq, nv = np.where(ok, z, 0).sum(0), np.where(ok, z * z, 0).sum(0), ok.sum(0)
             for a, b in ((acc, zs), (acc2, zq), (valid, nv)):
@@ -285,6 +290,21 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
     # the interval always holds its centre (tanh(atanh(r)) may round below r = +-1)
     lower = np.minimum(np.tanh(z - q * se[i, j]), est)
     upper = np.maximum(np.tanh(z + q * se[i, j]), est)
+    # Pairs the data say are near-copies (|r| > STEEP; 0.99999999 on the T2080 data): atanh is
+    # so steep there that the z-scale jackknife of the data's estimate says nothing about a
+    # merged value of 0.99 (it gave such pairs [-1, 1]).  Their interval is made on the r scale
+    # (jackknife se of r), and holds the pair's own estimate from the runs that read it.
+    steep = np.abs(r_obs[i, j]) > STEEP
+    if steep.any():
+        se_r = mix_jackknife(sub, scale="r")[np.ix_(order, order)][i, j]
+        if result.method == "much":
+            se_r = np.sqrt(se_r**2 + (1 - est**2) ** 2 / max(len(result.data) - 3, 1))
+        obs = r_obs[i, j]
+        lo_r = np.fmin(np.clip(est - q * se_r, -1, 1), obs)
+        hi_r = np.fmax(np.clip(est + q * se_r, -1, 1), obs)
+        take = steep & np.isfinite(se_r)
+        lower = np.where(take, np.minimum(lo_r, est), lower)
+        upper = np.where(take, np.maximum(hi_r, est), upper)
     for p in np.flatnonzero(~np.isfinite(se[i, j])):  # pairs never read together: what the data identify
         lo, hi = identified_range(r_obs, int(i[p]), int(j[p]))
         lower[p], upper[p] = min(lo, est[p]), max(hi, est[p])
