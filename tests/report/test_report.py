@@ -132,3 +132,37 @@ def test_report_refuses_bad_output_before_any_work(tmp_path, bad_input):
     bad_input(["report", db, "-o", tmp_path], names=[str(tmp_path)], watch=[tmp_path])
     bad_input(["report", tmp_path / "nope.db", "-o", tmp_path / "r.html"], names=["nope.db"], watch=[tmp_path])
     bad_input(["report", db, "--method", "hrm", "-o", tmp_path / "r.html"], names=["--anchor"], watch=[tmp_path])
+
+
+def test_report_of_plain_perf_stat_files_renders(tmp_path, cli):
+    """A perf user's path: a folder of perf stat -x, files (real perf output) -> one page."""
+    from pathlib import Path
+
+    runs = Path(__file__).resolve().parents[1] / "merge" / "data" / "perf_runs"
+    out = tmp_path / "report.html"
+    res = cli(["report", runs, "-o", out])
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    n = page.count("<img ")
+    assert n >= 4
+    assert _render(out, tmp_path) == f"images={n} decoded={n} errors=0"
+
+
+def test_report_without_a_merge_still_shows_coverage(tmp_path, cli):
+    """Pairs never read together: the merge section says why, the rest of the page is there."""
+    from hemkit.io.tidy import write_table
+
+    rows = [
+        (g, r, e, float(v))
+        for g, evs in ((1, ("a", "b")), (2, ("c", "d")))
+        for r in range(6)
+        for i, e in enumerate(evs)
+        for v in [(r * (i + 2)) % 5 + i]
+    ]
+    table = tmp_path / "r.csv"
+    write_table(pd.DataFrame(rows, columns=["group", "run", "event", "value"]), table)
+    out = tmp_path / "report.html"
+    res = cli(["report", table, "-o", out])
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    assert "no joint merge" in page and "never read together" in page and "Plan and coverage" in page

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import signal
 import sys
+import warnings
 from typing import Any
 
 import click
@@ -55,6 +56,17 @@ def fail(message: str, code: int = 2) -> None:
     one_line = " ".join(str(message).split())
     click.echo(f"hemkit: error: {one_line}", err=True)
     sys.exit(code)
+
+
+def _one_line_warning(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    """Every warning a command lets through is one line on stderr (never Python's two-line form)."""
+    from hemkit.core.errors import HemkitWarning
+
+    text = " ".join(str(message).split())
+    if issubclass(category, HemkitWarning):
+        click.echo(f"hemkit: warning: {text}", err=True)
+    else:
+        click.echo(f"hemkit: warning: {category.__name__}: {text}", err=True)
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -114,6 +126,8 @@ class _HemkitGroup(click.Group):
         option, file, measurement); 130 interrupted (Ctrl-C or SIGTERM).
         """
         previous = _sigterm_as_interrupt()
+        shown_warning = warnings.showwarning
+        warnings.showwarning = _one_line_warning
         try:
             rv = super().main(args=args, prog_name=prog_name or "hemkit", standalone_mode=False, **extra)
         except click.exceptions.Exit as exc:
@@ -142,6 +156,7 @@ class _HemkitGroup(click.Group):
                 code=1,
             )
         finally:
+            warnings.showwarning = shown_warning
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
         if isinstance(rv, int) and rv:

@@ -161,13 +161,16 @@ def merged(readings: Readings, options: Any, seed: Any) -> Section:
     """Merged correlations as a heatmap, and each pair's estimate with its interval."""
     import warnings
 
-    from hemkit.core.errors import HemkitWarning
+    from hemkit.core.errors import HemkitWarning, InputError
     from hemkit.merge import merge
 
     kwargs: dict[str, Any] = {"anchor": options.anchor} if options.method == "hrm" else {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", HemkitWarning)
-        res = merge(readings, options.method, seed=seed, level=options.level, **kwargs)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HemkitWarning)
+            res = merge(readings, options.method, seed=seed, level=options.level, **kwargs)
+    except InputError as exc:  # e.g. pairs never read together: the rest of the report still helps
+        return Section("merge", "Merged correlations", warnings=(f"no {options.method} merge: {exc}",))
     data = res.data
     corr = data.corr()
     k = len(corr)
