@@ -81,7 +81,7 @@ def test_merge_copula_on_perf_files(folder):
     files = sorted((DATA / folder).iterdir())
     merged = merge_copula(read_readings(files), seed=0)
     assert list(merged.columns) == ["task-clock", "page-faults", "context-switches", "syscalls:sys_enter_read"]
-    corr = merged.corr().to_numpy()
+    corr = merged.data.corr().to_numpy()
     assert np.isfinite(corr).all() and (np.abs(corr) <= 1 + 1e-12).all()
 
 

@@ -9,10 +9,9 @@ import io
 import json
 import os
 import shutil
-import sqlite3
 import tempfile
 import warnings
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +23,7 @@ from hypothesis import strategies as st
 from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 from hemkit.io import parse_perf_stat, read_code_names, read_readings
-from hemkit.io.collection import CollectionDB
+from hemkit.io.collection import CollectionDB, StoredRun, WriterLock
 from hemkit.io.mergingtools import from_mergingtools
 from hemkit.io.perf_stat import scan_perf_stat
 
@@ -77,13 +76,13 @@ def _tidy_parquet() -> bytes:
 
 def _collection_db() -> bytes:
     with scratch() as d:
-        db = CollectionDB(d / "c.db", create=True)
-        db.init([["a", "b"]], {"runs": 3})
-        for rep in range(3):
-            counts = pd.DataFrame({"event": ["a", "b"], "value": [1.0 + rep, 9.0 - rep * rep]})
-            db.record_run(0, rep, "valid", "", counts.assign(percent=100.0, run_time_ns=1.0, status="ok"))
-        with closing(sqlite3.connect(d / "c.db")) as con:  # fold the write-ahead log into the file
-            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with (
+            WriterLock(d / "c.db") as lock,
+            CollectionDB.create(d / "c.db", [["a", "b"]], {"runs": 3}, lock=lock) as db,
+        ):
+            for rep in range(3):
+                counts = pd.DataFrame({"event": ["a", "b"], "value": [1.0 + rep, 9.0 - rep * rep]})
+                db.record_run(StoredRun(0, rep), counts.assign(percent=100.0, run_time_ns=1.0, status="ok"))
         return (d / "c.db").read_bytes()
 
 

@@ -16,7 +16,7 @@ import pytest
 from hemkit.core.errors import InputError
 from hemkit.datasets import t2080_hrm, t2080_path
 from hemkit.io import read_code_names, read_readings, read_table, read_tidy, sniff, write_table
-from hemkit.io.collection import CollectionDB
+from hemkit.io.collection import CollectionDB, StoredRun, WriterLock
 from hemkit.io.mergingtools import from_mergingtools
 
 DATA = Path(__file__).parent / "data"
@@ -56,13 +56,13 @@ def test_parquet_whatever_the_name(tmp_path):
 
 
 def test_collection_database_whatever_the_name(tmp_path):
-    db = CollectionDB(tmp_path / "c.bin", create=True)
-    db.init([["a", "b"]], {"runs": 3})
-    for rep in range(3):
-        counts = pd.DataFrame(
-            {"event": ["a", "b"], "value": [1.0 + rep, 5.0 - rep * rep], "percent": 100.0, "run_time_ns": 1.0}
-        ).assign(status="ok")
-        db.record_run(0, rep, "valid", "", counts)
+    path = tmp_path / "c.bin"
+    with WriterLock(path) as lock, CollectionDB.create(path, [["a", "b"]], {"runs": 3}, lock=lock) as db:
+        for rep in range(3):
+            counts = pd.DataFrame(
+                {"event": ["a", "b"], "value": [1.0 + rep, 5.0 - rep * rep], "percent": 100.0, "run_time_ns": 1.0}
+            ).assign(status="ok")
+            db.record_run(StoredRun(0, rep), counts)
     assert sniff(tmp_path / "c.bin") == "database"
     r = read_readings(tmp_path / "c.bin")
     assert r[0]["b"].tolist() == [5.0, 4.0, 1.0]
@@ -345,20 +345,15 @@ def test_mergingtools_bad_layouts(tmp_path, refused):
     refused(e, "column 'X1' appears twice")
 
 
-def test_live_database_read_through_its_write_ahead_log(tmp_path):
-    # a collector still holds the database open: its runs are in c.db-wal, not yet in c.db
-    db = CollectionDB(tmp_path / "c.db", create=True)
-    holder = sqlite3.connect(tmp_path / "c.db")
-    holder.execute("SELECT COUNT(*) FROM runs").fetchall()
-    try:
-        db.init([["a", "b"]], {"runs": 3})
+def test_live_database_reads_the_runs_stored_so_far(tmp_path):
+    # a collector still holds the database (and its writer lock): the runs it committed are read
+    path = tmp_path / "c.db"
+    with WriterLock(path) as lock, CollectionDB.create(path, [["a", "b"]], {"runs": 5}, lock=lock) as db:
         for rep in range(3):
             counts = pd.DataFrame({"event": ["a", "b"], "value": [1.0 + rep, 5.0 - rep * rep]})
-            db.record_run(0, rep, "valid", "", counts.assign(percent=100.0, run_time_ns=1.0, status="ok"))
-        assert (tmp_path / "c.db-wal").exists()
-        assert read_readings(tmp_path / "c.db")[0]["a"].tolist() == [1.0, 2.0, 3.0]
-    finally:
-        holder.close()
+            db.record_run(StoredRun(0, rep), counts.assign(percent=100.0, run_time_ns=1.0, status="ok"))
+        assert read_readings(path)[0]["a"].tolist() == [1.0, 2.0, 3.0]
+    assert sorted(os.listdir(tmp_path)) == ["c.db"]  # no journal, lock or temporary file left
 
 
 def test_reading_a_database_leaves_no_files(tmp_path):

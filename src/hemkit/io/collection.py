@@ -432,7 +432,8 @@ class CollectionDB:
         except _DB_ERRORS as exc:
             raise _sqlite_error(p, exc, writing=False) from None
         if problems != ["ok"]:
-            raise InputError(f"{p}: damaged collection database ({check}: {'; '.join(problems)})")
+            found = "; ".join(" ".join(str(x).replace("***", "").split()) for x in problems)  # one line
+            raise InputError(f"{p}: damaged collection database ({check}: {found})")
         return version
 
     def _raw_meta(self) -> dict[str, str]:
