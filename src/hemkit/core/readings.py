@@ -247,12 +247,6 @@ class Readings:
         for c in ("group", "run", "event"):
             if t[c].isna().any():
                 raise InputError(f"{where}: column {_q(c)} has an empty value in row {int(np.argmax(t[c].isna()))}")
-        dup = t.duplicated(["group", "run", "event"])
-        if dup.any():
-            row = t[dup].iloc[0]
-            raise InputError(
-                f"{where}: event {_q(row['event'])} is read twice in run {_q(row['run'])} of group {_q(row['group'])}"
-            )
         values = pd.to_numeric(t["value"], errors="coerce")
         bad = values.isna() & t["value"].notna()
         if bad.any():
@@ -261,19 +255,43 @@ class Readings:
                 f"{where}: event {_q(row['event'])} has a non-numeric value {_q(row['value'])} "
                 f"in run {_q(row['run'])} of group {_q(row['group'])}"
             )
-        t = t.assign(value=values)
+        # one factorize per column and a dense fill per group (no hashing of row triples, no
+        # pivot): 6e6 tidy rows in well under a second
+        value = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        g_codes, g_ids = pd.factorize(t["group"], sort=False)
+        e_codes, e_names = pd.factorize(t["event"], sort=False)
+        runs_col = t["run"].to_numpy()
+        order = np.argsort(g_codes, kind="stable")
+        bounds = np.searchsorted(g_codes[order], np.arange(len(g_ids) + 1))
         groups = {}
-        for gid, gt in t.groupby("group", sort=False):
-            wide = gt.pivot(index="run", columns="event", values="value")
-            wide = wide.loc[pd.unique(gt["run"]), list(pd.unique(gt["event"]))]
-            holes = wide.isna()  # a NaN value, or an event missing from a run
-            if holes.to_numpy().any():
-                r, c = np.argwhere(holes.to_numpy())[0]
-                run, ev = wide.index[r], wide.columns[c]
-                present = ((gt["run"] == run) & (gt["event"] == ev)).any()
-                what = "has NaN" if present else "is missing"
-                raise InputError(f"{where}: event {_q(ev)} {what} in run {_q(run)} of group {_q(gid)}")
-            wide.columns.name = None
+        for gi, gid in enumerate(g_ids):  # a loop over groups; each step is vectorised over rows
+            rows = order[bounds[gi] : bounds[gi + 1]]
+            r_codes, r_ids = pd.factorize(runs_col[rows], sort=False)
+            ev = e_codes[rows]
+            present, first = np.unique(ev, return_index=True)
+            ev_order = present[np.argsort(first)]  # events in order of first appearance
+            local = np.empty(len(e_names), dtype=np.int64)
+            local[ev_order] = np.arange(len(ev_order))
+            ec = local[ev]
+            k = len(ev_order)
+            cell = r_codes.astype(np.int64) * k + ec
+            counts = np.bincount(cell, minlength=len(r_ids) * k)
+            if (counts > 1).any():
+                r, c = divmod(int(np.argmax(counts > 1)), k)
+                raise InputError(
+                    f"{where}: event {_q(e_names[ev_order[c]])} is read twice in run {_q(r_ids[r])} of group {_q(gid)}"
+                )
+            dense = np.full(len(r_ids) * k, np.nan)
+            dense[cell] = value[rows]
+            dense = dense.reshape(len(r_ids), k)
+            holes = np.isnan(dense)
+            if holes.any():
+                r, c = np.argwhere(holes)[0]
+                what = "has NaN" if counts[r * k + c] else "is missing"
+                raise InputError(
+                    f"{where}: event {_q(e_names[ev_order[c]])} {what} in run {_q(r_ids[r])} of group {_q(gid)}"
+                )
+            wide = pd.DataFrame(dense, index=pd.Index(r_ids, name="run"), columns=list(e_names[ev_order]))
             groups[gid] = wide
         return cls(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
 
