@@ -277,19 +277,19 @@ class Readings:
             cell = r_codes.astype(np.int64) * k + ec
             counts = np.bincount(cell, minlength=len(r_ids) * k)
             if (counts > 1).any():
-                r, c = divmod(int(np.argmax(counts > 1)), k)
+                ri, ci = divmod(int(np.argmax(counts > 1)), k)
                 raise InputError(
-                    f"{where}: event {_q(e_names[ev_order[c]])} is read twice in run {_q(r_ids[r])} of group {_q(gid)}"
+                    f"{where}: event {_q(e_names[ev_order[ci]])} is read twice in run {_q(r_ids[ri])} of group {_q(gid)}"
                 )
-            dense = np.full(len(r_ids) * k, np.nan)
-            dense[cell] = value[rows]
-            dense = dense.reshape(len(r_ids), k)
+            flat = np.full(len(r_ids) * k, np.nan)
+            flat[cell] = value[rows]
+            dense = flat.reshape(len(r_ids), k)
             holes = np.isnan(dense)
             if holes.any():
-                r, c = np.argwhere(holes)[0]
-                what = "has NaN" if counts[r * k + c] else "is missing"
+                ri, ci = (int(x) for x in np.argwhere(holes)[0])
+                what = "has NaN" if counts[ri * k + ci] else "is missing"
                 raise InputError(
-                    f"{where}: event {_q(e_names[ev_order[c]])} {what} in run {_q(r_ids[r])} of group {_q(gid)}"
+                    f"{where}: event {_q(e_names[ev_order[ci]])} {what} in run {_q(r_ids[ri])} of group {_q(gid)}"
                 )
             wide = pd.DataFrame(dense, index=pd.Index(r_ids, name="run"), columns=list(e_names[ev_order]))
             groups[gid] = wide
