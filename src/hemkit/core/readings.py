@@ -278,9 +278,8 @@ class Readings:
             counts = np.bincount(cell, minlength=len(r_ids) * k)
             if (counts > 1).any():
                 ri, ci = divmod(int(np.argmax(counts > 1)), k)
-                raise InputError(
-                    f"{where}: event {_q(e_names[ev_order[ci]])} is read twice in run {_q(r_ids[ri])} of group {_q(gid)}"
-                )
+                event, run = _q(e_names[ev_order[ci]]), _q(r_ids[ri])
+                raise InputError(f"{where}: event {event} is read twice in run {run} of group {_q(gid)}")
             flat = np.full(len(r_ids) * k, np.nan)
             flat[cell] = value[rows]
             dense = flat.reshape(len(r_ids), k)
