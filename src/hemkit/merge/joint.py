@@ -195,13 +195,17 @@ def ml_correlation(
     def unpack(p: np.ndarray) -> np.ndarray:
         lower = np.zeros((k, k))
         v = p.copy()
-        v[diag] = np.exp(v[diag])
+        with np.errstate(over="ignore"):  # a wild line-search step: rejected below, not a warning
+            v[diag] = np.exp(v[diag])
         lower[il] = v
         return lower
 
     def objective(p: np.ndarray) -> tuple[float, np.ndarray]:
         lower = unpack(p)
-        sigma = lower @ lower.T
+        with np.errstate(invalid="ignore", over="ignore"):
+            sigma = lower @ lower.T
+        if not np.isfinite(sigma).all():
+            return 1e300, np.zeros_like(p)
         grad = np.zeros((k, k))
         value = 0.0
         for oo, s, n in plan:  # distinct event sets (groups), not runs
