@@ -126,6 +126,14 @@ def write_table(table: pd.DataFrame, path: str | Path, *, inputs=(), what: str =
     return path
 
 
+# what pandas.api.types.infer_dtype calls a column of plain values
+_PLAIN_KINDS = frozenset({"empty", "string", "integer", "floating", "mixed-integer-float", "boolean"})
+
+
+def _plain(v: object) -> bool:
+    return v is None or isinstance(v, str | int | float | np.generic)
+
+
 def tidy_cells(table: pd.DataFrame, source: str | os.PathLike[str]) -> pd.DataFrame:
     """The tidy columns of ``table``, checked to hold plain values (Parquet may hold lists or maps).
 
@@ -150,13 +158,15 @@ def tidy_cells(table: pd.DataFrame, source: str | os.PathLike[str]) -> pd.DataFr
     out = {}
     for c in TIDY_COLUMNS:
         col = table[c]
-        if isinstance(col.dtype, pd.CategoricalDtype):
-            col = col.astype(object)
-        if col.dtype == object:
-            plain = col.map(lambda v: v is None or isinstance(v, str | int | float | np.generic)).astype(bool)
+        # a categorical column (Parquet dictionary) is checked through its few categories
+        cells = pd.Series(col.cat.categories) if isinstance(col.dtype, pd.CategoricalDtype) else col
+        # infer_dtype scans in C; only a column it cannot name plainly is walked in Python
+        if cells.dtype == object and pd.api.types.infer_dtype(cells, skipna=True) not in _PLAIN_KINDS:
+            plain = col.astype(object).map(_plain).to_numpy(dtype=bool)
             if not plain.all():
-                i = int(np.argmin(plain.to_numpy()))
-                raise InputError(f"{source}: column {c!r} holds a {type(col.iloc[i]).__name__} in row {i}, not a value")
+                i = int(np.argmin(plain))
+                kind = type(col.iloc[i]).__name__
+                raise InputError(f"{source}: column {c!r} holds a {kind} in row {i}, not a value")
         out[c] = col
     return pd.DataFrame(out, index=table.index)
 
