@@ -106,3 +106,21 @@ def test_cli_import_is_light():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "", f"import hemkit.cli loads {proc.stdout.strip()}"
+
+
+def test_help_is_light():
+    """``hemkit --help`` (every subcommand's one-line summary) loads no heavy library either."""
+    code = (
+        "import sys\n"
+        "from hemkit.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = [m for m in ('matplotlib', 'torch', 'scipy', 'pandas', 'numpy', 'statsmodels', 'pyarrow')"
+        " if m in sys.modules]\n"
+        "print(','.join(heavy), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Commands" in proc.stdout or "Usage" in proc.stdout
+    assert proc.stderr.strip() == "", f"hemkit --help loads {proc.stderr.strip()}"
