@@ -293,7 +293,9 @@ def _mpx_table(data: Any, est: Any, name: str) -> pd.DataFrame:
     return table
 
 
-def _mpx_series_figure(data: Any, values: Mapping[str, np.ndarray], events: list[str], run: str, ms: float | None):
+def _mpx_series_figure(
+    data: Any, values: Mapping[str, np.ndarray], events: list[str], run: str, ms: float | None
+) -> Any:
     from hemkit.mpx.plots import plot_series
 
     fig = _figure(9.5, 2.7 * len(events) + 0.7)
@@ -306,7 +308,7 @@ def _mpx_series_figure(data: Any, values: Mapping[str, np.ndarray], events: list
     return fig
 
 
-def _mpx_totals_figure(table: pd.DataFrame, name: str, run_count: int):
+def _mpx_totals_figure(table: pd.DataFrame, name: str, run_count: int) -> Any:
     labels = [_short(" ".join(map(str, i)) if isinstance(i, tuple) else str(i), 36) for i in table.index]
     fig = _figure(max(6.0, 0.45 * len(table) + 3), 4)
     ax = fig.subplots()
@@ -440,6 +442,14 @@ def _share_table(profile: Any, top: int) -> pd.DataFrame:
     return out
 
 
+def _shares_figure(profile: Any, top: int) -> Any:
+    from hemkit.sampling.plots import plot_shares
+
+    fig = _figure(8.5, 0.3 * min(top, len(profile.table)) + 1.8)
+    plot_shares(profile, ax=fig.subplots(), top=top)
+    return fig
+
+
 def sampling(
     source: Any, *, top: int = 15, level: float = 0.95, method: str = "wilson", event: str | None = None
 ) -> Section:
@@ -463,7 +473,6 @@ def sampling(
     InputError
         The file cannot be read or holds no samples (one line naming the file).
     """
-    from hemkit.sampling.plots import plot_shares
     from hemkit.sampling.profile import profile_shares, read_samples
 
     where = _where(source)
@@ -494,8 +503,7 @@ def sampling(
                 _share_table(prof, top),
             )
         )
-        fig = _figure(8.5, 0.3 * rows + 1.8)
-        plot_shares(prof, ax=fig.subplots(), top=top)
+        fig = _shares_figure(prof, top)
         figures.append(Figure(f"Shares by {kind}: bars with their {prof.level:.0%} intervals.", png(fig)))
     paragraph = (
         f"{p.n_samples} samples{what} (effective sample size {p.n_eff:.0f}). Each sample stands for its period "
