@@ -125,6 +125,25 @@ def test_report_renders_in_chromium_with_every_figure(tmp_path, cli):
     assert _render(out, tmp_path) == f"images={n} decoded={n} errors=0"
 
 
+def test_report_with_mpx_and_profile_sections_renders_in_chromium(tmp_path, cli):
+    """The multiplexing and sampling figures decode in a real browser too."""
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parents[1]
+    trace = tests / "mpx" / "data" / "zen5_py_r3.csv"
+    script = tests / "sampling" / "data" / "libc_kernel.script.txt"
+    db = _collection(tmp_path)
+    out = tmp_path / "report.html"
+    res = cli(["report", db, "--mpx", trace, "--profile", script, "-o", out])
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    assert "Multiplexing: zen5_py_r3.csv" in page and "Sampling profile: libc_kernel.script.txt" in page
+    assert "wrap-around" in page  # the trace's 2^47 count, repaired and said so in the page
+    n = page.count("<img ")
+    assert n >= 6 + 4
+    assert _render(out, tmp_path) == f"images={n} decoded={n} errors=0"
+
+
 def test_report_refuses_bad_output_before_any_work(tmp_path, bad_input):
     db = _collection(tmp_path)
     bad_input(["report", db, "-o", tmp_path / "missing" / "r.html"], names=["missing"], watch=[tmp_path])

@@ -26,10 +26,26 @@ from hemkit.cli._options import output_option, quiet_option, readings_input_opti
     help="Level of the per-pair intervals.",
 )
 @click.option("--title", default="hemkit report", show_default=True, help="Title of the page.")
+@click.option(
+    "--mpx",
+    "traces",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    metavar="TRACE",
+    help="A perf stat -I interval trace: add its multiplexing section (repeatable).",
+)
+@click.option(
+    "--profile",
+    "profiles",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    metavar="PERF_DATA",
+    help="A perf record file (perf.data or perf script text): add its sampling profile (repeatable).",
+)
 @seed_option()
 @output_option("The HTML page to write.", required=True)
 @quiet_option()
-def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, seed, output, quiet):
+def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, traces, profiles, seed, output, quiet):
     """Write one self-contained HTML report of a collection database or readings.
 
     \b
@@ -37,17 +53,22 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, see
     hemkit report runs/*.csv -o report.html
     hemkit report -o report.html              (the bundled NXP T2080 readings)
     hemkit report much_raw.csv --pmcs 6 --codes code2name.csv -o report.html
+    hemkit report plan.db --mpx trace_r1.csv --profile perf.data -o report.html
 
     The page (no network needed, figures inline) shows the plan and its coverage, the runs
     and why some were invalid (collection databases), the variability of every event and
-    the merged correlations with per-pair intervals.
+    the merged correlations with per-pair intervals; with --mpx, each trace's counted slices,
+    perf's scaling and hemkit's multiplexing estimate per event (a trace recorded without
+    multiplexing is multiplexed in emulation on 2 counters and compared with its exact
+    counts); with --profile, the sampling profile by DSO and by symbol with confidence
+    intervals.
     """
     from hemkit.io import check_output, read_readings, write_text
     from hemkit.report import ReportOptions, build_report
 
     if method == "hrm" and not anchor:
         raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
-    check_output(output, inputs=inputs, what="report")
+    check_output(output, inputs=[*inputs, *traces, *profiles], what="report")
     paths = list(inputs)
     if not paths:
         from hemkit.datasets import t2080_much
@@ -57,8 +78,15 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, see
         source = paths[0]  # a collection database also gets its runs-and-validation section
     else:
         source = read_readings(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
-    options = ReportOptions(method="" if method == "none" else method, anchor=anchor, level=level, title=title)
+    options = ReportOptions(
+        method="" if method == "none" else method,
+        anchor=anchor,
+        level=level,
+        title=title,
+        mpx=tuple(traces),
+        profiles=tuple(profiles),
+    )
     rep = build_report(source, source=" ".join(paths), options=options, seed=seed)
-    write_text(output, rep.html, inputs=inputs, what="report")
+    write_text(output, rep.html, inputs=[*inputs, *traces, *profiles], what="report")
     click.echo(f"report: {len(rep.sections)} sections, {rep.n_figures} figures from {' '.join(paths)}")
     wrote(output)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -46,12 +46,20 @@ class ReportOptions:
         Level of the per-pair intervals.
     title : str
         Page title.
+    mpx : tuple of paths
+        ``perf stat -I`` interval traces: one multiplexing section each
+        (:func:`hemkit.report.sections.multiplexing`).
+    profiles : tuple of paths
+        ``perf record`` files (``perf.data`` or ``perf script`` text): one sampling-profile
+        section each (:func:`hemkit.report.sections.sampling`).
     """
 
     method: str = "joint"
     anchor: str | None = None
     level: float = 0.9
     title: str = "hemkit report"
+    mpx: tuple[PathLike, ...] = ()
+    profiles: tuple[PathLike, ...] = ()
 
 
 @result
@@ -104,6 +112,16 @@ def _collection(source: Any) -> tuple[pd.DataFrame, pd.DataFrame, dict] | None:
         return db.runs(), db.status(), db.meta()
 
 
+def _unique_keys(parts: Sequence[Section]) -> list[Section]:
+    """Sections whose keys (the page's anchors) repeat get ``-2``, ``-3`` ... appended."""
+    seen: dict[str, int] = {}
+    out = []
+    for s in parts:
+        seen[s.key] = seen.get(s.key, 0) + 1
+        out.append(s if seen[s.key] == 1 else replace(s, key=f"{s.key}-{seen[s.key]}"))
+    return out
+
+
 def build_report(
     readings: Readings | PathLike,
     *,
@@ -125,12 +143,20 @@ def build_report(
     seed : int or Generator
         Seed of the merge and its intervals.
     extra : sections
-        Further sections (e.g. multiplexing or sampling figures) appended at the end.
+        Further sections appended at the end (after those of ``options.mpx`` and
+        ``options.profiles``).
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read (one line naming it); the traces and profiles are read
+        first, so a bad one fails before the (slower) merge.
     """
     from hemkit.io.readings import read_readings
     from hemkit.report import sections as sec
 
     options = options or ReportOptions()
+    figures = [sec.multiplexing(p) for p in options.mpx] + [sec.sampling(p) for p in options.profiles]
     collection = _collection(readings)
     if not isinstance(readings, Readings):
         path = os.fspath(readings)
@@ -144,7 +170,7 @@ def build_report(
     parts.append(sec.variability(readings))
     if options.method:
         parts.append(sec.merged(readings, options, seed))
-    parts += list(extra)
+    parts = _unique_keys([*parts, *figures, *extra])
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     page = render(options.title, f"{source} — made by hemkit {__version__} on {stamp}", parts)
     return Report(html=page, sections=tuple(parts), source=source)

@@ -1,0 +1,287 @@
+"""The multiplexing and sampling sections of ``hemkit report`` (``--mpx``, ``--profile``)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hemkit.datasets import t2080_much
+from hemkit.report import ReportOptions, build_report
+from hemkit.report import sections as sec
+
+TESTS = Path(__file__).resolve().parents[1]
+MPX_DATA = TESTS / "mpx" / "data"
+PHASES = MPX_DATA / "zen5_phases_r1.csv"  # real Zen 5 perf stat -I, 5 events on 5 counters
+PY_R3 = MPX_DATA / "zen5_py_r3.csv"  # holds dTLB-load-misses = 2^47 + 6122
+SCRIPT = TESTS / "sampling" / "data" / "libc_kernel.script.txt"  # real perf script output
+NO_MERGE = ReportOptions(method="")
+
+SPIN_C = r"""
+#include <stdlib.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void spin_here(long n)
+{
+    unsigned long x = 0;
+    for (long i = 0; i < n; i++)
+        x = x * 2654435761u + (unsigned long)i;
+    sink = x;
+}
+int main(int argc, char **argv) { spin_here(argc > 1 ? atol(argv[1]) : 200000000L); return 0; }
+"""
+
+
+# ------------------------------------------------------------------ fixtures
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """``perf record -e cpu-clock`` of a small C program compiled here: (perf.data, binary); skipped without perf."""
+    from hemkit.core.errors import HemkitError
+    from hemkit.external.compiler import compile_c
+    from hemkit.external.perf import perf_record
+
+    folder = tmp_path_factory.mktemp("profile")
+    source = folder / "spin_report.c"
+    source.write_text(SPIN_C)
+    try:
+        exe = compile_c(source, flags=("-O1",))
+    except HemkitError as exc:
+        pytest.skip(f"no C compiler here: {exc}")
+    data = folder / "perf.data"
+    try:
+        perf_record([str(exe), "150000000"], data, event="cpu-clock", period=250_000, timeout=120)
+    except HemkitError as exc:
+        pytest.skip(f"perf cannot record here: {exc}")
+    return data, exe
+
+
+@pytest.fixture(scope="module")
+def multiplexed(tmp_path_factory):
+    """A multiplexed trace as 'hemkit mpx emulate' writes it (without the truth): the zen5 run on 2 counters."""
+    from hemkit.io.traces import read_trace, write_trace
+    from hemkit.mpx import emulate
+
+    m = emulate(read_trace(PHASES), 2)
+    path = tmp_path_factory.mktemp("mpx") / "phases_mpx.csv"
+    write_trace(m.to_tidy().drop(columns="truth"), path)
+    return path
+
+
+def _table(section, caption_part):
+    hits = [t for c, t in section.tables if caption_part in c]
+    assert len(hits) == 1, [c for c, _ in section.tables]
+    return hits[0]
+
+
+# ------------------------------------------------------------------ multiplexing
+def test_mpx_section_of_an_exact_zen5_trace_shows_hemkit_against_perf_and_the_truth():
+    """An OCOE trace is multiplexed in emulation on 2 counters; the table holds what hemkit.mpx computes."""
+    from hemkit.io.traces import read_trace
+    from hemkit.mpx import DEFAULT_ESTIMATOR, emulate, make_estimator
+
+    s = sec.multiplexing(PHASES)
+    assert s.key == "mpx" and s.title == "Multiplexing: zen5_phases_r1.csv"
+    assert len(s.figures) == 2 and all(f.png.startswith(b"\x89PNG") for f in s.figures)
+    assert any("multiplexed in emulation on 2 counters" in p for p in s.paragraphs)
+    table = _table(s, "Per series")
+
+    trace = read_trace(PHASES)
+    m = emulate(trace, 2)
+    est = make_estimator(DEFAULT_ESTIMATOR).estimate(m.without_truth())
+    events = list(m.keys["event"])
+    assert list(table.index) == events
+    np.testing.assert_allclose(table[f"total, hemkit {DEFAULT_ESTIMATOR}"], est.totals(), rtol=1e-12)
+    np.testing.assert_allclose(table["total, perf scaled"], m.perf_totals(), rtol=1e-12)
+    truth = trace.groupby("event", sort=False)["value"].sum().reindex(events)
+    np.testing.assert_allclose(table["true total"], truth.to_numpy(), rtol=1e-12)
+    # 5 events on 2 counters: each on a counter about 2/5 of the time, and never all of it
+    assert table["time on a counter (fraction)"].between(0.3, 0.5).all()
+    assert (table["on a counter (intervals)"] < table["intervals"]).all()
+    # hemkit's estimate is not perf's (else the section would show nothing)
+    assert not np.allclose(table[f"total, hemkit {DEFAULT_ESTIMATOR}"], table["total, perf scaled"])
+
+
+def test_mpx_section_of_a_multiplexed_trace_estimates_without_emulation(multiplexed):
+    from hemkit.mpx import DEFAULT_ESTIMATOR, make_estimator, read_multiplexed
+
+    s = sec.multiplexing(multiplexed)
+    table = _table(s, "Per series")
+    assert "true total" not in table.columns  # nothing known beyond the slices
+    assert not any("emulation" in p for p in s.paragraphs)
+    m = read_multiplexed(multiplexed)
+    est = make_estimator(DEFAULT_ESTIMATOR).estimate(m.without_truth())
+    np.testing.assert_allclose(table[f"total, hemkit {DEFAULT_ESTIMATOR}"], est.totals(), rtol=1e-12)
+    np.testing.assert_allclose(table["total, perf scaled"], est.perf_totals, rtol=1e-12)
+    assert len(s.figures) == 2
+
+
+def test_mpx_section_of_an_exact_trace_without_emulation_says_counts_are_exact():
+    s = sec.multiplexing(PHASES, pmcs=None)
+    table = _table(s, "Per series")
+    assert (table["time on a counter (fraction)"] == 1).all()
+    np.testing.assert_allclose(table["hemkit / perf"], 1.0)
+    assert any("nothing needed estimating" in p for p in s.paragraphs)
+
+
+def test_mpx_wrap_around_is_a_section_warning_or_a_one_line_error():
+    """py_r3's 2^47 count: the reader repairs it and says so (a warning of the section), or refuses it."""
+    from hemkit.core.errors import InputError
+
+    s = sec.multiplexing(PY_R3)
+    assert len(s.warnings) == 1 and "wrap-around" in s.warnings[0] and "dTLB-load-misses" in s.warnings[0]
+    table = _table(s, "Per series")
+    assert table["true total"].max() < 2**47  # the corrupt count never reaches the estimator
+    with pytest.raises(InputError, match=re.escape(str(PY_R3))) as err:
+        sec.multiplexing(PY_R3, wraps="error")
+    assert "\n" not in str(err.value) and "2^47" in str(err.value)
+
+
+def test_mpx_figures_are_titled_labelled_and_have_legends():
+    from hemkit.io.traces import read_trace
+    from hemkit.mpx import emulate, make_estimator
+
+    m = emulate(read_trace(PHASES), 2)
+    blind = m.without_truth()
+    values = {n: make_estimator(n).estimate_array(blind) for n in ("fixed", "phase")}
+    fig = sec._mpx_series_figure(m, values, ["cycles", "instructions"], "zen5_phases_r1", 10.0)
+    table = _table(sec.multiplexing(PHASES), "Per series")
+    figs = [fig, sec._mpx_totals_figure(table, "phase", 1)]
+    for f in figs:
+        for ax in f.axes:
+            assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
+            assert "(" in ax.get_ylabel()  # the values' unit (the totals' x axis names events: no unit)
+            assert ax.get_legend() is not None and len(ax.get_legend().get_texts()) >= 2
+    assert figs[0].axes[0].get_xlabel() == "interval (10 ms each)"
+
+
+# ------------------------------------------------------------------ sampling
+def test_profile_section_of_perf_script_text_by_dso_and_symbol():
+    from hemkit.sampling import profile_shares
+
+    s = sec.sampling(SCRIPT)
+    assert s.key == "profile" and s.title == "Sampling profile: libc_kernel.script.txt"
+    assert len(s.figures) == 2 and not s.warnings
+    dso = _table(s, "DSOs")
+    sym = _table(s, "symbols")
+    assert {"libc_kernel", "libc.so.6", "[kernel.kallsyms]"} <= set(dso.index)
+    assert {"spin", "read_zero"} <= set(sym.index) and len(sym) <= 15
+    want = profile_shares(SCRIPT, by="dso").table
+    np.testing.assert_allclose(dso["share"], want["share"].to_numpy())
+    np.testing.assert_allclose(dso[["low", "high"]], want[["low", "high"]].to_numpy())
+    assert (dso["low"] <= dso["share"]).all() and (dso["share"] <= dso["high"]).all()
+    assert s.paragraphs[0].startswith("325 samples of cpu-clock")
+
+
+def test_profile_figure_is_titled_and_labelled():
+    from hemkit.sampling import profile_shares
+
+    fig = sec._shares_figure(profile_shares(SCRIPT, by="dso"), 15)
+    ax = fig.axes[0]
+    assert "shares by DSO" in ax.get_title() and "fraction" in ax.get_xlabel() and ax.get_ylabel()
+
+
+def test_profile_section_of_a_recorded_perf_data_names_the_binary(recorded):
+    data, exe = recorded
+    s = sec.sampling(data)
+    dso = _table(s, "DSOs")
+    assert exe.name in dso.index
+    assert dso.loc[exe.name, "share"] > 0.5  # the program spins in its own code
+    assert "spin_here" in _table(s, "symbols").index
+
+
+def test_profile_of_several_events_shows_the_most_sampled_and_says_so():
+    from hemkit.io.perf_script import read_perf_script
+
+    samples = read_perf_script(SCRIPT)
+    other = samples.head(20).assign(event="page-faults")
+    both = pd.concat([samples, other], ignore_index=True)
+    both.attrs["source"] = "two-events"
+    s = sec.sampling(both)
+    assert len(s.warnings) == 1 and "cpu-clock" in s.warnings[0] and "2 events" in s.warnings[0]
+    assert int(_table(s, "DSOs")["samples"].sum()) == len(samples)
+
+
+# ------------------------------------------------------------------ the report and the command line
+def test_report_with_trace_and_profile_lists_their_sections_with_figures():
+    options = ReportOptions(method="", mpx=(PHASES, PY_R3), profiles=(SCRIPT,))
+    rep = build_report(t2080_much(), source="T2080", options=options)
+    s = rep.summary()
+    assert list(s.index) == ["overview", "coverage", "variability", "mpx", "mpx-2", "profile"]
+    assert (s.loc[["mpx", "mpx-2", "profile"], "figures"] == 2).all()
+    assert s.loc["mpx-2", "warnings"] == 1 and s.loc["mpx", "warnings"] == 0
+    assert rep.html.count("<img ") == rep.n_figures == int(s["figures"].sum())
+    assert "id='mpx-2'" in rep.html and "Multiplexing: zen5_py_r3.csv" in rep.html
+    assert "<th>libc_kernel</th>" in rep.html and "<th>[kernel.kallsyms]</th>" in rep.html
+
+
+def test_cli_report_with_mpx_and_profile(tmp_path, cli, recorded):
+    from hemkit.mpx import DEFAULT_ESTIMATOR
+
+    data, exe = recorded
+    out = tmp_path / "report.html"
+    res = cli(["report", "--method", "none", "--mpx", PHASES, "--profile", data, "-o", out])
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    assert "Multiplexing: zen5_phases_r1.csv" in page and "Sampling profile: perf.data" in page
+    assert page.count("<img ") == 3 + 2 + 2  # coverage (2), variability; mpx (2); profile (2)
+    assert f"<th>{exe.name}</th>" in page
+    total = _table(sec.multiplexing(PHASES), "Per series")[f"total, hemkit {DEFAULT_ESTIMATOR}"].iloc[0]
+    assert f"<td>{total:.4g}</td>" in page
+    assert "report: 5 sections, 7 figures" in res.stdout
+
+
+def test_cli_report_refuses_bad_mpx_and_profile_files(tmp_path, bad_input):
+    garbage = tmp_path / "garbage.csv"
+    garbage.write_text("this is not perf output\n1,2,3\n")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    out = tmp_path / "r.html"
+    watch = [tmp_path]
+    base = ["report", "--method", "none"]
+    bad_input([*base, "--mpx", tmp_path / "nope.csv", "-o", out], names=["nope.csv"], watch=watch)
+    bad_input([*base, "--mpx", garbage, "-o", out], names=[str(garbage)], watch=watch)
+    bad_input([*base, "--mpx", empty, "-o", out], names=[str(empty)], watch=watch)
+    bad_input([*base, "--mpx", tmp_path, "-o", out], names=[str(tmp_path), "--mpx"], watch=watch)
+    bad_input([*base, "--mpx", PHASES, "--mpx", garbage, "-o", out], names=[str(garbage)], watch=watch)
+    bad_input([*base, "--profile", tmp_path / "nope.data", "-o", out], names=["nope.data"], watch=watch)
+    bad_input([*base, "--profile", garbage, "-o", out], names=[str(garbage)], watch=watch)
+    bad_input([*base, "--profile", empty, "-o", out], names=[str(empty)], watch=watch)
+    bad_input([*base, "--profile", tmp_path, "-o", out], names=[str(tmp_path), "--profile"], watch=watch)
+    # an existing page stays as it was
+    out.write_text("old page")
+    bad_input([*base, "--profile", garbage, "-o", out], names=[str(garbage)], watch=watch)
+    assert out.read_text() == "old page"
+    # the page may not overwrite a trace it reads
+    copy = tmp_path / "trace.csv"
+    copy.write_bytes(PHASES.read_bytes())
+    bad_input([*base, "--mpx", copy, "-o", copy], names=[str(copy)], watch=watch)
+
+
+def test_cli_report_refuses_truncated_perf_data(tmp_path, bad_input, recorded):
+    import struct
+
+    data, _ = recorded
+    blob = data.read_bytes()
+    offset, size = struct.unpack_from("<QQ", blob, 40)
+    cut = tmp_path / "cut.data"
+    cut.write_bytes(blob[: offset + size // 2])
+    bad_input(
+        ["report", "--method", "none", "--profile", cut, "-o", tmp_path / "r.html"], names=[str(cut)], watch=[tmp_path]
+    )
+
+
+def test_cli_report_help_lists_the_new_options(cli):
+    res = cli(["report", "--help"])
+    assert res.exit_code == 0
+    assert "--mpx TRACE" in res.stdout and "--profile PERF_DATA" in res.stdout and "with --mpx" in res.stdout
+
+
+def test_report_module_keeps_heavy_imports_lazy():
+    import subprocess
+
+    code = "import sys, hemkit.cli.report; print(any(m in sys.modules for m in ('matplotlib', 'pandas')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
