@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hemkit.datasets import t2080_much
+from hemkit.core.errors import InputError
+from hemkit.datasets import t2080_much, t2080_path
 from hemkit.report import ReportOptions, build_report
 from hemkit.report import sections as sec
 
@@ -222,7 +223,8 @@ def test_cli_report_with_mpx_and_profile(tmp_path, cli, recorded):
 
     data, exe = recorded
     out = tmp_path / "report.html"
-    res = cli(["report", "--method", "none", "--mpx", PHASES, "--profile", data, "-o", out])
+    raw = [t2080_path("much_raw.csv"), "--pmcs", "6", "--codes", t2080_path("code2name.csv")]
+    res = cli(["report", *raw, "--method", "none", "--mpx", PHASES, "--profile", data, "-o", out])
     assert res.exit_code == 0, res.stderr
     page = out.read_text()
     assert "Multiplexing: zen5_phases_r1.csv" in page and "Sampling profile: perf.data" in page
@@ -231,6 +233,21 @@ def test_cli_report_with_mpx_and_profile(tmp_path, cli, recorded):
     total = _table(sec.multiplexing(PHASES), "Per series")[f"total, hemkit {DEFAULT_ESTIMATOR}"].iloc[0]
     assert f"<td>{total:.4g}</td>" in page
     assert "report: 5 sections, 7 figures" in res.stdout
+
+
+def test_cli_report_of_a_trace_and_a_profile_alone_has_only_their_sections(tmp_path, cli):
+    out = tmp_path / "report.html"
+    res = cli(["report", "--mpx", PHASES, "--profile", SCRIPT, "-o", out])
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    assert "Multiplexing: zen5_phases_r1.csv" in page and "Sampling profile: libc_kernel.script.txt" in page
+    assert "T2080" not in page and "Plan and coverage" not in page  # no bundled readings slipped in
+    assert "report: 2 sections, 4 figures" in res.stdout
+
+
+def test_build_report_of_nothing_is_an_input_error():
+    with pytest.raises(InputError, match="nothing to report"):
+        build_report(None)
 
 
 def test_cli_report_refuses_bad_mpx_and_profile_files(tmp_path, bad_input):

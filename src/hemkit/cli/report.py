@@ -54,6 +54,7 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, tra
     hemkit report -o report.html              (the bundled NXP T2080 readings)
     hemkit report much_raw.csv --pmcs 6 --codes code2name.csv -o report.html
     hemkit report plan.db --mpx trace_r1.csv --profile perf.data -o report.html
+    hemkit report --mpx trace_r1.csv -o report.html      (only the trace's section)
 
     The page (no network needed, figures inline) shows the plan and its coverage, the runs
     and why some were invalid (collection databases), the variability of every event and
@@ -63,6 +64,7 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, tra
     counts); with --profile, the sampling profile by DSO and by symbol with confidence
     intervals.
     """
+    from hemkit.core.readings import Readings
     from hemkit.io import check_output, read_readings, write_text
     from hemkit.report import ReportOptions, build_report
 
@@ -70,7 +72,10 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, tra
         raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
     check_output(output, inputs=[*inputs, *traces, *profiles], what="report")
     paths = list(inputs)
-    if not paths:
+    source: Readings | str | None
+    if not paths and (traces or profiles):
+        source, paths = None, [*traces, *profiles]  # only the traces' and profiles' sections
+    elif not paths:
         from hemkit.datasets import t2080_much
 
         source, paths = t2080_much(), ["bundled T2080 MUCH data"]

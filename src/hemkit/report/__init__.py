@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from hemkit import __version__
+from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.core.rng import SeedLike
@@ -122,8 +123,12 @@ def _unique_keys(parts: Sequence[Section]) -> list[Section]:
     return out
 
 
+def _stamp() -> str:
+    return _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
+
+
 def build_report(
-    readings: Readings | PathLike,
+    readings: Readings | PathLike | None,
     *,
     source: str = "",
     options: ReportOptions | None = None,
@@ -134,9 +139,10 @@ def build_report(
 
     Parameters
     ----------
-    readings : Readings or path
+    readings : Readings, path or None
         What to report on; a path is read with :func:`hemkit.io.read_readings` (a collection
-        database adds the runs-and-validation section).
+        database adds the runs-and-validation section). ``None``: no readings, only the
+        sections of ``options.mpx``, ``options.profiles`` and ``extra`` (at least one).
     source : str
         How to name the data in the page (default: the path).
     options : ReportOptions, optional
@@ -157,6 +163,14 @@ def build_report(
 
     options = options or ReportOptions()
     figures = [sec.multiplexing(p) for p in options.mpx] + [sec.sampling(p) for p in options.profiles]
+    if readings is None:
+        if not figures and not extra:
+            raise InputError("nothing to report: give readings, a trace (mpx) or a profile")
+        names = [os.fspath(p) for p in (*options.mpx, *options.profiles)]
+        source = source or " ".join(names) or "sections"
+        alone = _unique_keys([*figures, *extra])
+        page = render(options.title, f"{source} — made by hemkit {__version__} on {_stamp()}", alone)
+        return Report(html=page, sections=tuple(alone), source=source)
     collection = _collection(readings)
     if not isinstance(readings, Readings):
         path = os.fspath(readings)
@@ -171,8 +185,7 @@ def build_report(
     if options.method:
         parts.append(sec.merged(readings, options, seed))
     parts = _unique_keys([*parts, *figures, *extra])
-    stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
-    page = render(options.title, f"{source} — made by hemkit {__version__} on {stamp}", parts)
+    page = render(options.title, f"{source} — made by hemkit {__version__} on {_stamp()}", parts)
     return Report(html=page, sections=tuple(parts), source=source)
 
 
