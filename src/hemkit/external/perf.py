@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.errors import HemkitError, InputError, MeasurementError, SetupError
-from hemkit.external.process import Completed, Program, describe_status, resolve_program, run
+from hemkit.external.process import Completed, Program, describe_status, find_tool, resolve_program, run
 from hemkit.io.perf_script import FIELDS
 from hemkit.io.perf_stat import parse_perf_stat
 
@@ -37,11 +37,7 @@ class PerfStatResult:
 
 def find_perf(perf: str | None = None) -> str:
     """Path of the ``perf`` binary (``$HEMKIT_PERF``, then PATH), or a clear error."""
-    name = perf or os.environ.get("HEMKIT_PERF", "perf")
-    path = shutil.which(name)
-    if path is None:
-        raise SetupError(f"perf not found ({name!r}); install linux-perf (Debian: apt-get install linux-perf)")
-    return path
+    return find_tool(perf, env="HEMKIT_PERF", default="perf", install="Debian: apt-get install linux-perf")
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,26 @@ class Program:
     die_with_parent: bool = False
 
 
+def find_tool(name: str | None, *, env: str, default: str, install: str) -> str:
+    """Path of one of hemkit's tools: ``name``, else ``$env``, else ``default``, on ``PATH``.
+
+    Raises
+    ------
+    SetupError
+        Not found, with how to install it (``install``).
+
+    Examples
+    --------
+    >>> find_tool(None, env="HEMKIT_NO_SUCH_VARIABLE", default="sh", install="").endswith("/sh")
+    True
+    """
+    wanted = name or os.environ.get(env, default)
+    path = shutil.which(wanted)
+    if path is None:
+        raise SetupError(f"{default} not found ({wanted!r}); install it ({install})")
+    return path
+
+
 def resolve_program(name: str, *, what: str = "program") -> str:
     """The file that runs for ``name``: looked up on the user's ``PATH`` unless it names a path.
 

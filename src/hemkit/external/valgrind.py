@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 import time
 from collections.abc import Sequence
@@ -34,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.errors import InputError, MeasurementError, SetupError
-from hemkit.external.process import describe_status, run
+from hemkit.external.process import describe_status, find_tool, run
 
 #: cachegrind's events with ``--cache-sim=yes --branch-sim=yes``, in the order of its output
 CACHEGRIND_EVENTS = ("Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw", "DLmw", "Bc", "Bcm", "Bi", "Bim")
@@ -171,11 +170,9 @@ class CachegrindResult:
 
 def find_valgrind(valgrind: str | None = None) -> str:
     """Path of ``valgrind`` (``$HEMKIT_VALGRIND``, then PATH), or a :class:`SetupError` saying how to install it."""
-    name = valgrind or os.environ.get("HEMKIT_VALGRIND", "valgrind")
-    path = shutil.which(name)
-    if path is None:
-        raise SetupError(f"valgrind not found ({name!r}); install it (Debian/Ubuntu: apt-get install valgrind)")
-    return path
+    return find_tool(
+        valgrind, env="HEMKIT_VALGRIND", default="valgrind", install="Debian/Ubuntu: apt-get install valgrind"
+    )
 
 
 def valgrind_version(valgrind: str | None = None) -> str:
