@@ -204,7 +204,7 @@ def _check(opts: CopulaOptions) -> None:
 
 
 HOLDOUT_RUNS = 10_000
-"""Runs per group merged by the inner holdout of :func:`choose_pearson_weight`, at most.
+"""Runs per group in each half of the inner holdout of :func:`choose_pearson_weight`, at most.
 
 Below this the choice is unchanged (the bundled T2080 and Zen 5 collections have at most a
 few thousand runs a group). Above it, the candidates' holdout MSEs differ by less than
@@ -233,10 +233,10 @@ def choose_pearson_weight(
 ) -> tuple[float, dict[float, float]]:
     """Pick the Pearson weight of :func:`merge_copula` by a holdout inside the data.
 
-    Each group's runs are split in halves; the first half (cut to :data:`HOLDOUT_RUNS` runs
-    per group at random, for long collections) is merged with every weight in ``grid`` and
-    each merge scored by Pearson + Spearman MSE against the observed pairwise correlations
-    of the second half.  When the runs cannot be split (a group with fewer than
+    Each group's runs (at most ``2 * HOLDOUT_RUNS`` of them, drawn at random, for long
+    collections) are split in halves; the first half is merged with every weight in ``grid``
+    and each merge scored by Pearson + Spearman MSE against the observed pairwise
+    correlations of the second half.  When the runs cannot be split (a group with fewer than
     6 runs, or a half in which an event never changes) the weight is 0.
 
     Returns the chosen weight and the holdout MSE of each weight.
@@ -252,11 +252,10 @@ def choose_pearson_weight(
     if int(readings.n_runs.min()) < 6:
         return 0.0, {}
     rng = as_generator(seed)
-    try:
-        part, reference = readings.split_runs(0.5, seed=int(rng.integers(2**32)))
+    try:  # both halves of at most HOLDOUT_RUNS runs a group
+        part, reference = _at_most(readings, 2 * HOLDOUT_RUNS, rng).split_runs(0.5, seed=int(rng.integers(2**32)))
     except InputError:  # a half in which some event never changes: no holdout possible
         return 0.0, {}
-    part = _at_most(part, HOLDOUT_RUNS, rng)
     prob = _problem(part, rng, CopulaOptions(None, opts.refine, opts.outliers, opts.z, opts.impute))
     refined, _ = prob.pearson_target(opts.refine) if any(w > 0 for w in grid) else (prob.copula, [])
     ref = {
