@@ -124,3 +124,65 @@ def test_drop_constant_warns_and_keeps_the_rest():
     assert r.events == ["a"] and r.group_ids == [1]  # group 2 had nothing else: dropped
     with pytest.raises(HemkitError, match="every event is constant"), pytest.warns(HemkitWarning):
         Readings.from_tidy(tidy([(1, r, "z", 1.0) for r in range(4)]), drop_constant=True)
+
+
+# ---------------------------------------------------- laid-out tidy tables (issue 15 fast path)
+def _laid_out(n_groups=3, n_runs=6, n_events=3, seed=0):
+    """A tidy table written group by group, run by run, each run's events in one order (as hemkit writes)."""
+    rng = np.random.default_rng(seed)
+    groups = {
+        g: pd.DataFrame(
+            rng.integers(0, 10**6, size=(n_runs, n_events)).astype(float) + np.arange(n_runs)[:, None],
+            columns=[f"e{(g + j) % (n_events + 1)}" for j in range(n_events)],
+            index=pd.Index(np.arange(n_runs) * 3 + 1, name="run"),
+        )
+        for g in range(1, n_groups + 1)
+    }
+    return Readings(groups), Readings(groups).to_tidy()
+
+
+def _same(a: Readings, b: Readings) -> None:
+    assert sorted(a.group_ids) == sorted(b.group_ids)
+    for g in a:
+        x, y = a[g].sort_index(), b[g].sort_index()[list(a[g].columns)]
+        pd.testing.assert_frame_equal(x, y, check_names=False)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16), n_runs=st.integers(3, 9), n_events=st.integers(1, 4))
+def test_any_row_order_gives_the_same_readings(seed, n_runs, n_events):
+    r, t = _laid_out(n_runs=n_runs, n_events=n_events, seed=seed)
+    shuffled = t.sample(frac=1.0, random_state=seed).reset_index(drop=True)  # general path
+    _same(r, Readings.from_tidy(t))
+    _same(r, Readings.from_tidy(shuffled))
+    named = Readings.from_tidy(t.assign(group=t["group"].map("g{}".format)))  # string ids: the general path
+    assert named.group_ids == [f"g{g}" for g in r.group_ids]
+
+
+def test_a_laid_out_table_with_a_run_twice_is_refused():
+    _, t = _laid_out()
+    block = t[(t["group"] == 1) & (t["run"] == 4)]
+    t2 = pd.concat([t.iloc[: block.index[-1] + 1], block, t.iloc[block.index[-1] + 1 :]], ignore_index=True)
+    with pytest.raises(HemkitError, match=r"read twice in run 4 of group 1"):
+        Readings.from_tidy(t2)
+
+
+def test_a_laid_out_table_with_nan_names_event_run_and_group():
+    _, t = _laid_out()
+    t.loc[(t["group"] == 2) & (t["run"] == 7) & (t["event"] == "e3"), "value"] = np.nan
+    with pytest.raises(HemkitError, match=r"event 'e3' has NaN in run 7 of group 2"):
+        Readings.from_tidy(t)
+
+
+def test_a_run_missing_an_event_in_a_laid_out_table_is_refused():
+    _, t = _laid_out()
+    drop = t.index[(t["group"] == 3) & (t["run"] == 10) & (t["event"] == "e0")]
+    with pytest.raises(HemkitError, match=r"event 'e0' is missing in run 10 of group 3"):
+        Readings.from_tidy(t.drop(drop).reset_index(drop=True))
+
+
+def test_a_group_that_comes_back_later_is_one_group():
+    r, t = _laid_out()
+    g1 = t[t["group"] == 1]
+    back = Readings.from_tidy(pd.concat([g1.iloc[:6], t[t["group"] != 1], g1.iloc[6:]], ignore_index=True))
+    _same(r, back)

@@ -150,6 +150,13 @@ def _dropped(caught: list[str]) -> str:
     help="joint: robust z above which readings are placed to match Pearson (0: off).",
 )
 @click.option("--rows", type=click.IntRange(min=3), help="Rows of the merged table (default: every reading).")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Threads for sorts and ranks (0: one per CPU); the result is the same for any count.",
+)
 @seed_option()
 @output_option("Write the merged table (CSV, or Parquet by suffix).")
 @click.option("--pair-intervals", type=click.Path(dir_okay=False), help="Write per-pair intervals (CSV or Parquet).")
@@ -173,6 +180,7 @@ def merge(
     pearson_weight: Any,
     tails: float,
     rows: int | None,
+    threads: int,
     seed: int,
     output: str | None,
     pair_intervals: str | None,
@@ -217,7 +225,8 @@ def merge(
     messages: list[str] = []
     with warnings_to_stderr(messages):
         readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=method == "hrm")
-        res = run_merge(readings, method, seed=seed, level=level if pair_intervals or plot else None, **options)
+        level_ = level if pair_intervals or plot else None
+        res = run_merge(readings, method, seed=seed, level=level_, threads=threads, **options)
     show_table(res.summary(), "Merged vs observed pairwise correlations")
     written = []
     if output:

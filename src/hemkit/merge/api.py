@@ -54,6 +54,7 @@ def merge(
     *,
     seed: SeedLike = None,
     level: float | None = None,
+    threads: int | None = None,
     **options: Any,
 ) -> MergeResult:
     """Merge with the named method; with ``level``, also per-pair intervals.
@@ -66,6 +67,10 @@ def merge(
         Randomness of the merge and of its intervals (separate streams by name).
     level : float in (0, 1), optional
         Attach per-pair intervals at this level (:func:`pair_intervals`).
+    threads : int, optional
+        Threads for the row-wise steps (sorts, ranks, normal scores); 0: one per CPU;
+        default: as set by :func:`hemkit.core.parallel.threads` (one thread unless inside
+        it).  The result is the same for any count.
     **options
         The method's keyword arguments (``anchor`` for hrm, ``n_sims``/``mode`` for much,
         ``pearson_weight`` for copula) and the fields of its options dataclass
@@ -77,11 +82,20 @@ def merge(
     >>> merge(t2080_hrm(), "hrm", anchor="PROCESSOR_CYCLES").data.shape
     (1000, 16)
     """
-    from hemkit.core.rng import child
+    from hemkit.core.parallel import thread_count
+    from hemkit.core.parallel import threads as use_threads
 
     if method not in METHODS:
         raise InputError(f"unknown merge method {method!r}; choose one of {', '.join(METHODS)}")
     top, opts = _split_options(method, dict(options))
+    with use_threads(thread_count() if threads is None else threads):
+        return _merge(readings, method, seed, level, (top, opts))
+
+
+def _merge(readings: Readings, method: str, seed: SeedLike, level: float | None, split: tuple) -> MergeResult:
+    from hemkit.core.rng import child
+
+    top, opts = split
     stream = child(seed, method)  # by name: the merge's numbers do not depend on the intervals' and vice versa
     progress: ProgressLike = top.pop("progress", None)
     if method == "hrm":

@@ -41,7 +41,7 @@ raw readings:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -58,9 +58,10 @@ from hemkit.merge.correlation import (
     group_normal_scores,
     nearest_correlation,
     pairwise_correlation,
+    standardized,
     upper,
 )
-from hemkit.merge.reorder import batch_correlation, default_rows, event_values, place
+from hemkit.merge.reorder import argsort_rows, batch_correlation, default_rows, event_values, place_by
 from hemkit.merge.result import MergeResult, make_result
 
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -78,7 +79,12 @@ def iman_conover(white: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Problem:
-    """Everything one copula merge needs, computed once."""
+    """Everything one copula merge needs, computed once.
+
+    Every arrangement is a permutation of each event's sorted readings, so what a
+    correlation of it needs per event (median and scale, ranks) is computed once on the
+    sorted readings and placed with the arrangement's order: no sort or median per candidate.
+    """
 
     events: list[str]
     values: np.ndarray  # k x n sorted readings
@@ -88,14 +94,26 @@ class _Problem:
     observed: np.ndarray  # which upper-triangle pairs were observed
     repaired: bool
     imputed: list[tuple[str, str]]
+    scaled: np.ndarray = field(init=False)  # values in [-1, 1] (standardized: any permutation keeps it)
+
+    def __post_init__(self) -> None:
+        self.scaled = standardized(self.values)
+
+    def order(self, target: np.ndarray) -> np.ndarray:
+        """Where each sorted reading goes (per event) to follow the Iman-Conover scores of ``target``."""
+        return argsort_rows(iman_conover(self.white, target))
 
     def arrange(self, target: np.ndarray) -> np.ndarray:
-        return place(self.values, iman_conover(self.white, target))
+        return place_by(self.order(target), self.values)
 
-    def pearson_error(self, merged: np.ndarray) -> float:
+    def correlation(self, order: np.ndarray) -> np.ndarray:
+        """Pearson correlations of the readings arranged by ``order`` (k x k)."""
+        return batch_correlation(place_by(order, self.scaled), standardize=False)
+
+    def pearson_error(self, corr: np.ndarray) -> float:
         if not self.goal.size:
             return 0.0
-        return float(((upper(batch_correlation(merged))[self.observed] - self.goal) ** 2).mean())
+        return float(((upper(corr)[self.observed] - self.goal) ** 2).mean())
 
     def pearson_target(self, refine: int) -> tuple[np.ndarray, list[float]]:
         """Score-space target whose arrangement's raw Pearson correlations match the observed ones."""
@@ -103,17 +121,16 @@ class _Problem:
         iu = np.triu_indices(k, 1)
         obs_i, obs_j = iu[0][self.observed], iu[1][self.observed]
         target = self.copula.copy()
-        current = self.arrange(target)
-        best_target, history = target, [self.pearson_error(current)]
+        achieved = self.correlation(self.order(target))
+        best_target, history = target, [self.pearson_error(achieved)]
         for _ in range(refine):  # a handful of whole-matrix corrections, not a loop over pairs
-            achieved = batch_correlation(current)
             step = np.zeros((k, k))
             step[obs_i, obs_j] = self.goal - achieved[obs_i, obs_j]
             target = np.clip(target + step + step.T, -0.9999, 0.9999)
             np.fill_diagonal(target, 1.0)
             target = clip_correlation(target)
-            current = self.arrange(target)
-            history.append(self.pearson_error(current))
+            achieved = self.correlation(self.order(target))
+            history.append(self.pearson_error(achieved))
             if history[-1] <= min(history[:-1]):
                 best_target = target
             # stop when converged: no 1 % gain over the last three steps
@@ -262,12 +279,14 @@ def choose_pearson_weight(
         kind: upper(pairwise_correlation(reference, kind=kind)[0].loc[prob.events, prob.events].to_numpy())
         for kind in ("pearson", "spearman")
     }
+    # the ranks of an arrangement are the (sorted) readings' ranks, placed the same way
+    ranks = standardized(average_ranks(prob.values, axis=1))
     scores = {}
     for w in grid:  # a handful of candidate weights
-        merged = prob.arrange((1 - w) * prob.copula + w * refined)
+        order = prob.order((1 - w) * prob.copula + w * refined)
         mine = {
-            "pearson": upper(batch_correlation(merged)),
-            "spearman": upper(batch_correlation(average_ranks(merged, axis=1))),
+            "pearson": upper(prob.correlation(order)),
+            "spearman": upper(batch_correlation(place_by(order, ranks), standardize=False)),
         }
         scores[float(w)] = sum(float(np.nanmean((mine[k] - ref[k]) ** 2)) for k in ref)
     best = min(scores, key=lambda w: scores[w])
@@ -332,13 +351,14 @@ def merge_copula(
     if w > 0:
         refined, history = prob.pearson_target(opts.refine)
         target = (1 - w) * prob.copula + w * refined
-    merged = prob.arrange(target)
+    order = prob.order(target)
+    merged = place_by(order, prob.values)
     params = {"pearson_weight": w, "auto": bool(holdout_scores), **asdict(opts)}
     params["n"] = merged.shape[1]
     diagnostics = {
         "pearson_weight": w,
         "holdout_mse": {str(k): v for k, v in holdout_scores.items()},
-        "mse_to_observed": prob.pearson_error(merged),
+        "mse_to_observed": prob.pearson_error(prob.correlation(order)),
         "refine_mse": history,
         "repaired": bool(prob.repaired),
         "imputed": [(str(a), str(b)) for a, b in prob.imputed],

@@ -23,6 +23,7 @@ import pandas as pd
 from scipy.special import ndtri
 
 from hemkit.core.errors import InputError
+from hemkit.core.parallel import rowwise
 from hemkit.core.readings import Readings
 
 OUTLIER_POLICIES = ("keep", "zscore")
@@ -44,8 +45,13 @@ def average_ranks(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """
     a = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
     shape = a.shape
-    n = shape[-1]
-    rows = np.ascontiguousarray(a.reshape(-1, n))
+    rows = np.ascontiguousarray(a.reshape(-1, shape[-1]))
+    return np.moveaxis(rowwise(_row_ranks, rows).reshape(shape), -1, axis)
+
+
+def _row_ranks(rows: np.ndarray) -> np.ndarray:
+    """Average ranks along each row of a 2-D array (the kernel of :func:`average_ranks`)."""
+    n = rows.shape[-1]
     order = np.argsort(rows, axis=1)
     s = np.take_along_axis(rows, order, axis=1)
     new = np.ones(s.shape, dtype=bool)
@@ -57,7 +63,7 @@ def average_ranks(x: np.ndarray, axis: int = -1) -> np.ndarray:
     end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
     ranks = np.empty(s.shape)
     np.put_along_axis(ranks, order, (start + end) / 2 + 1, axis=1)
-    return np.moveaxis(ranks.reshape(shape), -1, axis)
+    return ranks
 
 
 def group_ranks(readings: Readings) -> dict:
@@ -80,7 +86,7 @@ def group_normal_scores(readings: Readings) -> dict:
     """Within-group van der Waerden scores of every group, computed once per Readings."""
     cache = _CACHE.setdefault(readings, {})
     if "scores" not in cache:
-        cache["scores"] = {g: ndtri(r / (len(r) + 1)) for g, r in group_ranks(readings).items()}
+        cache["scores"] = {g: rowwise(ndtri, r / (len(r) + 1)) for g, r in group_ranks(readings).items()}
     return cache["scores"]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from hemkit.core.parallel import rowwise
 from hemkit.core.readings import Readings
 from hemkit.merge.correlation import standardized
 
@@ -74,9 +75,28 @@ def default_rows(readings: Readings) -> int:
 
 def place(sorted_values: np.ndarray, sample: np.ndarray) -> np.ndarray:
     """Place sorted values (``(k, n)``) in the rank order of ``sample`` (``(..., k, n)``), along the last axis."""
-    order = np.argsort(sample, axis=-1)
-    out = np.empty(sample.shape, dtype=np.result_type(sorted_values.dtype, np.float32))
-    np.put_along_axis(out, order, np.broadcast_to(sorted_values, sample.shape), axis=-1)
+    return place_by(argsort_rows(sample), sorted_values)
+
+
+def argsort_rows(x: np.ndarray) -> np.ndarray:
+    """``np.argsort(x, axis=-1)``, the rows split over threads inside :func:`hemkit.core.parallel.threads`."""
+    return rowwise(_argsort_last, x)
+
+
+def _argsort_last(x: np.ndarray) -> np.ndarray:
+    return np.argsort(x, axis=-1)
+
+
+def place_by(order: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
+    """Put ``sorted_values[..., i]`` at position ``order[..., i]`` along the last axis (``order`` from an argsort).
+
+    Examples
+    --------
+    >>> place_by(np.array([[2, 0, 1]]), np.array([[10.0, 20, 30]]))
+    array([[20., 30., 10.]])
+    """
+    out = np.empty(order.shape, dtype=np.result_type(sorted_values.dtype, np.float32))
+    np.put_along_axis(out, order, np.broadcast_to(sorted_values, order.shape), axis=-1)
     return out
 
 

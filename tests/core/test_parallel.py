@@ -1,0 +1,102 @@
+"""Optional threads (issue 15): the same numbers for any thread count, bad counts refused."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hemkit.core import parallel
+from hemkit.core.errors import InputError
+from hemkit.core.parallel import check_threads, rowwise, thread_count, threads
+
+
+@pytest.fixture
+def split_everything(monkeypatch):
+    """Split even tiny arrays, so that small test data goes through the threaded path."""
+    monkeypatch.setattr(parallel, "MIN_SPLIT", 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 7), min_size=1, max_size=3),
+    n=st.integers(1, 5),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_rowwise_is_the_function_whatever_the_split(shape, n, seed):
+    old = parallel.MIN_SPLIT
+    parallel.MIN_SPLIT = 0
+    try:
+        x = np.random.default_rng(seed).integers(0, 4, size=shape).astype(float)  # ties on purpose
+        with threads(n):
+            got = rowwise(lambda a: np.argsort(a, axis=-1, kind="stable"), x)
+        assert got.shape == x.shape
+        assert (got == np.argsort(x, axis=-1, kind="stable")).all()
+    finally:
+        parallel.MIN_SPLIT = old
+
+
+def test_threads_hold_for_the_block_only():
+    assert thread_count() == 1
+    with threads(3) as n:
+        assert n == thread_count() == 3
+        with threads(0):
+            assert thread_count() >= 1
+        assert thread_count() == 3
+    assert thread_count() == 1
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "2", True, None])
+def test_bad_thread_counts_are_refused(bad):
+    with pytest.raises(InputError, match="threads must be a whole number"):
+        check_threads(bad)
+
+
+def _digest(res) -> str:
+    return hashlib.sha256(res.data.to_numpy().tobytes()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("method", "options"),
+    [
+        ("copula", {}),
+        ("much", {"n": 2000, "n_sims": 30}),
+        ("much", {"n": 2000, "n_sims": 30, "criterion": "sample"}),
+        ("joint", {"n": 2000}),
+    ],
+)
+def test_merges_are_the_same_on_two_threads(split_everything, method, options):
+    from hemkit.datasets import t2080_much
+    from hemkit.merge import merge
+
+    one = merge(t2080_much(), method, seed=5, threads=1, **options)
+    two = merge(t2080_much(), method, seed=5, threads=2, **options)  # a fresh Readings: nothing cached
+    assert _digest(one) == _digest(two)
+    assert one.diagnostics == two.diagnostics
+
+
+def test_merge_refuses_a_bad_thread_count():
+    from hemkit.datasets import t2080_much
+    from hemkit.merge import merge
+
+    with pytest.raises(InputError, match="threads"):
+        merge(t2080_much(), "copula", threads=-2)
+
+
+def test_cli_threads_give_the_same_file(tmp_path, split_everything, cli):
+    outs = []
+    for n in (1, 2):
+        out = tmp_path / f"m{n}.csv"
+        res = cli(["merge", "-m", "copula", "--pearson-weight", "0.5", "--threads", n, "-o", out, "-q"])
+        assert res.exit_code == 0, res.stderr
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]
+
+
+def test_cli_refuses_a_negative_thread_count(tmp_path, bad_input):
+    out = tmp_path / "m.csv"
+    out.write_text("keep me\n")
+    bad_input(["merge", "-m", "copula", "--threads", "-1", "-o", out], names=["--threads"], watch=[tmp_path])
