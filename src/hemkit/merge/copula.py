@@ -45,9 +45,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from hemkit.core.errors import InputError
+from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
 from hemkit.merge.checks import check_rows, need_two_events

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from hemkit.core.errors import InputError
+from hemkit.core.normal import rank_scores
 from hemkit.core.parallel import rowwise
 from hemkit.core.readings import Readings
 
@@ -86,7 +86,7 @@ def group_normal_scores(readings: Readings) -> dict:
     """Within-group van der Waerden scores of every group, computed once per Readings."""
     cache = _CACHE.setdefault(readings, {})
     if "scores" not in cache:
-        cache["scores"] = {g: rowwise(ndtri, r / (len(r) + 1)) for g, r in group_ranks(readings).items()}
+        cache["scores"] = {g: rank_scores(r, len(r)) for g, r in group_ranks(readings).items()}
     return cache["scores"]
 
 
@@ -103,7 +103,7 @@ def normal_scores(x: np.ndarray, axis: int = 0) -> np.ndarray:
     """
     x = np.asarray(x, dtype=float)
     n = x.shape[axis]
-    return ndtri(average_ranks(x, axis=axis) / (n + 1))
+    return rank_scores(average_ranks(x, axis=axis), n)
 
 
 def event_scales(readings: Readings) -> dict[str, tuple[float, float]]:

@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from hemkit.core.errors import InputError
+from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
 from hemkit.merge.correlation import event_scales

@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from hemkit.core.errors import InputError
+from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator, child
@@ -423,7 +423,7 @@ def rank_target(
     events = readings.events
     k = len(events)
     m = min(default_rows(readings), RANK_ROWS)
-    scores = ndtri(_tie_ranks(event_values(readings, events, m)) / (m + 1))
+    scores = rank_scores(_tie_ranks(event_values(readings, events, m)), m)
     white = white_scores(k, m, rng)
     target = start.copy()
     best, best_err, history = start, np.inf, []
