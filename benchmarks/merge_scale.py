@@ -112,7 +112,9 @@ def main() -> None:
     cases = [
         ("copula", ["-m", "copula", "--pearson-weight", "0"], {"pearson_weight": 0.0}),
         ("copula (auto weight)", ["-m", "copula"], {}),
+        ("copula (auto weight), 2 threads", ["-m", "copula", "--threads", "2"], {"threads": 2}),
         ("much", ["-m", "much"], {}),
+        ("much, 2 threads", ["-m", "much", "--threads", "2"], {"threads": 2}),
         ("joint", ["-m", "joint"], {}),
     ]
     for label, opts, _ in cases:
@@ -132,7 +134,7 @@ def main() -> None:
     print("\nWhere the time goes (one in-process run each):\n")
     print("| method | import | read_readings | merge | write_table | criterion | rows |\n|---|---|---|---|---|---|---|")
     for label, _, kwargs in cases:
-        method = label.split()[0]
+        method = label.split()[0].rstrip(",")
         p = subprocess.run(
             [sys.executable, "-c", STEPS, str(src), method, json.dumps(kwargs), str(data / "m.parquet")],
             capture_output=True,

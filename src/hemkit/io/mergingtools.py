@@ -42,8 +42,8 @@ def read_code_names(path: str | os.PathLike[str]) -> dict[int, str]:
     if not {"hems", "code"} <= set(map(str, t.columns)):
         raise InputError(f"{path}: a code table needs columns 'hems' and 'code'")
     out: dict[int, str] = {}
-    for i, (code, name) in enumerate(zip(t["code"], t["hems"]), start=2):  # line 1 is the header
-        num = pd.to_numeric(pd.Series([code]), errors="coerce").iloc[0]
+    nums = pd.to_numeric(t["code"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)  # one parse, not one a row
+    for i, (code, num, name) in enumerate(zip(t["code"], nums, t["hems"]), start=2):  # line 1 is the header
         if pd.isna(num) or not np.isfinite(num) or num != int(num):
             raise InputError(f"{path}: line {i}: code {code!r} is not an integer")
         if not isinstance(name, str) or not name.strip():
