@@ -135,3 +135,30 @@ def test_synthetic_columns_never_nan():
     r = split_into_groups(truth, much_design(list(truth.columns), 3), 40, seed=1)
     res = merge_joint(r, seed=1)
     assert np.isfinite(res.data.to_numpy()).all() and np.isfinite(res.pairs()["merged_pearson"]).all()
+
+
+# --------------------------------------------------- bootstrap estimates (issue 15: at scale)
+def test_bootstrap_counts_are_resamples():
+    from hemkit.merge.joint import bootstrap_counts
+
+    c = bootstrap_counts(200, 500, np.random.default_rng(1))
+    assert c.shape == (500, 200) and (c.sum(axis=1) == 200).all() and (c >= 0).all()
+    assert c.mean() == pytest.approx(1.0) and c.var() == pytest.approx(1 - 1 / 200, rel=0.05)  # multinomial
+
+
+def test_bootstrap_pearson_estimates_match_each_resample_computed_alone():
+    from hemkit.datasets import t2080_much
+    from hemkit.merge.joint import _pearson_estimates, bootstrap_counts
+
+    full = t2080_much()
+    r = Readings({g: full[g] for g in full.group_ids[:6]}).select_events(full.events[:5])
+    bpw, bav = _pearson_estimates(r, (3, np.random.default_rng(7)))
+    from hemkit.core.rng import spawn
+
+    streams = iter(spawn(np.random.default_rng(7), len(r)))
+    weights = {g: bootstrap_counts(len(t), 3, next(streams)) for g, t in r.groups.items()}
+    for b in range(3):  # resample b by hand: repeat each run as often as drawn, then plain estimates
+        rows = {g: t.loc[t.index.repeat(weights[g][b].astype(int))].reset_index(drop=True) for g, t in r.groups.items()}
+        pw, av = _pearson_estimates(Readings(rows), None)
+        assert np.allclose(bpw[b], pw[0], equal_nan=True, atol=1e-9)
+        assert np.allclose(bav[b], av[0], equal_nan=True, atol=1e-9)

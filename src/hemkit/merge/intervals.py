@@ -362,12 +362,8 @@ def naive_intervals(readings: Readings, *, level: float = 0.9, seed: SeedLike = 
 
     level = _check_level(level)
     rng = as_generator(seed)
-    weights = {
-        g: rng.multinomial(len(t), np.full(len(t), 1.0 / len(t)), size=boot).astype(float)
-        for g, t in readings.groups.items()
-    }
     pw, _ = _pearson_estimates(readings, None)
-    bpw, _ = _pearson_estimates(readings, weights)
+    bpw, _ = _pearson_estimates(readings, (boot, rng))
     _, _, cnt = pairwise_jackknife(readings)
     k = len(readings.events)
     i, j = np.triu_indices(k, 1)

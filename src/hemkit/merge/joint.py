@@ -47,7 +47,7 @@ from hemkit.core.errors import InputError
 from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
-from hemkit.core.rng import SeedLike, as_generator, child
+from hemkit.core.rng import SeedLike, as_generator, child, spawn
 from hemkit.merge.checks import check_rows, need_two_events
 from hemkit.merge.copula import iman_conover, white_scores
 from hemkit.merge.correlation import (
@@ -266,30 +266,55 @@ def pearson_estimates(readings: Readings) -> tuple[np.ndarray, np.ndarray]:
     return pw[0], av[0]
 
 
-def _pearson_estimates(readings: Readings, weights: dict | None) -> tuple[np.ndarray, np.ndarray]:
-    """Pairwise and available-case Pearson estimates, for every bootstrap weight vector at once.
+def bootstrap_counts(n: int, boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``boot`` bootstrap resamples of ``n`` runs as counts per run (``boot x n``, float).
 
-    ``weights``: group -> (B x runs) resampling counts, or None (B = 1, every run once).
+    Each row counts how often each run was drawn in ``n`` draws with replacement (a
+    multinomial with equal probabilities), from one ``bincount`` per resample.
+
+    Examples
+    --------
+    >>> c = bootstrap_counts(5, 3, np.random.default_rng(0))
+    >>> c.shape, c.sum(axis=1).tolist()
+    ((3, 5), [5.0, 5.0, 5.0])
+    """
+    draws = rng.integers(0, n, size=(boot, n))
+    out = np.zeros((boot, n))
+    for b in range(boot):  # a loop over resamples, each vectorised over runs
+        out[b] = np.bincount(draws[b], minlength=n)
+    return out
+
+
+def _pearson_estimates(
+    readings: Readings, boot: tuple[int, np.random.Generator] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise and available-case Pearson estimates, for every bootstrap resample at once.
+
+    ``boot``: ``(B, rng)``, resample each group's runs ``B`` times (:func:`bootstrap_counts`,
+    one stream per group, drawn as the group comes), or None (B = 1, every run once).
     Returns two ``B x k x k`` arrays.
     """
     events = readings.events
     index = {e: i for i, e in enumerate(events)}
     k = len(events)
     scales = event_scales(readings)
-    nb = 1 if weights is None else len(next(iter(weights.values())))
+    nb = 1 if boot is None else boot[0]
+    streams = iter(spawn(boot[1], len(readings))) if boot is not None else None
     sxy = np.zeros((nb, k, k))  # co-moment sums over runs read together
     vxx = np.zeros((nb, k, k))  # [i, j]: sum of squares of i over runs where j is read too
     cnt = np.zeros((k, k))
     var = np.zeros((nb, k))  # sum of squares of each event over all its runs
     vcnt = np.zeros(k)
-    for gid, table in readings.groups.items():
+    for table in readings.groups.values():
         centre = np.array([scales[e][0] for e in table.columns])
         scale = np.array([scales[e][1] for e in table.columns])
         x = (table.to_numpy() - centre) / scale
-        n = len(x)
-        w = np.ones((1, n)) if weights is None else weights[gid]
+        n, kg = x.shape
+        w = np.ones((1, n)) if streams is None else bootstrap_counts(n, nb, next(streams))
         mean = (w @ x) / n  # B x k_g
-        s = np.swapaxes(w[:, :, None] * x[None], 1, 2) @ x - n * mean[:, :, None] * mean[:, None, :]
+        # weighted co-moments of all resamples from one product: (B x n) @ (n x k_g^2)
+        s = (w @ (x[:, :, None] * x[:, None, :]).reshape(n, kg * kg)).reshape(nb, kg, kg)
+        s -= n * mean[:, :, None] * mean[:, None, :]
         idx = np.array([index[e] for e in table.columns])
         ix = np.ix_(idx, idx)
         sxy[:, ix[0], ix[1]] += s
@@ -317,13 +342,9 @@ def pearson_goal(readings: Readings, implied: np.ndarray, *, boot: int, rng: np.
     over ``boot`` bootstrap resamples of runs within groups.  Pairs never read together
     keep ``implied``.
     """
-    weights = {
-        g: rng.multinomial(len(t), np.full(len(t), 1.0 / len(t)), size=boot).astype(float)
-        for g, t in readings.groups.items()
-    }
     pw, av = _pearson_estimates(readings, None)
     est = (pw[0] + av[0]) / 2
-    bpw, bav = _pearson_estimates(readings, weights)
+    bpw, bav = _pearson_estimates(readings, (boot, rng))
     with warnings.catch_warnings():  # pairs never read together: all-NaN, handled below
         warnings.simplefilter("ignore", RuntimeWarning)
         var = np.nanvar((bpw + bav) / 2, axis=0)
@@ -522,4 +543,12 @@ def merge_joint(
     return make_result(pd.DataFrame(merged.T, columns=events), "joint", params, diagnostics, readings)
 
 
-__all__ = ["JointOptions", "ml_correlation", "merge_joint", "pearson_estimates", "pearson_goal", "place_tails"]
+__all__ = [
+    "JointOptions",
+    "bootstrap_counts",
+    "ml_correlation",
+    "merge_joint",
+    "pearson_estimates",
+    "pearson_goal",
+    "place_tails",
+]
