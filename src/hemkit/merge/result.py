@@ -242,6 +242,39 @@ class MergeResult(Result):
         return ax
 
 
+def reading_dtypes(data: pd.DataFrame, readings: Readings) -> pd.DataFrame:
+    """``data`` with each event's column float32 when its readings are, else float64.
+
+    A column is float32 when every group that read its event is float32
+    (:attr:`hemkit.Readings.event_dtypes`) and every merged value is a float32 value: always
+    so for the columns of actual readings (MUCH, copula, joint, HRM's other events), which
+    are only moved; HRM's anchor column holds type-2 quantiles, and a quantile that averages
+    two readings at a jump may need float64, which it then keeps.  Columns of other events
+    are float64.  Values never change.
+
+    Examples
+    --------
+    >>> r = Readings({1: pd.DataFrame({"a": [1, 2, 4], "b": [3, 1, 2]}, dtype="float32")})
+    >>> reading_dtypes(pd.DataFrame({"a": [1.0, 2, 4], "b": [1.5, 3, 2]}), r).dtypes.astype(str).tolist()
+    ['float32', 'float64']
+    """
+    dtypes = readings.event_dtypes
+    changed = {}
+    for c, have in data.dtypes.items():
+        single = c in dtypes.index and dtypes[c] == np.float32
+        if single and have == np.float32 or not single and have == np.float64:
+            continue  # already right (the usual case: no copy of a large table)
+        x = data[c].to_numpy()
+        x32 = x.astype(np.float32) if single else None
+        changed[c] = x32 if x32 is not None and np.array_equal(x32, x) else x.astype(np.float64)
+    if not changed:
+        return data
+    out = data.copy(deep=False)
+    for c, x in changed.items():
+        out[c] = x
+    return out
+
+
 def make_result(
     data: pd.DataFrame,
     method: str,
@@ -249,8 +282,11 @@ def make_result(
     diagnostics: Mapping[str, Any],
     readings: Readings,
 ) -> MergeResult:
-    """Build a :class:`MergeResult` (observed pairs taken from ``readings``)."""
-    data = data.reset_index(drop=True)
+    """Build a :class:`MergeResult` (observed pairs taken from ``readings``).
+
+    Each merged column gets the dtype of its event's readings (:func:`reading_dtypes`).
+    """
+    data = reading_dtypes(data.reset_index(drop=True), readings)
     data.columns = [str(c) for c in data.columns]
     return MergeResult(
         data=data,
@@ -261,4 +297,12 @@ def make_result(
     )
 
 
-__all__ = ["INTERVAL_COLUMNS", "MergeResult", "make_result", "observed_pairs", "pair_index", "table_correlations"]
+__all__ = [
+    "INTERVAL_COLUMNS",
+    "MergeResult",
+    "make_result",
+    "observed_pairs",
+    "pair_index",
+    "reading_dtypes",
+    "table_correlations",
+]
