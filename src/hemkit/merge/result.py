@@ -255,7 +255,8 @@ def reading_dtypes(data: pd.DataFrame, readings: Readings) -> pd.DataFrame:
     Examples
     --------
     >>> r = Readings({1: pd.DataFrame({"a": [1, 2, 4], "b": [3, 1, 2]}, dtype="float32")})
-    >>> reading_dtypes(pd.DataFrame({"a": [1.0, 2, 4], "b": [1.5, 3, 2]}), r).dtypes.astype(str).tolist()
+    >>> merged = pd.DataFrame({"a": [1.0, 2, 4], "b": [1.1, 3, 2]})  # 1.1 is not a float32 value
+    >>> reading_dtypes(merged, r).dtypes.astype(str).tolist()
     ['float32', 'float64']
     """
     dtypes = readings.event_dtypes
