@@ -1,6 +1,6 @@
 """Merges at scale (issue 15): 1e6 runs x 16 events from Parquet end to end, and 256 events x 1e5 runs.
 
-Run:  nice .venv/bin/python benchmarks/merge_scale.py [--data /tmp/hemkit-scale] [--repeat 3]   (~10 min)
+Run:  nice .venv/bin/python benchmarks/merge_scale.py [--data /tmp/hemkit-scale] [--repeat 3] [--float32]   (~10 min)
 
 1. 16 events read in the 10 groups of a MUCH design on 6 counters (C(16,6,2) = 10), 1e5 runs
    per group (1e6 runs, 6e6 readings) in one tidy Parquet file.  ``hemkit merge FILE -m
@@ -11,6 +11,9 @@ Run:  nice .venv/bin/python benchmarks/merge_scale.py [--data /tmp/hemkit-scale]
    1e5 runs each, merged with MUCH (n_sims=100; criterion auto = sample at this size) in a
    fresh process: seconds of the merge and the process's peak RSS (which includes building
    the readings).
+
+``--float32``: step 1 only, on the same readings with the value column stored as float32
+(``runs16_f32.parquet``), for the copula and MUCH cases: readings and merged table stay float32.
 """
 
 from __future__ import annotations
@@ -39,7 +42,10 @@ for gi, g in enumerate(groups):
     n, k = sub.shape
     parts.append(pd.DataFrame({"group": np.full(n * k, gi + 1, dtype=np.int64), "run": np.repeat(np.arange(n), k),
                                "event": np.tile(np.array(g, dtype=object), n), "value": sub.to_numpy().ravel()}))
-pd.concat(parts, ignore_index=True).to_parquet(sys.argv[1], index=False)
+table = pd.concat(parts, ignore_index=True)
+if len(sys.argv) > 2 and sys.argv[2] == "float32":
+    table["value"] = table["value"].astype(np.float32)
+table.to_parquet(sys.argv[1], index=False)
 """
 
 CLI = r"""
@@ -101,13 +107,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="/tmp/hemkit-scale")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--float32", action="store_true", help="the 1e6 x 16 file with float32 values (copula, much)")
     args = ap.parse_args()
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
-    src = data / "runs16.parquet"
+    src = data / ("runs16_f32.parquet" if args.float32 else "runs16.parquet")
     if not src.exists():
-        subprocess.run([sys.executable, "-c", MAKE, str(src)], check=True)
-    print(f"## 1e6 runs x 16 events (10 groups x 1e5, {src.stat().st_size / 2**20:.0f} MiB Parquet), end to end\n")
+        subprocess.run([sys.executable, "-c", MAKE, str(src), "float32" if args.float32 else "float64"], check=True)
+    kind = "float32 values, " if args.float32 else ""
+    print(
+        f"## 1e6 runs x 16 events (10 groups x 1e5, {kind}{src.stat().st_size / 2**20:.0f} MiB Parquet), end to end\n"
+    )
     print("| command | seconds (median) | peak RSS MiB |\n|---|---|---|")
     cases = [
         ("copula", ["-m", "copula", "--pearson-weight", "0"], {"pearson_weight": 0.0}),
@@ -117,6 +127,8 @@ def main() -> None:
         ("much, 2 threads", ["-m", "much", "--threads", "2"], {"threads": 2}),
         ("joint", ["-m", "joint"], {}),
     ]
+    if args.float32:
+        cases = [c for c in cases if c[0].split()[0] in ("copula", "much")]
     for label, opts, _ in cases:
         secs, rss = [], []
         for _ in range(args.repeat):
@@ -129,7 +141,7 @@ def main() -> None:
             line = [x for x in p.stderr.splitlines() if x.startswith("RESULT")][-1].split()
             secs.append(float(line[1]))
             rss.append(float(line[2]))
-        cmd = f"hemkit merge runs16.parquet {' '.join(opts)} -o merged.parquet -q"
+        cmd = f"hemkit merge {src.name} {' '.join(opts)} -o merged.parquet -q"
         print(f"| `{cmd}` ({label}) | {statistics.median(secs):.2f} | {max(rss):.0f} |", flush=True)
     print("\nWhere the time goes (one in-process run each):\n")
     print("| method | import | read_readings | merge | write_table | criterion | rows |\n|---|---|---|---|---|---|---|")
@@ -146,6 +158,8 @@ def main() -> None:
             f"| {r['criterion']} | {r['rows']} |",
             flush=True,
         )
+    if args.float32:
+        return
     print("\n## 256 events x 1e5 runs (3 groups of ~171 events), MUCH n_sims=100\n")
     t = time.perf_counter()
     p = subprocess.run([sys.executable, "-c", WIDE], capture_output=True, text=True)

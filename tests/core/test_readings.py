@@ -186,3 +186,99 @@ def test_a_group_that_comes_back_later_is_one_group():
     g1 = t[t["group"] == 1]
     back = Readings.from_tidy(pd.concat([g1.iloc[:6], t[t["group"] != 1], g1.iloc[6:]], ignore_index=True))
     _same(r, back)
+
+
+# ------------------------------------------------------------------ float32 readings
+def f32_groups():
+    g1 = pd.DataFrame({"a": [1.1, 2.2, 3.3, 4.4], "b": [4.0, 1, 3, 2e19]}, dtype=np.float32)
+    g2 = pd.DataFrame({"a": [5.5, 6, 7], "c": [1.0, 0, 2**47 + 3]}, dtype=np.float32)
+    return {"g1": g1, "g2": g2}
+
+
+def test_a_float32_group_stays_float32_with_its_exact_values():
+    groups = f32_groups()
+    r = Readings(groups)
+    for g, t in groups.items():
+        assert (r[g].dtypes == np.float32).all()
+        np.testing.assert_array_equal(r[g].to_numpy(), t.to_numpy())
+    assert r.event_dtypes.astype(str).to_dict() == {"a": "float32", "b": "float32", "c": "float32"}
+    # half the memory of the same readings in float64
+    as64 = Readings({g: t.astype(np.float64) for g, t in groups.items()})
+    assert sum(r[g].to_numpy().nbytes for g in r) * 2 == sum(as64[g].to_numpy().nbytes for g in as64)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        pd.DataFrame({"a": [1, 2, 3], "b": [3, 1, 2]}),  # int
+        pd.DataFrame({"a": [1.0, 2, 3], "b": [3.0, 1, 2]}),  # float64
+        pd.DataFrame({"a": np.array([1, 2, 3], np.float32), "b": [3.0, 1, 2]}),  # mixed float32/float64
+        pd.DataFrame({"a": np.array([1, 2, 3], np.float32), "b": [3, 1, 2]}),  # mixed float32/int
+        pd.DataFrame({"a": np.array([1, 2, 3], np.float32), "b": ["3", "1", "2"]}),  # parsed text
+    ],
+)
+def test_anything_but_an_all_float32_group_is_float64(table):
+    r = Readings({1: table})
+    assert (r[1].dtypes == np.float64).all()
+    assert (r.event_dtypes == np.float64).all()
+
+
+def test_event_dtypes_are_float32_only_where_every_group_is():
+    g1 = pd.DataFrame({"a": [1.0, 2, 3], "b": [3.0, 1, 2]}, dtype=np.float32)
+    g2 = pd.DataFrame({"b": [1.0, 2, 3], "c": [3.0, 1, 2]})
+    r = Readings({1: g1, 2: g2})
+    assert r[1].dtypes.tolist() == [np.float32, np.float32] and r[2].dtypes.tolist() == [np.float64, np.float64]
+    assert r.event_dtypes.astype(str).to_dict() == {"a": "float32", "b": "float64", "c": "float64"}
+
+
+@pytest.mark.parametrize("shuffle", [False, True])  # laid-out rows and the general fill
+def test_from_tidy_with_a_float32_value_column_gives_float32_groups(shuffle):
+    r = Readings(f32_groups())
+    t = r.to_tidy()
+    assert t["value"].dtype == np.float32  # to_tidy keeps the dtype
+    if shuffle:
+        t = t.sample(frac=1, random_state=0)
+    back = Readings.from_tidy(t)
+    for g in r:
+        assert (back[g].dtypes == np.float32).all()
+        pd.testing.assert_frame_equal(back[g].loc[r[g].index, r[g].columns], r[g], check_names=False)
+    as64 = Readings.from_tidy(t.astype({"value": np.float64}))
+    assert all((as64[g].dtypes == np.float64).all() for g in as64)
+
+
+F32_ERRORS = [
+    ({"a": [1.0, np.nan, 3], "b": [1.0, 2, 3]}, "group 1: event 'a' has NaN in run 1"),
+    ({"a": [1.0, np.inf, 3], "b": [1.0, 2, 3]}, "group 1: event 'a' has an infinite value in run 1"),
+    ({"a": [1.0, -1.5, 3], "b": [1.0, 2, 3]}, "group 1: event 'a' has a negative count -1.5 in run 1"),
+    ({"a": [1.1, 1.1, 1.1], "b": [1.0, 2, 3]}, "group 1: event 'a' is constant (1.1) in every run"),
+]
+
+
+@pytest.mark.parametrize("cols, message", F32_ERRORS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float32_groups_are_validated_with_the_same_messages(cols, message, dtype):
+    with pytest.raises(HemkitError) as exc:
+        Readings({1: pd.DataFrame(cols, dtype=dtype)})
+    assert message in str(exc.value)
+
+
+def test_float32_duplicates_are_refused_as_before():
+    t = pd.DataFrame(np.array([[1, 2], [2, 1], [3, 3]], np.float32), columns=["a", "a"])
+    with pytest.raises(HemkitError, match="event 'a' appears twice in the same group"):
+        Readings({1: t})
+    t = pd.DataFrame(np.array([[1, 2], [2, 1], [3, 3]], np.float32), columns=["a", "b"], index=[0, 0, 1])
+    with pytest.raises(HemkitError, match="run 0 appears twice"):
+        Readings({1: t})
+    tidy_rows = tidy([[1, 0, "a", 1.0], [1, 0, "a", 2.0], [1, 1, "a", 3.0]]).astype({"value": np.float32})
+    with pytest.raises(HemkitError, match="event 'a' is read twice in run 0 of group 1"):
+        Readings.from_tidy(tidy_rows)
+
+
+def test_float32_survives_drop_constant_split_and_select():
+    t = pd.DataFrame({"a": np.arange(8.0), "b": np.full(8, 2.0), "c": np.arange(8.0)[::-1] ** 2}, dtype=np.float32)
+    with pytest.warns(Warning, match="dropped constant"):
+        r = Readings({1: t}, drop_constant=True)
+    assert r.events == ["a", "c"] and (r[1].dtypes == np.float32).all()
+    a, b = r.split_runs(0.5, seed=0)
+    assert (a[1].dtypes == np.float32).all() and (b[1].dtypes == np.float32).all()
+    assert (r.select_events(["a"])[1].dtypes == np.float32).all()

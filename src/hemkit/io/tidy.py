@@ -108,6 +108,9 @@ def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
 def write_table(table: pd.DataFrame, path: str | Path, *, inputs=(), what: str = "") -> Path:
     """Write a DataFrame as CSV or Parquet (by suffix), without the index, atomically.
 
+    Parquet keeps every dtype (float32 stays float32); CSV writes float32 values as the
+    float64 numbers they are, so a float64 reader gets the same values back.
+
     ``inputs`` are files the output may not overwrite (see :func:`hemkit.io.atomic.check_output`).
 
     Examples
@@ -122,7 +125,10 @@ def write_table(table: pd.DataFrame, path: str | Path, *, inputs=(), what: str =
         if path.suffix.lower() in _PARQUET:
             table.to_parquet(tmp, index=False)
         else:
-            table.to_csv(tmp, index=False)
+            # float32 columns as their exact float64 value (123456792.0, not 1.2345679e+08,
+            # which a float64 reader takes for 123456790): the digits are the value read back
+            single = [c for c, d in table.dtypes.items() if d == np.float32]
+            (table.astype(dict.fromkeys(single, np.float64)) if single else table).to_csv(tmp, index=False)
     return path
 
 

@@ -112,7 +112,9 @@ def event_scales(readings: Readings) -> dict[str, tuple[float, float]]:
     Correlations are invariant to one affine map per event; mapping every reading to
     ``(x - centre) / scale`` (in ``[-1, 1]``) before any product keeps sums of squares
     finite for counts up to the float64 limit, and exact for large stable counters
-    (subtracting the median first keeps their small variation).
+    (subtracting the median first keeps their small variation).  Computed in float64 for
+    float32 readings too (a float32 median rounds its average of the middle two, and
+    ``pooled - centre`` would stay float32).
     """
     cache = _CACHE.setdefault(readings, {})
     if "scales" in cache:
@@ -124,7 +126,7 @@ def event_scales(readings: Readings) -> dict[str, tuple[float, float]]:
         for j, e in enumerate(t.columns):
             parts[e].append(x[:, j])
     for e in readings.events:
-        pooled = np.concatenate(parts[e])
+        pooled = np.concatenate(parts[e], dtype=np.float64)
         centre = float(np.median(pooled))
         scale = float(np.max(np.abs(pooled - centre)))
         out[e] = (centre, scale if scale > 0 and np.isfinite(scale) else 1.0)
@@ -166,7 +168,7 @@ def _group_arrays(readings: Readings, kind: str, scores: dict | None) -> dict:
         if kind == "pearson":
             centre = np.array([scales[e][0] for e in table.columns])
             scale = np.array([scales[e][1] for e in table.columns])
-            out[gid] = (table.to_numpy() - centre) / scale
+            out[gid] = (table.to_numpy(dtype=np.float64) - centre) / scale
         elif kind == "spearman":
             out[gid] = ranks[gid]
         elif kind == "scores":

@@ -102,4 +102,5 @@ def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> Merge
     pooled = np.concatenate(anchors)
     anchor_col = quantile_type2(pooled, np.linspace(0, 1, n))
     merged = pd.DataFrame({anchor: anchor_col, **columns})
-    return make_result(merged, "hrm", {"anchor": anchor, "n": n}, {"ignored": ignored}, readings)
+    # the anchor's quantiles may average two readings: float64, whatever the readings' dtype
+    return make_result(merged, "hrm", {"anchor": anchor, "n": n}, {"ignored": ignored}, readings, computed=[anchor])

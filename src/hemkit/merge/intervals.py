@@ -101,7 +101,7 @@ def _group_sums(readings: Readings) -> _GroupSums:
     for table in readings.groups.values():
         centre = np.array([scales[e][0] for e in table.columns])
         scale = np.array([scales[e][1] for e in table.columns])
-        x = (table.to_numpy() - centre) / scale
+        x = (table.to_numpy(dtype=np.float64) - centre) / scale
         dev = x - x.mean(axis=0)
         o = np.array([index[e] for e in table.columns])
         ix = np.ix_(o, o)

@@ -308,7 +308,7 @@ def _pearson_estimates(
     for table in readings.groups.values():
         centre = np.array([scales[e][0] for e in table.columns])
         scale = np.array([scales[e][1] for e in table.columns])
-        x = (table.to_numpy() - centre) / scale
+        x = (table.to_numpy(dtype=np.float64) - centre) / scale
         n, kg = x.shape
         w = np.ones((1, n)) if streams is None else bootstrap_counts(n, nb, next(streams))
         mean = (w @ x) / n  # B x k_g
@@ -523,13 +523,15 @@ def merge_joint(
         task.advance(info="arranged")
         swaps = np.zeros(k, dtype=np.int64)
         if opts.tails is not None:
-            implied = batch_correlation(merged)
+            # float64 correlations: batch_correlation works in float32 on float32 readings
+            implied = batch_correlation(np.asarray(merged, dtype=np.float64))
             goal_p = pearson_goal(readings, implied, boot=opts.boot, rng=child(rng, "bootstrap"))
-            merged, swaps = place_tails(merged, goal_p, threshold=float(opts.tails), rng=child(rng, "tails"))
+            swapped, swaps = place_tails(merged, goal_p, threshold=float(opts.tails), rng=child(rng, "tails"))
+            merged = swapped.astype(merged.dtype, copy=False)  # swaps only move readings: exact
         task.advance(info="tails")
     observed, _ = pairwise_correlation(readings, kind="pearson")
     obs = upper(observed.loc[events, events].to_numpy())
-    mine = upper(batch_correlation(merged))
+    mine = upper(batch_correlation(np.asarray(merged, dtype=np.float64)))
     ok = ~np.isnan(obs)
     params: dict[str, Any] = {**asdict(opts), "n": n}
     diagnostics = {

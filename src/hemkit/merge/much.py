@@ -315,7 +315,9 @@ def merge_much(
             frame = np.linalg.solve(np.linalg.cholesky(frame @ frame.T), frame)
             best = place(values, la[pick] @ frame)
             task.update(completed=n_sims)
-    best_err = float(((upper(batch_correlation(best))[observed] - goal) ** 2).mean()) if goal.size else 0.0
+    # in float64 (batch_correlation of float32 readings works in float32, meant for judging draws)
+    best_corr = batch_correlation(np.asarray(best, dtype=np.float64))
+    best_err = float(((upper(best_corr)[observed] - goal) ** 2).mean()) if goal.size else 0.0
     params = {**asdict(opts), "n_sims": n_sims, "mode": mode, "n": n, "criterion": criterion}
     diagnostics = {
         "mse_to_observed": best_err,
@@ -345,7 +347,7 @@ def _arranged(d: _Draws, n_sims: int, rng: np.random.Generator, task: Any) -> tu
     iu = np.triu_indices(k, 1)
     # draws are judged in float32 on readings scaled to [-1, 1] (exact enough to rank draws,
     # also for counts near the float32 limit or large stable counters); the chosen draw
-    # arranges the float64 readings
+    # arranges the readings themselves (float64, or float32 as given)
     values32 = standardized(values).astype(np.float32)
     chol32 = chol.astype(np.float32)
     best_sample, best_err, errors = None, np.inf, []

@@ -25,6 +25,9 @@ def event_values(readings: Readings, events: list[str], n: int) -> np.ndarray:
     several groups, or groups of other sizes) gives the ``n`` order statistics at evenly
     spaced ranks ``round(linspace(0, m - 1, n))``: still actual readings, spread over its
     whole distribution (a documented resample).
+
+    The array is float32 when every group that read one of ``events`` is float32 (the
+    readings as given, half the memory), else float64; either holds the readings exactly.
     """
     parts: dict[str, list[np.ndarray]] = {e: [] for e in events}
     for t in readings.groups.values():
@@ -32,7 +35,8 @@ def event_values(readings: Readings, events: list[str], n: int) -> np.ndarray:
         for j, e in enumerate(t.columns):
             if e in parts:
                 parts[e].append(x[:, j])
-    out = np.empty((len(events), n))
+    single = all(d == np.float32 for d in readings.event_dtypes[list(events)])
+    out = np.empty((len(events), n), dtype=np.float32 if single else np.float64)
     for j, e in enumerate(events):  # a loop over events; each step is vectorised over runs
         pooled = np.sort(np.concatenate(parts[e]))
         if len(pooled) == n:
@@ -112,8 +116,11 @@ def reorder(values: np.ndarray, sample: np.ndarray) -> np.ndarray:
 
     >>> reorder(np.array([[9.0], [10], [12], [17]]), np.array([[1.121], [-0.870], [-0.172], [0.343]])).ravel()
     array([17.,  9., 10., 12.])
+
+    float32 readings stay float32 (they are only moved); anything else becomes float64.
     """
-    values = np.sort(np.asarray(values, dtype=float), axis=0)
+    values = np.asarray(values)
+    values = np.sort(values if values.dtype == np.float32 else values.astype(np.float64), axis=0)
     return place(values.T, np.asarray(sample, dtype=float).T).T
 
 
@@ -124,6 +131,10 @@ def batch_correlation(x: np.ndarray, *, standardize: bool = True) -> np.ndarray:
     so counts up to the float64 limit and large stable counters in float32 stay exact
     enough; a constant row gives NaN correlations.  ``standardize=False`` skips that step
     for rows the caller already scaled (e.g. with :func:`hemkit.merge.correlation.standardized`).
+
+    float32 input is correlated in float32 (after the scaling): fast and exact enough to
+    *rank* MUCH's draws, but not float64-accurate.  Pass float64 (e.g. merged float32
+    readings upcast with ``np.asarray(x, dtype=np.float64)``) for a correlation that is reported.
 
     Examples
     --------

@@ -19,7 +19,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -242,15 +242,53 @@ class MergeResult(Result):
         return ax
 
 
+def reading_dtypes(data: pd.DataFrame, readings: Readings, computed: Sequence[str] = ()) -> pd.DataFrame:
+    """``data`` with each event's column float32 when its readings are, else float64.
+
+    A column of actual readings (MUCH, copula, joint, HRM's non-anchor events: each value
+    only moved) is float32 when every group that read its event is float32
+    (:attr:`hemkit.Readings.event_dtypes`).  ``computed`` columns (HRM's anchor quantiles,
+    which may average two readings) and any other column are float64, whatever the data,
+    so a table's schema never depends on its values.  Values never change.
+
+    Examples
+    --------
+    >>> r = Readings({1: pd.DataFrame({"a": [1, 2, 4], "b": [3, 1, 2]}, dtype="float32")})
+    >>> merged = pd.DataFrame({"a": [1.0, 2, 4], "b": [2.0, 3, 1]})
+    >>> reading_dtypes(merged, r, computed=["b"]).dtypes.astype(str).tolist()
+    ['float32', 'float64']
+    """
+    dtypes = readings.event_dtypes
+    changed = {}
+    for c, have in data.dtypes.items():
+        single = c in dtypes.index and dtypes[c] == np.float32 and c not in computed
+        if single and have == np.float32 or not single and have == np.float64:
+            continue  # already right (the usual case: no copy of a large table)
+        x = data[c].to_numpy()
+        exact = single and np.array_equal(x.astype(np.float32), x)  # else keep every digit in float64
+        changed[c] = x.astype(np.float32 if exact else np.float64)
+    if not changed:
+        return data
+    out = data.copy(deep=False)
+    for c, x in changed.items():
+        out[c] = x
+    return out
+
+
 def make_result(
     data: pd.DataFrame,
     method: str,
     params: Mapping[str, Any],
     diagnostics: Mapping[str, Any],
     readings: Readings,
+    computed: Sequence[str] = (),
 ) -> MergeResult:
-    """Build a :class:`MergeResult` (observed pairs taken from ``readings``)."""
-    data = data.reset_index(drop=True)
+    """Build a :class:`MergeResult` (observed pairs taken from ``readings``).
+
+    Each merged column gets the dtype of its event's readings, ``computed`` columns float64
+    (:func:`reading_dtypes`).
+    """
+    data = reading_dtypes(data.reset_index(drop=True), readings, computed)
     data.columns = [str(c) for c in data.columns]
     return MergeResult(
         data=data,
@@ -261,4 +299,12 @@ def make_result(
     )
 
 
-__all__ = ["INTERVAL_COLUMNS", "MergeResult", "make_result", "observed_pairs", "pair_index", "table_correlations"]
+__all__ = [
+    "INTERVAL_COLUMNS",
+    "MergeResult",
+    "make_result",
+    "observed_pairs",
+    "pair_index",
+    "reading_dtypes",
+    "table_correlations",
+]

@@ -125,7 +125,8 @@ def variability(readings: Readings) -> Section:
     events = readings.events
     data, labels, cv = [], [], {}
     for e in events:
-        values = np.concatenate([t[e].to_numpy() for t in readings.groups.values() if e in t.columns])
+        # float64: a float32 std of counts near 1e19 overflows (squares reach 1e38), and its mean rounds
+        values = np.concatenate([t[e].to_numpy() for t in readings.groups.values() if e in t.columns], dtype=np.float64)
         med = float(np.median(values))
         data.append(values / med if med > 0 else values)
         labels.append(_short(e))
