@@ -32,8 +32,8 @@ def test_rowwise_is_the_function_whatever_the_split(shape, n, seed):
     try:
         x = np.random.default_rng(seed).integers(0, 4, size=shape).astype(float)  # ties on purpose
         with threads(n):
-            got = rowwise(lambda a: np.argsort(a, axis=-1, kind="stable"), x)
-        assert got.shape == x.shape
+            got = rowwise(lambda a: np.argsort(a, axis=-1, kind="stable"), x, dtype=np.intp)
+        assert got.shape == x.shape and got.dtype == np.intp
         assert (got == np.argsort(x, axis=-1, kind="stable")).all()
     finally:
         parallel.MIN_SPLIT = old
@@ -100,3 +100,33 @@ def test_cli_refuses_a_negative_thread_count(tmp_path, bad_input):
     out = tmp_path / "m.csv"
     out.write_text("keep me\n")
     bad_input(["merge", "-m", "copula", "--threads", "-1", "-o", out], names=["--threads"], watch=[tmp_path])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    lead=st.lists(st.integers(1, 4), min_size=0, max_size=2),
+    k=st.integers(1, 5),
+    n=st.integers(1, 9),
+    values_rows=st.sampled_from(["k", "one", "full"]),
+    threads_=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_place_by_puts_each_sorted_value_where_its_order_says(lead, k, n, values_rows, threads_, seed):
+    from hemkit.merge.reorder import place_by
+
+    rng = np.random.default_rng(seed)
+    shape = (*lead, k, n)
+    order = np.argsort(rng.random(shape), axis=-1)
+    sorted_values = np.sort(rng.random({"k": (k, n), "one": (1, n), "full": shape}[values_rows]), axis=-1)
+    want = np.empty(shape)
+    full = np.broadcast_to(sorted_values, shape)
+    for idx in np.ndindex(*shape[:-1]):  # the definition, one row at a time
+        want[idx][order[idx]] = full[idx]
+    old = parallel.MIN_SPLIT
+    parallel.MIN_SPLIT = 0
+    try:
+        with threads(threads_):
+            got = place_by(order, sorted_values)
+    finally:
+        parallel.MIN_SPLIT = old
+    assert (got == want).all()

@@ -46,7 +46,7 @@ def average_ranks(x: np.ndarray, axis: int = -1) -> np.ndarray:
     a = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
     shape = a.shape
     rows = np.ascontiguousarray(a.reshape(-1, shape[-1]))
-    return np.moveaxis(rowwise(_row_ranks, rows).reshape(shape), -1, axis)
+    return np.moveaxis(rowwise(_row_ranks, rows, dtype=np.float64).reshape(shape), -1, axis)
 
 
 def _row_ranks(rows: np.ndarray) -> np.ndarray:

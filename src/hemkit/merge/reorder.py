@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from hemkit.core.parallel import rowwise
+from hemkit.core.parallel import row_ranges, rowwise
 from hemkit.core.readings import Readings
 from hemkit.merge.correlation import standardized
 
@@ -84,7 +84,7 @@ def place(sorted_values: np.ndarray, sample: np.ndarray) -> np.ndarray:
 
 def argsort_rows(x: np.ndarray) -> np.ndarray:
     """``np.argsort(x, axis=-1)``, the rows split over threads inside :func:`hemkit.core.parallel.threads`."""
-    return rowwise(_argsort_last, x)
+    return rowwise(_argsort_last, x, dtype=np.intp)
 
 
 def _argsort_last(x: np.ndarray) -> np.ndarray:
@@ -100,7 +100,22 @@ def place_by(order: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
     array([[20., 30., 10.]])
     """
     out = np.empty(order.shape, dtype=np.result_type(sorted_values.dtype, np.float32))
-    np.put_along_axis(out, order, np.broadcast_to(sorted_values, order.shape), axis=-1)
+    n = order.shape[-1]
+    flat_out, flat_order = out.reshape(-1, n), order.reshape(-1, n)
+    values = np.asarray(sorted_values).reshape(-1, n)
+    per = len(values)  # (k, n) under (..., k, n): flat row r takes the values of row r % k
+
+    def rows(a: int, b: int) -> None:
+        if per in (1, len(flat_order)):
+            src = values[a:b] if per > 1 else np.broadcast_to(values, (b - a, n))
+            np.put_along_axis(flat_out[a:b], flat_order[a:b], src, axis=-1)
+            return
+        for e in range(per):  # a loop over events; one event's rows are every per-th row
+            first = a + (e - a) % per
+            sub = flat_order[first:b:per]
+            np.put_along_axis(flat_out[first:b:per], sub, np.broadcast_to(values[e], sub.shape), axis=-1)
+
+    row_ranges(rows, len(flat_order), order.size)
     return out
 
 
