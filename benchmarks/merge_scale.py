@@ -122,9 +122,9 @@ def main() -> None:
     cases = [
         ("copula", ["-m", "copula", "--pearson-weight", "0"], {"pearson_weight": 0.0}),
         ("copula (auto weight)", ["-m", "copula"], {}),
-        ("copula (auto weight), 2 threads", ["-m", "copula", "--threads", "2"], {"threads": 2}),
+        ("copula (auto weight), 2 jobs", ["-m", "copula", "--jobs", "2"], {"jobs": 2}),
         ("much", ["-m", "much"], {}),
-        ("much, 2 threads", ["-m", "much", "--threads", "2"], {"threads": 2}),
+        ("much, 2 jobs", ["-m", "much", "--jobs", "2"], {"jobs": 2}),
         ("joint", ["-m", "joint"], {}),
     ]
     if args.float32:

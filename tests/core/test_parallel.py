@@ -1,4 +1,4 @@
-"""Optional threads (issue 15): the same numbers for any thread count, bad counts refused."""
+"""Optional threads, ``jobs`` (issue 15): the same numbers for any number of jobs, bad numbers refused."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from hemkit.core import parallel
 from hemkit.core.errors import InputError
-from hemkit.core.parallel import check_threads, rowwise, thread_count, threads
+from hemkit.core.parallel import check_jobs, job_count, jobs, rowwise
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def test_rowwise_is_the_function_whatever_the_split(shape, n, seed):
     parallel.MIN_SPLIT = 0
     try:
         x = np.random.default_rng(seed).integers(0, 4, size=shape).astype(float)  # ties on purpose
-        with threads(n):
+        with jobs(n):
             got = rowwise(lambda a: np.argsort(a, axis=-1, kind="stable"), x, dtype=np.intp)
         assert got.shape == x.shape and got.dtype == np.intp
         assert (got == np.argsort(x, axis=-1, kind="stable")).all()
@@ -39,20 +39,20 @@ def test_rowwise_is_the_function_whatever_the_split(shape, n, seed):
         parallel.MIN_SPLIT = old
 
 
-def test_threads_hold_for_the_block_only():
-    assert thread_count() == 1
-    with threads(3) as n:
-        assert n == thread_count() == 3
-        with threads(0):
-            assert thread_count() >= 1
-        assert thread_count() == 3
-    assert thread_count() == 1
+def test_jobs_hold_for_the_block_only():
+    assert job_count() == 1
+    with jobs(3) as n:
+        assert n == job_count() == 3
+        with jobs(None):
+            assert job_count() >= 1
+        assert job_count() == 3
+    assert job_count() == 1
 
 
-@pytest.mark.parametrize("bad", [-1, 1.5, "2", True, None])
-def test_bad_thread_counts_are_refused(bad):
-    with pytest.raises(InputError, match="threads must be a whole number"):
-        check_threads(bad)
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_bad_numbers_of_jobs_are_refused(bad):
+    with pytest.raises(InputError, match="jobs must be a whole number"):
+        check_jobs(bad)
 
 
 def _digest(res) -> str:
@@ -72,34 +72,34 @@ def test_merges_are_the_same_on_two_threads(split_everything, method, options):
     from hemkit.datasets import t2080_much
     from hemkit.merge import merge
 
-    one = merge(t2080_much(), method, seed=5, threads=1, **options)
-    two = merge(t2080_much(), method, seed=5, threads=2, **options)  # a fresh Readings: nothing cached
+    one = merge(t2080_much(), method, seed=5, jobs=1, **options)
+    two = merge(t2080_much(), method, seed=5, jobs=2, **options)  # a fresh Readings: nothing cached
     assert _digest(one) == _digest(two)
     assert one.diagnostics == two.diagnostics
 
 
-def test_merge_refuses_a_bad_thread_count():
+def test_merge_refuses_a_bad_number_of_jobs():
     from hemkit.datasets import t2080_much
     from hemkit.merge import merge
 
-    with pytest.raises(InputError, match="threads"):
-        merge(t2080_much(), "copula", threads=-2)
+    with pytest.raises(InputError, match="jobs"):
+        merge(t2080_much(), "copula", jobs=-2)
 
 
-def test_cli_threads_give_the_same_file(tmp_path, split_everything, cli):
+def test_cli_jobs_give_the_same_file(tmp_path, split_everything, cli):
     outs = []
     for n in (1, 2):
         out = tmp_path / f"m{n}.csv"
-        res = cli(["merge", "-m", "copula", "--pearson-weight", "0.5", "--threads", n, "-o", out, "-q"])
+        res = cli(["merge", "-m", "copula", "--pearson-weight", "0.5", "--jobs", n, "-o", out, "-q"])
         assert res.exit_code == 0, res.stderr
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
 
 
-def test_cli_refuses_a_negative_thread_count(tmp_path, bad_input):
+def test_cli_refuses_zero_jobs(tmp_path, bad_input):
     out = tmp_path / "m.csv"
     out.write_text("keep me\n")
-    bad_input(["merge", "-m", "copula", "--threads", "-1", "-o", out], names=["--threads"], watch=[tmp_path])
+    bad_input(["merge", "-m", "copula", "--jobs", "0", "-o", out], names=["--jobs"], watch=[tmp_path])
 
 
 @settings(max_examples=40, deadline=None)
@@ -108,10 +108,10 @@ def test_cli_refuses_a_negative_thread_count(tmp_path, bad_input):
     k=st.integers(1, 5),
     n=st.integers(1, 9),
     values_rows=st.sampled_from(["k", "one", "full"]),
-    threads_=st.integers(1, 3),
+    n_jobs=st.integers(1, 3),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_place_by_puts_each_sorted_value_where_its_order_says(lead, k, n, values_rows, threads_, seed):
+def test_place_by_puts_each_sorted_value_where_its_order_says(lead, k, n, values_rows, n_jobs, seed):
     from hemkit.merge.reorder import place_by
 
     rng = np.random.default_rng(seed)
@@ -125,7 +125,7 @@ def test_place_by_puts_each_sorted_value_where_its_order_says(lead, k, n, values
     old = parallel.MIN_SPLIT
     parallel.MIN_SPLIT = 0
     try:
-        with threads(threads_):
+        with jobs(n_jobs):
             got = place_by(order, sorted_values)
     finally:
         parallel.MIN_SPLIT = old

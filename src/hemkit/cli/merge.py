@@ -151,11 +151,11 @@ def _dropped(caught: list[str]) -> str:
 )
 @click.option("--rows", type=click.IntRange(min=3), help="Rows of the merged table (default: every reading).")
 @click.option(
-    "--threads",
-    type=click.IntRange(min=0),
+    "--jobs",
+    type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Threads for sorts and ranks (0: one per CPU); the result is the same for any count.",
+    help="Threads for sorts and ranks; the result is the same for any number.",
 )
 @seed_option()
 @output_option("Write the merged table (CSV, or Parquet by suffix).")
@@ -180,7 +180,7 @@ def merge(
     pearson_weight: Any,
     tails: float,
     rows: int | None,
-    threads: int,
+    jobs: int,
     seed: int,
     output: str | None,
     pair_intervals: str | None,
@@ -226,7 +226,7 @@ def merge(
     with warnings_to_stderr(messages):
         readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=method == "hrm")
         level_ = level if pair_intervals or plot else None
-        res = run_merge(readings, method, seed=seed, level=level_, threads=threads, **options)
+        res = run_merge(readings, method, seed=seed, level=level_, jobs=jobs, **options)
     show_table(res.summary(), "Merged vs observed pairwise correlations")
     written = []
     if output:

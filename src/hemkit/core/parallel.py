@@ -1,11 +1,12 @@
-"""Optional threads for the row-wise steps of large merges (sorts, ranks, normal scores).
+"""Optional threads (``jobs``) for the row-wise steps of large merges (sorts, ranks, placing).
 
-hemkit runs on one thread unless asked: inside ``with threads(n):`` (or ``merge(...,
-threads=n)``, ``hemkit merge --threads N``) the steps that work on each event's row
-independently -- argsorts, ranks, ``Phi^-1`` -- split the rows over ``n`` threads.  NumPy
+hemkit runs on one thread unless asked: inside ``with jobs(n):`` (or ``merge(..., jobs=n)``,
+``hemkit merge --jobs N``; ``jobs`` is the word every hemkit command uses for its own
+parallel work, as ``hemkit derive --jobs``) the steps that treat each event's row on its
+own -- argsorts, ranks, placing readings -- split the rows over ``n`` threads.  NumPy
 releases the GIL in those loops, so two cores sort two rows at once.  Every row is computed
-exactly as on one thread, so the results do not depend on the thread count (nor does any
-random draw happen inside a threaded step).
+exactly as on one thread, so the results do not depend on the number of jobs (nor does any
+random draw happen inside a split step).
 
 The setting is a :class:`contextvars.ContextVar`: it holds for the block (and the current
 thread or task) only, never for the whole process.
@@ -14,7 +15,7 @@ Examples
 --------
 >>> import numpy as np
 >>> x = np.random.default_rng(0).random((4, 50_000))
->>> with threads(2):
+>>> with jobs(2):
 ...     a = rowwise(lambda r: np.argsort(r, axis=-1), x, dtype=np.intp)
 >>> bool((a == np.argsort(x, axis=-1)).all())
 True
@@ -30,40 +31,40 @@ from typing import Any
 
 from hemkit.core.errors import InputError
 
-_THREADS: ContextVar[int] = ContextVar("hemkit_threads", default=1)
+_JOBS: ContextVar[int] = ContextVar("hemkit_jobs", default=1)
 
 #: arrays smaller than this many elements are never split: a thread costs more than it saves
 MIN_SPLIT = 200_000
 
 
-def check_threads(n: Any) -> int:
-    """``n`` threads as an int >= 1 (0: one per CPU this process may use), or an :class:`InputError`.
+def check_jobs(n: Any) -> int:
+    """``n`` jobs as an int >= 1 (None: one per CPU this process may use), or an :class:`InputError`.
 
     Examples
     --------
-    >>> check_threads(2)
+    >>> check_jobs(2)
     2
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise InputError(f"threads must be a whole number >= 0 (0: one per CPU), got {n!r}")
-    if n == 0:
+    if n is None:
         return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"jobs must be a whole number >= 1 (or None: one per CPU), got {n!r}")
     return n
 
 
 @contextmanager
-def threads(n: int) -> Iterator[int]:
-    """Use up to ``n`` threads (0: one per CPU) in hemkit's row-wise steps inside the block."""
-    token = _THREADS.set(check_threads(n))
+def jobs(n: int | None) -> Iterator[int]:
+    """Split hemkit's row-wise steps over up to ``n`` threads inside the block (None: one per CPU)."""
+    token = _JOBS.set(check_jobs(n))
     try:
-        yield _THREADS.get()
+        yield _JOBS.get()
     finally:
-        _THREADS.reset(token)
+        _JOBS.reset(token)
 
 
-def thread_count() -> int:
-    """Threads the row-wise steps may use here (1 unless inside :func:`threads`)."""
-    return _THREADS.get()
+def job_count() -> int:
+    """Threads the row-wise steps may use here (1 unless inside :func:`jobs`)."""
+    return _JOBS.get()
 
 
 def row_ranges(fn: Callable[[int, int], None], rows: int, size: int) -> None:
@@ -73,7 +74,7 @@ def row_ranges(fn: Callable[[int, int], None], rows: int, size: int) -> None:
     below :data:`MIN_SPLIT`).  ``fn`` writes its rows' results itself (into an array
     allocated once), so nothing is joined afterwards.
     """
-    n = min(thread_count(), rows)
+    n = min(job_count(), rows)
     if n <= 1 or size < MIN_SPLIT:
         fn(0, rows)
         return
@@ -95,7 +96,7 @@ def rowwise(fn: Callable[[Any], Any], x: Any, dtype: Any = None) -> Any:
     import numpy as np
 
     x = np.asarray(x)
-    if x.ndim == 0 or thread_count() <= 1 or x.size < MIN_SPLIT:
+    if x.ndim == 0 or job_count() <= 1 or x.size < MIN_SPLIT:
         return fn(x)
     flat = x.reshape(-1, x.shape[-1])
     out = np.empty(flat.shape, dtype=x.dtype if dtype is None else dtype)
@@ -107,4 +108,4 @@ def rowwise(fn: Callable[[Any], Any], x: Any, dtype: Any = None) -> Any:
     return out.reshape(x.shape)
 
 
-__all__ = ["MIN_SPLIT", "check_threads", "row_ranges", "rowwise", "thread_count", "threads"]
+__all__ = ["MIN_SPLIT", "check_jobs", "job_count", "jobs", "row_ranges", "rowwise"]

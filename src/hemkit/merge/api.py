@@ -54,7 +54,7 @@ def merge(
     *,
     seed: SeedLike = None,
     level: float | None = None,
-    threads: int | None = None,
+    jobs: int | None = 1,
     **options: Any,
 ) -> MergeResult:
     """Merge with the named method; with ``level``, also per-pair intervals.
@@ -67,10 +67,9 @@ def merge(
         Randomness of the merge and of its intervals (separate streams by name).
     level : float in (0, 1), optional
         Attach per-pair intervals at this level (:func:`pair_intervals`).
-    threads : int, optional
-        Threads for the row-wise steps (sorts, ranks, normal scores); 0: one per CPU;
-        default: as set by :func:`hemkit.core.parallel.threads` (one thread unless inside
-        it).  The result is the same for any count.
+    jobs : int or None, default 1
+        Threads for the row-wise steps (argsorts, ranks, placing readings); None: one per
+        CPU.  The result is the same for any number (:mod:`hemkit.core.parallel`).
     **options
         The method's keyword arguments (``anchor`` for hrm, ``n_sims``/``mode`` for much,
         ``pearson_weight`` for copula) and the fields of its options dataclass
@@ -82,13 +81,12 @@ def merge(
     >>> merge(t2080_hrm(), "hrm", anchor="PROCESSOR_CYCLES").data.shape
     (1000, 16)
     """
-    from hemkit.core.parallel import thread_count
-    from hemkit.core.parallel import threads as use_threads
+    from hemkit.core.parallel import jobs as use_jobs
 
     if method not in METHODS:
         raise InputError(f"unknown merge method {method!r}; choose one of {', '.join(METHODS)}")
     top, opts = _split_options(method, dict(options))
-    with use_threads(thread_count() if threads is None else threads):
+    with use_jobs(jobs):
         return _merge(readings, method, seed, level, (top, opts))
 
 

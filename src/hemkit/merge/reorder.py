@@ -83,7 +83,7 @@ def place(sorted_values: np.ndarray, sample: np.ndarray) -> np.ndarray:
 
 
 def argsort_rows(x: np.ndarray) -> np.ndarray:
-    """``np.argsort(x, axis=-1)``, the rows split over threads inside :func:`hemkit.core.parallel.threads`."""
+    """``np.argsort(x, axis=-1)``, the rows split over threads inside :func:`hemkit.core.parallel.jobs`."""
     return rowwise(_argsort_last, x, dtype=np.intp)
 
 
