@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from hemkit.datasets import t2080_path
+from merge_vs_r import wall  # the same wall clock as the R comparison (this folder is on sys.path)
 
 JOB = r"""
 import sys
@@ -96,12 +95,6 @@ result = np.empty((k, n))
 np.put_along_axis(result, order[best], vals, axis=-1)
 np.savetxt(out, result.T, delimiter=",", header=",".join(map(str, events)), comments="", fmt="%.17g")
 """
-
-
-def wall(cmd: list[str]) -> float:
-    t = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True)
-    return time.perf_counter() - t
 
 
 def main() -> None:
