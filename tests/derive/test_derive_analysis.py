@@ -395,7 +395,7 @@ def test_measurement_cube_errors():
         max_size=5,
     )
 )
-def test_combination_text_round_trip(terms):
+def test_combination_text_round_trip(terms):  # names may hold a glued sign and number: A-0x0, A-2xB
     names, coefs = list(terms), list(terms.values())
     back = parse_combination(format_combination(coefs, names, rel_cut=0))
     assert set(back) == set(names)
@@ -408,3 +408,8 @@ def test_parse_combination_refuses_garbage():
         with pytest.raises(InputError):
             parse_combination(text)
     assert parse_combination("0") == {}
+
+
+def test_a_sign_glued_to_a_name_is_part_of_it():
+    assert parse_combination("1xA-0x0") == {"A-0x0": 1.0}
+    assert parse_combination("2xL1-dcache-loads - 1.5e-3xB +1xC") == {"L1-dcache-loads": 2.0, "B": -1.5e-3, "C": 1.0}

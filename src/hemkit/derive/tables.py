@@ -24,8 +24,9 @@ from hemkit.core.errors import InputError
 
 _NUMBER = r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?"
 _TERM = re.compile(rf"^\s*([-+]?)\s*({_NUMBER})\s*[x×*]\s*(\S+)\s*$")
-# a new term starts at a sign followed by NUMBERxEVENT (not inside 2.5e-17 or L1-dcache)
-_SPLIT = re.compile(rf"(?<![0-9.][eE])\s*(?=[-+]\s*{_NUMBER}\s*[x×*]\S)")
+# a new term starts at a space and a sign followed by NUMBERxEVENT ("1xA - 2xB", as
+# format_combination writes); a sign glued to a name is part of it (L1-dcache, A-0x0, 2.5e-17)
+_SPLIT = re.compile(rf"\s+(?=[-+]\s*{_NUMBER}\s*[x×*]\S)")
 
 
 def format_combination(
