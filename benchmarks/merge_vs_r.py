@@ -9,6 +9,11 @@ mergingTools``); hemkit never ships or runs its code otherwise.  Both read the b
 ``much_raw.csv`` (24 groups x 6 counters x 1000 runs), merge 16 events into 1000 rows with
 100 simulations (``n_runs = 1000, n_sims = 100``; ``dep_lvl = 1`` keeps all 16 events, as
 hemkit does), and write a CSV: wall time of the whole process, median of ``--repeat``.
+
+hemkit is byte-compiled first (``python -m compileall``), as ``pip install`` does and as R
+does when it installs a package: an editable install run with ``PYTHONDONTWRITEBYTECODE=1``
+(these machines set it) would otherwise compile hemkit's sources again in every process
+(~50 ms, measured in BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import hemkit
 from hemkit.datasets import t2080_path
 
 R_SCRIPT = """
@@ -58,6 +64,8 @@ def main() -> None:
         h_cmd = [sys.executable, "-m", "hemkit", "merge", raw, "--pmcs", "6", "--codes", codes, "-m", "much"]
         h_cmd += ["--rows", "1000", "--n-sims", "100", "-o", str(Path(d) / "h.csv"), "-q"]
         r_times = [wall(r_cmd) for _ in range(args.repeat)]
+        package = str(Path(hemkit.__file__).parent)  # writes __pycache__ beside the sources (ignored by git)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True, capture_output=True)
         h_times = [wall(h_cmd) for _ in range(args.repeat)]
         r_cols = len(Path(d, "r.csv").read_text().splitlines()[0].split(","))
         h_cols = len(Path(d, "h.csv").read_text().splitlines()[0].split(","))

@@ -124,3 +124,36 @@ def test_help_is_light():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "Commands" in proc.stdout or "Usage" in proc.stdout
     assert proc.stderr.strip() == "", f"hemkit --help loads {proc.stderr.strip()}"
+
+
+def test_a_much_merge_of_a_raw_file_loads_no_pandas(tmp_path):
+    """``hemkit merge raw.csv --pmcs 6 -m much -o out.csv``: read, merge, summary and CSV need NumPy only.
+
+    The merged table is the one the library's DataFrame gives (written by pandas).
+    """
+    out = tmp_path / "merged.csv"
+    code = (
+        "import sys\n"
+        "from hemkit.cli import main\n"
+        "from hemkit.datasets import t2080_path\n"
+        "args = ['merge', str(t2080_path('much_raw.csv')), '--pmcs', '6',\n"
+        "        '--codes', str(t2080_path('code2name.csv')),\n"
+        f"        '-m', 'much', '--rows', '300', '--n-sims', '30', '-o', {str(out)!r}, '-q']\n"
+        "try:\n"
+        "    main(args)\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "heavy = [m for m in ('pandas', 'scipy', 'matplotlib', 'pyarrow', 'rich', 'torch') if m in sys.modules]\n"
+        "print(','.join(heavy), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stderr.strip() == "", f"the MUCH merge loads {proc.stderr.strip()}"
+    assert "pearson_mse" in proc.stdout and "merged into 300 rows x 16 events" in proc.stdout
+
+    from hemkit.datasets import t2080_much
+    from hemkit.merge import merge
+
+    res = merge(t2080_much(), "much", seed=0, n=300, n_sims=30)
+    want = tmp_path / "want.csv"
+    res.data.to_csv(want, index=False)
+    assert out.read_bytes() == want.read_bytes()

@@ -156,6 +156,50 @@ def warnings_to_stderr() -> Iterator[None]:
                     click.echo(f"hemkit: warning: {w.message}", err=True)
 
 
+def show_row(
+    label: str, row: dict[str, Any], title: str = "", *, index: str = "", float_format: str = "{:.4g}"
+) -> None:
+    """Print one labelled row of numbers (a result's ``row()``) as :func:`show_table` prints a one-row summary.
+
+    Needs no pandas: a command that shows only this (``hemkit merge``) never imports it.
+    """
+    import math
+    import numbers
+    import sys
+
+    def cell(v: Any) -> str:
+        if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+            return f" {v}"  # pandas keeps a place for the sign of integers
+        if isinstance(v, numbers.Real) and not isinstance(v, bool):
+            return "NaN" if math.isnan(v) else float_format.format(v)
+        return str(v)
+
+    cells = [cell(v) for v in row.values()]
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=title or None)
+        table.add_column(index)
+        for c in row:
+            table.add_column(str(c), justify="right")
+        table.add_row(label, *(c.strip() for c in cells))
+        Console().print(table)
+        return
+    # pandas' plain layout (DataFrame.to_string): numeric column names led by a space, columns
+    # one space apart, the index name on a line of its own
+    numeric = [isinstance(v, numbers.Real) and not isinstance(v, bool) for v in row.values()]
+    heads = [(" " if num else "") + str(c) for c, num in zip(row, numeric)]
+    widths = [max(len(h), len(v)) for h, v in zip(heads, cells)]
+    lead = max(len(index), len(label))
+    if title:
+        click.echo(title)
+    click.echo(" " * lead + "".join(" " + h.rjust(w) for h, w in zip(heads, widths)))
+    if index:
+        click.echo(index.ljust(lead + sum(w + 1 for w in widths)))
+    click.echo(label.ljust(lead) + "".join(" " + v.rjust(w) for v, w in zip(cells, widths)))
+
+
 def show_table(frame: Any, title: str = "", *, float_format: str = "{:.4g}") -> None:
     """Print a DataFrame on stdout: a rich table on a terminal, plain full-width text otherwise.
 

@@ -23,6 +23,7 @@ from hemkit.cli._options import (
     readings_input_options,
     reps_option,
     seed_option,
+    show_row,
     show_table,
     wrote,
 )
@@ -227,10 +228,10 @@ def merge(
         readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=method == "hrm")
         level_ = level if pair_intervals or plot else None
         res = run_merge(readings, method, seed=seed, level=level_, jobs=jobs, **options)
-    show_table(res.summary(), "Merged vs observed pairwise correlations")
+    show_row(res.method, res.row(), "Merged vs observed pairwise correlations", index="method")
     written = []
     if output:
-        write_table(res.data, output, inputs=inputs, what="output")
+        write_table(res.arrays, output, inputs=inputs, what="output")
         written.append(output)
     if pair_intervals and res.pair_intervals is not None:
         write_table(res.pair_intervals, pair_intervals, inputs=inputs, what="pair intervals")
@@ -240,21 +241,22 @@ def merge(
         written.append(plot)
     for p in written:
         wrote(p)
-    n_runs = int(readings.n_runs.sum())
-    rows_note = f"{len(res.data)} rows"
+    n_runs = sum(readings.run_counts.values())
+    n_rows, n_events = res.shape
+    rows_note = f"{n_rows} rows"
     if method != "hrm" and rows is None:
-        from hemkit.merge.reorder import pooled_counts
+        from hemkit.merge.reorder import reading_counts
 
-        most = int(pooled_counts(readings).max())
+        most = max(reading_counts(readings).values())
         rows_note += (
             ": every reading of the most-read event"
-            if most == len(res.data)
+            if most == n_rows
             else f" (the most-read event has {most} readings; capped, pass --rows for more)"
         )
     source = _inputs_label(inputs, "bundled T2080 " + ("HRM" if method == "hrm" else "MUCH") + " data")
     click.echo(
         f"{method}: read {len(readings)} groups ({n_runs} runs, {len(readings.events)} events) from {source}; "
-        f"merged into {rows_note} x {res.data.shape[1]} events; wrote {', '.join(written) or 'nothing'}; "
+        f"merged into {rows_note} x {n_events} events; wrote {', '.join(written) or 'nothing'}; "
         f"{_dropped(messages)}"
     )
 

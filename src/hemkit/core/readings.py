@@ -3,9 +3,12 @@
 A *group* (a "sub-experiment" in the HRM/MUCH papers) is one set of events that were read
 together, run after run.  Rows of different groups are **different runs**: row k of one
 group has nothing to do with row k of another.  :class:`Readings` holds one
-``runs x events`` :class:`pandas.DataFrame` per group and converts to and from the tidy
-table with columns exactly ``group, run, event, value`` that every area of hemkit reads
-and writes.
+:class:`Group` per group -- run ids, event names and a read-only ``runs x events`` NumPy
+array -- shows each as a :class:`pandas.DataFrame` on request, and converts to and from the
+tidy table with columns exactly ``group, run, event, value`` that every area of hemkit reads
+and writes.  Nothing here imports pandas until a DataFrame is asked for or given, so a
+command that reads a file, merges and writes (``hemkit merge raw.csv -m much``) never pays
+for it.
 
 Construction validates the data and raises :class:`hemkit.InputError` naming the
 culprit: a duplicate event in a group, NaN/inf, non-numeric or negative counts, an
@@ -17,14 +20,55 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 TIDY_COLUMNS = ("group", "run", "event", "value")
+
+
+@dataclass(frozen=True, eq=False)
+class Group:
+    """One group's readings as arrays: what :class:`Readings` keeps, and what the methods compute on.
+
+    Attributes
+    ----------
+    runs : ndarray
+        The run ids (one per row).
+    events : tuple
+        The event names (one per column).
+    values : ndarray
+        ``runs x events`` counts, float64 or float32; read-only inside :class:`Readings`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = Group(np.arange(3), ("a", "b"), np.array([[1.0, 5], [2, 4], [3, 9]]))
+    >>> Readings({1: g}).arrays[1].values.flags.writeable
+    False
+    """
+
+    runs: np.ndarray
+    events: tuple
+    values: np.ndarray
+
+    def frame(self) -> pd.DataFrame:
+        """The group as a DataFrame (index ``run``, columns ``event``), sharing the values."""
+        import pandas as pd
+
+        runs = self.runs
+        n = len(runs)
+        if runs.dtype.kind in "iu" and (n == 0 or (runs[0] == 0 and runs[-1] == n - 1 and (np.diff(runs) == 1).all())):
+            index: pd.Index = pd.RangeIndex(n, name="run")
+        else:
+            index = pd.Index(runs, name="run")
+        return pd.DataFrame(self.values, index=index, columns=pd.Index(list(self.events), name="event"), copy=False)
 
 
 def _q(value) -> str:
@@ -34,6 +78,8 @@ def _q(value) -> str:
 
 def _numeric_columns(table: pd.DataFrame, where: str) -> pd.DataFrame:
     """``table`` as float64, each non-numeric column parsed, or an error naming event, value and run."""
+    import pandas as pd
+
     out = {}
     for event in table.columns:
         col = table[event]
@@ -49,10 +95,12 @@ def _numeric_columns(table: pd.DataFrame, where: str) -> pd.DataFrame:
     return pd.DataFrame(out, index=table.index)
 
 
-def _check_group(
-    gid: Hashable, table: pd.DataFrame, min_runs: int, source: str, drop_constant: bool = False
-) -> pd.DataFrame:
-    where = f"{source}: group {_q(gid)}" if source else f"group {_q(gid)}"
+def _frame_values(gid: Hashable, table: Any, where: str) -> Group:
+    """A DataFrame's runs, events and values (float32 if every column is, else float64; text parsed)."""
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        raise InputError(f"{where}: a group must be a DataFrame (runs x events) or a Group, got {type(table).__name__}")
     dup = table.columns[table.columns.duplicated()]
     if len(dup):
         raise InputError(f"{where}: event {_q(dup[0])} appears twice in the same group")
@@ -62,43 +110,82 @@ def _check_group(
     if all(d == np.float32 for d in dtypes):
         # float32 stays float32 (half the memory, the user's dtype back); every float32 value is
         # a float64 exactly, so computations upcast where they need to without losing anything
-        values = table.astype(np.float32)
+        values = table.to_numpy(dtype=np.float32)
     elif all(pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes):
-        values = table.astype(np.float64)  # one block, no per-column copies (6e5 x 6 in milliseconds)
+        values = table.to_numpy(dtype=np.float64)  # one block, no per-column copies
     else:
-        values = _numeric_columns(table, where)
-    arr = values.to_numpy()
+        values = _numeric_columns(table, where).to_numpy()
+    # a copy the caller cannot reach: readings never change when the caller's frame does
+    return Group(np.array(table.index.to_numpy(), copy=True), tuple(table.columns), np.array(values, copy=True))
+
+
+def _first_repeat(runs: np.ndarray) -> Any:
+    """The first run id that repeats an earlier one, or None (no hashing of each run in Python)."""
+    try:
+        _, first = np.unique(runs, return_index=True)
+    except TypeError:  # ids of mixed, unorderable kinds
+        seen: set = set()
+        for r in runs.tolist():
+            if r in seen:
+                return r
+            seen.add(r)
+        return None
+    if len(first) == len(runs):
+        return None
+    repeat = np.ones(len(runs), dtype=bool)
+    repeat[first] = False
+    return runs[int(np.argmax(repeat))]
+
+
+def _check_group(gid: Hashable, group: Group, min_runs: int, source: str, drop_constant: bool = False) -> Group:
+    where = f"{source}: group {_q(gid)}" if source else f"group {_q(gid)}"
+    events = group.events
+    if len(set(events)) != len(events):
+        seen: set = set()
+        dup = next(e for e in events if e in seen or seen.add(e))  # type: ignore[func-returns-value]
+        raise InputError(f"{where}: event {_q(dup)} appears twice in the same group")
+    if not events:
+        raise InputError(f"{where}: has no events")
+    arr, runs = group.values, group.runs
+    if arr.ndim != 2 or arr.shape != (len(runs), len(events)):
+        raise InputError(f"{where}: values of shape {arr.shape} do not match {len(runs)} runs x {len(events)} events")
+    if arr.dtype not in (np.float32, np.float64):
+        if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+            raise InputError(f"{where}: values must be numbers, got {arr.dtype}")
+        arr = arr.astype(np.float64)
     if not np.isfinite(arr).all():
         r, c = np.argwhere(~np.isfinite(arr))[0]
         kind = "NaN" if np.isnan(arr[r, c]) else "an infinite value"
-        raise InputError(f"{where}: event {_q(values.columns[c])} has {kind} in run {_q(values.index[r])}")
+        raise InputError(f"{where}: event {_q(events[c])} has {kind} in run {_q(runs[r])}")
     if (arr < 0).any():
         r, c = np.argwhere(arr < 0)[0]
-        raise InputError(
-            f"{where}: event {_q(values.columns[c])} has a negative count {arr[r, c]:g} in run {_q(values.index[r])}"
-        )
-    if len(values) < min_runs:
-        raise InputError(f"{where}: has {len(values)} runs; at least {min_runs} are needed")
-    if values.index.has_duplicates:
-        raise InputError(f"{where}: run {_q(values.index[values.index.duplicated()][0])} appears twice")
+        raise InputError(f"{where}: event {_q(events[c])} has a negative count {arr[r, c]:g} in run {_q(runs[r])}")
+    if len(arr) < min_runs:
+        raise InputError(f"{where}: has {len(arr)} runs; at least {min_runs} are needed")
+    repeat = _first_repeat(runs)
+    if repeat is not None:
+        raise InputError(f"{where}: run {_q(repeat)} appears twice")
     const = np.ptp(arr, axis=0) == 0
     if const.any() and drop_constant:
-        dropped = list(values.columns[const])
+        dropped = [e for e, c in zip(events, const) if c]
         warnings.warn(f"{where}: dropped constant event(s) {', '.join(map(_q, dropped))}", HemkitWarning, stacklevel=3)
-        values = values.loc[:, ~const]
+        arr = arr[:, ~const]
+        events = tuple(e for e, c in zip(events, const) if not c)
     elif const.any():
-        e = values.columns[np.argmax(const)]
+        c = int(np.argmax(const))
         raise InputError(
-            f"{where}: event {_q(e)} is constant ({arr[0, np.argmax(const)]:g}) in every run; "
+            f"{where}: event {_q(events[c])} is constant ({arr[0, c]:g}) in every run; "
             "it carries no correlation information, drop it"
         )
-    values.index.name = "run"
-    values.columns.name = "event"
-    return values
+    arr.flags.writeable = False
+    runs.flags.writeable = False
+    return Group(runs, events, arr)
 
 
 def _group_blocks(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     """Group ids and row bounds when each group's rows are contiguous (numeric ids), else None."""
+    import pandas as pd
+
     if not pd.api.types.is_integer_dtype(col.dtype):
         return None
     arr = col.to_numpy()
@@ -118,14 +205,14 @@ def _run_blocks(runs: np.ndarray, ev: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """
     m = len(runs)
     k = int(np.argmax(runs != runs[0])) or m
-    if m % k or not pd.api.types.is_integer_dtype(runs.dtype):
+    if m % k or runs.dtype.kind not in "iu":
         return None
     r = runs.reshape(-1, k)
     e = ev.reshape(-1, k)
     if not ((r == r[:, :1]).all() and (e == e[0]).all() and len(np.unique(e[0])) == k):
         return None
     ids = r[:, 0]
-    if len(ids) > 1 and not (ids[1:] > ids[:-1]).all() and pd.Index(ids).has_duplicates:
+    if len(ids) > 1 and not (ids[1:] > ids[:-1]).all() and len(np.unique(ids)) < len(ids):
         return None
     return ids, e[0]
 
@@ -133,26 +220,31 @@ def _run_blocks(runs: np.ndarray, ev: np.ndarray) -> tuple[np.ndarray, np.ndarra
 class FrozenGroups(Mapping):
     """A read-only mapping group id -> DataFrame that hands out copies.
 
-    The copies are shallow (pandas copy-on-write): free to take, and writing into one never
+    Each DataFrame is made on first use from the group's arrays (sharing them) and handed
+    out as a shallow copy (pandas copy-on-write): free to take, and writing into one never
     changes the readings it came from.
     """
 
-    __slots__ = ("_frames",)
+    __slots__ = ("_frames", "_groups")
 
-    def __init__(self, frames: Mapping[Hashable, pd.DataFrame]):
-        self._frames = dict(frames)
+    def __init__(self, groups: Mapping[Hashable, Group]):
+        self._groups = dict(groups)
+        self._frames: dict[Hashable, pd.DataFrame] = {}
 
     def __getitem__(self, gid: Hashable) -> pd.DataFrame:
-        return self._frames[gid].copy(deep=False)
+        frame = self._frames.get(gid)
+        if frame is None:
+            frame = self._frames[gid] = self._groups[gid].frame()
+        return frame.copy(deep=False)
 
     def __iter__(self) -> Iterator[Hashable]:
-        return iter(self._frames)
+        return iter(self._groups)
 
     def __len__(self) -> int:
-        return len(self._frames)
+        return len(self._groups)
 
     def __repr__(self) -> str:
-        return f"FrozenGroups({list(self._frames)!r})"
+        return f"FrozenGroups({list(self._groups)!r})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,8 +253,9 @@ class Readings:
 
     Parameters
     ----------
-    groups : mapping of group id -> DataFrame
-        One table per group: index = run ids, columns = event names, numeric counts.
+    groups : mapping of group id -> DataFrame or Group
+        One table per group: index = run ids, columns = event names, numeric counts (or a
+        :class:`Group` of arrays, which needs no pandas).
     source : str, optional
         Where the readings came from (a file name); used in error messages.
     min_runs : int, default 3
@@ -176,8 +269,9 @@ class Readings:
     other group (integers, float64, a mix, parsed text) is float64.  Every float32 value is
     exactly a float64, so the methods compute in float64 where accuracy needs it.
 
-    Readings are immutable: ``readings[g]`` and ``readings.groups[g]`` hand out copies, so
-    writing into one never changes the readings.
+    Readings are immutable: they keep their own read-only arrays (:attr:`arrays`), and
+    ``readings[g]`` and ``readings.groups[g]`` hand out DataFrame copies, so writing into
+    one never changes the readings.
 
     Examples
     --------
@@ -194,28 +288,72 @@ class Readings:
     1      1    0  instructions    5.0
     """
 
-    groups: Mapping[Any, pd.DataFrame]
+    groups: Mapping[Any, Any]
     source: str = ""
     min_runs: int = 3
     drop_constant: bool = False
     _events: tuple = field(init=False, repr=False)
+    _arrays: Mapping[Any, Group] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.groups:
             raise InputError(f"{self.source or 'readings'}: no groups")
-        checked = {
-            gid: _check_group(gid, t, self.min_runs, self.source, self.drop_constant) for gid, t in self.groups.items()
-        }
-        checked = {gid: t for gid, t in checked.items() if t.shape[1]}
+        checked = {gid: self._checked(gid, t) for gid, t in self.groups.items()}
+        checked = {gid: g for gid, g in checked.items() if g.events}
         if not checked:
             raise InputError(f"{self.source or 'readings'}: every event is constant")
+        object.__setattr__(self, "_arrays", MappingProxyType(checked))
         object.__setattr__(self, "groups", FrozenGroups(checked))
         events: dict[str, None] = {}
-        for t in checked.values():
-            events.update(dict.fromkeys(t.columns))
+        for g in checked.values():
+            events.update(dict.fromkeys(g.events))
         object.__setattr__(self, "_events", tuple(events))
 
+    def _checked(self, gid: Hashable, table: Any) -> Group:
+        where = f"{self.source}: group {_q(gid)}" if self.source else f"group {_q(gid)}"
+        if isinstance(table, Group):
+            owned = getattr(table, "_owned", False)  # made here by hemkit: the arrays are nobody else's
+            runs, values = np.asarray(table.runs), np.asarray(table.values)
+            group = (
+                table if owned else Group(np.array(runs, copy=True), tuple(table.events), np.array(values, copy=True))
+            )
+        else:
+            group = _frame_values(gid, table, where)
+        return _check_group(gid, group, self.min_runs, self.source, self.drop_constant)
+
+    @classmethod
+    def _from_arrays(
+        cls, groups: Mapping[Any, tuple[np.ndarray, Sequence, np.ndarray]], *, source: str = "", **kwargs: Any
+    ) -> Readings:
+        """Readings from ``gid -> (runs, events, values)`` arrays that nobody else holds (no copies)."""
+        made = {}
+        for gid, (runs, events, values) in groups.items():
+            g = Group(np.asarray(runs), tuple(events), np.asarray(values))
+            object.__setattr__(g, "_owned", True)
+            made[gid] = g
+        return cls(made, source=source, **kwargs)
+
     # ------------------------------------------------------------------ views
+    @property
+    def arrays(self) -> Mapping[Hashable, Group]:
+        """Group id -> :class:`Group` (run ids, events, read-only values): the readings without pandas."""
+        return self._arrays
+
+    @property
+    def run_counts(self) -> dict[Hashable, int]:
+        """Group id -> number of runs (as :attr:`n_runs`, without pandas)."""
+        return {gid: len(g.runs) for gid, g in self._arrays.items()}
+
+    def dtype_of(self, event: Hashable) -> np.dtype:
+        """float32 if every group that read ``event`` is float32, else float64 (see :attr:`event_dtypes`)."""
+        f32 = all(g.values.dtype == np.float32 for g in self._arrays.values() if event in g.events)
+        return np.dtype(np.float32 if f32 else np.float64)
+
+    def pooled(self, event: Hashable, dtype: Any = None) -> np.ndarray:
+        """Every reading of ``event``, group after group (in group order), as one array."""
+        parts = [g.values[:, g.events.index(event)] for g in self._arrays.values() if event in g.events]
+        return np.concatenate(parts, dtype=dtype)
+
     @property
     def events(self) -> list[str]:
         """All events, in order of first appearance."""
@@ -224,12 +362,14 @@ class Readings:
     @property
     def group_ids(self) -> list[Hashable]:
         """Group ids in their order."""
-        return list(self.groups)
+        return list(self._arrays)
 
     @property
     def n_runs(self) -> pd.Series:
         """Number of runs of each group."""
-        return pd.Series({g: len(t) for g, t in self.groups.items()}, name="runs")
+        import pandas as pd
+
+        return pd.Series(self.run_counts, name="runs")
 
     @property
     def event_dtypes(self) -> pd.Series:
@@ -243,48 +383,47 @@ class Readings:
         >>> Readings({1: g1, 2: g2}).event_dtypes.astype(str).tolist()
         ['float32', 'float64', 'float64']
         """
-        single = dict.fromkeys(self._events, True)
-        for t in self.groups.values():
-            f32 = bool((t.dtypes == np.float32).all())
-            for e in t.columns:
-                single[e] = single[e] and f32
-        return pd.Series(
-            {e: np.dtype(np.float32 if f else np.float64) for e, f in single.items()}, dtype=object, name="dtype"
-        )
+        import pandas as pd
+
+        return pd.Series({e: self.dtype_of(e) for e in self._events}, dtype=object, name="dtype")
 
     def __len__(self) -> int:
-        return len(self.groups)
+        return len(self._arrays)
 
     def __iter__(self) -> Iterator[Hashable]:
-        return iter(self.groups)
+        return iter(self._arrays)
 
     def __getitem__(self, gid: Hashable) -> pd.DataFrame:
         return self.groups[gid]
 
     def __repr__(self) -> str:
-        n = self.n_runs
-        return (
-            f"Readings({len(self.groups)} groups, {len(self._events)} events, "
-            f"{int(n.min())}-{int(n.max())} runs per group)"
-        )
+        n = self.run_counts.values()
+        return f"Readings({len(self._arrays)} groups, {len(self._events)} events, {min(n)}-{max(n)} runs per group)"
+
+    def _membership(self) -> np.ndarray:
+        index = {e: i for i, e in enumerate(self._events)}
+        m = np.zeros((len(self._arrays), len(self._events)), dtype=bool)
+        for row, g in enumerate(self._arrays.values()):
+            m[row, [index[e] for e in g.events]] = True
+        return m
 
     def membership(self) -> pd.DataFrame:
         """Boolean table groups x events: which group read which event."""
-        m = pd.DataFrame(False, index=pd.Index(self.group_ids, name="group"), columns=self.events)
-        for g, t in self.groups.items():
-            m.loc[g, list(t.columns)] = True
-        return m
+        import pandas as pd
+
+        return pd.DataFrame(self._membership(), index=pd.Index(self.group_ids, name="group"), columns=self.events)
 
     def coverage(self) -> pd.DataFrame:
         """Events x events: in how many groups each pair of events was read together."""
-        m = self.membership().to_numpy(dtype=np.int64)
-        c = m.T @ m
-        return pd.DataFrame(c, index=self.events, columns=self.events)
+        import pandas as pd
+
+        m = self._membership().astype(np.int64)
+        return pd.DataFrame(m.T @ m, index=self.events, columns=self.events)
 
     def missing_pairs(self) -> list[tuple[str, str]]:
         """Pairs of events never read together in any group."""
-        c = self.coverage().to_numpy()
-        i, j = np.nonzero(np.triu(c == 0, 1))
+        m = self._membership().astype(np.int64)
+        i, j = np.nonzero(np.triu(m.T @ m == 0, 1))
         ev = self.events
         return [(ev[a], ev[b]) for a, b in zip(i, j)]
 
@@ -295,8 +434,8 @@ class Readings:
                 f"unknown anchor {_q(anchor)}: not among the events ({', '.join(self._events[:8])}"
                 f"{', ...' if len(self._events) > 8 else ''})"
             )
-        for g, t in self.groups.items():
-            if anchor not in t.columns:
+        for g, grp in self._arrays.items():
+            if anchor not in grp.events:
                 raise InputError(f"anchor {_q(anchor)} is not read in group {_q(g)}; HRM needs it in every group")
 
     # ------------------------------------------------------------ conversions
@@ -310,6 +449,8 @@ class Readings:
         its group; a missing one is an error naming group, run and event.  A float32 ``value``
         column gives float32 groups; any other gives float64 groups.
         """
+        import pandas as pd
+
         where = source or "tidy table"
         missing = [c for c in TIDY_COLUMNS if c not in table.columns]
         if missing:
@@ -332,7 +473,8 @@ class Readings:
         # pivot); rows already laid out group by group and run by run (as hemkit and most
         # tools write them) skip the factorize of groups and runs: 6e6 rows in a fraction of a second
         dtype = np.float32 if values.dtype == np.float32 else np.float64
-        value = values.to_numpy(dtype=dtype, na_value=np.nan)
+        # a copy: the groups are views of it, and the caller's table may change later
+        value = np.array(values.to_numpy(dtype=dtype, na_value=np.nan), copy=True)
         e_codes, e_names = pd.factorize(t["event"], sort=False)
         runs_col = t["run"].to_numpy()
         blocks = _group_blocks(t["group"])
@@ -345,19 +487,15 @@ class Readings:
         else:
             g_ids, starts = blocks
             spans = [slice(int(a), int(b)) for a, b in zip(starts[:-1], starts[1:])]
-        groups = {}
+        groups: dict[Any, tuple[np.ndarray, list, np.ndarray]] = {}
         for gid, rows in zip(g_ids, spans):  # a loop over groups; each step is vectorised over rows
             ev = e_codes[rows]
             laid_out = _run_blocks(runs_col[rows], ev)
             if laid_out is not None:
                 r_ids, ev_order = laid_out
-                wide = pd.DataFrame(
-                    value[rows].reshape(len(r_ids), len(ev_order)),
-                    index=pd.Index(r_ids, name="run"),
-                    columns=list(e_names[ev_order]),
-                )
-                if not np.isnan(wide.to_numpy()).any():
-                    groups[gid] = wide
+                block = value[rows].reshape(len(r_ids), len(ev_order))
+                if not np.isnan(block).any():
+                    groups[gid] = (r_ids.copy(), list(e_names[ev_order]), block)  # r_ids: a view of the caller's
                     continue
             r_codes, r_ids = pd.factorize(runs_col[rows], sort=False)
             present, first = np.unique(ev, return_index=True)
@@ -382,22 +520,23 @@ class Readings:
                 raise InputError(
                     f"{where}: event {_q(e_names[ev_order[ci]])} {what} in run {_q(r_ids[ri])} of group {_q(gid)}"
                 )
-            wide = pd.DataFrame(dense, index=pd.Index(r_ids, name="run"), columns=list(e_names[ev_order]))
-            groups[gid] = wide
-        return cls(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
+            groups[gid] = (np.asarray(r_ids), list(e_names[ev_order]), dense)
+        return cls._from_arrays(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
 
     def to_tidy(self) -> pd.DataFrame:
         """The tidy table ``group, run, event, value`` (one row per reading)."""
+        import pandas as pd
+
         parts = []
-        for g, t in self.groups.items():
-            n, k = t.shape
+        for g, grp in self._arrays.items():
+            n, k = grp.values.shape
             parts.append(
                 pd.DataFrame(
                     {
                         "group": np.repeat(np.array([g], dtype=object), n * k),
-                        "run": np.repeat(t.index.to_numpy(), k),
-                        "event": np.tile(t.columns.to_numpy(dtype=object), n),
-                        "value": t.to_numpy().ravel(),
+                        "run": np.repeat(grp.runs, k),
+                        "event": np.tile(np.array(grp.events, dtype=object), n),
+                        "value": grp.values.ravel(),
                     }
                 )
             )
@@ -411,12 +550,13 @@ class Readings:
         unknown = [e for e in events if e not in self._events]
         if unknown:
             raise InputError(f"unknown event {_q(unknown[0])}")
+        wanted = set(events)
         keep = {}
-        for g, t in self.groups.items():
-            cols = [e for e in t.columns if e in set(events)]
+        for g, grp in self._arrays.items():
+            cols = [j for j, e in enumerate(grp.events) if e in wanted]
             if cols:
-                keep[g] = t[cols]
-        return Readings(keep, source=self.source, min_runs=self.min_runs)
+                keep[g] = (grp.runs.copy(), [grp.events[j] for j in cols], grp.values[:, cols])
+        return Readings._from_arrays(keep, source=self.source, min_runs=self.min_runs)
 
     def split_runs(self, fraction: float = 0.5, *, seed: int | None = 0) -> tuple[Readings, Readings]:
         """Split each group's runs at random into two disjoint parts.
@@ -427,13 +567,14 @@ class Readings:
             raise InputError(f"fraction must be in (0, 1), got {fraction}")
         rng = np.random.default_rng(seed)
         a, b = {}, {}
-        for g, t in self.groups.items():
-            perm = rng.permutation(len(t))
-            k = int(round(fraction * len(t)))
-            a[g] = t.iloc[np.sort(perm[:k])]
-            b[g] = t.iloc[np.sort(perm[k:])]
+        for g, grp in self._arrays.items():
+            perm = rng.permutation(len(grp.runs))
+            k = int(round(fraction * len(grp.runs)))
+            first, rest = np.sort(perm[:k]), np.sort(perm[k:])
+            a[g] = (grp.runs[first], grp.events, grp.values[first])
+            b[g] = (grp.runs[rest], grp.events, grp.values[rest])
         try:
-            return Readings(a, source=self.source, min_runs=self.min_runs), Readings(
+            return Readings._from_arrays(a, source=self.source, min_runs=self.min_runs), Readings._from_arrays(
                 b, source=self.source, min_runs=self.min_runs
             )
         except InputError as exc:

@@ -14,11 +14,27 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
-from hemkit.core.readings import Readings
-from hemkit.datasets.truth import check_truth_table, split_into_runs, split_truth
+    from hemkit.core.readings import Readings
+    from hemkit.datasets.truth import check_truth_table, split_into_runs, split_truth
+
+# pandas and the truth helpers load on first use: 'from hemkit.datasets import T2080_ANCHOR'
+# (hemkit merge) and the bundled readings need neither
+_TRUTH = ("check_truth_table", "split_into_runs", "split_truth")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _TRUTH or name == "truth":
+        import importlib
+
+        truth = importlib.import_module("hemkit.datasets.truth")
+        return truth if name == "truth" else getattr(truth, name)
+    raise AttributeError(f"module 'hemkit.datasets' has no attribute {name!r}")
+
 
 T2080_PMCS = 6
 T2080_ANCHOR = "PROCESSOR_CYCLES"
@@ -61,6 +77,8 @@ def t2080_much() -> Readings:
 
 def t2080_hrm_reference() -> pd.DataFrame:
     """``mergingTools::HRM_merge`` (v1.0.1) output for :func:`t2080_hrm` (1000 x 16)."""
+    import pandas as pd
+
     return pd.read_csv(t2080_path("hrm_merged_reference.csv"))
 
 
@@ -76,6 +94,8 @@ def zen5_br_64kb(*, keep_dead: bool = False) -> pd.DataFrame:
     >>> t.shape, "L1-dcache-prefetches" in t.columns
     ((800, 8), False)
     """
+    import pandas as pd
+
     table = pd.read_csv(t2080_path("zen5_br_64kb.csv")).set_index("run")
     table.columns.name = None
     if not keep_dead:

@@ -14,12 +14,45 @@
 - :mod:`hemkit.io.perf_script` -- ``perf script`` samples (text or ``perf.data``).
 """
 
-from hemkit.io.atomic import atomic_open, atomic_path, check_output, write_figure, write_text
-from hemkit.io.mergingtools import from_mergingtools, read_code_names
-from hemkit.io.perf_files import PerfOptions, read_perf_runs
-from hemkit.io.perf_stat import check_events_supported, parse_perf_stat
-from hemkit.io.readings import read_readings, sniff
-from hemkit.io.tidy import read_table, read_tidy, write_table
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hemkit.io.atomic import atomic_open, atomic_path, check_output, write_figure, write_text
+    from hemkit.io.mergingtools import from_mergingtools, read_code_names
+    from hemkit.io.perf_files import PerfOptions, read_perf_runs
+    from hemkit.io.perf_stat import check_events_supported, parse_perf_stat
+    from hemkit.io.readings import read_readings, sniff
+    from hemkit.io.tidy import read_table, read_tidy, write_table
+
+# every name loads its module on first use, so that importing one method (or the CLI) does not
+# import every method and pandas
+_LAZY = {
+    "atomic_open": "hemkit.io.atomic",
+    "atomic_path": "hemkit.io.atomic",
+    "check_output": "hemkit.io.atomic",
+    "write_figure": "hemkit.io.atomic",
+    "write_text": "hemkit.io.atomic",
+    "from_mergingtools": "hemkit.io.mergingtools",
+    "read_code_names": "hemkit.io.mergingtools",
+    "PerfOptions": "hemkit.io.perf_files",
+    "read_perf_runs": "hemkit.io.perf_files",
+    "check_events_supported": "hemkit.io.perf_stat",
+    "parse_perf_stat": "hemkit.io.perf_stat",
+    "read_readings": "hemkit.io.readings",
+    "sniff": "hemkit.io.readings",
+    "read_table": "hemkit.io.tidy",
+    "read_tidy": "hemkit.io.tidy",
+    "write_table": "hemkit.io.tidy",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'hemkit.io' has no attribute {name!r}")
+
 
 __all__ = [
     "PerfOptions",

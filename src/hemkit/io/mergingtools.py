@@ -9,18 +9,58 @@ columns (R writes ``NA``).
 
 from __future__ import annotations
 
+import csv
 import os
 import re
-from collections.abc import Hashable
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
-from hemkit.io.tidy import read_table
+from hemkit.io.tidy import _PARQUET_MAGIC, _regular_file, read_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _CODE = re.compile(r"^X?(\d+)(?:\.\d+)?$")
+
+
+def _plain_text(path: Path) -> bool:
+    """True for a readable text file that is not Parquet (read here without pandas)."""
+    return _regular_file(path) != _PARQUET_MAGIC
+
+
+def _csv_rows(path: Path) -> list[list[str]] | None:
+    """The rows of a small UTF-8 CSV file, or None if it is not plain CSV (the general reader then says why)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            return list(csv.reader(fh, strict=True))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+
+
+def _numeric_csv(path: Path) -> tuple[list[str], np.ndarray] | None:
+    """Header and float64 values of a CSV of plain numbers (R's ``write.csv``), or None for anything else.
+
+    None (text, ``NA``, empty cells, ragged rows, a BOM...) sends the file to the general
+    reader (pandas), which reads every case and names what is wrong.
+    """
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            header = next(csv.reader([fh.readline()], strict=True))
+            if not header or any(h.startswith("\ufeff") for h in header):
+                return None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "input contained no data": the checks say it better
+                values = np.loadtxt(fh, delimiter=",", dtype=np.float64, ndmin=2, quotechar='"')
+    except (OSError, UnicodeDecodeError, csv.Error, ValueError, StopIteration):
+        return None
+    if values.shape[0] and values.shape[1] != len(header):
+        return None
+    return header, values.reshape(-1, len(header))
 
 
 def read_code_names(path: str | os.PathLike[str]) -> dict[int, str]:
@@ -38,20 +78,37 @@ def read_code_names(path: str | os.PathLike[str]) -> dict[int, str]:
     >>> read_code_names(t2080_path("code2name.csv"))[1]
     'PROCESSOR_CYCLES'
     """
-    t = read_table(path)
-    if not {"hems", "code"} <= set(map(str, t.columns)):
-        raise InputError(f"{path}: a code table needs columns 'hems' and 'code'")
+    rows = _csv_rows(Path(path)) if _plain_text(Path(path)) else None
+    if rows is not None and rows and {"hems", "code"} <= set(rows[0]) and all(len(r) == len(rows[0]) for r in rows):
+        ci, ni = rows[0].index("code"), rows[0].index("hems")
+        cells: list[tuple[Any, Any]] = [(r[ci], r[ni] or None) for r in rows[1:]]
+    else:  # Parquet, or CSV the plain reader does not take: the general reader says what is wrong
+        t = read_table(path)
+        if not {"hems", "code"} <= set(map(str, t.columns)):
+            raise InputError(f"{path}: a code table needs columns 'hems' and 'code'")
+        cells = list(zip(t["code"], t["hems"]))
     out: dict[int, str] = {}
-    nums = pd.to_numeric(t["code"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)  # one parse, not one a row
-    for i, (code, num, name) in enumerate(zip(t["code"], nums, t["hems"]), start=2):  # line 1 is the header
-        if pd.isna(num) or not np.isfinite(num) or num != int(num):
-            raise InputError(f"{path}: line {i}: code {code!r} is not an integer")
+    for i, (code, name) in enumerate(cells, start=2):  # line 1 is the header
+        num = _number(code)
+        if num is None or not np.isfinite(num) or num != int(num):
+            shown = repr(code) if num is None else repr(num)  # a number as the number read: 1.5, inf
+            raise InputError(f"{path}: line {i}: code {shown} is not an integer")
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"{path}: line {i}: code {int(num)} has no name")
         if out.get(int(num), name) != name:
             raise InputError(f"{path}: line {i}: code {int(num)} is named twice ({out[int(num)]!r} and {name!r})")
         out[int(num)] = name
     return out
+
+
+def _number(cell: object) -> float | None:
+    """A cell as a number (text parsed), or None."""
+    if isinstance(cell, bool):
+        return None
+    try:
+        return float(cell)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
 
 
 def from_mergingtools(
@@ -90,18 +147,62 @@ def from_mergingtools(
     """
     if isinstance(n_pmcs, bool) or not isinstance(n_pmcs, int | np.integer) or n_pmcs < 1:
         raise InputError(f"pmcs (counters per group) must be an integer of at least 1, got {n_pmcs!r}")
-    source = str(data) if not isinstance(data, pd.DataFrame) else "raw table"
-    raw = read_table(data) if not isinstance(data, pd.DataFrame) else data
-    if raw.shape[1] == 0:
+    path = Path(data) if isinstance(data, str | os.PathLike) else None
+    source = str(data) if path is not None else "raw table"
+    plain = _numeric_csv(path) if path is not None and _plain_text(path) else None
+    if plain is not None:  # the usual file: numbers only, read without pandas
+        header, values = plain
+    else:
+        raw = read_table(path) if path is not None else data
+        assert not isinstance(raw, str | os.PathLike)
+        if raw.columns.has_duplicates:
+            raise InputError(f"{source}: column {str(raw.columns[raw.columns.duplicated()][0])!r} appears twice")
+        header = list(raw.columns)
+        values = _frame_numbers(raw, source, n_pmcs)
+    if len(header) == 0:
         raise InputError(f"{source}: has no columns")
-    if raw.columns.has_duplicates:
-        raise InputError(f"{source}: column {str(raw.columns[raw.columns.duplicated()][0])!r} appears twice")
-    if raw.shape[1] % n_pmcs:
+    if len(set(header)) != len(header):
+        seen: set = set()
+        dup = next(h for h in header if h in seen or seen.add(h))  # type: ignore[func-returns-value]
+        raise InputError(f"{source}: column {str(dup)!r} appears twice")
+    if len(header) % n_pmcs:
         raise InputError(
-            f"{source}: {raw.shape[1]} columns is not a multiple of {n_pmcs} counters per group; check pmcs"
+            f"{source}: {len(header)} columns is not a multiple of {n_pmcs} counters per group; check pmcs"
         )
+    names = _event_names(header, code_names, source)
+    groups: dict[Any, tuple[np.ndarray, list, np.ndarray]] = {}
+    for g in range(len(header) // n_pmcs):
+        cols = slice(g * n_pmcs, (g + 1) * n_pmcs)
+        block, events = values[:, cols], names[cols]
+        empty = np.isnan(block).all(axis=1)
+        if empty.any():
+            first = int(np.argmax(empty))
+            if not empty[first:].all():
+                raise InputError(
+                    f"{source}: group {g + 1} has an empty row {first + 1} followed by readings; "
+                    "only trailing rows may be empty"
+                )
+            block = block[:first]
+        if drop_low_mean and len(block):
+            with np.errstate(invalid="ignore"):
+                means = np.nanmean(block, axis=0) if not np.isnan(block).all() else np.full(block.shape[1], np.nan)
+            low = [e for e, m in zip(events, means) if m <= 100]
+            if low:
+                warnings.warn(
+                    f"group {g + 1}: dropped event(s) {', '.join(map(str, low))} with mean <= 100 "
+                    "(mergingTools compatibility)",
+                    HemkitWarning,
+                    stacklevel=2,
+                )
+                block = block[:, ~(means <= 100)]
+                events = [e for e, m in zip(events, means) if not m <= 100]
+        groups[g + 1] = (np.arange(1, len(block) + 1), list(events), np.array(block, copy=True))
+    return Readings._from_arrays(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
+
+
+def _event_names(header: list, code_names: dict[int, str] | None, source: str) -> list:
     names = []
-    for col in raw.columns:
+    for col in header:
         m = _CODE.match(str(col))
         if code_names is not None:
             if not m:
@@ -112,32 +213,26 @@ def from_mergingtools(
             names.append(code_names[code])
         else:
             names.append(f"X{m.group(1)}" if m else str(col))
-    groups: dict[Hashable, pd.DataFrame] = {}
-    for g in range(raw.shape[1] // n_pmcs):
-        block = raw.iloc[:, g * n_pmcs : (g + 1) * n_pmcs].copy()
-        block.columns = names[g * n_pmcs : (g + 1) * n_pmcs]
-        empty = block.isna().all(axis=1).to_numpy()
-        if empty.any():
-            first = int(np.argmax(empty))
-            if not empty[first:].all():
-                raise InputError(
-                    f"{source}: group {g + 1} has an empty row {first + 1} followed by readings; "
-                    "only trailing rows may be empty"
-                )
-            block = block.iloc[:first]
-        block.index = pd.RangeIndex(1, len(block) + 1, name="run")
-        if drop_low_mean:
-            means = block.apply(pd.to_numeric, errors="coerce").mean()
-            low = list(means.index[means <= 100])
-            if low:
-                import warnings
+    return names
 
-                warnings.warn(
-                    f"group {g + 1}: dropped event(s) {', '.join(map(str, low))} with mean <= 100 "
-                    "(mergingTools compatibility)",
-                    HemkitWarning,
-                    stacklevel=2,
-                )
-                block = block.drop(columns=low)
-        groups[g + 1] = block
-    return Readings(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
+
+def _frame_numbers(raw: pd.DataFrame, source: str, n_pmcs: int) -> np.ndarray:
+    """A raw DataFrame as float64 (empty cells NaN), or an error naming group, event and run of a non-number."""
+    import pandas as pd
+
+    out = np.empty(raw.shape, dtype=np.float64)
+    for j in range(raw.shape[1]):
+        col = raw.iloc[:, j]
+        if pd.api.types.is_numeric_dtype(col):
+            out[:, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            continue
+        num = pd.to_numeric(col, errors="coerce")
+        bad = np.flatnonzero(num.isna().to_numpy() & col.notna().to_numpy())
+        if len(bad):
+            r = int(bad[0])
+            raise InputError(
+                f"{source}: group {j // n_pmcs + 1}: event {str(raw.columns[j])!r} has a non-numeric value "
+                f"{col.iloc[r]!r} in run {r + 1}"
+            )
+        out[:, j] = num.to_numpy(dtype=np.float64, na_value=np.nan)
+    return out

@@ -35,10 +35,12 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from hemkit.core.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ["t", "event", "value", "unit", "run_time_ns", "percent", "status"]
 #: further columns of :func:`parse_perf_stat`: the CPU/core/socket/thread a line counts
@@ -429,6 +431,8 @@ def parse_perf_stat(text: str, *, fmt: str | None = None, interval: bool | None 
     """
     scan = scan_perf_stat(text, strict=False, fmt=fmt, interval=interval)
     rows = [(p.t, p.event, p.value, p.unit, p.run_time_ns, p.percent, p.status, p.aggr, p.variance) for p in scan.lines]
+    import pandas as pd
+
     table = pd.DataFrame(rows, columns=COLUMNS + EXTRA_COLUMNS)
     return table.astype({"t": float, "value": float, "run_time_ns": float, "percent": float, "variance": float})
 

@@ -29,13 +29,16 @@ import warnings
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hemkit.core.errors import HemkitError, HemkitWarning, InputError
 from hemkit.core.readings import TIDY_COLUMNS, Readings
-from hemkit.io.perf_files import PerfOptions, natural_key, read_perf_runs
 from hemkit.io.perf_stat import scan_perf_stat
+
+if TYPE_CHECKING:  # perf_files (and pandas) load only when perf stat files are read
+    from hemkit.io.perf_files import PerfOptions
 
 PathLike = str | os.PathLike[str]
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -160,6 +163,8 @@ def _as_paths(source: object) -> list[Path]:
 
 def _folder_files(folder: Path) -> list[Path]:
     try:
+        from hemkit.io.perf_files import natural_key
+
         entries = sorted(folder.iterdir(), key=natural_key)
     except OSError as exc:
         raise InputError(f"{folder}: cannot be listed ({exc.strerror or type(exc).__name__})") from None
@@ -296,14 +301,19 @@ def read_readings(
     if pmcs is not None:
         _check_int("pmcs", pmcs, 1)
     _check_int("min_runs", min_runs, 1)
-    if perf is not None and not isinstance(perf, PerfOptions):
-        raise InputError(f"perf must be a PerfOptions, got {type(perf).__name__}")
+    if perf is not None:  # whoever made one has loaded its module already
+        from hemkit.io.perf_files import PerfOptions
+
+        if not isinstance(perf, PerfOptions):
+            raise InputError(f"perf must be a PerfOptions, got {type(perf).__name__}")
     kind = sniff(paths[0]) if len(paths) == 1 else "several"
     if kind in ("folder", "several", "perf-csv", "perf-json"):
         files, where = _perf_files(paths)
         for name, value in (("pmcs", pmcs), ("codes", codes)):
             if value is not None:
                 _ignored(name, paths[0], "perf stat output")
+        from hemkit.io.perf_files import read_perf_runs
+
         return read_perf_runs(files, perf, min_runs=min_runs, drop_constant=drop_constant, source=where)
     path = paths[0]
     if kind == "database":

@@ -7,16 +7,21 @@ else CSV.
 
 from __future__ import annotations
 
+import csv
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.errors import InputError
 from hemkit.core.readings import TIDY_COLUMNS, Readings
 from hemkit.io.atomic import atomic_path
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _PARQUET = {".parquet", ".pq"}
 _PARQUET_MAGIC = b"PAR1"
@@ -80,6 +85,8 @@ def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
        a  b
     0  1  2
     """
+    import pandas as pd
+
     path = Path(os.fspath(path))
     magic = _regular_file(path)
     parquet = magic == _PARQUET_MAGIC
@@ -105,24 +112,33 @@ def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     return table
 
 
-def write_table(table: pd.DataFrame, path: str | Path, *, inputs=(), what: str = "") -> Path:
-    """Write a DataFrame as CSV or Parquet (by suffix), without the index, atomically.
+def write_table(table: pd.DataFrame | Mapping[str, np.ndarray], path: str | Path, *, inputs=(), what: str = "") -> Path:
+    """Write a table as CSV or Parquet (by suffix), without the index, atomically.
 
-    Parquet keeps every dtype (float32 stays float32); CSV writes float32 values as the
-    float64 numbers they are, so a float64 reader gets the same values back.
+    ``table`` is a DataFrame, or a mapping column name -> 1-D NumPy array of numbers (as
+    :attr:`hemkit.merge.MergeResult.arrays`), which is written without pandas.  Parquet
+    keeps every dtype (float32 stays float32); CSV writes float32 values as the float64
+    numbers they are, so a float64 reader gets the same values back.
 
     ``inputs`` are files the output may not overwrite (see :func:`hemkit.io.atomic.check_output`).
 
     Examples
     --------
     >>> import tempfile, os
+    >>> import pandas as pd
     >>> p = write_table(pd.DataFrame({"a": [1]}), os.path.join(tempfile.mkdtemp(), "t.parquet"))
     >>> read_table(p)["a"].tolist()
     [1]
+    >>> p = write_table({"a": np.array([1.5, 2.0])}, os.path.join(tempfile.mkdtemp(), "t.csv"))
+    >>> open(p).read()
+    'a\\n1.5\\n2.0\\n'
     """
     path = Path(path)
+    parquet = path.suffix.lower() in _PARQUET
     with atomic_path(path, inputs=inputs, what=what) as tmp:
-        if path.suffix.lower() in _PARQUET:
+        if isinstance(table, Mapping):
+            _write_columns(table, tmp, parquet)
+        elif parquet:
             table.to_parquet(tmp, index=False)
         else:
             # float32 columns as their exact float64 value (123456792.0, not 1.2345679e+08,
@@ -130,6 +146,26 @@ def write_table(table: pd.DataFrame, path: str | Path, *, inputs=(), what: str =
             single = [c for c, d in table.dtypes.items() if d == np.float32]
             (table.astype(dict.fromkeys(single, np.float64)) if single else table).to_csv(tmp, index=False)
     return path
+
+
+def _write_columns(columns: Mapping[str, np.ndarray], tmp: Path, parquet: bool) -> None:
+    """Columns of numbers as Parquet (pyarrow) or CSV (as pandas writes them: ``repr`` of each float64)."""
+    names = [str(c) for c in columns]
+    arrays = [np.asarray(x) for x in columns.values()]
+    if parquet:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table(dict(zip(names, arrays))), tmp)
+        return
+    with open(tmp, "w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(names)
+        n = len(arrays[0]) if arrays else 0
+        for start in range(0, n, 65536):  # rows in slices: memory stays a slice of Python floats
+            part = [x[start : start + 65536] for x in arrays]
+            cols = [(x.astype(np.float64) if x.dtype == np.float32 else x).tolist() for x in part]
+            out.writerows(zip(*cols))
 
 
 # what pandas.api.types.infer_dtype calls a column of plain values
@@ -150,11 +186,14 @@ def tidy_cells(table: pd.DataFrame, source: str | os.PathLike[str]) -> pd.DataFr
 
     Examples
     --------
+    >>> import pandas as pd
     >>> tidy_cells(pd.DataFrame({"group": [1], "run": [1], "event": ["a"], "value": [[1, 2]]}), "t.parquet")
     Traceback (most recent call last):
     ...
     hemkit.core.errors.InputError: t.parquet: column 'value' holds a list in row 0, not a value
     """
+    import pandas as pd
+
     dup = table.columns[table.columns.duplicated()]
     if len(dup):
         raise InputError(f"{source}: column {str(dup[0])!r} appears twice")

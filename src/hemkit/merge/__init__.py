@@ -16,15 +16,54 @@ Every method returns a :class:`MergeResult` whose ``data`` columns hold actual r
 
 from __future__ import annotations
 
-from hemkit.merge.api import DEFAULT_METHOD, METHODS, merge, pair_intervals
-from hemkit.merge.copula import CopulaOptions, merge_copula
-from hemkit.merge.correlation import nearest_correlation, normal_scores, pairwise_correlation
-from hemkit.merge.hrm import merge_hrm
-from hemkit.merge.intervals import IntervalOptions, with_intervals
-from hemkit.merge.joint import JointOptions, merge_joint
-from hemkit.merge.much import MuchOptions, merge_much
+from typing import TYPE_CHECKING, Any
+
+# eager: the submodule hemkit.merge.reorder would otherwise shadow the function of its name
+# (NumPy only, no pandas)
 from hemkit.merge.reorder import reorder
-from hemkit.merge.result import INTERVAL_COLUMNS, MergeResult, observed_pairs
+
+if TYPE_CHECKING:
+    from hemkit.merge.api import DEFAULT_METHOD, METHODS, merge, pair_intervals
+    from hemkit.merge.copula import CopulaOptions, merge_copula
+    from hemkit.merge.correlation import nearest_correlation, normal_scores, pairwise_correlation
+    from hemkit.merge.hrm import merge_hrm
+    from hemkit.merge.intervals import IntervalOptions, with_intervals
+    from hemkit.merge.joint import JointOptions, merge_joint
+    from hemkit.merge.much import MuchOptions, merge_much
+    from hemkit.merge.result import INTERVAL_COLUMNS, MergeResult, observed_pairs
+
+# every name loads its module on first use, so that importing one method (or the CLI) does not
+# import every method and pandas
+_LAZY = {
+    "DEFAULT_METHOD": "hemkit.merge.api",
+    "METHODS": "hemkit.merge.api",
+    "merge": "hemkit.merge.api",
+    "pair_intervals": "hemkit.merge.api",
+    "CopulaOptions": "hemkit.merge.copula",
+    "merge_copula": "hemkit.merge.copula",
+    "nearest_correlation": "hemkit.merge.correlation",
+    "normal_scores": "hemkit.merge.correlation",
+    "pairwise_correlation": "hemkit.merge.correlation",
+    "merge_hrm": "hemkit.merge.hrm",
+    "IntervalOptions": "hemkit.merge.intervals",
+    "with_intervals": "hemkit.merge.intervals",
+    "JointOptions": "hemkit.merge.joint",
+    "merge_joint": "hemkit.merge.joint",
+    "MuchOptions": "hemkit.merge.much",
+    "merge_much": "hemkit.merge.much",
+    "INTERVAL_COLUMNS": "hemkit.merge.result",
+    "MergeResult": "hemkit.merge.result",
+    "observed_pairs": "hemkit.merge.result",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'hemkit.merge' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_METHOD",

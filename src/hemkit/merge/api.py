@@ -3,26 +3,30 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
-
-import pandas as pd
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from hemkit.core.errors import InputError
 from hemkit.core.progress import ProgressLike
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike
-from hemkit.merge.copula import CopulaOptions, merge_copula
-from hemkit.merge.hrm import merge_hrm
-from hemkit.merge.intervals import IntervalOptions, with_intervals
-from hemkit.merge.joint import JointOptions, merge_joint
-from hemkit.merge.much import MuchOptions, merge_much
 from hemkit.merge.result import MergeResult
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from hemkit.merge.intervals import IntervalOptions
 
 #: every merge method, the default first
 METHODS = ("joint", "copula", "much", "hrm")
 DEFAULT_METHOD = "joint"
 
-_OPTIONS: dict[str, type] = {"much": MuchOptions, "copula": CopulaOptions, "joint": JointOptions}
+#: method -> (its module, its options dataclass): each loads when its method is asked for
+_OPTIONS: dict[str, tuple[str, str]] = {
+    "much": ("hemkit.merge.much", "MuchOptions"),
+    "copula": ("hemkit.merge.copula", "CopulaOptions"),
+    "joint": ("hemkit.merge.joint", "JointOptions"),
+}
 _TOP: dict[str, tuple[str, ...]] = {
     "much": ("n_sims", "mode", "progress"),
     "copula": ("pearson_weight",),
@@ -39,7 +43,8 @@ def _split_options(method: str, options: dict[str, Any]) -> tuple[dict[str, Any]
         if rest:
             raise InputError(f"option {next(iter(rest))!r} does not apply to hrm (it takes anchor and n)")
         return top, None
-    cls = _OPTIONS[method]
+    module, name = _OPTIONS[method]
+    cls = getattr(importlib.import_module(module), name)
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = [k for k in rest if k not in names]
     if unknown:
@@ -97,16 +102,26 @@ def _merge(readings: Readings, method: str, seed: SeedLike, level: float | None,
     stream = child(seed, method)  # by name: the merge's numbers do not depend on the intervals' and vice versa
     progress: ProgressLike = top.pop("progress", None)
     if method == "hrm":
+        from hemkit.merge.hrm import merge_hrm
+
         if not top.get("anchor"):
             raise InputError("HRM needs an anchor event (read in every group)")
         res = merge_hrm(readings, top["anchor"], n=top.get("n"))
     elif method == "much":
+        from hemkit.merge.much import merge_much
+
         res = merge_much(readings, seed=stream, options=opts, progress=progress, **top)
     elif method == "copula":
+        from hemkit.merge.copula import merge_copula
+
         res = merge_copula(readings, seed=stream, options=opts, **top)
     else:
+        from hemkit.merge.joint import merge_joint
+
         res = merge_joint(readings, seed=stream, options=opts, progress=progress)
     if level is not None:
+        from hemkit.merge.intervals import IntervalOptions, with_intervals
+
         res = with_intervals(res, readings, IntervalOptions(level=level), seed=child(seed, "intervals"))
     return res
 
@@ -128,6 +143,8 @@ def pair_intervals(
     >>> list(iv.columns)
     ['event_a', 'event_b', 'estimate', 'lower', 'upper', 'runs_together']
     """
+    from hemkit.merge.intervals import IntervalOptions
+
     opts = options or IntervalOptions()
     res = merge(readings, method, seed=seed, level=opts.level, **dict(merge_options or {}))
     assert res.pair_intervals is not None

@@ -232,13 +232,14 @@ with each seed, capped or not), so merging more runs only costs time.
 
 def _at_most(readings: Readings, runs: int, rng: np.random.Generator) -> Readings:
     """``readings`` with each group cut to at most ``runs`` runs drawn at random (in order)."""
-    if int(readings.n_runs.max()) <= runs:
+    if max(readings.run_counts.values()) <= runs:
         return readings
-    groups = {
-        g: t if len(t) <= runs else t.iloc[np.sort(rng.choice(len(t), runs, replace=False))]
-        for g, t in readings.groups.items()
-    }
-    return Readings(groups, source=readings.source, min_runs=readings.min_runs)
+    groups = {}
+    for g, grp in readings.arrays.items():
+        n = len(grp.runs)
+        keep = np.arange(n) if n <= runs else np.sort(rng.choice(n, runs, replace=False))
+        groups[g] = (grp.runs[keep], grp.events, grp.values[keep])
+    return Readings._from_arrays(groups, source=readings.source, min_runs=readings.min_runs)
 
 
 def choose_pearson_weight(

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.errors import InputError
 from hemkit.core.normal import rank_scores
 from hemkit.core.parallel import rowwise
 from hemkit.core.readings import Readings
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 OUTLIER_POLICIES = ("keep", "zscore")
 
@@ -78,7 +81,7 @@ def group_ranks(readings: Readings) -> dict:
     """
     cache = _CACHE.setdefault(readings, {})
     if "ranks" not in cache:
-        cache["ranks"] = {g: average_ranks(t.to_numpy(), axis=0) for g, t in readings.groups.items()}
+        cache["ranks"] = {g: average_ranks(grp.values, axis=0) for g, grp in readings.arrays.items()}
     return cache["ranks"]
 
 
@@ -120,13 +123,8 @@ def event_scales(readings: Readings) -> dict[str, tuple[float, float]]:
     if "scales" in cache:
         return cache["scales"]
     out: dict[str, tuple[float, float]] = {}
-    parts: dict[str, list[np.ndarray]] = {e: [] for e in readings.events}
-    for t in readings.groups.values():
-        x = t.to_numpy()
-        for j, e in enumerate(t.columns):
-            parts[e].append(x[:, j])
     for e in readings.events:
-        pooled = np.concatenate(parts[e], dtype=np.float64)
+        pooled = readings.pooled(e, dtype=np.float64)
         centre = float(np.median(pooled))
         scale = float(np.max(np.abs(pooled - centre)))
         out[e] = (centre, scale if scale > 0 and np.isfinite(scale) else 1.0)
@@ -164,11 +162,11 @@ def _group_arrays(readings: Readings, kind: str, scores: dict | None) -> dict:
     out = {}
     scales = event_scales(readings) if kind == "pearson" else {}
     ranks = group_ranks(readings) if kind == "spearman" else {}
-    for gid, table in readings.groups.items():
+    for gid, grp in readings.arrays.items():
         if kind == "pearson":
-            centre = np.array([scales[e][0] for e in table.columns])
-            scale = np.array([scales[e][1] for e in table.columns])
-            out[gid] = (table.to_numpy(dtype=np.float64) - centre) / scale
+            centre = np.array([scales[e][0] for e in grp.events])
+            scale = np.array([scales[e][1] for e in grp.events])
+            out[gid] = (grp.values.astype(np.float64) - centre) / scale
         elif kind == "spearman":
             out[gid] = ranks[gid]
         elif kind == "scores":
@@ -225,6 +223,31 @@ def pairwise_correlation(
     >>> int(n.values.min()) > 0
     True
     """
+    import pandas as pd
+
+    events = readings.events
+    corr, cnt = pairwise_matrices(readings, kind=kind, outliers=outliers, z=z, scores=scores, centre=centre)
+    return pd.DataFrame(corr, index=events, columns=events), pd.DataFrame(cnt, index=events, columns=events)
+
+
+def pairwise_matrices(
+    readings: Readings,
+    *,
+    kind: str = "pearson",
+    outliers: str = "keep",
+    z: float = 3.0,
+    scores: dict | None = None,
+    centre: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pairwise_correlation` as arrays (events in ``readings.events`` order): correlations, runs behind each.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_much
+    >>> c, n = pairwise_matrices(t2080_much())
+    >>> c.shape, int(n.min()) > 0
+    ((16, 16), True)
+    """
     if outliers not in OUTLIER_POLICIES:
         raise InputError(f"unknown outlier policy {outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
     if not (np.isfinite(z) and z > 0):
@@ -237,9 +260,9 @@ def pairwise_correlation(
     vxx = np.zeros((k, k))
     cnt = np.zeros((k, k))
     arrays = _group_arrays(readings, kind, scores)
-    for gid, table in readings.groups.items():
+    for gid, grp in readings.arrays.items():
         x = arrays[gid]
-        idx = np.array([index[e] for e in table.columns])
+        idx = np.array([index[e] for e in grp.events])
         ix = np.ix_(idx, idx)
         if outliers == "keep":  # every reading used: one product per group
             c = x - x.mean(axis=0) if centre else x
@@ -248,7 +271,7 @@ def pairwise_correlation(
             vxx[ix] += (c * c).sum(axis=0)[:, None]
             cnt[ix] += len(c)
             continue
-        m = _outlier_mask(standardized(table.to_numpy(), axis=0), outliers, z).astype(float)
+        m = _outlier_mask(standardized(grp.values, axis=0), outliers, z).astype(float)
         # centre each event on the mean of its used readings in this group
         mu = (x * m).sum(axis=0) / np.maximum(m.sum(axis=0), 1) if centre else 0.0
         c = (x - mu) * m
@@ -265,10 +288,7 @@ def pairwise_correlation(
             corr = cov / np.sqrt(np.maximum(vxx / cnt - mx**2, 0) * np.maximum(vxx.T / cnt - my**2, 0))
     corr[cnt == 0] = np.nan
     np.fill_diagonal(corr, 1.0)
-    return (
-        pd.DataFrame(np.clip(corr, -1, 1), index=events, columns=events),
-        pd.DataFrame(cnt.astype(int), index=events, columns=events),
-    )
+    return np.clip(corr, -1, 1), cnt.astype(int)
 
 
 def clip_correlation(corr: np.ndarray, *, min_eig: float = 1e-6) -> np.ndarray:
@@ -378,18 +398,23 @@ def complete_maxdet(corr: np.ndarray) -> np.ndarray:
 
 
 def assemble_target(
-    corr: pd.DataFrame,
+    corr: pd.DataFrame | np.ndarray,
     *,
     impute: str | None = None,
+    events: Sequence[str] | None = None,
 ) -> tuple[np.ndarray, list[tuple[str, str]]]:
     """Check a pairwise matrix for pairs never read together; complete it if asked.
 
-    Returns the completed matrix and the list of imputed pairs.  Without ``impute`` a
-    missing pair raises :class:`InputError` naming it.
+    ``corr`` is an events x events DataFrame, or an array with its ``events``.  Returns the
+    completed matrix and the list of imputed pairs.  Without ``impute`` a missing pair
+    raises :class:`InputError` naming it.
     """
-    c = corr.to_numpy(dtype=float)
+    if isinstance(corr, np.ndarray):
+        c, names = np.array(corr, dtype=float), list(events if events is not None else range(len(corr)))
+    else:
+        c, names = corr.to_numpy(dtype=float), list(corr.index)
     miss = np.argwhere(np.triu(np.isnan(c), 1))
-    pairs = [(corr.index[a], corr.columns[b]) for a, b in miss]
+    pairs = [(names[a], names[b]) for a, b in miss]
     if pairs and impute is None:
         a, b = pairs[0]
         more = f" (and {len(pairs) - 1} more)" if len(pairs) > 1 else ""
@@ -404,19 +429,20 @@ def assemble_target(
     return c, pairs
 
 
-def drop_dependent(corr: pd.DataFrame, dep_lvl: float) -> list[str]:
+def drop_dependent(corr: pd.DataFrame | np.ndarray, dep_lvl: float, events: Sequence[str] | None = None) -> list[str]:
     """mergingTools-compatible selection: drop events correlated above ``dep_lvl`` with an earlier kept event.
 
-    Returns the events kept.  Offered only as an opt-in compatibility mode: it throws away
-    events that hemkit otherwise keeps by repairing the matrix.
+    ``corr`` is an events x events DataFrame, or an array with its ``events``.  Returns the
+    events kept.  Offered only as an opt-in compatibility mode: it throws away events that
+    hemkit otherwise keeps by repairing the matrix.
     """
-    events = list(corr.index)
-    c = np.abs(corr.to_numpy())
+    names: list = list(corr.index) if not isinstance(corr, np.ndarray) else list(events or range(len(corr)))
+    c = np.abs(np.asarray(corr, dtype=float))
     kept: list[int] = []
-    for i in range(len(events)):  # k <= a few hundred: a loop over events, not runs or pairs
+    for i in range(len(names)):  # k <= a few hundred: a loop over events, not runs or pairs
         if not kept or np.nanmax(c[i, kept]) <= dep_lvl:
             kept.append(i)
-    return [events[i] for i in kept]
+    return [names[i] for i in kept]
 
 
 def upper(corr: np.ndarray) -> np.ndarray:
@@ -427,6 +453,8 @@ def upper(corr: np.ndarray) -> np.ndarray:
 
 def pair_labels(events: Sequence[str]) -> pd.MultiIndex:
     """(event_a, event_b) for every pair, in :func:`upper` order."""
+    import pandas as pd
+
     i, j = np.triu_indices(len(events), 1)
     ev = np.asarray(list(events), dtype=object)
     return pd.MultiIndex.from_arrays([ev[i], ev[j]], names=["event_a", "event_b"])

@@ -98,12 +98,12 @@ def _group_sums(readings: Readings) -> _GroupSums:
     s, vj, cn = np.zeros((k, k)), np.zeros((k, k)), np.zeros((k, k))
     v, c = np.zeros(k), np.zeros(k)
     parts = []
-    for table in readings.groups.values():
-        centre = np.array([scales[e][0] for e in table.columns])
-        scale = np.array([scales[e][1] for e in table.columns])
-        x = (table.to_numpy(dtype=np.float64) - centre) / scale
+    for grp in readings.arrays.values():
+        centre = np.array([scales[e][0] for e in grp.events])
+        scale = np.array([scales[e][1] for e in grp.events])
+        x = (grp.values.astype(np.float64) - centre) / scale
         dev = x - x.mean(axis=0)
-        o = np.array([index[e] for e in table.columns])
+        o = np.array([index[e] for e in grp.events])
         ix = np.ix_(o, o)
         d2 = (dev * dev).sum(axis=0)
         s[ix] += dev.T @ dev

@@ -127,10 +127,10 @@ def _patterns(readings: Readings, arrays: dict) -> tuple[list[tuple[np.ndarray, 
     index = {e: i for i, e in enumerate(readings.events)}
     acc: dict[tuple[int, ...], list] = {}
     total = 0
-    for gid, table in readings.groups.items():
+    for gid, grp in readings.arrays.items():
         x = np.asarray(arrays[gid], dtype=float)
         x = x - x.mean(axis=0)
-        key = tuple(index[e] for e in table.columns)
+        key = tuple(index[e] for e in grp.events)
         order = np.argsort(key)
         key_sorted = tuple(np.asarray(key)[order])
         s = (x.T @ x)[np.ix_(order, order)]
@@ -305,17 +305,17 @@ def _pearson_estimates(
     cnt = np.zeros((k, k))
     var = np.zeros((nb, k))  # sum of squares of each event over all its runs
     vcnt = np.zeros(k)
-    for table in readings.groups.values():
-        centre = np.array([scales[e][0] for e in table.columns])
-        scale = np.array([scales[e][1] for e in table.columns])
-        x = (table.to_numpy(dtype=np.float64) - centre) / scale
+    for grp in readings.arrays.values():
+        centre = np.array([scales[e][0] for e in grp.events])
+        scale = np.array([scales[e][1] for e in grp.events])
+        x = (grp.values.astype(np.float64) - centre) / scale
         n, kg = x.shape
         w = np.ones((1, n)) if streams is None else bootstrap_counts(n, nb, next(streams))
         mean = (w @ x) / n  # B x k_g
         # weighted co-moments of all resamples from one product: (B x n) @ (n x k_g^2)
         s = (w @ (x[:, :, None] * x[:, None, :]).reshape(n, kg * kg)).reshape(nb, kg, kg)
         s -= n * mean[:, :, None] * mean[:, None, :]
-        idx = np.array([index[e] for e in table.columns])
+        idx = np.array([index[e] for e in grp.events])
         ix = np.ix_(idx, idx)
         sxy[:, ix[0], ix[1]] += s
         diag = np.diagonal(s, axis1=1, axis2=2)

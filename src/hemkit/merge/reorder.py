@@ -9,12 +9,16 @@ events x runs (``(..., k, n)``) so that every sort runs over contiguous memory.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from hemkit.core.parallel import row_ranges, rowwise
 from hemkit.core.readings import Readings
 from hemkit.merge.correlation import standardized
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def event_values(readings: Readings, events: list[str], n: int) -> np.ndarray:
@@ -29,16 +33,10 @@ def event_values(readings: Readings, events: list[str], n: int) -> np.ndarray:
     The array is float32 when every group that read one of ``events`` is float32 (the
     readings as given, half the memory), else float64; either holds the readings exactly.
     """
-    parts: dict[str, list[np.ndarray]] = {e: [] for e in events}
-    for t in readings.groups.values():
-        x = t.to_numpy()
-        for j, e in enumerate(t.columns):
-            if e in parts:
-                parts[e].append(x[:, j])
-    single = all(d == np.float32 for d in readings.event_dtypes[list(events)])
+    single = all(readings.dtype_of(e) == np.float32 for e in events)
     out = np.empty((len(events), n), dtype=np.float32 if single else np.float64)
     for j, e in enumerate(events):  # a loop over events; each step is vectorised over runs
-        pooled = np.sort(np.concatenate(parts[e]))
+        pooled = np.sort(readings.pooled(e))
         if len(pooled) == n:
             out[j] = pooled
         else:
@@ -48,11 +46,18 @@ def event_values(readings: Readings, events: list[str], n: int) -> np.ndarray:
 
 def pooled_counts(readings: Readings) -> pd.Series:
     """Number of readings of each event over all the groups that read it."""
+    import pandas as pd
+
+    return pd.Series(reading_counts(readings), dtype=np.int64)
+
+
+def reading_counts(readings: Readings) -> dict[str, int]:
+    """:func:`pooled_counts` as a dict (no pandas)."""
     counts = dict.fromkeys(readings.events, 0)
-    for table in readings.groups.values():
-        for e in table.columns:
-            counts[e] += len(table)
-    return pd.Series(counts, dtype=np.int64)
+    for grp in readings.arrays.values():
+        for e in grp.events:
+            counts[e] += len(grp.runs)
+    return counts
 
 
 #: merged rows are capped here unless a single group is larger (see :func:`default_rows`)
@@ -74,7 +79,8 @@ def default_rows(readings: Readings) -> int:
     >>> default_rows(t2080_much())   # PROCESSOR_CYCLES was read in all 24 groups of 1000 runs
     24000
     """
-    return int(min(int(pooled_counts(readings).max()), max(int(readings.n_runs.max()), MAX_DEFAULT_ROWS)))
+    most = max(reading_counts(readings).values())
+    return int(min(most, max(max(readings.run_counts.values()), MAX_DEFAULT_ROWS)))
 
 
 def place(sorted_values: np.ndarray, sample: np.ndarray) -> np.ndarray:

@@ -15,6 +15,10 @@ Examples
 ('hrm', (1000, 16))
 >>> list(res.summary().columns)[:3]
 ['runs', 'events', 'pairs']
+
+The merged columns are NumPy arrays (:attr:`MergeResult.arrays`); ``data`` shows them as a
+DataFrame on first use, so a merge that is written and summarised (:meth:`MergeResult.row`)
+needs no pandas.
 """
 
 from __future__ import annotations
@@ -22,13 +26,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: the columns of :attr:`MergeResult.pair_intervals` (and of ``hemkit merge --pair-intervals``)
 INTERVAL_COLUMNS = ("event_a", "event_b", "estimate", "lower", "upper", "runs_together")
@@ -41,6 +47,8 @@ def frozen_mapping(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
 
 def pair_index(events: list[str]) -> pd.MultiIndex:
     """``(event_a, event_b)`` for every pair of ``events``, upper-triangle order."""
+    import pandas as pd
+
     i, j = np.triu_indices(len(events), 1)
     ev = np.asarray(events, dtype=object)
     return pd.MultiIndex.from_arrays([ev[i], ev[j]], names=["event_a", "event_b"])
@@ -60,20 +68,24 @@ def observed_pairs(readings: Readings, events: list[str] | None = None) -> pd.Da
     >>> len(obs), int(obs["runs_together"].min()) >= 1000
     (120, True)
     """
-    from hemkit.merge.correlation import pairwise_correlation
+    import pandas as pd
 
     events = list(events if events is not None else readings.events)
-    pear, support = pairwise_correlation(readings, kind="pearson")
-    spear, _ = pairwise_correlation(readings, kind="spearman")
+    support, pear, spear = observed_upper(readings, events)
+    return pd.DataFrame({"runs_together": support, "pearson": pear, "spearman": spear}, index=pair_index(events))
+
+
+def observed_upper(readings: Readings, events: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`observed_pairs` as arrays in upper-triangle order: runs together, Pearson, Spearman."""
+    from hemkit.merge.correlation import pairwise_matrices
+
+    pear, support = pairwise_matrices(readings, kind="pearson")
+    spear, _ = pairwise_matrices(readings, kind="spearman")
+    at = {e: i for i, e in enumerate(readings.events)}
+    pos = np.array([at[e] for e in events], dtype=np.int64)
     i, j = np.triu_indices(len(events), 1)
-
-    def up(frame: pd.DataFrame) -> np.ndarray:
-        return frame.loc[events, events].to_numpy()[i, j]
-
-    return pd.DataFrame(
-        {"runs_together": up(support).astype(np.int64), "pearson": up(pear), "spearman": up(spear)},
-        index=pair_index(events),
-    )
+    a, b = pos[i], pos[j]
+    return support[a, b].astype(np.int64), pear[a, b], spear[a, b]
 
 
 def table_correlations(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -81,10 +93,14 @@ def table_correlations(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
     Overflow-safe: each column is scaled to [-1, 1] around its median first.
     """
+    return matrix_correlations(data.to_numpy(dtype=float).T)
+
+
+def matrix_correlations(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`table_correlations` of an events x runs array (float64)."""
     from hemkit.merge.correlation import average_ranks
     from hemkit.merge.reorder import batch_correlation
 
-    x = data.to_numpy(dtype=float).T
     with np.errstate(invalid="ignore", divide="ignore"):
         pear = batch_correlation(x)
         spear = batch_correlation(average_ranks(x, axis=1))
@@ -97,9 +113,11 @@ class MergeResult(Result):
 
     Attributes
     ----------
+    arrays : mapping
+        Event -> its merged column (a read-only NumPy array), in column order: each column
+        holds actual readings of its event (see the method for how many rows and why).
     data : DataFrame
-        Runs x events, the merged readings (each column holds actual readings of its
-        event; see the method for how many rows and why).
+        The same runs x events table as a DataFrame (made on first use).
     method : str
         ``"hrm"``, ``"much"``, ``"copula"`` or ``"joint"``.
     params : mapping
@@ -116,12 +134,23 @@ class MergeResult(Result):
         level and method are in ``params``.
     """
 
-    data: pd.DataFrame
+    arrays: Mapping[str, np.ndarray]
     method: str
     params: Mapping[str, Any]
     diagnostics: Mapping[str, Any]
     source: Readings
     pair_intervals: pd.DataFrame | None = None
+
+    @cached_property
+    def _frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(dict(self.arrays))
+
+    @property
+    def data(self) -> pd.DataFrame:
+        """The merged table, runs x events (a shallow copy: writing into it changes nothing here)."""
+        return self._frame.copy(deep=False)
 
     @cached_property
     def observed(self) -> pd.DataFrame:
@@ -135,28 +164,28 @@ class MergeResult(Result):
     @property
     def events(self) -> list[str]:
         """The merged events, in column order."""
-        return [str(c) for c in self.data.columns]
+        return list(self.arrays)
 
     # a few DataFrame conveniences, so code written against the merged table keeps working
     @property
     def columns(self) -> pd.Index:
         """The merged table's columns (the events)."""
-        return self.data.columns
+        return self._frame.columns
 
     @property
     def shape(self) -> tuple[int, int]:
         """Runs x events of the merged table."""
-        return (int(self.data.shape[0]), int(self.data.shape[1]))
+        return (len(next(iter(self.arrays.values()))), len(self.arrays))
 
     def __len__(self) -> int:
-        return len(self.data)
+        return self.shape[0]
 
     def __getitem__(self, event: Any) -> Any:
         return self.data[event]
 
     @cached_property
     def _merged_corr(self) -> tuple[np.ndarray, np.ndarray]:
-        return table_correlations(self.data)
+        return matrix_correlations(np.vstack([np.asarray(a, dtype=np.float64) for a in self.arrays.values()]))
 
     def pairs(self) -> pd.DataFrame:
         """Per pair: runs read together, observed and merged Pearson and Spearman (and the interval).
@@ -169,6 +198,8 @@ class MergeResult(Result):
         >>> list(p.columns)
         ['runs_together', 'observed_pearson', 'merged_pearson', 'observed_spearman', 'merged_spearman']
         """
+        import pandas as pd
+
         events = self.events
         i, j = np.triu_indices(len(events), 1)
         pear, spear = self._merged_corr
@@ -189,30 +220,46 @@ class MergeResult(Result):
             out["upper"] = iv["upper"].to_numpy()
         return out
 
+    def row(self) -> dict[str, Any]:
+        """The numbers of :meth:`summary` as a dict (no pandas when there are no intervals).
+
+        Examples
+        --------
+        >>> from hemkit.datasets import t2080_hrm
+        >>> from hemkit.merge import merge_hrm
+        >>> sorted(merge_hrm(t2080_hrm(), "PROCESSOR_CYCLES").row())[:3]
+        ['events', 'pairs', 'pearson_max']
+        """
+        k = len(self.arrays)
+        i, j = np.triu_indices(k, 1)
+        _, obs_p, obs_s = observed_upper(self.source, self.events)
+        pear, spear = self._merged_corr
+        row: dict[str, Any] = {"runs": int(self.shape[0]), "events": k}
+        dp, ds = pear[i, j] - obs_p, spear[i, j] - obs_s
+        dp, ds = dp[~np.isnan(dp)], ds[~np.isnan(ds)]
+        row["pairs"] = int(len(dp))
+        row["pearson_mse"] = float(np.mean(dp**2)) if len(dp) else float("nan")
+        row["pearson_max"] = float(np.max(np.abs(dp))) if len(dp) else float("nan")
+        row["spearman_mse"] = float(np.mean(ds**2)) if len(ds) else float("nan")
+        row["spearman_max"] = float(np.max(np.abs(ds))) if len(ds) else float("nan")
+        if self.pair_intervals is not None and len(self.pair_intervals):
+            width = self.pair_intervals["upper"] - self.pair_intervals["lower"]
+            row["level"] = float(self.params.get("level", float("nan")))
+            row["median_width"] = float(width.median())
+        return row
+
     def summary(self) -> pd.DataFrame:
         """One row (the method): runs, events, pairs compared, merged vs observed MSE and max |difference|.
 
         With intervals: their level and median width too.
         """
-        p = self.pairs()
-        row: dict[str, Any] = {"runs": int(len(self.data)), "events": int(self.data.shape[1])}
-        dp = (p["merged_pearson"] - p["observed_pearson"]).dropna()
-        ds = (p["merged_spearman"] - p["observed_spearman"]).dropna()
-        row["pairs"] = int(len(dp))
-        row["pearson_mse"] = float((dp**2).mean()) if len(dp) else float("nan")
-        row["pearson_max"] = float(dp.abs().max()) if len(dp) else float("nan")
-        row["spearman_mse"] = float((ds**2).mean()) if len(ds) else float("nan")
-        row["spearman_max"] = float(ds.abs().max()) if len(ds) else float("nan")
-        if self.pair_intervals is not None and len(self.pair_intervals):
-            width = self.pair_intervals["upper"] - self.pair_intervals["lower"]
-            row["level"] = float(self.params.get("level", float("nan")))
-            row["median_width"] = float(width.median())
-        frame = pd.DataFrame([row], index=pd.Index([self.method], name="method"))
-        return frame
+        import pandas as pd
+
+        return pd.DataFrame([self.row()], index=pd.Index([self.method], name="method"))
 
     def to_frame(self) -> pd.DataFrame:
         """The merged table (a copy): runs x events."""
-        return self.data.copy()
+        return self._frame.copy()
 
     def plot(self, ax: Any = None, *, kind: str = "pearson") -> Any:
         """Merged against observed correlation per pair (with intervals as error bars when present).
@@ -253,6 +300,7 @@ def reading_dtypes(data: pd.DataFrame, readings: Readings, computed: Sequence[st
 
     Examples
     --------
+    >>> import pandas as pd
     >>> r = Readings({1: pd.DataFrame({"a": [1, 2, 4], "b": [3, 1, 2]}, dtype="float32")})
     >>> merged = pd.DataFrame({"a": [1.0, 2, 4], "b": [2.0, 3, 1]})
     >>> reading_dtypes(merged, r, computed=["b"]).dtypes.astype(str).tolist()
@@ -275,8 +323,23 @@ def reading_dtypes(data: pd.DataFrame, readings: Readings, computed: Sequence[st
     return out
 
 
+def column_dtypes(
+    columns: Mapping[str, np.ndarray], readings: Readings, computed: Sequence[str] = ()
+) -> dict[str, np.ndarray]:
+    """:func:`reading_dtypes` for a mapping event -> column (no pandas)."""
+    out = {}
+    for c, x in columns.items():
+        x = np.asarray(x)
+        single = c in readings.events and readings.dtype_of(c) == np.float32 and c not in computed
+        if not (single and x.dtype == np.float32 or not single and x.dtype == np.float64):
+            exact = single and np.array_equal(x.astype(np.float32), x)  # else keep every digit in float64
+            x = x.astype(np.float32 if exact else np.float64)
+        out[c] = x
+    return out
+
+
 def make_result(
-    data: pd.DataFrame,
+    data: pd.DataFrame | Mapping[str, np.ndarray],
     method: str,
     params: Mapping[str, Any],
     diagnostics: Mapping[str, Any],
@@ -285,13 +348,21 @@ def make_result(
 ) -> MergeResult:
     """Build a :class:`MergeResult` (observed pairs taken from ``readings``).
 
-    Each merged column gets the dtype of its event's readings, ``computed`` columns float64
+    ``data`` is the merged table, as a DataFrame or as a mapping event -> column.  Each
+    merged column gets the dtype of its event's readings, ``computed`` columns float64
     (:func:`reading_dtypes`).
     """
-    data = reading_dtypes(data.reset_index(drop=True), readings, computed)
-    data.columns = [str(c) for c in data.columns]
+    if isinstance(data, Mapping):
+        columns = {str(c): np.asarray(x) for c, x in data.items()}
+    else:
+        columns = {str(c): data[c].to_numpy() for c in data.columns}
+    arrays = {}
+    for c, x in column_dtypes(columns, readings, computed).items():
+        x = np.array(x, copy=True)  # the result's own, read-only
+        x.flags.writeable = False
+        arrays[c] = x
     return MergeResult(
-        data=data,
+        arrays=MappingProxyType(arrays),
         method=method,
         params=frozen_mapping(params),
         diagnostics=frozen_mapping(diagnostics),
@@ -302,8 +373,11 @@ def make_result(
 __all__ = [
     "INTERVAL_COLUMNS",
     "MergeResult",
+    "column_dtypes",
     "make_result",
+    "matrix_correlations",
     "observed_pairs",
+    "observed_upper",
     "pair_index",
     "reading_dtypes",
     "table_correlations",

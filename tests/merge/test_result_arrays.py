@@ -1,0 +1,68 @@
+"""MergeResult keeps its merged columns as arrays: row() is summary(), data is a copy, show_row prints as pandas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hemkit.datasets import t2080_much
+from hemkit.merge import merge
+from hemkit.merge.result import make_result
+
+
+@pytest.fixture(scope="module")
+def readings():
+    return t2080_much()
+
+
+@pytest.mark.parametrize("method", ["much", "copula", "joint"])
+def test_row_is_the_summary(readings, method):
+    res = merge(readings, method, seed=1, n=300, **({"n_sims": 30} if method == "much" else {}))
+    row = res.row()
+    summary = res.summary()
+    assert list(summary.columns) == list(row)
+    np.testing.assert_allclose(summary.iloc[0].to_numpy(dtype=float), list(row.values()), rtol=1e-12)
+    # and the pairs behind it: merged minus observed, pandas' way
+    p = res.pairs()
+    d = (p["merged_pearson"] - p["observed_pearson"]).dropna()
+    assert row["pairs"] == len(d)
+    assert row["pearson_mse"] == pytest.approx(float((d**2).mean()), rel=1e-12)
+
+
+def test_data_is_a_copy_of_read_only_arrays(readings):
+    res = merge(readings, "much", seed=1, n=300, n_sims=30)
+    first = res.arrays[res.events[0]].copy()
+    shown = res.data
+    shown.iloc[:, 0] = -1.0
+    assert np.array_equal(res.arrays[res.events[0]], first)
+    assert np.array_equal(res.data.iloc[:, 0].to_numpy(), first)
+    with pytest.raises(ValueError):
+        res.arrays[res.events[0]][0] = 1.0
+    assert res.shape == (300, 16) == res.data.shape and len(res) == 300
+
+
+def test_a_frame_and_its_columns_make_the_same_result(readings):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({e: np.sort(readings.pooled(e))[rng.permutation(24)][:24] for e in readings.events[:3]})
+    a = make_result(frame, "much", {}, {}, readings)
+    b = make_result({e: frame[e].to_numpy() for e in frame}, "much", {}, {}, readings)
+    pd.testing.assert_frame_equal(a.data, b.data)
+    assert a.row() == b.row()
+
+
+def test_show_row_prints_what_pandas_prints(capsys):
+    from hemkit.cli._options import show_row, show_table
+
+    row = {
+        "runs": 1000,
+        "events": 16,
+        "pairs": 120,
+        "pearson_mse": 0.00791712,
+        "pearson_max": 0.19594,
+        "x": float("nan"),
+    }
+    show_row("much", row, "A title", index="method")
+    plain = capsys.readouterr().out
+    show_table(pd.DataFrame([row], index=pd.Index(["much"], name="method")), "A title")
+    assert plain == capsys.readouterr().out
