@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hemkit.datasets import t2080_much
 from hemkit.merge import merge
@@ -66,3 +68,19 @@ def test_show_row_prints_what_pandas_prints(capsys):
     plain = capsys.readouterr().out
     show_table(pd.DataFrame([row], index=pd.Index(["much"], name="method")), "A title")
     assert plain == capsys.readouterr().out
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    x=st.lists(st.floats(-1e300, 1e300, allow_nan=False), min_size=1, max_size=40),
+    f32=st.booleans(),
+)
+def test_median_is_numpys_bit_for_bit(x, f32):
+    from hemkit.merge.correlation import median
+
+    with np.errstate(over="ignore"):  # float32 of a value above its range: inf, still ordered
+        a = np.array(x, dtype=np.float64).astype(np.float32 if f32 else np.float64)
+    want = np.median(a)
+    assert np.array_equal(median(a), want, equal_nan=True) and median(a).dtype == want.dtype
+    two = np.stack([a, a[::-1]])
+    assert np.array_equal(median(two, axis=1, keepdims=True), np.median(two, axis=1, keepdims=True), equal_nan=True)

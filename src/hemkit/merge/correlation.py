@@ -125,11 +125,30 @@ def event_scales(readings: Readings) -> dict[str, tuple[float, float]]:
     out: dict[str, tuple[float, float]] = {}
     for e in readings.events:
         pooled = readings.pooled(e, dtype=np.float64)
-        centre = float(np.median(pooled))
+        centre = float(median(pooled))
         scale = float(np.max(np.abs(pooled - centre)))
         out[e] = (centre, scale if scale > 0 and np.isfinite(scale) else 1.0)
     cache["scales"] = out
     return out
+
+
+def median(x: np.ndarray, axis: int | None = None, *, keepdims: bool = False) -> np.ndarray:
+    """``np.median`` of finite float data, bit for bit, without loading ``numpy.ma`` (~20 ms of a 0.3 s command).
+
+    Examples
+    --------
+    >>> float(median(np.array([4.0, 1, 3, 2]))), median(np.array([[3.0, 1, 2]]), axis=1).tolist()
+    (2.5, [2.0])
+    """
+    a = np.asarray(x)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    n = a.shape[axis]
+    k = n // 2
+    part = np.partition(a, [k - 1, k] if n % 2 == 0 and n > 1 else k, axis=axis)
+    hi = np.take(part, [k], axis=axis)
+    mid = hi if n % 2 else (np.take(part, [k - 1], axis=axis) + hi) / 2
+    return mid if keepdims else np.squeeze(mid, axis=axis)
 
 
 def standardized(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -141,7 +160,7 @@ def standardized(x: np.ndarray, axis: int = -1) -> np.ndarray:
     array([[-1.,  0.,  1.]])
     """
     x = np.asarray(x, dtype=float)
-    c = x - np.median(x, axis=axis, keepdims=True)
+    c = x - median(x, axis=axis, keepdims=True)
     s = np.max(np.abs(c), axis=axis, keepdims=True)
     return c / np.where((s > 0) & np.isfinite(s), s, 1.0)
 
@@ -252,6 +271,22 @@ def pairwise_matrices(
         raise InputError(f"unknown outlier policy {outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
     if not (np.isfinite(z) and z > 0):
         raise InputError(f"z must be a positive number, got {z}")
+    if scores is not None:
+        return _pairwise(readings, kind, outliers, z, scores, centre)
+    # from the readings alone: computed once per Readings (a merge's target and its summary's
+    # observed correlations are the same numbers); read-only, as the readings are
+    cache = _CACHE.setdefault(readings, {})
+    key = ("pairwise", kind, outliers, float(z), bool(centre))
+    if key not in cache:
+        corr, cnt = _pairwise(readings, kind, outliers, z, None, centre)
+        corr.flags.writeable = cnt.flags.writeable = False
+        cache[key] = (corr, cnt)
+    return cache[key]
+
+
+def _pairwise(
+    readings: Readings, kind: str, outliers: str, z: float, scores: dict | None, centre: bool
+) -> tuple[np.ndarray, np.ndarray]:
     events = readings.events
     index = {e: i for i, e in enumerate(events)}
     k = len(events)
