@@ -106,3 +106,15 @@ def test_pooled_and_dtype_of():
     assert r.pooled("b").tolist() == [5, 4, 9, 7, 8, 9]
     assert r.dtype_of("a") == np.float32 and r.dtype_of("b") == np.float64
     assert r.run_counts == {1: 3, 2: 3}
+
+
+def test_from_arrays_copies_unless_told_not_to():
+    values = np.array([[1.0, 4], [2, 5], [3, 7]])
+    runs = np.arange(3)
+    copied = Readings.from_arrays({1: (runs, ["a", "b"], values)})
+    values[0, 0] = 100.0
+    assert copied.arrays[1].values[0, 0] == 1.0
+    handed = Readings.from_arrays({1: (runs, ["a", "b"], values)}, copy=False)
+    assert handed.arrays[1].values is values and not values.flags.writeable
+    with pytest.raises(HemkitError, match="has 3 runs; at least 4 are needed"):
+        Readings.from_arrays({1: (runs, ["a", "b"], values)}, min_runs=4)

@@ -322,14 +322,31 @@ class Readings:
         return _check_group(gid, group, self.min_runs, self.source, self.drop_constant)
 
     @classmethod
-    def _from_arrays(
-        cls, groups: Mapping[Any, tuple[np.ndarray, Sequence, np.ndarray]], *, source: str = "", **kwargs: Any
+    def from_arrays(
+        cls,
+        groups: Mapping[Any, tuple[np.ndarray, Sequence, np.ndarray]],
+        *,
+        source: str = "",
+        copy: bool = True,
+        **kwargs: Any,
     ) -> Readings:
-        """Readings from ``gid -> (runs, events, values)`` arrays that nobody else holds (no copies)."""
+        """Readings from ``gid -> (runs, events, values)`` arrays, checked as any readings are (no pandas).
+
+        ``copy=False`` hands the arrays over without copying them (a reader that made them
+        for this): they become read-only, and nobody may change them afterwards.
+        ``kwargs`` are ``min_runs`` and ``drop_constant``.
+
+        Examples
+        --------
+        >>> r = Readings.from_arrays({1: (np.arange(3), ["a", "b"], np.array([[1.0, 4], [2, 5], [3, 7]]))})
+        >>> r.events, r.arrays[1].values.flags.writeable
+        (['a', 'b'], False)
+        """
         made = {}
         for gid, (runs, events, values) in groups.items():
             g = Group(np.asarray(runs), tuple(events), np.asarray(values))
-            object.__setattr__(g, "_owned", True)
+            if not copy:  # the constructor copies any other Group
+                object.__setattr__(g, "_owned", True)
             made[gid] = g
         return cls(made, source=source, **kwargs)
 
@@ -521,7 +538,7 @@ class Readings:
                     f"{where}: event {_q(e_names[ev_order[ci]])} {what} in run {_q(r_ids[ri])} of group {_q(gid)}"
                 )
             groups[gid] = (np.asarray(r_ids), list(e_names[ev_order]), dense)
-        return cls._from_arrays(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
+        return cls.from_arrays(groups, source=source, min_runs=min_runs, drop_constant=drop_constant, copy=False)
 
     def to_tidy(self) -> pd.DataFrame:
         """The tidy table ``group, run, event, value`` (one row per reading)."""
@@ -556,7 +573,7 @@ class Readings:
             cols = [j for j, e in enumerate(grp.events) if e in wanted]
             if cols:
                 keep[g] = (grp.runs.copy(), [grp.events[j] for j in cols], grp.values[:, cols])
-        return Readings._from_arrays(keep, source=self.source, min_runs=self.min_runs)
+        return Readings.from_arrays(keep, source=self.source, min_runs=self.min_runs, copy=False)
 
     def split_runs(self, fraction: float = 0.5, *, seed: int | None = 0) -> tuple[Readings, Readings]:
         """Split each group's runs at random into two disjoint parts.
@@ -574,8 +591,7 @@ class Readings:
             a[g] = (grp.runs[first], grp.events, grp.values[first])
             b[g] = (grp.runs[rest], grp.events, grp.values[rest])
         try:
-            return Readings._from_arrays(a, source=self.source, min_runs=self.min_runs), Readings._from_arrays(
-                b, source=self.source, min_runs=self.min_runs
-            )
+            kw: dict[str, Any] = {"source": self.source, "min_runs": self.min_runs, "copy": False}
+            return Readings.from_arrays(a, **kw), Readings.from_arrays(b, **kw)
         except InputError as exc:
             raise InputError(f"cannot split the runs in two parts: {exc}") from exc

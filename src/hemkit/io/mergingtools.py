@@ -197,7 +197,7 @@ def from_mergingtools(
                 block = block[:, ~(means <= 100)]
                 events = [e for e, m in zip(events, means) if not m <= 100]
         groups[g + 1] = (np.arange(1, len(block) + 1), list(events), np.array(block, copy=True))
-    return Readings._from_arrays(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
+    return Readings.from_arrays(groups, source=source, min_runs=min_runs, drop_constant=drop_constant, copy=False)
 
 
 def _event_names(header: list, code_names: dict[int, str] | None, source: str) -> list:

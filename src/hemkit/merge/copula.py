@@ -239,7 +239,7 @@ def _at_most(readings: Readings, runs: int, rng: np.random.Generator) -> Reading
         n = len(grp.runs)
         keep = np.arange(n) if n <= runs else np.sort(rng.choice(n, runs, replace=False))
         groups[g] = (grp.runs[keep], grp.events, grp.values[keep])
-    return Readings._from_arrays(groups, source=readings.source, min_runs=readings.min_runs)
+    return Readings.from_arrays(groups, source=readings.source, min_runs=readings.min_runs, copy=False)
 
 
 def choose_pearson_weight(
