@@ -201,7 +201,6 @@ def merge(
     a mergingTools raw CSV with --pmcs, a 'hemkit collect' database, perf stat output).
     Without INPUT the bundled NXP T2080 readings are merged (HRM data for -m hrm).
     """
-    from hemkit.datasets import T2080_ANCHOR
     from hemkit.io import check_output, write_figure, write_table
     from hemkit.merge import merge as run_merge
 
@@ -212,6 +211,8 @@ def merge(
     if method == "hrm" and not anchor:
         if inputs:
             raise click.BadParameter("-m hrm needs the anchor event read in every group", param_hint="'--anchor'")
+        from hemkit.datasets import T2080_ANCHOR
+
         anchor = T2080_ANCHOR
     options: dict[str, Any] = {}
     if method == "hrm":

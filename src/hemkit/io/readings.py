@@ -23,7 +23,6 @@ same options (``pmcs``, ``codes``, ``drop_constant``, ``min_runs``, ``perf``).
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
 import warnings
 from collections.abc import Sequence
@@ -205,6 +204,8 @@ def _ignored(what: str, path: Path, kind: str) -> None:
 
 def _load_database(path: Path, *, min_runs: int, drop_constant: bool) -> Readings:
     """A collection database, checked read-only first (a foreign SQLite file is never written to)."""
+    import sqlite3
+
     from hemkit.io.collection import load_readings
 
     # immutable: no lock, no -wal/-shm files left beside a file that is not a live database;
