@@ -60,3 +60,14 @@ def test_much_and_copula_merges_import_no_scipy(method):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 3000), size=st.integers(1, 50), seed=st.integers(0, 2**16))
+def test_rank_scores_from_a_kept_table_are_ndtris_bit_for_bit(n, size, seed):
+    """The first call for an n computes directly, later ones read the kept table: the same numbers."""
+    rng = np.random.default_rng(seed)
+    ranks = rng.integers(2, 2 * n + 1, size=size) / 2.0
+    want = ndtri(ranks / (n + 1))
+    for _ in range(3):
+        assert np.array_equal(rank_scores(ranks, n), want)

@@ -19,6 +19,8 @@ array([-1.959964,  0.      ,  1.959964])
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 # AS241 (PPND16) coefficients: central region |q| <= 0.425, then the tails in r = sqrt(-log p)
@@ -129,8 +131,9 @@ def rank_scores(ranks: np.ndarray, n: int) -> np.ndarray:
     """Van der Waerden scores ``Phi^-1(rank / (n + 1))`` of average ranks of ``n`` values.
 
     Average ranks are whole or half numbers in ``[1, n]``; their scores come from a table
-    of those ``2n - 1`` values.  Anything else (not a rank of ``n`` values) is computed
-    directly.
+    of those ``2n - 1`` values, made when the ranks outnumber it or on the second call for
+    the same ``n`` (kept for a few sizes: a merge scores many events and groups of one size).
+    Anything else (not a rank of ``n`` values) is computed directly.
 
     Examples
     --------
@@ -139,10 +142,32 @@ def rank_scores(ranks: np.ndarray, n: int) -> np.ndarray:
     """
     ranks = np.asarray(ranks, dtype=np.float64)
     twice = 2 * ranks - 2
-    if ranks.size <= 2 * n or not (np.all(twice == np.rint(twice)) and twice.min() >= 0 and twice.max() <= 2 * n - 2):
+    if not (ranks.size and np.all(twice == np.rint(twice)) and twice.min() >= 0 and twice.max() <= 2 * n - 2):
         return ndtri(ranks / (n + 1))
-    table = ndtri(np.arange(2, 2 * n + 1) / (2.0 * (n + 1)))
+    with _LOCK:
+        table = _TABLES.get(n)
+        first = table is None and ranks.size <= 2 * n and n not in _SEEN
+        if first:
+            if len(_SEEN) >= 4096:
+                _SEEN.clear()
+            _SEEN.add(n)
+    if first:  # once: fewer values than the table would hold
+        return ndtri(ranks / (n + 1))
+    if table is None:
+        # k / (2 (n + 1)) is exactly (k / 2) / (n + 1): the table holds the very scores ndtri gives
+        table = ndtri(np.arange(2, 2 * n + 1) / (2.0 * (n + 1)))
+        table.flags.writeable = False
+        with _LOCK:
+            if len(_TABLES) >= 8:
+                _TABLES.pop(next(iter(_TABLES)))
+            _TABLES[n] = table
     return table[twice.astype(np.intp)]
+
+
+#: score tables by n, kept for the next event or group of the same size (a few, ~16 n bytes each)
+_TABLES: dict[int, np.ndarray] = {}
+_SEEN: set[int] = set()
+_LOCK = threading.Lock()
 
 
 __all__ = ["ndtri", "rank_scores"]
