@@ -7,6 +7,7 @@ Everything else in hemkit builds on these; they import nothing from the rest of 
 - :mod:`hemkit.core.rng` -- the ``seed`` policy (:func:`as_generator`, :func:`spawn`, :func:`child`).
 - :mod:`hemkit.core.progress` -- the ``progress`` protocol.
 - :mod:`hemkit.core.results` -- the :class:`Result` base of every result object.
+- :mod:`hemkit.core.lazy` -- package attributes loaded on first use.
 """
 
 from hemkit.core.errors import (
@@ -18,6 +19,7 @@ from hemkit.core.errors import (
     OutputError,
     SetupError,
 )
+from hemkit.core.lazy import lazy_attributes
 
 # everything but the errors loads on first use, so that ``import hemkit`` (and ``hemkit --help``)
 # stays fast
@@ -34,13 +36,7 @@ _LAZY = {
     "spawn": "hemkit.core.rng",
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'hemkit.core' has no attribute {name!r}")
+__getattr__ = lazy_attributes("hemkit.core", _LAZY)
 
 
 __all__ = [

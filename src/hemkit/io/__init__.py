@@ -14,7 +14,9 @@
 - :mod:`hemkit.io.perf_script` -- ``perf script`` samples (text or ``perf.data``).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hemkit.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from hemkit.io.atomic import atomic_open, atomic_path, check_output, write_figure, write_text
@@ -45,13 +47,7 @@ _LAZY = {
     "write_table": "hemkit.io.tidy",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'hemkit.io' has no attribute {name!r}")
+__getattr__ = lazy_attributes("hemkit.io", _LAZY)
 
 
 __all__ = [

@@ -16,7 +16,9 @@ Every method returns a :class:`MergeResult` whose ``data`` columns hold actual r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hemkit.core.lazy import lazy_attributes
 
 # eager: the submodule hemkit.merge.reorder would otherwise shadow the function of its name
 # (NumPy only, no pandas)
@@ -56,13 +58,7 @@ _LAZY = {
     "observed_pairs": "hemkit.merge.result",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'hemkit.merge' has no attribute {name!r}")
+__getattr__ = lazy_attributes("hemkit.merge", _LAZY)
 
 
 __all__ = [
