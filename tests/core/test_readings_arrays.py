@@ -118,3 +118,16 @@ def test_from_arrays_copies_unless_told_not_to():
     assert handed.arrays[1].values is values and not values.flags.writeable
     with pytest.raises(HemkitError, match="has 3 runs; at least 4 are needed"):
         Readings.from_arrays({1: (runs, ["a", "b"], values)}, min_runs=4)
+
+
+def test_readings_pickle_and_deep_copy():
+    import copy
+    import pickle
+
+    r = Readings(
+        {"g": Group(np.array(["r1", "r2", "r3"], dtype=object), ("a", "b"), np.array([[1.0, 4], [2, 5], [3, 7]]))}
+    )
+    for back in (pickle.loads(pickle.dumps(r)), copy.deepcopy(r)):
+        assert back.events == r.events and back.source == r.source
+        pd.testing.assert_frame_equal(back["g"], r["g"])
+        assert not back.arrays["g"].values.flags.writeable

@@ -350,6 +350,11 @@ class Readings:
             made[gid] = g
         return cls(made, source=source, **kwargs)
 
+    def __reduce__(self) -> tuple:
+        """Pickle and deep-copy as the arrays (checked again on the way back)."""
+        groups = {g: (grp.runs, grp.events, grp.values) for g, grp in self._arrays.items()}
+        return (_restore, (groups, self.source, self.min_runs))
+
     # ------------------------------------------------------------------ views
     @property
     def arrays(self) -> Mapping[Hashable, Group]:
@@ -595,3 +600,8 @@ class Readings:
             return Readings.from_arrays(a, **kw), Readings.from_arrays(b, **kw)
         except InputError as exc:
             raise InputError(f"cannot split the runs in two parts: {exc}") from exc
+
+
+def _restore(groups: dict, source: str, min_runs: int) -> Readings:
+    """Readings back from :meth:`Readings.__reduce__` (the arrays are fresh copies: no copy needed)."""
+    return Readings.from_arrays(groups, source=source, min_runs=min_runs, copy=False)
