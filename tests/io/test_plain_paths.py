@@ -69,6 +69,7 @@ def test_a_raw_file_reads_as_its_table_does(tmp_path_factory, seed, n_groups, pm
         ("X1,X2\n1,2\n2,3\n", "has 2 runs; at least 3 are needed"),
         ("X1,X2\n1,2\n2,-3\n3,4\n", "event 'X2' has a negative count -3 in run 2"),
         ("X1,X2\n1,2\n2,inf\n3,4\n", "event 'X2' has an infinite value in run 2"),
+        ("X1,X2\n1,2\n#2,3\n3,4\n", "event 'X1' has a non-numeric value '#2' in run 2"),  # not a comment
     ],
 )
 def test_raw_file_errors_name_the_culprit(tmp_path, text, message):

@@ -84,3 +84,16 @@ def test_median_is_numpys_bit_for_bit(x, f32):
     assert np.array_equal(median(a), want, equal_nan=True) and median(a).dtype == want.dtype
     two = np.stack([a, a[::-1]])
     assert np.array_equal(median(two, axis=1, keepdims=True), np.median(two, axis=1, keepdims=True), equal_nan=True)
+
+
+def test_show_row_on_a_terminal_is_show_tables_rich_table(capsys, monkeypatch):
+    import sys
+
+    from hemkit.cli._options import show_row, show_table
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    row = {"runs": 1000, "pearson_mse": 0.0079171, "x": float("nan")}
+    show_row("much", row, "T", index="method")
+    rich = capsys.readouterr().out
+    show_table(pd.DataFrame([row], index=pd.Index(["much"], name="method")), "T")
+    assert rich == capsys.readouterr().out and "0.007917" in rich

@@ -174,18 +174,11 @@ def show_row(
             return "NaN" if math.isnan(v) else float_format.format(v)
         return str(v)
 
-    cells = [cell(v) for v in row.values()]
-    if sys.stdout.isatty():
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=title or None)
-        table.add_column(index)
-        for c in row:
-            table.add_column(str(c), justify="right")
-        table.add_row(label, *(c.strip() for c in cells))
-        Console().print(table)
+    if sys.stdout.isatty():  # as show_table's rich table formats a frame's cells
+        rich = [float_format.format(v) if isinstance(v, float) else str(v) for v in row.values()]
+        _rich_table(title, index, list(row), [(label, rich)])
         return
+    cells = [cell(v) for v in row.values()]
     # pandas' plain layout (DataFrame.to_string): numeric column names led by a space, columns
     # one space apart, the index name on a line of its own
     numeric = [isinstance(v, numbers.Real) and not isinstance(v, bool) for v in row.values()]
@@ -212,17 +205,25 @@ def show_table(frame: Any, title: str = "", *, float_format: str = "{:.4g}") -> 
             click.echo(title)
         click.echo(frame.to_string(float_format=lambda v: float_format.format(v)))
         return
+    index_name = frame.index.name if frame.index.name is not None else ""
+    rows = [
+        (str(idx), [float_format.format(v) if isinstance(v, float) else str(v) for v in row])
+        for idx, row in frame.iterrows()
+    ]
+    _rich_table(title, str(index_name), list(frame.columns), rows)
+
+
+def _rich_table(title: str, index: str, columns: list, rows: list[tuple[str, list[str]]]) -> None:
+    """A table on the terminal (rich): the index left, every column right-aligned."""
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title=title or None)
-    index_name = frame.index.name if frame.index.name is not None else ""
-    table.add_column(str(index_name))
-    for c in frame.columns:
+    table.add_column(index)
+    for c in columns:
         table.add_column(str(c), justify="right")
-    for idx, row in frame.iterrows():
-        cells = [float_format.format(v) if isinstance(v, float) else str(v) for v in row]
-        table.add_row(str(idx), *cells)
+    for label, cells in rows:
+        table.add_row(label, *cells)
     Console().print(table)
 
 

@@ -119,8 +119,22 @@ def _frame_values(gid: Hashable, table: Any, where: str) -> Group:
     return Group(np.array(table.index.to_numpy(), copy=True), tuple(table.columns), np.array(values, copy=True))
 
 
-def _first_repeat(runs: np.ndarray) -> Any:
-    """The first run id that repeats an earlier one, or None (no hashing of each run in Python)."""
+def first_repeat(items: Sequence | np.ndarray) -> Any:
+    """The first item that repeats an earlier one, or None (run ids, event names, column names).
+
+    Examples
+    --------
+    >>> first_repeat(["a", "b", "b", "a"]), first_repeat(np.array([3, 1, 2])), first_repeat([1, "x", 1])
+    ('b', None, 1)
+    >>> first_repeat([("cpu", 0), ("cpu", 1), ("cpu", 0)])
+    ('cpu', 0)
+    """
+    if isinstance(items, np.ndarray):
+        runs = items
+    else:  # one object per item, also when an item is a tuple
+        runs = np.empty(len(items), dtype=object)
+        for i, item in enumerate(items):
+            runs[i] = item
     try:
         _, first = np.unique(runs, return_index=True)
     except TypeError:  # ids of mixed, unorderable kinds
@@ -140,9 +154,8 @@ def _first_repeat(runs: np.ndarray) -> Any:
 def _check_group(gid: Hashable, group: Group, min_runs: int, source: str, drop_constant: bool = False) -> Group:
     where = f"{source}: group {_q(gid)}" if source else f"group {_q(gid)}"
     events = group.events
-    if len(set(events)) != len(events):
-        seen: set = set()
-        dup = next(e for e in events if e in seen or seen.add(e))  # type: ignore[func-returns-value]
+    dup = first_repeat(events) if len(set(events)) != len(events) else None
+    if dup is not None:
         raise InputError(f"{where}: event {_q(dup)} appears twice in the same group")
     if not events:
         raise InputError(f"{where}: has no events")
@@ -162,7 +175,7 @@ def _check_group(gid: Hashable, group: Group, min_runs: int, source: str, drop_c
         raise InputError(f"{where}: event {_q(events[c])} has a negative count {arr[r, c]:g} in run {_q(runs[r])}")
     if len(arr) < min_runs:
         raise InputError(f"{where}: has {len(arr)} runs; at least {min_runs} are needed")
-    repeat = _first_repeat(runs)
+    repeat = first_repeat(runs)
     if repeat is not None:
         raise InputError(f"{where}: run {_q(repeat)} appears twice")
     const = np.ptp(arr, axis=0) == 0

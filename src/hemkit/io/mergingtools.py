@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hemkit.core.errors import HemkitWarning, InputError
-from hemkit.core.readings import Readings
+from hemkit.core.readings import Readings, first_repeat
 from hemkit.io.tidy import _PARQUET_MAGIC, _regular_file, read_table
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _numeric_csv(path: Path) -> tuple[list[str], np.ndarray] | None:
                 return None
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # "input contained no data": the checks say it better
-                values = np.loadtxt(fh, delimiter=",", dtype=np.float64, ndmin=2, quotechar='"')
+                values = np.loadtxt(fh, delimiter=",", dtype=np.float64, ndmin=2, quotechar='"', comments=None)
     except (OSError, UnicodeDecodeError, csv.Error, ValueError, StopIteration):
         return None
     if values.shape[0] and values.shape[1] != len(header):
@@ -161,9 +161,8 @@ def from_mergingtools(
         values = _frame_numbers(raw, source, n_pmcs)
     if len(header) == 0:
         raise InputError(f"{source}: has no columns")
-    if len(set(header)) != len(header):
-        seen: set = set()
-        dup = next(h for h in header if h in seen or seen.add(h))  # type: ignore[func-returns-value]
+    dup = first_repeat(header) if len(set(header)) != len(header) else None
+    if dup is not None:
         raise InputError(f"{source}: column {str(dup)!r} appears twice")
     if len(header) % n_pmcs:
         raise InputError(
