@@ -44,7 +44,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.errors import InputError
 from hemkit.core.normal import ndtri
@@ -364,7 +363,7 @@ def merge_copula(
         "repaired": bool(prob.repaired),
         "imputed": [(str(a), str(b)) for a, b in prob.imputed],
     }
-    return make_result(pd.DataFrame(merged.T, columns=prob.events), "copula", params, diagnostics, readings)
+    return make_result(dict(zip(prob.events, merged)), "copula", params, diagnostics, readings)
 
 
 __all__ = ["CopulaOptions", "choose_pearson_weight", "iman_conover", "merge_copula", "white_scores", "whiten"]

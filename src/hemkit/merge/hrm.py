@@ -18,7 +18,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
@@ -101,6 +100,6 @@ def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> Merge
             columns[event] = table[event].to_numpy()[order]
     pooled = np.concatenate(anchors)
     anchor_col = quantile_type2(pooled, np.linspace(0, 1, n))
-    merged = pd.DataFrame({anchor: anchor_col, **columns})
+    merged = {anchor: anchor_col, **columns}
     # the anchor's quantiles may average two readings: float64, whatever the readings' dtype
     return make_result(merged, "hrm", {"anchor": anchor, "n": n}, {"ignored": ignored}, readings, computed=[anchor])

@@ -41,7 +41,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.errors import InputError
 from hemkit.core.normal import rank_scores
@@ -542,7 +541,7 @@ def merge_joint(
         "repaired": repaired,
         "imputed": [(str(a), str(b)) for a, b in imputed],
     }
-    return make_result(pd.DataFrame(merged.T, columns=events), "joint", params, diagnostics, readings)
+    return make_result(dict(zip(events, merged)), "joint", params, diagnostics, readings)
 
 
 __all__ = [

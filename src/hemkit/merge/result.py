@@ -290,13 +290,7 @@ class MergeResult(Result):
 
 
 def reading_dtypes(data: pd.DataFrame, readings: Readings, computed: Sequence[str] = ()) -> pd.DataFrame:
-    """``data`` with each event's column float32 when its readings are, else float64.
-
-    A column of actual readings (MUCH, copula, joint, HRM's non-anchor events: each value
-    only moved) is float32 when every group that read its event is float32
-    (:attr:`hemkit.Readings.event_dtypes`).  ``computed`` columns (HRM's anchor quantiles,
-    which may average two readings) and any other column are float64, whatever the data,
-    so a table's schema never depends on its values.  Values never change.
+    """``data`` with each event's column float32 when its readings are, else float64 (:func:`column_dtypes`).
 
     Examples
     --------
@@ -306,17 +300,10 @@ def reading_dtypes(data: pd.DataFrame, readings: Readings, computed: Sequence[st
     >>> reading_dtypes(merged, r, computed=["b"]).dtypes.astype(str).tolist()
     ['float32', 'float64']
     """
-    dtypes = readings.event_dtypes
-    changed = {}
-    for c, have in data.dtypes.items():
-        single = c in dtypes.index and dtypes[c] == np.float32 and c not in computed
-        if single and have == np.float32 or not single and have == np.float64:
-            continue  # already right (the usual case: no copy of a large table)
-        x = data[c].to_numpy()
-        exact = single and np.array_equal(x.astype(np.float32), x)  # else keep every digit in float64
-        changed[c] = x.astype(np.float32 if exact else np.float64)
+    columns = {c: data[c].to_numpy() for c in data.columns}
+    changed = {c: x for c, x in column_dtypes(columns, readings, computed).items() if x is not columns[c]}
     if not changed:
-        return data
+        return data  # already right (the usual case: no copy of a large table)
     out = data.copy(deep=False)
     for c, x in changed.items():
         out[c] = x
@@ -326,7 +313,15 @@ def reading_dtypes(data: pd.DataFrame, readings: Readings, computed: Sequence[st
 def column_dtypes(
     columns: Mapping[str, np.ndarray], readings: Readings, computed: Sequence[str] = ()
 ) -> dict[str, np.ndarray]:
-    """:func:`reading_dtypes` for a mapping event -> column (no pandas)."""
+    """Each event's column float32 when its readings are, else float64; values never change.
+
+    A column of actual readings (MUCH, copula, joint, HRM's non-anchor events: each value
+    only moved) is float32 when every group that read its event is float32
+    (:meth:`hemkit.Readings.dtype_of`).  ``computed`` columns (HRM's anchor quantiles,
+    which may average two readings) and any other column are float64, whatever the data,
+    so a table's schema never depends on its values.  A column already right is returned
+    as it is (no copy).
+    """
     out = {}
     for c, x in columns.items():
         x = np.asarray(x)
@@ -350,7 +345,7 @@ def make_result(
 
     ``data`` is the merged table, as a DataFrame or as a mapping event -> column.  Each
     merged column gets the dtype of its event's readings, ``computed`` columns float64
-    (:func:`reading_dtypes`).
+    (:func:`column_dtypes`).
     """
     if isinstance(data, Mapping):
         columns = {str(c): np.asarray(x) for c, x in data.items()}
