@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hemkit import HemkitError, Readings
+from hemkit.core.errors import HemkitWarning, InputError
 
 
 def tidy(rows):
@@ -69,7 +70,6 @@ def test_tidy_round_trip_property(n_groups, n_runs, n_events, seed):
         ([(1, r, "a", np.nan if r == 1 else r) for r in range(4)], "event 'a' has NaN in run 1 of group 1"),
         ([(1, r, "a", np.inf if r == 1 else r) for r in range(4)], "event 'a' has an infinite value in run 1"),
         ([(1, r, "a", -5.0 if r == 3 else r) for r in range(4)], "event 'a' has a negative count -5 in run 3"),
-        ([(1, r, "a", 7.0) for r in range(4)], "event 'a' is constant (7)"),
         ([(1, r, "a", r) for r in range(2)], "group 1: has 2 runs; at least 3 are needed"),
         (
             [(1, r, "a", r) for r in range(4)] + [(1, r, "b", r * r) for r in range(3)],
@@ -250,7 +250,6 @@ F32_ERRORS = [
     ({"a": [1.0, np.nan, 3], "b": [1.0, 2, 3]}, "group 1: event 'a' has NaN in run 1"),
     ({"a": [1.0, np.inf, 3], "b": [1.0, 2, 3]}, "group 1: event 'a' has an infinite value in run 1"),
     ({"a": [1.0, -1.5, 3], "b": [1.0, 2, 3]}, "group 1: event 'a' has a negative count -1.5 in run 1"),
-    ({"a": [1.1, 1.1, 1.1], "b": [1.0, 2, 3]}, "group 1: event 'a' is constant (1.1) in every run"),
 ]
 
 
@@ -282,3 +281,47 @@ def test_float32_survives_drop_constant_split_and_select():
     a, b = r.split_runs(0.5, seed=0)
     assert (a[1].dtypes == np.float32).all() and (b[1].dtypes == np.float32).all()
     assert (r.select_events(["a"])[1].dtypes == np.float32).all()
+
+
+def test_constant_events_are_kept_as_data_and_refused_only_by_what_needs_variation():
+    g = {
+        1: pd.DataFrame({"a": [1.0, 2, 3], "b": [0.0, 0, 0]}),
+        2: pd.DataFrame({"a": [2.0, 1, 3], "c": [45.0, 45, 45]}),
+        3: pd.DataFrame({"b": [0.0, 1, 0], "c": [45.0, 45, 45]}),
+    }
+    r = Readings(g, source="plan.db")
+    assert r.events == ["a", "b", "c"]
+    assert r.constant == ((1, "b", 0.0), (2, "c", 45.0), (3, "c", 45.0))
+    assert r.constant_everywhere() == ["c"]
+    # a-b only in group 1 (b constant there); a-c only where c is constant everywhere: not "lost", c goes
+    assert r.pairs_lost_by_dropping() == {("a", "b"): (1, "b")}
+    with pytest.raises(InputError) as exc:
+        r.check_varying()
+    text = str(exc.value)
+    assert "plan.db: event 'b' is constant (0) in every run of group 1" in text
+    assert "event 'c' is constant (45) in every run of groups 2, 3" in text
+    assert "'a' and 'b'" in text and "group 1 was their only reading together" in text
+    assert [f.param for f in exc.value.fixes] == ["drop_constant", "impute"]
+    with pytest.warns(HemkitWarning, match="dropped constant"):
+        dropped = Readings(g, source="plan.db", drop_constant=True)
+    assert dropped.events == ["a", "b"] and dropped.constant == ()
+    assert dropped.dropped_constant == ((1, "b", 0.0), (2, "c", 45.0), (3, "c", 45.0))
+    assert dropped.missing_pairs() == [("a", "b")]
+    assert dropped.why_missing("a", "b") == (
+        "dropping constant 'b' in group 1 removed the only reading of 'a' with 'b'"
+    )
+    with pytest.raises(InputError, match="events 'a' and 'b' .*were never read together") as exc:
+        dropped.check_pairs()
+    assert exc.value.fixes[0].param == "impute"
+    assert dropped.check_pairs("maxdet") == [("a", "b")]
+
+
+def test_a_long_list_of_unread_pairs_names_ten_and_keeps_all_in_details():
+    events = [f"e{i}" for i in range(8)]
+    g = {i: pd.DataFrame({e: np.arange(3.0) * (i + 1) + j for j, e in enumerate(events[i : i + 1])}) for i in range(8)}
+    g = {i: df.assign(x=[1.0, 3, 2]) for i, df in g.items()}  # every event read only with x
+    r = Readings(g)
+    with pytest.raises(InputError) as exc:
+        r.check_pairs()
+    assert "28 pairs of events were never read together" in str(exc.value) and "(and 18 more)" in str(exc.value)
+    assert len(exc.value.details) == 28

@@ -151,7 +151,7 @@ def test_drop_constant_on_a_raw_file(cli, tmp_path):
     res = cli(["merge", raw, "--pmcs", "2", "-m", "much", "--n-sims", "30", "--drop-constant", "-q"])
     assert res.exit_code == 0, res.stderr
     assert "dropped constant event(s) 'X3'" in res.stderr
-    assert "merged into" in res.stdout and "dropped: 1 (see warnings)" in res.stdout
+    assert "merged into" in res.stdout and "dropped: 1 constant event(s) in 1 group(s) ('X3')" in res.stdout
 
 
 def test_few_simulations_warn(cli):

@@ -58,6 +58,52 @@ def fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+def _option_for(command: click.Command | None, param: str, value: Any) -> str | None:
+    """``--drop-constant`` or ``--impute maxdet``: the option of ``command`` that sets library ``param``."""
+    if command is None:
+        return None
+    for p in command.params:
+        if isinstance(p, click.Option) and p.name == param and not p.hidden:
+            flag = max(p.opts, key=len)  # the long spelling
+            if p.is_flag:
+                return flag
+            return f"{flag} {value}"
+    return None
+
+
+def render_error(exc: HemkitError, command: click.Command | None) -> str:
+    """An error's message with each fix named as an option of ``command`` (fixes it lacks are left out).
+
+    Examples
+    --------
+    >>> from hemkit.core.errors import Fix, InputError
+    >>> cmd = click.Command("x", params=[click.Option(["--drop-constant"], is_flag=True)])
+    >>> render_error(InputError("event 'a' is constant", fix=Fix("drop_constant")), cmd)
+    "event 'a' is constant; pass --drop-constant"
+    >>> render_error(InputError("pair never read", fix=Fix("impute", "maxdet")), cmd)
+    'pair never read'
+    """
+    options = [o for o in (_option_for(command, f.param, f.value) for f in exc.fixes) if o]
+    if not exc.fixes:
+        return str(exc)
+    return exc.message + (f"; pass {' '.join(options)}" if options else "")
+
+
+def _details_file(exc: HemkitError) -> str:
+    """Write an error's whole list (its ``details``) to a file and name it, or '' when there is none."""
+    if not exc.details:
+        return ""
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix="hemkit-error-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write("\n".join(exc.details) + "\n")
+    except OSError:
+        return ""
+    return f" (all {len(exc.details)} in {name})"
+
+
 def _one_line_warning(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
     """Every warning a command lets through is one line on stderr (never Python's two-line form)."""
     from hemkit.core.errors import HemkitWarning
@@ -119,6 +165,20 @@ class _HemkitGroup(click.Group):
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
 
+    def _leaf(self, args: list[str]) -> click.Command | None:
+        """The command the arguments ran (``mpx score`` for ``hemkit mpx score ...``), or None."""
+        cmd: click.Command = self
+        for token in args:
+            if token == "--":
+                break
+            if token.startswith("-") or not isinstance(cmd, click.Group):
+                continue
+            sub = cmd.get_command(click.Context(cmd), token)
+            if sub is None:
+                break
+            cmd = sub
+        return None if cmd is self else cmd
+
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
         """Run the command; every way it can end is one line and an exit code.
 
@@ -140,7 +200,7 @@ class _HemkitGroup(click.Group):
         except click.ClickException as exc:
             fail(exc.format_message())
         except HemkitError as exc:
-            fail(str(exc))
+            fail(render_error(exc, self._leaf(sys.argv[1:] if args is None else list(args))) + _details_file(exc))
         except KeyboardInterrupt:
             click.echo("hemkit: interrupted", err=True)
             sys.exit(130)

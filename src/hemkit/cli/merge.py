@@ -103,9 +103,27 @@ def _distinct_outputs(**paths: str | None) -> None:
         seen[key] = name
 
 
-def _dropped(caught: list[str]) -> str:
-    drops = [m for m in caught if "dropped" in m]
-    return f"dropped: {len(drops)} (see warnings)" if drops else "dropped: nothing"
+def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
+    """What the command left out or filled in, counted and named (the end of its one summary line)."""
+    parts = []
+    const = list(getattr(readings, "dropped_constant", ()))
+    if const:
+        events = list(dict.fromkeys(e for _, e, _ in const))
+        gone = [e for e in events if e not in readings.events]
+        groups = len({g for g, _, _ in const})
+        what = f"{len(const)} constant event(s) in {groups} group(s) ({', '.join(map(repr, events))})"
+        if gone:
+            what += f", leaving out {', '.join(map(repr, gone))} entirely (constant in every run)"
+        parts.append(what)
+    other = [m for m in caught if "dropped" in m and "dropped constant event" not in m]
+    if other:
+        parts.append(f"{len(other)} more (see warnings)")
+    text = f"dropped: {'; '.join(parts)}" if parts else "dropped: nothing"
+    imputed = list(imputed or ())
+    if imputed:
+        shown = ", ".join(f"{a!r}/{b!r}" for a, b in imputed[:5]) + (" ..." if len(imputed) > 5 else "")
+        text += f"; imputed {len(imputed)} pair(s) never read together ({shown}): their correlations are not data"
+    return text
 
 
 @click.command()
@@ -258,7 +276,7 @@ def merge(
     click.echo(
         f"{method}: read {len(readings)} groups ({n_runs} runs, {len(readings.events)} events) from {source}; "
         f"merged into {rows_note} x {n_events} events; wrote {', '.join(written) or 'nothing'}; "
-        f"{_dropped(messages)}"
+        f"{_dropped(messages, readings, res.diagnostics.get('imputed'))}"
     )
 
 

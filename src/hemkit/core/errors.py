@@ -28,9 +28,61 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A way out of an error: pass the library parameter ``param`` with ``value``.
+
+    The library names it in its own words (``pass drop_constant=True``); the command line
+    names the option of the running command that sets that parameter (``pass
+    --drop-constant``), and leaves it out when the command has no such option, so a hint
+    never names an option the user cannot give.
+
+    Examples
+    --------
+    >>> str(InputError("group 1: event 'a' is constant", fix=Fix("drop_constant", True)))
+    "group 1: event 'a' is constant; pass drop_constant=True"
+    """
+
+    param: str
+    value: Any = True
+
+    def library(self) -> str:
+        """The fix in the library's words: ``drop_constant=True``."""
+        return f"{self.param}={self.value!r}"
+
 
 class HemkitError(Exception):
-    """A problem with the user's input or environment, explained in one line."""
+    """A problem with the user's input or environment, explained in one line.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, naming the file, group, run, event, pair or parameter at fault.
+    fix : Fix or sequence of Fix, optional
+        The parameter(s) that, given together, would get past it; appended to the message as
+        ``; pass P=V`` (or ``; pass P=V and Q=W``).  :attr:`message` is the text without them.
+    details : sequence of str, optional
+        The whole list when the message names only the first items (every pair never read
+        together, one per line): the command line writes it to a file and names the file.
+    """
+
+    def __init__(
+        self, message: Any = "", *, fix: Fix | Sequence[Fix] | None = None, details: Sequence[str] | None = None
+    ):
+        super().__init__(message)
+        self.message = str(message)
+        self.fixes: tuple[Fix, ...] = (fix,) if isinstance(fix, Fix) else tuple(fix or ())
+        self.details: tuple[str, ...] = tuple(details or ())
+
+    def __str__(self) -> str:
+        if not self.fixes:
+            return self.message
+        return f"{self.message}; pass {' and '.join(f.library() for f in self.fixes)}"
 
 
 class InputError(HemkitError, ValueError):
@@ -59,6 +111,7 @@ class HemkitWarning(UserWarning):
 
 __all__ = [
     "DesignError",
+    "Fix",
     "HemkitError",
     "HemkitWarning",
     "InputError",

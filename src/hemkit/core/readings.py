@@ -11,8 +11,12 @@ command that reads a file, merges and writes (``hemkit merge raw.csv -m much``) 
 for it.
 
 Construction validates the data and raises :class:`hemkit.InputError` naming the
-culprit: a duplicate event in a group, NaN/inf, non-numeric or negative counts, an
-event that is constant within a group, a group with fewer than ``min_runs`` runs.
+culprit: a duplicate event in a group, NaN/inf, non-numeric or negative counts, a group
+with fewer than ``min_runs`` runs.  An event constant within a group (a tracepoint that
+fires 45 times in every run, no migration in any run) is ordinary data and is kept
+(:attr:`Readings.constant` lists them); only what needs variation -- a merge, a
+correlation -- refuses it (:meth:`Readings.check_varying`), and ``drop_constant=True``
+drops such events on reading.
 """
 
 from __future__ import annotations
@@ -151,6 +155,11 @@ def first_repeat(items: Sequence | np.ndarray) -> Any:
     return runs[int(np.argmax(repeat))]
 
 
+def _count(value: float) -> str:
+    """A count in a message: an integer as itself, anything else in at most 6 significant digits."""
+    return f"{value:.0f}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:.6g}"
+
+
 def _check_group(gid: Hashable, group: Group, min_runs: int, source: str, drop_constant: bool = False) -> Group:
     where = f"{source}: group {_q(gid)}" if source else f"group {_q(gid)}"
     events = group.events
@@ -178,18 +187,21 @@ def _check_group(gid: Hashable, group: Group, min_runs: int, source: str, drop_c
     repeat = first_repeat(runs)
     if repeat is not None:
         raise InputError(f"{where}: run {_q(repeat)} appears twice")
-    const = np.ptp(arr, axis=0) == 0
-    if const.any() and drop_constant:
-        dropped = [e for e, c in zip(events, const) if c]
-        warnings.warn(f"{where}: dropped constant event(s) {', '.join(map(_q, dropped))}", HemkitWarning, stacklevel=3)
-        arr = arr[:, ~const]
-        events = tuple(e for e, c in zip(events, const) if not c)
-    elif const.any():
-        c = int(np.argmax(const))
-        raise InputError(
-            f"{where}: event {_q(events[c])} is constant ({arr[0, c]:g}) in every run; "
-            "it carries no correlation information, drop it"
-        )
+    if drop_constant:
+        const = np.ptp(arr, axis=0) == 0
+        if const.any():
+            dropped = [e for e, c in zip(events, const) if c]
+            warnings.warn(
+                f"{where}: dropped constant event(s) {', '.join(map(_q, dropped))}", HemkitWarning, stacklevel=3
+            )
+            gone = tuple((e, float(v)) for e, v, c in zip(events, arr[0], const) if c)
+            arr = arr[:, ~const]
+            events = tuple(e for e, c in zip(events, const) if not c)
+            arr.flags.writeable = False
+            runs.flags.writeable = False
+            kept = Group(runs, events, arr)
+            object.__setattr__(kept, "_dropped", gone)
+            return kept
     arr.flags.writeable = False
     runs.flags.writeable = False
     return Group(runs, events, arr)
@@ -275,7 +287,8 @@ class Readings:
         Fewest runs a group may have.
     drop_constant : bool, default False
         Drop events that are constant within a group (with a warning; a group left without
-        events is dropped) instead of raising.  Such events carry no correlation information.
+        events is dropped).  By default they are kept as the data they are (see
+        :attr:`constant`); what needs variation (a merge) refuses them.
 
     A group whose every column is float32 is kept float32 (e.g. a float32 Parquet column:
     half the memory, and merged columns come back float32, see :attr:`event_dtypes`); any
@@ -307,14 +320,17 @@ class Readings:
     drop_constant: bool = False
     _events: tuple = field(init=False, repr=False)
     _arrays: Mapping[Any, Group] = field(init=False, repr=False)
+    _dropped: tuple = field(init=False, repr=False, default=())
 
     def __post_init__(self) -> None:
         if not self.groups:
             raise InputError(f"{self.source or 'readings'}: no groups")
         checked = {gid: self._checked(gid, t) for gid, t in self.groups.items()}
+        dropped = [(gid, e, v) for gid, g in checked.items() for e, v in getattr(g, "_dropped", ())]
+        object.__setattr__(self, "_dropped", tuple(dropped))
         checked = {gid: g for gid, g in checked.items() if g.events}
         if not checked:
-            raise InputError(f"{self.source or 'readings'}: every event is constant")
+            raise InputError(f"{self.source or 'readings'}: every event is constant in every run of its group")
         object.__setattr__(self, "_arrays", MappingProxyType(checked))
         object.__setattr__(self, "groups", FrozenGroups(checked))
         events: dict[str, None] = {}
@@ -390,6 +406,129 @@ class Readings:
         return np.concatenate(parts, dtype=dtype)
 
     @property
+    def constant(self) -> tuple[tuple[Hashable, str, float], ...]:
+        """``(group, event, value)`` of every event constant in every run of a group, in group order.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> Readings({7: pd.DataFrame({"a": [1.0, 2, 3], "b": [0.0, 0, 0]})}).constant
+        ((7, 'b', 0.0),)
+        """
+        found = []
+        for gid, g in self._arrays.items():
+            if len(g.values):
+                const = np.flatnonzero(np.ptp(g.values, axis=0) == 0)
+                found += [(gid, g.events[c], float(g.values[0, c])) for c in const]
+        return tuple(found)
+
+    @property
+    def dropped_constant(self) -> tuple[tuple[Hashable, str, float], ...]:
+        """``(group, event, value)`` of every constant event ``drop_constant=True`` dropped on reading.
+
+        Examples
+        --------
+        >>> import pandas as pd, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     r = Readings({1: pd.DataFrame({"a": [1.0, 2, 3], "b": [0.0, 0, 0]})}, drop_constant=True)
+        >>> r.dropped_constant, r.events
+        (((1, 'b', 0.0),), ['a'])
+        """
+        return self._dropped
+
+    def check_varying(self, purpose: str = "a merge") -> None:
+        """Raise :class:`InputError` naming every event constant within a group (``purpose`` needs variation).
+
+        The error carries the fix ``drop_constant=True`` (drop them on reading) and, where
+        dropping them would leave a pair of events never read together, names that pair and
+        the group whose constant event was its only reading.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> r = Readings({1: pd.DataFrame({"a": [1.0, 2, 3], "b": [4.0, 4, 4]})}, source="x.csv")
+        >>> try:
+        ...     r.check_varying()
+        ... except InputError as exc:
+        ...     print(exc.message.split("; ")[0], exc.fixes)
+        x.csv: event 'b' is constant (4) in every run of group 1 (Fix(param='drop_constant', value=True),)
+        """
+        const = self.constant
+        if not const:
+            return
+        from hemkit.core.errors import Fix
+
+        where = f"{self.source}: " if self.source else ""
+        by_event: dict[str, list] = {}
+        for g, e, v in const:
+            by_event.setdefault(e, []).append((g, v))
+        parts = []
+        for e, found in by_event.items():
+            values = sorted({_count(v) for _, v in found})
+            groups = ", ".join(_q(g) for g, _ in found[:8]) + (f" ... ({len(found)} groups)" if len(found) > 8 else "")
+            parts.append(
+                f"event {_q(e)} is constant ({', '.join(values[:3])}) in every run of "
+                f"group{'s' if len(found) > 1 else ''} {groups}"
+            )
+        lost = self.pairs_lost_by_dropping()
+        fixes = [Fix("drop_constant", True)]
+        why = ""
+        if lost:
+            (a, b), (g, e) = next(iter(lost.items()))
+            n = len(lost)
+            why = (
+                f"; dropping them leaves {n} pair{'s' if n > 1 else ''} never read together, e.g. {_q(a)} and "
+                f"{_q(b)} (constant {_q(e)} in group {_q(g)} was their only reading together), to be filled "
+                "from the others"
+            )
+            fixes.append(Fix("impute", "maxdet"))
+        raise InputError(
+            f"{where}{'; '.join(parts)}; {purpose} cannot use an event constant within a group "
+            f"(it shows no correlation){why}",
+            fix=fixes,
+        )
+
+    def pairs_lost_by_dropping(self) -> dict[tuple[str, str], tuple[Hashable, str]]:
+        """Pairs read together only where one of them is constant: ``(a, b) -> (group, constant event)``.
+
+        Dropping the constant events (``drop_constant=True``) leaves these pairs never read
+        together; a merge then needs them imputed.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> r = Readings({1: pd.DataFrame({"a": [1.0, 2, 3], "b": [0.0, 0, 0]}),
+        ...               2: pd.DataFrame({"a": [1.0, 2, 5], "b": [1.0, 0, 2]}),
+        ...               3: pd.DataFrame({"a": [1.0, 3, 2], "c": [0.0, 0, 0]})})
+        >>> r.pairs_lost_by_dropping()
+        {('a', 'c'): (3, 'c')}
+        """
+        varying: set[tuple[str, str]] = set()
+        only: dict[tuple[str, str], tuple[Hashable, str]] = {}
+        const = set((g, e) for g, e, _ in self.constant)
+        order = {e: i for i, e in enumerate(self._events)}
+        for gid, g in self._arrays.items():
+            ev = sorted(g.events, key=order.__getitem__)
+            for i, a in enumerate(ev):
+                for b in ev[i + 1 :]:
+                    if (gid, a) in const or (gid, b) in const:
+                        only.setdefault((a, b), (gid, a if (gid, a) in const else b))
+                    else:
+                        varying.add((a, b))
+        everywhere = self.constant_everywhere()
+        return {
+            pair: why
+            for pair, why in only.items()
+            if pair not in varying and pair[0] not in everywhere and pair[1] not in everywhere
+        }
+
+    def constant_everywhere(self) -> list[str]:
+        """Events constant in every run of every group that read them (their merged column would be constant)."""
+        const = {(g, e) for g, e, _ in self.constant}
+        return [e for e in self._events if all((g, e) in const for g, grp in self._arrays.items() if e in grp.events)]
+
+    @property
     def events(self) -> list[str]:
         """All events, in order of first appearance."""
         return list(self._events)
@@ -461,6 +600,59 @@ class Readings:
         i, j = np.nonzero(np.triu(m.T @ m == 0, 1))
         ev = self.events
         return [(ev[a], ev[b]) for a, b in zip(i, j)]
+
+    def why_missing(self, a: str, b: str) -> str:
+        """Why ``a`` and ``b`` are never read together: the constant event dropped from their only group, or ''."""
+        for gid, e, _ in self._dropped:
+            other = b if e == a else a if e == b else None
+            if other is None:
+                continue
+            grp = self._arrays.get(gid)
+            if (grp is not None and other in grp.events) or (gid, other) in {(g, x) for g, x, _ in self._dropped}:
+                return f"dropping constant {_q(e)} in group {_q(gid)} removed the only reading of {_q(a)} with {_q(b)}"
+        return ""
+
+    def check_pairs(self, impute: str | None = None) -> list[tuple[str, str]]:
+        """The pairs never read together; raise :class:`InputError` naming them all unless ``impute`` fills them.
+
+        The message names up to ten pairs (every pair is in the error's ``details``), says for
+        each why it is unread when a dropped constant event explains it, and carries the fix
+        ``impute='maxdet'``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> r = Readings({1: pd.DataFrame({"a": [1.0, 2, 3], "b": [3.0, 1, 2]}),
+        ...               2: pd.DataFrame({"a": [1.0, 2, 3], "c": [3.0, 1, 2]})})
+        >>> r.check_pairs("maxdet")
+        [('b', 'c')]
+        >>> try:
+        ...     r.check_pairs()
+        ... except InputError as exc:
+        ...     print(str(exc)[:43], "...", str(exc)[-20:])
+        events 'b' and 'c' were never read together ... pass impute='maxdet'
+        """
+        missing = self.missing_pairs()
+        if not missing or impute is not None:
+            return missing
+        from hemkit.core.errors import Fix
+
+        def name(pair: tuple[str, str]) -> str:
+            why = self.why_missing(*pair)
+            return f"{_q(pair[0])} and {_q(pair[1])}" + (f" ({why})" if why else "")
+
+        n = len(missing)
+        shown = "; ".join(name(p) for p in missing[:10])
+        more = f" (and {n - 10} more)" if n > 10 else ""
+        head = "events" if n == 1 else f"{n} pairs of events were never read together:"
+        its = "its correlation" if n == 1 else "their correlations"
+        tail = " were never read together" if n == 1 else ""
+        raise InputError(
+            f"{self.source + ': ' if self.source else ''}{head} {shown}{more}{tail}; "
+            f"no merge can know {its}: add a group with both to the plan, or fill it from the others",
+            fix=Fix("impute", "maxdet"),
+            details=[f"{a}\t{b}\t{self.why_missing(a, b)}" for a, b in missing] if n > 10 else None,
+        )
 
     def check_anchor(self, anchor: str) -> None:
         """Raise unless ``anchor`` is read in every group."""
@@ -596,7 +788,9 @@ class Readings:
     def split_runs(self, fraction: float = 0.5, *, seed: int | None = 0) -> tuple[Readings, Readings]:
         """Split each group's runs at random into two disjoint parts.
 
-        Used by the holdout evaluation: merge one part, measure the other.
+        Used by the holdout evaluation: merge one part, measure the other.  Raises
+        :class:`InputError` when a part has too few runs, or an event constant within a group
+        of a part (its correlations there would be undefined).
         """
         if not 0 < fraction < 1:
             raise InputError(f"fraction must be in (0, 1), got {fraction}")
@@ -610,9 +804,12 @@ class Readings:
             b[g] = (grp.runs[rest], grp.events, grp.values[rest])
         try:
             kw: dict[str, Any] = {"source": self.source, "min_runs": self.min_runs, "copy": False}
-            return Readings.from_arrays(a, **kw), Readings.from_arrays(b, **kw)
+            parts = Readings.from_arrays(a, **kw), Readings.from_arrays(b, **kw)
+            for part in parts:  # both parts are for correlations: an event must vary in each
+                part.check_varying("a part of the runs")
+            return parts
         except InputError as exc:
-            raise InputError(f"cannot split the runs in two parts: {exc}") from exc
+            raise InputError(f"cannot split the runs in two parts: {exc.message}") from exc
 
 
 def _restore(groups: dict, source: str, min_runs: int) -> Readings:

@@ -49,7 +49,7 @@ from hemkit.core.errors import InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
-from hemkit.merge.checks import check_rows, need_two_events
+from hemkit.merge.checks import check_rows, need_mergeable
 from hemkit.merge.correlation import (
     assemble_target,
     average_ranks,
@@ -332,7 +332,7 @@ def merge_copula(
     """
     opts = options or CopulaOptions()
     _check(opts)
-    need_two_events(readings)
+    need_mergeable(readings, opts.impute)
     rng = as_generator(seed)
     holdout_scores: dict = {}
     if isinstance(pearson_weight, str):

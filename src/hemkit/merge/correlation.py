@@ -451,11 +451,15 @@ def assemble_target(
     miss = np.argwhere(np.triu(np.isnan(c), 1))
     pairs = [(names[a], names[b]) for a, b in miss]
     if pairs and impute is None:
-        a, b = pairs[0]
-        more = f" (and {len(pairs) - 1} more)" if len(pairs) > 1 else ""
+        from hemkit.core.errors import Fix
+
+        shown = "; ".join(f"{a!r} and {b!r}" for a, b in pairs[:10])
+        more = f" (and {len(pairs) - 10} more)" if len(pairs) > 10 else ""
         raise InputError(
-            f"events {a!r} and {b!r} were never read together{more}; add a group with both "
-            "(hemkit plan --design much) or pass --impute maxdet"
+            f"{len(pairs)} pair(s) of events were never read together: {shown}{more}; add a group with both "
+            "to the plan, or fill them from the others",
+            fix=Fix("impute", "maxdet"),
+            details=[f"{a}\t{b}" for a, b in pairs] if len(pairs) > 10 else None,
         )
     if pairs:
         if impute != "maxdet":

@@ -47,7 +47,7 @@ from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator, child, spawn
-from hemkit.merge.checks import check_rows, need_two_events
+from hemkit.merge.checks import check_rows, need_mergeable
 from hemkit.merge.copula import iman_conover, white_scores
 from hemkit.merge.correlation import (
     assemble_target,
@@ -499,7 +499,7 @@ def merge_joint(
     """
     opts = options or JointOptions()
     _check(opts)
-    need_two_events(readings)
+    need_mergeable(readings, opts.impute)
     rng = as_generator(seed)
     events = readings.events
     k = len(events)

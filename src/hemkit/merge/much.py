@@ -56,7 +56,7 @@ from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
-from hemkit.merge.checks import check_rows, need_two_events
+from hemkit.merge.checks import check_rows, need_mergeable
 from hemkit.merge.correlation import (
     OUTLIER_POLICIES,
     assemble_target,
@@ -75,8 +75,6 @@ CRITERIA = ("arranged", "sample")
 ARRANGED_BUDGET = 40_000_000
 #: fewer simulations than this draw a warning: best-of-n gains most of its accuracy by ~30 draws
 MIN_SIMS = 30
-#: the MUCH paper's step 1: at least 30 runs per group "to allow the use of the Central Limit Theorem"
-MIN_GROUP_RUNS = 30
 
 
 @dataclass(frozen=True)
@@ -195,20 +193,6 @@ def _check_options(opts: MuchOptions, mode: str) -> str | None:
     return criterion
 
 
-def warn_small_groups(readings: Readings, minimum: int = MIN_GROUP_RUNS) -> None:
-    """Warn (once) when a group has fewer runs than the MUCH paper's step 1 asks for."""
-    small = {g: n for g, n in readings.run_counts.items() if n < minimum}
-    if small:
-        g, n = next(iter(small.items()))
-        more = f" (and {len(small) - 1} more groups fewer than {minimum})" if len(small) > 1 else ""
-        warnings.warn(
-            f"group {g!r} has {n} runs{more}; "
-            f"the MUCH paper asks for at least {minimum} runs per group: its correlations will be noisy",
-            HemkitWarning,
-            stacklevel=3,
-        )
-
-
 def merge_much(
     readings: Readings,
     *,
@@ -260,8 +244,7 @@ def merge_much(
     opts = options or MuchOptions()
     criterion = _check_options(opts, mode)
     n_sims = check_n_sims(n_sims)
-    need_two_events(readings)
-    warn_small_groups(readings)
+    need_mergeable(readings, opts.impute, pairs=opts.dep_lvl is None)
     paper = mode == "paper"
     rng = as_generator(seed)
     target, _ = pairwise_matrices(readings, kind="pearson", outliers=opts.outliers, z=opts.z, centre=not paper)
