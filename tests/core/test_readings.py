@@ -325,3 +325,11 @@ def test_a_long_list_of_unread_pairs_names_ten_and_keeps_all_in_details():
         r.check_pairs()
     assert "28 pairs of events were never read together" in str(exc.value) and "(and 18 more)" in str(exc.value)
     assert len(exc.value.details) == 28
+
+
+def test_rich_progress_shows_the_time_left():
+    from rich.progress import TimeRemainingColumn
+
+    from hemkit.core.progress import RichProgress
+
+    assert any(isinstance(c, TimeRemainingColumn) for c in RichProgress()._bar.columns)

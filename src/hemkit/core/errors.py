@@ -79,6 +79,13 @@ class HemkitError(Exception):
         self.fixes: tuple[Fix, ...] = (fix,) if isinstance(fix, Fix) else tuple(fix or ())
         self.details: tuple[str, ...] = tuple(details or ())
 
+    def reworded(self, message: str, cls: type[HemkitError] | None = None) -> HemkitError:
+        """The same error (or one of ``cls``) with a new message, keeping its fixes and details.
+
+        For a caller that adds where the error happened: ``raise exc.reworded(f"{path}: {exc.message}")``.
+        """
+        return (cls or type(self))(message, fix=self.fixes, details=self.details)
+
     def __str__(self) -> str:
         if not self.fixes:
             return self.message

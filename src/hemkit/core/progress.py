@@ -126,6 +126,7 @@ class RichProgress(_CallbackProgress):
             MofNCompleteColumn,
             TextColumn,
             TimeElapsedColumn,
+            TimeRemainingColumn,
         )
         from rich.progress import (
             Progress as _RichProgress,
@@ -136,6 +137,8 @@ class RichProgress(_CallbackProgress):
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
             TextColumn("{task.fields[info]}"),
             console=Console(stderr=True),
             transient=True,

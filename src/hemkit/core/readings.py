@@ -806,10 +806,10 @@ class Readings:
             kw: dict[str, Any] = {"source": self.source, "min_runs": self.min_runs, "copy": False}
             parts = Readings.from_arrays(a, **kw), Readings.from_arrays(b, **kw)
             for part in parts:  # both parts are for correlations: an event must vary in each
-                part.check_varying("a part of the runs")
+                part.check_varying("a correlation in each part")
             return parts
         except InputError as exc:
-            raise InputError(f"cannot split the runs in two parts: {exc.message}") from exc
+            raise exc.reworded(f"cannot split the runs in two parts: {exc.message}") from exc
 
 
 def _restore(groups: dict, source: str, min_runs: int) -> Readings:

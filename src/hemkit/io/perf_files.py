@@ -47,7 +47,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.io.perf_stat import PerfLine, scan_perf_stat
 
@@ -364,7 +364,7 @@ def read_perf_runs(
             raise InputError(
                 f"{files[0]}: a perf stat file holds one run; give the files of all runs (several files or a folder)"
             ) from None
-        raise InputError(f"{exc}; {described[culprit]}") from None
+        raise exc.reworded(f"{exc.message}; {described[culprit]}") from None
 
 
 def _usable(gid: int, members: list[PerfRun], options: PerfOptions) -> list[PerfRun]:
@@ -372,11 +372,11 @@ def _usable(gid: int, members: list[PerfRun], options: PerfOptions) -> list[Perf
     for r in members:
         if r.unsupported and options.unusable == "refuse":
             raise InputError(
-                f"{r.unsupported_where} is <not supported> by perf in run {r.run!r}; "
-                "drop such events with unusable='drop'"
+                f"{r.unsupported_where} is <not supported> by perf in run {r.run!r}; such events can be dropped",
+                fix=Fix("unusable", "drop"),
             )
         if r.problem and options.unusable == "refuse":
-            raise InputError(f"{r.problem} in run {r.run!r}; drop such runs with unusable='drop'")
+            raise InputError(f"{r.problem} in run {r.run!r}; such runs can be dropped", fix=Fix("unusable", "drop"))
     unsupported = list(dict.fromkeys(e for r in members for e in r.unsupported))
     if unsupported:
         warnings.warn(
