@@ -38,6 +38,7 @@ def correlations(table: pd.DataFrame | Readings) -> dict[str, pd.DataFrame]:
     0.6
     """
     if isinstance(table, Readings):
+        table.check_varying("an observed correlation")
         return {kind: pairwise_correlation(table, kind=kind)[0] for kind in KINDS}
     pear, spear = table_correlations(table)
     cols = [str(c) for c in table.columns]
