@@ -148,16 +148,19 @@ smartquotes_action = "qe"  # no dashes: "--runs" in help texts stays "--runs"
 
 
 # --------------------------------------------------------------------------- CLI reference
-def _examples_as_code(app, ctx, lines: list[str]) -> None:
-    """Click's ``\\b`` example blocks (line blocks after sphinx-click) become shell code blocks.
+# click help is plain text, not reStructuredText: its "\b" example blocks are shown as code, and
+# a "*" in prose (``runs/*.csv``) is written as itself, not read as emphasis
+def _plain(line: str) -> str:
+    return line.replace("*", "\\*")
 
-    Command lines are code: shown verbatim, so ``runs/*.csv`` is not read as emphasis.
-    """
+
+def _examples_as_code(app, ctx, lines: list[str]) -> None:
+    """A command's description: ``\\b`` blocks (line blocks after sphinx-click) become code blocks."""
     out: list[str] = []
     i = 0
     while i < len(lines):
         if not lines[i].startswith("| "):
-            out.append(lines[i])
+            out.append(_plain(lines[i]))
             i += 1
             continue
         block = []
@@ -168,6 +171,12 @@ def _examples_as_code(app, ctx, lines: list[str]) -> None:
     lines[:] = out
 
 
+def _option_help(app, ctx, lines: list[str]) -> None:
+    """An option's help: prose as plain text (the ``.. option::`` line itself is left alone)."""
+    lines[:] = [line if line.lstrip().startswith((".. ", "| ")) else _plain(line) for line in lines]
+
+
 def setup(app) -> None:
-    """Connect the CLI reference's formatting hook."""
+    """Connect the CLI reference's formatting hooks."""
     app.connect("sphinx-click-process-description", _examples_as_code)
+    app.connect("sphinx-click-process-options", _option_help)
