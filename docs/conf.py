@@ -11,7 +11,9 @@ data (sphinx-gallery). Built with warnings as errors by ``.ci/run``::
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -61,13 +63,22 @@ API_PACKAGES = [
 ]
 
 
+def _is_constant(obj: object) -> bool:
+    return not (callable(obj) or inspect.ismodule(obj))
+
+
 def _write_api_pages() -> None:
     out = HERE / "api"
-    out.mkdir(exist_ok=True)
+    shutil.rmtree(out, ignore_errors=True)  # no stub of a name that is public no more
+    out.mkdir()
     for name in API_PACKAGES:
         module = importlib.import_module(name)
         public = sorted(getattr(module, "__all__", []), key=lambda n: (n.lower(), n))
         public = [n for n in public if not n.startswith("_")]
+        # constants have no docstring of their own (autosummary would show str's or dict's):
+        # they are listed with their value instead
+        constants = [n for n in public if _is_constant(getattr(module, n))]
+        objects = [n for n in public if n not in constants]
         title = f"``{name}``"
         lines = [
             f".. _api-{name}:",
@@ -84,13 +95,15 @@ def _write_api_pages() -> None:
             "   :toctree: generated",
             "   :nosignatures:",
             "",
-            *[f"   {n}" for n in public],
+            *[f"   {n}" for n in objects],
             "",
         ]
-        text = "\n".join(lines)
-        page = out / f"{name}.rst"
-        if not page.exists() or page.read_text(encoding="utf-8") != text:
-            page.write_text(text, encoding="utf-8")
+        if constants:
+            lines += ["Constants", "---------", ""]
+            for n in constants:
+                short = len(repr(getattr(module, n))) <= 100
+                lines += [f".. autodata:: {n}", *([] if short else ["   :no-value:"]), ""]
+        (out / f"{name}.rst").write_text("\n".join(lines), encoding="utf-8")
 
 
 _write_api_pages()
