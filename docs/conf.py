@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -162,9 +163,13 @@ smartquotes_action = "qe"  # no dashes: "--runs" in help texts stays "--runs"
 
 # --------------------------------------------------------------------------- CLI reference
 # click help is plain text, not reStructuredText: its "\b" example blocks are shown as code, and
-# a "*" in prose (``runs/*.csv``) is written as itself, not read as emphasis
+# the marks reST would read in prose are written as themselves: "*" (``runs/*.csv`` is no
+# emphasis), "|" (``|r|`` is no substitution) and a word's trailing "_" (``n_`` is no link)
+_TRAILING_UNDERSCORE = re.compile(r"(?<=\w)_(?!\w)")
+
+
 def _plain(line: str) -> str:
-    return line.replace("*", "\\*")
+    return _TRAILING_UNDERSCORE.sub(r"\\_", line.replace("*", "\\*").replace("|", "\\|"))
 
 
 def _examples_as_code(app, ctx, lines: list[str]) -> None:
@@ -185,8 +190,18 @@ def _examples_as_code(app, ctx, lines: list[str]) -> None:
 
 
 def _option_help(app, ctx, lines: list[str]) -> None:
-    """An option's help: prose as plain text (the ``.. option::`` line itself is left alone)."""
-    lines[:] = [line if line.lstrip().startswith((".. ", "| ")) else _plain(line) for line in lines]
+    """An option's help as plain text; what sphinx-click writes around it is left alone."""
+    out = []
+    for line in lines:
+        text = line.lstrip()
+        lead = line[: len(line) - len(text)]
+        if text.startswith((".. ", "| ", ":default:", ":options:")):
+            out.append(line)
+        elif text.startswith("**Required**"):
+            out.append(lead + "**Required**" + _plain(text[len("**Required**") :]))
+        else:
+            out.append(_plain(line))
+    lines[:] = out
 
 
 def setup(app) -> None:
