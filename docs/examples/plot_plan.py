@@ -11,6 +11,7 @@ coverage" section: which group reads which event, and how often each pair is rea
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from hemkit.plan import make_plan
 
@@ -28,9 +29,11 @@ left.set_xticks(range(len(plan.events)), plan.events, rotation=90, fontsize=7)
 left.set_yticks(range(len(plan.groups)))
 
 pairs = member.T @ member
-im = right.imshow(pairs, cmap="viridis")
+im = right.imshow(pairs, cmap="viridis", vmin=0)  # a zero would be a pair never read together
 right.set_title("Pair coverage: groups that read both events")
+right.set_xlabel("event")
+right.set_ylabel("event")
 right.set_xticks(range(len(plan.events)), plan.events, rotation=90, fontsize=7)
 right.set_yticks(range(len(plan.events)), plan.events, fontsize=7)
-fig.colorbar(im, ax=right, label="groups (count)")
+fig.colorbar(im, ax=right, label="groups (count)", ticks=MaxNLocator(integer=True))
 fig.tight_layout()
