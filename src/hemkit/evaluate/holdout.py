@@ -96,7 +96,7 @@ class HoldoutResult(Result):
     params: Mapping[str, Any]
 
     def summary(self) -> pd.DataFrame:
-        """One row per method: pairs, Pearson and Spearman MSE and max |difference|."""
+        """One row per method: pairs, Pearson and Spearman MSE and max ``|difference|``."""
         return compare(dict(self.evaluations))
 
     def __getitem__(self, name: str) -> Evaluation:
@@ -117,7 +117,7 @@ class HoldoutResult(Result):
         return pd.concat({n: e.pairs for n, e in self.evaluations.items()}, names=["method"])
 
     def plot(self, ax: Any = None, *, kind: str = "pearson") -> Any:
-        """Sorted per-pair |difference| per method (MUCH paper, Fig. 5); returns the Axes."""
+        """Sorted per-pair ``|difference|`` per method (MUCH paper, Fig. 5); returns the Axes."""
         from hemkit.evaluate.plot import plot_pair_differences
 
         return plot_pair_differences(dict(self.evaluations), kind=kind, ax=ax)

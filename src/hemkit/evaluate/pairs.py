@@ -75,7 +75,7 @@ class Evaluation(Result):
         return float(d.abs().max()) if len(d) else float("nan")
 
     def summary(self) -> pd.DataFrame:
-        """One row per correlation kind: pairs compared, MSE, mean |diff|, max |diff|."""
+        """One row per correlation kind: pairs compared, MSE, mean ``|diff|``, max ``|diff|``."""
         rows = {}
         for kind in KINDS:
             d = self.pairs[f"diff_{kind}"].dropna()
@@ -105,7 +105,7 @@ class Evaluation(Result):
         return self.pairs.copy()
 
     def plot(self, ax: Any = None, *, kind: str = "pearson") -> Any:
-        """Sorted per-pair |difference| (MUCH paper, Fig. 5); returns the Axes."""
+        """Sorted per-pair ``|difference|`` (MUCH paper, Fig. 5); returns the Axes."""
         from hemkit.evaluate.plot import plot_pair_differences
 
         return plot_pair_differences({self.label or "merge": self}, kind=kind, ax=ax)
@@ -184,7 +184,7 @@ def evaluate(merged: MergeResult | pd.DataFrame, truth: pd.DataFrame | Readings,
 
 
 def compare(evaluations: dict[str, Evaluation]) -> pd.DataFrame:
-    """One row per evaluation: pairs, Pearson and Spearman MSE and max |difference|.
+    """One row per evaluation: pairs, Pearson and Spearman MSE and max ``|difference|``.
 
     Examples
     --------

@@ -9,7 +9,7 @@ import numpy as np
 
 
 def plot_pair_differences(evaluations: Mapping[str, Any], *, kind: str = "pearson", ax: Any = None) -> Any:
-    """Draw, for each method, its per-pair |correlation difference| sorted from lowest to highest.
+    """Draw, for each method, its per-pair ``|correlation difference|`` sorted from lowest to highest.
 
     Parameters
     ----------

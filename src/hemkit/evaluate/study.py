@@ -225,7 +225,7 @@ class StudyResult(Result):
     setup: Mapping[str, Any]
 
     def summary(self) -> pd.DataFrame:
-        """One row per method: pairs, Pearson and Spearman MSE and max |difference|."""
+        """One row per method: pairs, Pearson and Spearman MSE and max ``|difference|``."""
         return compare(dict(self.evaluations))
 
     def table(self) -> pd.DataFrame:

@@ -249,7 +249,7 @@ class MergeResult(Result):
         return row
 
     def summary(self) -> pd.DataFrame:
-        """One row (the method): runs, events, pairs compared, merged vs observed MSE and max |difference|.
+        """One row (the method): runs, events, pairs compared, merged vs observed MSE and max ``|difference|``.
 
         With intervals: their level and median width too.
         """
