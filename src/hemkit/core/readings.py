@@ -500,8 +500,9 @@ class Readings:
         >>> import pandas as pd
         >>> r = Readings({1: pd.DataFrame({"a": [1.0, 2, 3], "b": [0.0, 0, 0]}),
         ...               2: pd.DataFrame({"a": [1.0, 2, 5], "b": [1.0, 0, 2]}),
-        ...               3: pd.DataFrame({"a": [1.0, 3, 2], "c": [0.0, 0, 0]})})
-        >>> r.pairs_lost_by_dropping()
+        ...               3: pd.DataFrame({"a": [1.0, 3, 2], "c": [0.0, 0, 0]}),
+        ...               4: pd.DataFrame({"b": [1.0, 3, 2], "c": [0.0, 1, 0]})})
+        >>> r.pairs_lost_by_dropping()  # a-b stays read in group 2; a-c only in group 3, where c is constant
         {('a', 'c'): (3, 'c')}
         """
         varying: set[tuple[str, str]] = set()
