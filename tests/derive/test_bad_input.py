@@ -173,6 +173,7 @@ RESULTS = {
         ["bad.json", "NaN"],
     ),
     "no family": (_mutate(lambda d: d.pop("family")), ["bad.json", "'family'"]),
+    "newer version": (_mutate(lambda d: d.update(version=99)), ["bad.json", "version 99", "(version 1)", "newer"]),
     "no definitions": (_mutate(lambda d: d.update(definitions=[])), ["bad.json", "definitions"]),
     "definition missing field": (_mutate(lambda d: d["definitions"][0].pop("verdict")), ["bad.json", "definition 1"]),
     "duplicate metric": (
