@@ -20,7 +20,8 @@ import argparse
 import time
 from pathlib import Path
 
-from hemkit.derive import MeasureOptions, cache_geometry, run_family, write_measurements
+from hemkit.derive import MeasureOptions, cache_geometry, run_family
+from hemkit.io.derive import write_measurements
 
 GEOMETRY = ("L1=32k,8,64", "LL=32M,16,64")
 

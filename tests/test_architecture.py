@@ -157,3 +157,83 @@ def test_a_much_merge_of_a_raw_file_loads_no_pandas(tmp_path):
     want = tmp_path / "want.csv"
     res.data.to_csv(want, index=False)
     assert out.read_bytes() == want.read_bytes()
+
+
+# ------------------------------------------------------------------ one io layer
+#: calls that read or write a table (CSV, Parquet, text of numbers), by attribute name
+_TABLE_CALLS = {"read_csv", "to_csv", "read_parquet", "to_parquet", "loadtxt", "savetxt", "genfromtxt", "fromfile"}
+#: module.attribute pairs that read or write files in a format of their own
+_FORMAT_CALLS = {
+    ("csv", "writer"),
+    ("csv", "reader"),
+    ("csv", "DictWriter"),
+    ("csv", "DictReader"),
+    ("pq", "read_table"),
+    ("pq", "write_table"),
+    ("pq", "ParquetFile"),
+    ("pq", "ParquetWriter"),
+    ("torch", "save"),
+    ("torch", "load"),
+}
+#: the modules allowed such calls, and which (None: all of them)
+_ALLOWED: dict[str, tuple[str, ...] | None] = {
+    # the one CSV/Parquet reader and writer (read_table, write_table, csv_rows, numeric_csv)
+    "hemkit/io/table.py": None,
+    # MPX model files are PyTorch files (torch.save / torch.load with weights_only), not tables
+    "hemkit/io/mpx.py": ("torch.save", "torch.load"),
+}
+
+
+def _format_calls(path: Path) -> list[str]:
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            base = node.value.id if isinstance(node.value, ast.Name) else None
+            if node.attr in _TABLE_CALLS or (base, node.attr) in _FORMAT_CALLS:
+                found.append(f"line {node.lineno}: {base or '...'}.{node.attr}")
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names]
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            if (
+                "csv" in names
+                or "pyarrow.parquet" in names
+                or module == "pyarrow.parquet"
+                or (module == "pyarrow" and "parquet" in names)
+            ):
+                found.append(f"line {node.lineno}: import of {module or ', '.join(names)}")
+    return found
+
+
+def test_one_table_reader_and_writer():
+    """Only hemkit.io.table reads or writes CSV and Parquet (pandas, pyarrow, the csv module, NumPy text).
+
+    Everything else calls :func:`hemkit.io.read_table` / :func:`hemkit.io.write_table` (or a format module of
+    hemkit.io built on them): one rule for Parquet (by content when reading, by suffix when writing), one
+    float32 rule, one duplicate-header check.  Model files (torch) live only in hemkit.io.mpx.
+    """
+    src = ROOT / "src"
+    offenders = {}
+    for path in sorted((src / "hemkit").rglob("*.py")):
+        rel = path.relative_to(src).as_posix()
+        allowed = _ALLOWED.get(rel, ())
+        if allowed is None:
+            continue
+        calls = [c for c in _format_calls(path) if not c.endswith(allowed)]
+        if calls:
+            offenders[rel] = calls
+    assert not offenders, f"tables read or written outside hemkit.io.table: {offenders}"
+
+
+def test_the_table_check_finds_what_it_looks_for(tmp_path):
+    """The check above can fail: each kind of call it bans is found in a module that makes it."""
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import csv\nimport pyarrow.parquet as pq\nimport torch\n"
+        "df.to_csv('x')\npd.read_parquet('x')\ncsv.writer(fh)\npq.write_table(t, 'x')\ntorch.save(b, 'x')\n"
+        "'''a docstring with df.to_csv(p) is not a call'''\n"
+    )
+    found = _format_calls(bad)
+    assert len(found) == 7, found

@@ -115,7 +115,9 @@ def test_not_a_database(tmp_path, content):
 def test_newer_layout_refused(db):
     with sqlite3.connect(db) as con:
         con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    with pytest.raises(InputError, match=r"c.db: written by a newer hemkit \(layout 2"):
+    with pytest.raises(
+        InputError, match=r"c.db: collection database version 2 is newer than this hemkit reads \(version 1\)"
+    ):
         load_readings(db)
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from hemkit.core.errors import HemkitError
-from hemkit.derive import analyze, example_measurements, save_analysis, write_measurements
+from hemkit.derive import analyze, example_measurements
 from hemkit.external.process import run
+from hemkit.io.derive import write_analysis, write_measurements
 
 HEADER = "family,backend,kernel,size,run,event,code,count,iterations,value\n"
 
@@ -33,7 +34,7 @@ def files(tmp_path):
     d = tmp_path / "in"
     d.mkdir()
     write_measurements(example_measurements("branch"), d / "m.csv")
-    save_analysis(analyze(example_measurements("branch")), d / "r.json")
+    write_analysis(analyze(example_measurements("branch")), d / "r.json")
     (d / "papi.csv").write_text("preset,definition\nPAPI_BR_CN,1xBc\n")
     (d / "ev.txt").write_text("Bc\nBcm\n")
     return d
@@ -46,7 +47,7 @@ def _good_lines():
 
 MEASUREMENTS = {
     "missing": (None, ["nope.csv", "no such measurements file"]),
-    "empty": ("", ["bad.csv", "empty file"]),
+    "empty": ("", ["bad.csv", "is empty"]),
     "binary": (b"\x00\xff\xfe garbage \x00\n\x81", ["bad.csv"]),
     "header only": (HEADER, ["bad.csv", "no measurements"]),
     "no value column": ("kernel,size,run,event\nnt,1,0,Bc\n", ["bad.csv", "value"]),
@@ -172,6 +173,7 @@ RESULTS = {
         ["bad.json", "NaN"],
     ),
     "no family": (_mutate(lambda d: d.pop("family")), ["bad.json", "'family'"]),
+    "newer version": (_mutate(lambda d: d.update(version=99)), ["bad.json", "version 99", "(version 1)", "newer"]),
     "no definitions": (_mutate(lambda d: d.update(definitions=[])), ["bad.json", "definitions"]),
     "definition missing field": (_mutate(lambda d: d["definitions"][0].pop("verdict")), ["bad.json", "definition 1"]),
     "duplicate metric": (
@@ -214,7 +216,7 @@ def test_bad_result(bad_input, files, case):
 # ---------------------------------------------------------------- E: presets (derive report --presets)
 PRESETS = {
     "missing": (None, ["nope.csv", "no such preset file"]),
-    "empty": ("", ["p.csv", "empty file"]),
+    "empty": ("", ["p.csv", "is empty"]),
     "no definition column": ("preset\nPAPI_BR_CN\n", ["p.csv", "preset, definition"]),
     "duplicate preset": ("preset,definition\nPAPI_BR_CN,1xBc\nPAPI_BR_CN,1xBcm\n", ["p.csv", "PAPI_BR_CN", "twice"]),
     "empty definition": ("preset,definition\nPAPI_BR_CN,\n", ["p.csv", "PAPI_BR_CN", "empty definition"]),

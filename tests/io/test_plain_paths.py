@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from hemkit import HemkitError
 from hemkit.io import from_mergingtools, read_code_names, write_table
-from hemkit.io.mergingtools import _numeric_csv
+from hemkit.io.table import numeric_csv
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -50,9 +50,9 @@ def test_a_raw_file_reads_as_its_table_does(tmp_path_factory, seed, n_groups, pm
     path = tmp_path_factory.mktemp("raw") / "raw.csv"
     raw.to_csv(path, index=False, na_rep="NA", quoting=1 if quoted else 0)  # 1: R's write.csv quotes names
     if short:
-        assert _numeric_csv(path) is None  # NA: the general reader
+        assert numeric_csv(path) is None  # NA: the general reader
     else:
-        header, values = _numeric_csv(path)
+        header, values = numeric_csv(path)
         assert header == list(raw.columns) and np.array_equal(values, raw.to_numpy())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -96,6 +96,8 @@ BAD_FILES = [
     ("bad.toml", "lower_bound = -3\ngroups = [['a']]\n", ["key 'lower_bound'"]),
     ("bad.toml", "best_known = 2.5\ngroups = [['a']]\n", ["key 'best_known'"]),
     ("bad.toml", "grops = [['a']]\ngroups = [['a']]\n", ["unknown key 'grops'"]),
+    ("new.toml", "format_version = 2\ngroups = [['a']]\n", ["new.toml", "plan file version 2", "(version 1)"]),
+    ("bad.toml", "format_version = 'one'\ngroups = [['a']]\n", ["bad.toml", "version 'one' is not a whole number"]),
     ("bad.toml", "perf_groups = 'ab'\ngroups = [['a', 'b']]\n", ["key 'perf_groups'"]),
     ("bad.toml", "perf_groups = [['a', 'z']]\ngroups = [['a', 'b']]\n", ["key 'perf_groups'", "'z'"]),
     (

@@ -169,7 +169,7 @@ def test_report_of_plain_perf_stat_files_renders(tmp_path, cli):
 
 def test_report_without_a_merge_still_shows_coverage(tmp_path, cli):
     """Pairs never read together: the merge section says why, the rest of the page is there."""
-    from hemkit.io.tidy import write_table
+    from hemkit.io.table import write_table
 
     rows = [
         (g, r, e, float(v))

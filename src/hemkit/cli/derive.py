@@ -128,9 +128,9 @@ def run(
     family, backend, events, runs, iterations, cache, jobs, group, threads, kernel_mode, seed, output, quiet,
 ):  # fmt: skip
     """Measure every event on every kernel loop of a family, several runs each."""
-    from hemkit.derive.files import write_measurements
     from hemkit.derive.measure import MeasureOptions, cache_geometry, run_family
     from hemkit.io.atomic import check_output
+    from hemkit.io.derive import write_measurements
 
     with warnings_to_stderr():
         check_output(output)
@@ -179,8 +179,9 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
     """
     from hemkit.derive.analysis import analyze as run_analysis
     from hemkit.derive.families import AnalysisOptions
-    from hemkit.derive.files import analysis_input, save_analysis
+    from hemkit.derive.inputs import analysis_input
     from hemkit.io.atomic import check_output, write_figure
+    from hemkit.io.derive import write_analysis
 
     _check_plot(plot)
     check_output(output, inputs=[measurements])
@@ -190,7 +191,7 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
     data, fam, source = analysis_input(measurements, family, signatures)
     with warnings_to_stderr():
         res = run_analysis(data, fam, options=options, signatures=signatures)
-        save_analysis(res, output, inputs=[measurements])
+        write_analysis(res, output, inputs=[measurements])
         if plot:
             import matplotlib
 
@@ -220,9 +221,10 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
 )
 def report(result, output, plot, presets):
     """Metric-definition table (Tables V-VIII style): combination, error, verdict, PAPI preset."""
-    from hemkit.derive.files import check_table_suffix, load_analysis, read_presets, write_definitions
+    from hemkit.derive.inputs import load_analysis, read_presets
     from hemkit.derive.report import define
     from hemkit.io.atomic import check_output, write_figure
+    from hemkit.io.derive import check_table_suffix, write_definitions
 
     if output:
         check_table_suffix(output)

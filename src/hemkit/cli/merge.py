@@ -403,8 +403,7 @@ def evaluate(
     elif mode == "study":
         import pandas as pd
 
-        from hemkit.evaluate import StudyOptions, truth_study
-        from hemkit.evaluate.files import read_reference
+        from hemkit.evaluate import StudyOptions, read_reference, truth_study
 
         if inputs:
             raise click.UsageError("--study reads its truth table from --truth, not INPUT")

@@ -272,7 +272,7 @@ def _split(text: str) -> tuple[float, float, float]:
 def estimate(mpx_files, spec, workload, pattern, wraps, output):
     """Estimate full series from multiplexed counts: 'mpx emulate' output or multiplexed perf stat -I files."""
     from hemkit.io.atomic import check_output
-    from hemkit.io.traces import write_trace
+    from hemkit.io.mpx import write_estimates
     from hemkit.mpx.registry import DEFAULT_ESTIMATOR, load_estimator
     from hemkit.mpx.traces import read_multiplexed
 
@@ -282,7 +282,7 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output):
         est = load_estimator(name)
         m = read_multiplexed(list(mpx_files), workload=workload, pattern=pattern, wraps=wraps)
         res = est.estimate(m.without_truth())
-    write_trace(res.to_frame(), output, inputs=mpx_files)
+    write_estimates(res.to_frame(), output, inputs=mpx_files)
     seen = m.observed.sum() / max(m.valid.sum(), 1)
     click.echo(
         f"read {len(m.keys)} series of {m.keys['run'].nunique()} run(s) (on a counter {seen:.0%} of the time); "
@@ -336,9 +336,9 @@ def score(
     workload's repeated runs (the paper's section 2.4) shows how stable the truth itself is.
     """
     from hemkit.io.atomic import check_output
-    from hemkit.io.traces import write_trace
+    from hemkit.io.mpx import write_scores
     from hemkit.mpx.evaluation import ScoreOptions, score_traces
-    from hemkit.mpx.registry import load_estimator
+    from hemkit.mpx.registry import is_model_file, load_estimator
 
     for path, what in ((output, ""), (plot, "plot"), (plot_ra, "plot")):
         if path:
@@ -346,7 +346,7 @@ def score(
     ests = {}
     for spec in specs:
         est = load_estimator(spec)
-        label = Path(spec).stem if str(spec).lower().endswith((".pt", ".pth")) else spec
+        label = Path(spec).stem if is_model_file(spec) else spec
         ests[label] = est
     with warnings_to_stderr():
         tr = _read(trace_files, workload, pattern, wraps)
@@ -362,7 +362,7 @@ def score(
         show_table(r2r, "run-to-run Pearson r of the truth (paper section 2.4)", float_format="{:.2f}")
     written = []
     if output:
-        write_trace(res.to_frame(), output, inputs=trace_files)
+        write_scores(res.to_frame(), output, inputs=trace_files)
         written.append(str(output))
     if plot or plot_ra:
         from hemkit.io.atomic import write_figure

@@ -16,7 +16,7 @@ from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.io.atomic import check_output
 from hemkit.io.readings import read_readings
-from hemkit.io.tidy import write_table
+from hemkit.io.table import write_table
 
 PathLike = str | os.PathLike[str]
 

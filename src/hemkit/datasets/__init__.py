@@ -77,9 +77,9 @@ def t2080_much() -> Readings:
 
 def t2080_hrm_reference() -> pd.DataFrame:
     """``mergingTools::HRM_merge`` (v1.0.1) output for :func:`t2080_hrm` (1000 x 16)."""
-    import pandas as pd
+    from hemkit.io.table import read_table
 
-    return pd.read_csv(t2080_path("hrm_merged_reference.csv"))
+    return read_table(t2080_path("hrm_merged_reference.csv"))
 
 
 def zen5_br_64kb(*, keep_dead: bool = False) -> pd.DataFrame:
@@ -94,9 +94,9 @@ def zen5_br_64kb(*, keep_dead: bool = False) -> pd.DataFrame:
     >>> t.shape, "L1-dcache-prefetches" in t.columns
     ((800, 8), False)
     """
-    import pandas as pd
+    from hemkit.io.table import read_table
 
-    table = pd.read_csv(t2080_path("zen5_br_64kb.csv")).set_index("run")
+    table = read_table(t2080_path("zen5_br_64kb.csv")).set_index("run")
     table.columns.name = None
     if not keep_dead:
         table = table.drop(columns=[ZEN5_DEAD_COUNTER])

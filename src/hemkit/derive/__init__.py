@@ -35,15 +35,7 @@ from hemkit.derive.families import (
     flops_family,
     get_family,
 )
-from hemkit.derive.files import (
-    example_measurements,
-    load_analysis,
-    read_measurements,
-    read_presets,
-    save_analysis,
-    write_definitions,
-    write_measurements,
-)
+from hemkit.derive.inputs import example_measurements, load_analysis, read_measurements, read_presets
 from hemkit.derive.measure import Measurements, MeasureOptions, cache_geometry, measure, run_family
 from hemkit.derive.noise import max_rnmse, quantise
 from hemkit.derive.paper import paper_family, paper_measurements
@@ -86,8 +78,5 @@ __all__ = [
     "read_presets",
     "round_alpha",
     "run_family",
-    "save_analysis",
     "special_qrcp",
-    "write_definitions",
-    "write_measurements",
 ]

@@ -20,9 +20,9 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.errors import InputError, SetupError
-from hemkit.derive.files import read_text_file
 from hemkit.derive.kernels import CpuIdentity, cpu_identity
 from hemkit.external.valgrind import CACHEGRIND_EVENTS
+from hemkit.io.derive import read_text_file
 
 FAMILY_TABLES = {
     "flops": ("floating-point", "execution"),

@@ -21,9 +21,8 @@ from hemkit.evaluate.diagnostics import (
     runs_curve,
     sims_curve,
 )
-from hemkit.evaluate.files import evaluate_files
 from hemkit.evaluate.holdout import METHOD_SPECS, HoldoutResult, holdout, parse_methods, run_method
-from hemkit.evaluate.pairs import Evaluation, compare, correlations, evaluate
+from hemkit.evaluate.pairs import Evaluation, compare, correlations, evaluate, evaluate_files, read_reference
 from hemkit.evaluate.plot import plot_pair_differences
 from hemkit.evaluate.study import StudyOptions, StudyResult, TruthStudy, synthetic_study, truth_study
 
@@ -43,6 +42,7 @@ __all__ = [
     "design_runs",
     "evaluate",
     "evaluate_files",
+    "read_reference",
     "holdout",
     "parse_methods",
     "plot_pair_differences",

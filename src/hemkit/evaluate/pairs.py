@@ -9,6 +9,9 @@ whose observed pairwise correlations then serve.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -199,4 +202,74 @@ def compare(evaluations: dict[str, Evaluation]) -> pd.DataFrame:
     return out
 
 
-__all__ = ["KINDS", "Evaluation", "check_merged_table", "compare", "correlations", "evaluate"]
+# ------------------------------------------------------------------ from files
+def read_merged_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """A merged (or truth) table from CSV or Parquet, checked (:func:`check_merged_table`)."""
+    from hemkit.io.evaluation import read_wide_table
+
+    return check_merged_table(read_wide_table(path), os.fspath(path))
+
+
+def read_reference(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    pmcs: int | None = None,
+    codes: str | os.PathLike[str] | None = None,
+    drop_constant: bool = False,
+) -> pd.DataFrame | Readings:
+    """A truth table or grouped readings (:func:`hemkit.io.evaluation.read_reference_file`), checked."""
+    from hemkit.io.evaluation import read_reference_file
+
+    ref = read_reference_file(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    if isinstance(ref, Readings):
+        return ref
+    first = paths if isinstance(paths, str | os.PathLike) else next(iter(paths))
+    return check_truth_table(ref, os.fspath(first))
+
+
+def evaluate_files(
+    merged: str | os.PathLike[str],
+    reference: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    pmcs: int | None = None,
+    codes: str | os.PathLike[str] | None = None,
+    drop_constant: bool = False,
+) -> Evaluation:
+    """Evaluate the merged table in ``merged`` against ``reference`` (a truth table or readings).
+
+    What ``hemkit evaluate MERGED --truth FILE`` runs; the files are read by
+    :mod:`hemkit.io.evaluation`.
+
+    Raises
+    ------
+    InputError
+        Naming the file and the column (or group, run, event) at fault: NaN, inf, a
+        non-numeric, duplicated or constant column, grouped readings given as the merged
+        table, fewer than two shared events.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from hemkit.datasets import zen5_br_64kb
+    >>> from hemkit.io import write_table
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "t.csv")
+    >>> _ = write_table(zen5_br_64kb().reset_index(), p)
+    >>> evaluate_files(p, p).mse()
+    0.0
+    """
+    table = read_merged_table(merged)
+    ref = read_reference(reference, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    return evaluate(table, ref, label=Path(os.fspath(merged)).stem)
+
+
+__all__ = [
+    "KINDS",
+    "Evaluation",
+    "check_merged_table",
+    "compare",
+    "correlations",
+    "evaluate",
+    "evaluate_files",
+    "read_merged_table",
+    "read_reference",
+]

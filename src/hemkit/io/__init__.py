@@ -4,14 +4,21 @@
 - :mod:`hemkit.io.atomic` -- safe, atomic outputs checked before the work.
 - :mod:`hemkit.io.collection` -- the SQLite collection database of ``hemkit collect``.
 
-- :mod:`hemkit.io.tidy` -- the tidy ``group, run, event, value`` table (CSV or Parquet) and
-  merged outputs.
+- :mod:`hemkit.io.formats` -- suffixes, magic numbers, format versions and the one version policy.
+- :mod:`hemkit.io.table` -- :func:`read_table` / :func:`write_table`, the one CSV/Parquet
+  reader and writer (Parquet recognised by content, written by suffix).
+- :mod:`hemkit.io.tidy` -- the tidy ``group, run, event, value`` table.
 - :mod:`hemkit.io.mergingtools` -- the raw layout of the R package ``mergingTools``.
 - :mod:`hemkit.io.perf_stat` -- ``perf stat`` CSV (``-x,``) and JSON (``-j``) output,
   with or without ``-I`` intervals, ``-r``, ``-A``/``--per-core``/``--per-socket``.
 - :mod:`hemkit.io.perf_files` -- perf stat files, one run each, as one readings set
   (groups from the events each file holds).
 - :mod:`hemkit.io.perf_script` -- ``perf script`` samples (text or ``perf.data``).
+- :mod:`hemkit.io.planfile` -- plan files (TOML or JSON).
+- :mod:`hemkit.io.traces` -- interval traces (``perf stat -I``) and hemkit's tidy traces.
+- :mod:`hemkit.io.mpx` -- MPX estimate and score tables, saved MPX models.
+- :mod:`hemkit.io.derive` -- derive measurements, analyses (JSON), definition tables, presets.
+- :mod:`hemkit.io.evaluation` -- merged and truth tables and references of ``hemkit evaluate``.
 """
 
 from typing import TYPE_CHECKING
@@ -24,7 +31,8 @@ if TYPE_CHECKING:
     from hemkit.io.perf_files import PerfOptions, read_perf_runs
     from hemkit.io.perf_stat import check_events_supported, parse_perf_stat
     from hemkit.io.readings import read_readings, sniff
-    from hemkit.io.tidy import read_table, read_tidy, write_table
+    from hemkit.io.table import read_table, write_table
+    from hemkit.io.tidy import read_tidy
 
 # every name loads its module on first use, so that importing one method (or the CLI) does not
 # import every method and pandas
@@ -42,9 +50,9 @@ _LAZY = {
     "parse_perf_stat": "hemkit.io.perf_stat",
     "read_readings": "hemkit.io.readings",
     "sniff": "hemkit.io.readings",
-    "read_table": "hemkit.io.tidy",
+    "read_table": "hemkit.io.table",
     "read_tidy": "hemkit.io.tidy",
-    "write_table": "hemkit.io.tidy",
+    "write_table": "hemkit.io.table",
 }
 
 __getattr__ = lazy_attributes("hemkit.io", _LAZY)

@@ -59,13 +59,14 @@ from hemkit.core.errors import InputError, OutputError
 from hemkit.core.readings import Readings
 from hemkit.io.atomic import atomic_path, check_output
 from hemkit.io.atomic import describe_os_error as _oserror  # one wording of OS errors for every output
+from hemkit.io.formats import COLLECTION_VERSION, SQLITE_MAGIC, check_version
 
 PathLike = str | os.PathLike[str]
 
 #: ``PRAGMA application_id`` of a hemkit collection database ("hkit")
 APPLICATION_ID = 0x686B6974
-#: ``PRAGMA user_version`` of the layout written by this version
-SCHEMA_VERSION = 1
+#: ``PRAGMA user_version`` of the layout written by this version (:data:`hemkit.io.formats.COLLECTION_VERSION`)
+SCHEMA_VERSION = COLLECTION_VERSION
 #: seconds a connection waits for another one to finish writing before it gives up
 BUSY_TIMEOUT = 60.0
 
@@ -102,7 +103,6 @@ _COLUMNS = {
     "runs": {"id", "gid", "rep", "status", "reason", "started", "seconds", "returncode"},
     "readings": {"run_id", "event", "value", "percent", "run_time_ns", "status"},
 }
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _RUN_COLUMNS = "id, gid, rep, status, reason, started, seconds, returncode"
 
 
@@ -376,10 +376,10 @@ class CollectionDB:
             raise InputError(f"{p}: is a folder, not a collection database")
         try:
             with open(p, "rb") as fh:
-                head = fh.read(len(_SQLITE_MAGIC))
+                head = fh.read(len(SQLITE_MAGIC))
         except OSError as exc:
             raise InputError(f"{p}: cannot be read ({_oserror(exc)})") from None
-        if not head.startswith(_SQLITE_MAGIC):
+        if not head.startswith(SQLITE_MAGIC):
             what = "an empty file" if not head else "not an SQLite file"
             raise InputError(f"{p}: not a hemkit collection database ({what}); refusing to use it")
 
@@ -420,9 +420,11 @@ class CollectionDB:
                     f"{p}: an SQLite database but not a hemkit collection database "
                     f"(application id {app:#x}, tables: {names}); refusing to use it"
                 )
-        elif version > SCHEMA_VERSION:
-            raise InputError(f"{p}: written by a newer hemkit (layout {version}; this one reads {SCHEMA_VERSION})")
-        elif version < 1 or missing or "digest" not in tables.get("runs", set()):
+        elif (
+            check_version(p, version, SCHEMA_VERSION, "collection database") < 1
+            or missing
+            or "digest" not in tables.get("runs", set())
+        ):
             raise InputError(f"{p}: damaged collection database (layout {version}, missing {missing or 'digest'})")
         # a writer checks the indexes too (it will write through them); readers scan the tables
         # without them (NOT INDEXED), so the quicker check suffices

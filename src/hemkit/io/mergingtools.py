@@ -9,7 +9,6 @@ columns (R writes ``NA``).
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 import warnings
@@ -20,47 +19,12 @@ import numpy as np
 
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings, first_repeat
-from hemkit.io.tidy import _PARQUET_MAGIC, _regular_file, read_table
+from hemkit.io.table import csv_rows, is_parquet_file, numeric_csv, read_table
 
 if TYPE_CHECKING:
     import pandas as pd
 
 _CODE = re.compile(r"^X?(\d+)(?:\.\d+)?$")
-
-
-def _plain_text(path: Path) -> bool:
-    """True for a readable text file that is not Parquet (read here without pandas)."""
-    return _regular_file(path) != _PARQUET_MAGIC
-
-
-def _csv_rows(path: Path) -> list[list[str]] | None:
-    """The rows of a small UTF-8 CSV file, or None if it is not plain CSV (the general reader then says why)."""
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            return list(csv.reader(fh, strict=True))
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return None
-
-
-def _numeric_csv(path: Path) -> tuple[list[str], np.ndarray] | None:
-    """Header and float64 values of a CSV of plain numbers (R's ``write.csv``), or None for anything else.
-
-    None (text, ``NA``, empty cells, ragged rows, a BOM...) sends the file to the general
-    reader (pandas), which reads every case and names what is wrong.
-    """
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            header = next(csv.reader([fh.readline()], strict=True))
-            if not header or any(h.startswith("\ufeff") for h in header):
-                return None
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # "input contained no data": the checks say it better
-                values = np.loadtxt(fh, delimiter=",", dtype=np.float64, ndmin=2, quotechar='"', comments=None)
-    except (OSError, UnicodeDecodeError, csv.Error, ValueError, StopIteration):
-        return None
-    if values.shape[0] and values.shape[1] != len(header):
-        return None
-    return header, values.reshape(-1, len(header))
 
 
 def read_code_names(path: str | os.PathLike[str]) -> dict[int, str]:
@@ -78,7 +42,7 @@ def read_code_names(path: str | os.PathLike[str]) -> dict[int, str]:
     >>> read_code_names(t2080_path("code2name.csv"))[1]
     'PROCESSOR_CYCLES'
     """
-    rows = _csv_rows(Path(path)) if _plain_text(Path(path)) else None
+    rows = None if is_parquet_file(path) else csv_rows(path)
     if rows is not None and rows and {"hems", "code"} <= set(rows[0]) and all(len(r) == len(rows[0]) for r in rows):
         ci, ni = rows[0].index("code"), rows[0].index("hems")
         cells: list[tuple[Any, Any]] = [(r[ci], r[ni] or None) for r in rows[1:]]
@@ -149,7 +113,7 @@ def from_mergingtools(
         raise InputError(f"pmcs (counters per group) must be an integer of at least 1, got {n_pmcs!r}")
     path = Path(data) if isinstance(data, str | os.PathLike) else None
     source = str(data) if path is not None else "raw table"
-    plain = _numeric_csv(path) if path is not None and _plain_text(path) else None
+    plain = numeric_csv(path) if path is not None and not is_parquet_file(path) else None
     if plain is not None:  # the usual file: numbers only, read without pandas
         header, values = plain
     else:

@@ -3,6 +3,7 @@
 A plan is small and meant to be read and edited by hand::
 
     # hemkit plan: 12 events, 9 groups of at most 5 (much design)
+    format_version = 1
     design = "much"
     pmcs = 5
     events = ["task-clock", "page-faults", ...]
@@ -17,7 +18,8 @@ the table of keys (or raises :class:`~hemkit.core.errors.InputError` naming the 
 what is wrong with its bytes), :func:`write_plan_file` writes one atomically.  The meaning
 of the keys is checked by :meth:`hemkit.plan.Plan.from_dict`.  TOML is read with
 :mod:`tomllib` and written here, because the structure is flat (strings, integers,
-booleans, lists of lists of strings).  ``.json`` files hold the same keys.
+booleans, lists of lists of strings).  ``.json`` files hold the same keys.  ``format_version``
+is the file's version (:func:`hemkit.io.formats.check_version`: a file without one is read).
 
 Examples
 --------
@@ -39,6 +41,10 @@ from typing import Any
 
 from hemkit.core.errors import InputError
 from hemkit.io.atomic import PathLike, write_text
+from hemkit.io.formats import PLAN_VERSION, check_version
+
+#: the key that holds the plan file's version (:func:`hemkit.io.formats.check_version`)
+VERSION_KEY = "format_version"
 
 
 def plan_format(path: PathLike) -> str:
@@ -53,7 +59,7 @@ def plan_format(path: PathLike) -> str:
 
 
 def read_plan_file(path: PathLike) -> dict[str, Any]:
-    """The table of keys in a TOML or JSON plan file.
+    """The table of keys in a TOML or JSON plan file (its format version checked and left out).
 
     Raises
     ------
@@ -95,6 +101,7 @@ def read_plan_file(path: PathLike) -> dict[str, Any]:
         raise InputError(f"{p}: not a plan file (nested too deeply)") from None
     if not isinstance(data, dict):
         raise InputError(f"{p}: not a plan file (expected a table of keys, found a {type(data).__name__})")
+    check_version(p, data.pop(VERSION_KEY, None), PLAN_VERSION, "plan file")
     return data
 
 
@@ -151,7 +158,7 @@ def plan_text(data: Mapping[str, Any], fmt: str = "toml", header: str = "") -> s
 def write_plan_file(
     path: PathLike, data: Mapping[str, Any], *, header: str = "", inputs: Iterable[PathLike | None] = ()
 ) -> Path:
-    """Write a plan file atomically: JSON for a ``.json`` name, else TOML.
+    """Write a plan file atomically: JSON for a ``.json`` name, else TOML; its first key is the format version.
 
     Raises
     ------
@@ -164,13 +171,15 @@ def write_plan_file(
     >>> path = write_plan_file(os.path.join(tempfile.mkdtemp(), "p.json"), {"groups": [["a", "b"]]})
     >>> print(path.read_text())
     {
+      "format_version": 1,
       "groups": [
         ["a", "b"]
       ]
     }
     <BLANKLINE>
     """
-    return write_text(path, plan_text(data, plan_format(path), header), inputs=inputs)
+    versioned = {VERSION_KEY: PLAN_VERSION, **{k: v for k, v in data.items() if k != VERSION_KEY}}
+    return write_text(path, plan_text(versioned, plan_format(path), header), inputs=inputs)
 
 
-__all__ = ["plan_format", "plan_text", "read_plan_file", "write_plan_file"]
+__all__ = ["VERSION_KEY", "plan_format", "plan_text", "read_plan_file", "write_plan_file"]

@@ -34,14 +34,13 @@ import numpy as np
 
 from hemkit.core.errors import HemkitError, HemkitWarning, InputError
 from hemkit.core.readings import TIDY_COLUMNS, Readings
+from hemkit.io.formats import PARQUET_MAGIC, SQLITE_MAGIC
 from hemkit.io.perf_stat import scan_perf_stat
 
 if TYPE_CHECKING:  # perf_files (and pandas) load only when perf stat files are read
     from hemkit.io.perf_files import PerfOptions
 
 PathLike = str | os.PathLike[str]
-SQLITE_MAGIC = b"SQLite format 3\x00"
-PARQUET_MAGIC = b"PAR1"
 COLLECTION_TABLES = ("meta", "groups", "runs", "readings")
 RECOGNISED = (
     "hemkit reads a tidy table (CSV or Parquet with columns group, run, event, value), a mergingTools raw CSV "
@@ -234,7 +233,8 @@ def _read_table_file(
     path: Path, *, pmcs: int | None, codes: PathLike | None, drop_constant: bool, min_runs: int
 ) -> Readings:
     from hemkit.io.mergingtools import from_mergingtools, read_code_names
-    from hemkit.io.tidy import read_table, tidy_cells
+    from hemkit.io.table import read_table
+    from hemkit.io.tidy import tidy_cells
 
     if pmcs is not None:
         names = read_code_names(codes) if codes is not None else None

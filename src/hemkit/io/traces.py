@@ -46,8 +46,10 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
-from hemkit.io.atomic import atomic_path, write_text
+from hemkit.io.atomic import write_text
+from hemkit.io.formats import PARQUET_MAGIC, PARQUET_SUFFIXES
 from hemkit.io.perf_stat import scan_perf_stat
+from hemkit.io.table import read_table, write_table
 
 PathLike = str | os.PathLike[str]
 
@@ -59,8 +61,7 @@ MAX_INTERVALS = 2_000_000
 DEFAULT_PATTERN = r"^(?P<workload>.+?)(?:[_-]s(?:et)?\d+)?[_-]r(?:un)?\d+$"
 """How a workload is named from a file name when nothing else says: ``gzip_r3`` -> ``gzip``."""
 WRAPS = ("repair", "drop", "error")
-_PARQUET = {".parquet", ".pq"}
-_TRACE_SUFFIXES = {".csv", ".txt", ".json", ".parquet", ".pq", ".out", ".stat"}
+_TRACE_SUFFIXES = (*PARQUET_SUFFIXES, ".csv", ".json", ".txt", ".out", ".stat")
 
 
 # --------------------------------------------------------------------------- file level
@@ -94,7 +95,7 @@ def workload_name(path: PathLike, pattern: str | None = None) -> str:
     'x'
     """
     stem = Path(os.fspath(path)).name
-    for suffix in (".parquet", ".pq", ".csv", ".json", ".txt", ".out", ".stat"):
+    for suffix in _TRACE_SUFFIXES:
         if stem.lower().endswith(suffix):
             stem = stem[: -len(suffix)]
             break
@@ -114,14 +115,13 @@ def workload_name(path: PathLike, pattern: str | None = None) -> str:
 
 
 def _is_tidy(path: Path) -> bool:
-    if path.suffix.lower() in _PARQUET:
-        return True
+    """A table (Parquet, by content, or CSV with ``event`` and ``value`` columns), not raw perf output."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096)
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    if head.startswith(b"PAR1"):
+    if head.startswith(PARQUET_MAGIC):
         return True
     for line in head.decode("utf-8", "replace").splitlines():
         s = line.strip()
@@ -129,22 +129,6 @@ def _is_tidy(path: Path) -> bool:
             cols = [c.strip() for c in s.split(",")]
             return "event" in cols and ("value" in cols or "raw" in cols)
     return False
-
-
-def read_table_file(path: Path) -> pd.DataFrame:
-    """A CSV or Parquet table; any reading failure (garbage, truncation) is an :class:`InputError`."""
-    try:
-        with open(path, "rb") as fh:
-            parquet = fh.read(4) == b"PAR1"
-        if parquet or path.suffix.lower() in _PARQUET:
-            return pd.read_parquet(path)
-        return pd.read_csv(path, comment="#")
-    except MemoryError:
-        raise InputError(f"{path}: too large to read") from None
-    except Exception as exc:  # pyarrow and the csv parser raise many kinds on garbage
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
-        kind = "Parquet" if path.suffix.lower() in _PARQUET else "CSV"
-        raise InputError(f"{path}: not a readable {kind} table ({first})") from None
 
 
 # --------------------------------------------------------------------------- raw perf output
@@ -412,7 +396,7 @@ def read_trace(
     seen: dict[str, Path] = {}
     for path in _files(source):
         if _is_tidy(path):
-            table = _tidy_from_table(read_table_file(path), str(path), ocoe=ocoe)
+            table = _tidy_from_table(read_table(path, comment="#"), str(path), ocoe=ocoe)
             if "workload" not in table.columns or table["workload"].isna().any():
                 name = workload or workload_name(path, pattern)
                 table["workload"] = table["workload"].fillna(name) if "workload" in table.columns else name
@@ -512,14 +496,8 @@ def handle_wraps(trace: pd.DataFrame, wraps: str = "repair", *, source: str = "t
 
 # --------------------------------------------------------------------------- writing
 def write_trace(table: pd.DataFrame, path: PathLike, *, inputs: Sequence[PathLike] = ()) -> Path:
-    """Write a tidy trace (or any table) as Parquet (``.parquet``) or CSV, atomically."""
-    p = Path(os.fspath(path))
-    with atomic_path(p, inputs=inputs) as tmp:
-        if p.suffix.lower() in _PARQUET:
-            table.to_parquet(tmp, index=False)
-        else:
-            table.to_csv(tmp, index=False)
-    return p
+    """Write a tidy trace as Parquet (``.parquet``/``.pq``) or CSV, atomically (:func:`hemkit.io.table.write_table`)."""
+    return write_table(table, path, inputs=inputs, what="trace")
 
 
 def write_perf_text(text: str, path: PathLike) -> Path:
@@ -534,7 +512,6 @@ __all__ = [
     "WRAP",
     "handle_wraps",
     "parse_trace",
-    "read_table_file",
     "read_trace",
     "workload_name",
     "write_perf_text",

@@ -48,14 +48,11 @@ import pandas as pd
 from hemkit.core.errors import InputError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.rng import child, integer_seed
-from hemkit.io.atomic import atomic_path
+from hemkit.io.mpx import read_model, write_model
 from hemkit.mpx.emulate import MpxData
 from hemkit.mpx.estimators import MpxEstimator, check_data, finish, neighbours
 from hemkit.mpx.features import FEATURES, interpolation_features
 from hemkit.mpx.phase import INTERPOLATIONS
-
-MODEL_FORMAT = "hemkit-mpx-model"
-MODEL_VERSION = 2
 
 
 def _torch() -> Any:
@@ -319,8 +316,6 @@ class _TorchEstimator(MpxEstimator):
         if "hidden" in params and isinstance(params["hidden"], tuple):
             params["hidden"] = list(params["hidden"])
         blob = {
-            "format": MODEL_FORMAT,
-            "version": MODEL_VERSION,
             "class": type(self).__name__,
             "params": params,
             "events": list(self.events_),
@@ -333,9 +328,7 @@ class _TorchEstimator(MpxEstimator):
             "history": {c: [float(x) for x in self.history_[c]] for c in self.history_.columns},
             "best_epoch": int(self.best_epoch_),
         }
-        with atomic_path(path, what="model") as tmp:
-            torch.save(blob, tmp)
-        return Path(os.fspath(path))
+        return write_model(blob, path)
 
 
 @dataclass
@@ -608,18 +601,11 @@ def load_model(path: str | os.PathLike[str]) -> _TorchEstimator:
     """
     torch = _torch()
     path = Path(os.fspath(path))
-    if not path.is_file():
-        raise InputError(f"{path}: no such model file")
-    try:
-        blob = torch.load(path, weights_only=True, map_location="cpu")
-    except Exception as exc:  # pickle, zip and torch errors of every kind on a foreign file
-        raise InputError(f"{path}: not a saved hemkit mpx model ({type(exc).__name__})") from None
-    if not isinstance(blob, dict) or blob.get("format") != MODEL_FORMAT or blob.get("class") not in CLASSES:
+    blob = read_model(path)
+    if blob.get("class") not in CLASSES:
         raise InputError(f"{path}: not a saved hemkit mpx model (hemkit mpx fit writes them)")
-    if blob.get("version") != MODEL_VERSION or list(blob.get("features", [])) != list(FEATURES):
-        raise InputError(
-            f"{path}: written by another version of hemkit (model format {blob.get('version')}); fit it again"
-        )
+    if list(blob.get("features", [])) != list(FEATURES):
+        raise InputError(f"{path}: a model fitted on other interpolation features (an older hemkit); fit it again")
     try:
         params = dict(blob["params"])
         params["train"] = TrainOptions(**params["train"])

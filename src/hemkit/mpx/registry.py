@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from hemkit.core.errors import InputError
+from hemkit.io.formats import MODEL_SUFFIXES
 from hemkit.mpx.estimators import FixedInterpolation, MpxEstimator
 from hemkit.mpx.phase import INTERPOLATIONS
 
 DEFAULT_ESTIMATOR = "phase"
 """What ``hemkit mpx estimate`` uses when no estimator is named (see :mod:`hemkit.mpx.phase`)."""
 LEARNED = ("mlp", "bigru")
-MODEL_SUFFIXES = (".pt", ".pth")
 NAMES = (*INTERPOLATIONS, "fixed-cumulative", *LEARNED)
 
 

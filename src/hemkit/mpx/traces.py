@@ -1,6 +1,6 @@
 """Interval traces for the multiplexing area: reading, the paper's data cleaning, splits by workload.
 
-Reading is :mod:`hemkit.io.traces` (re-exported here); splits keep the runs of one workload
+Reading is :mod:`hemkit.io.traces`; splits keep the runs of one workload
 together.
 
 Data cleaning follows Wang, Wang & Lin (2022), section 2.2 and step 2 of section 3.4, with
@@ -22,19 +22,14 @@ import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.rng import SeedLike, as_generator
-from hemkit.io.traces import TRACE_COLUMNS, parse_trace, read_trace, workload_name, write_trace
+from hemkit.io.traces import read_trace
 from hemkit.mpx.emulate import MpxData
 
 __all__ = [
-    "TRACE_COLUMNS",
     "clean_runs",
-    "parse_trace",
     "read_multiplexed",
-    "read_trace",
     "split_workloads",
     "to_wide",
-    "workload_name",
-    "write_trace",
 ]
 
 

@@ -1,14 +1,7 @@
-"""Files of the metric derivation: measurements (CSV/Parquet), analyses (JSON), tables, presets, examples.
+"""What the metric derivation analyses, checked: measurements, the bundled examples, saved analyses, presets.
 
-Every write goes through :mod:`hemkit.io.atomic` (a temporary file renamed into place), every
-read raises :class:`~hemkit.core.errors.InputError` naming the file and what is wrong with it.
-
-- :func:`read_measurements` / :func:`write_measurements` -- the tidy table of ``hemkit derive run``.
-- :func:`save_analysis` / :func:`load_analysis` -- a :class:`DeriveAnalysis` as JSON.
-- :func:`write_definitions` -- a definition table as ``.md``, ``.csv`` or ``.json``.
-- :func:`read_presets` -- a ``preset,definition`` CSV (e.g. PAPI's presets on a machine).
-- :func:`example_measurements` -- the bundled example measured with valgrind
-  (``benchmarks/derive_example.py`` makes it).
+The files are read by :mod:`hemkit.io.derive`; this module checks what they hold and turns
+it into derive's objects.
 
 Examples
 --------
@@ -19,7 +12,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 import os
 from importlib import resources
 from pathlib import Path
@@ -32,53 +24,13 @@ from hemkit.core.errors import InputError
 from hemkit.derive.analysis import DeriveAnalysis
 from hemkit.derive.families import FAMILIES
 from hemkit.derive.paper import paper_family, paper_measurements
-from hemkit.derive.report import Definitions, preset_table
-from hemkit.derive.tables import show_value, to_markdown
-from hemkit.io.atomic import atomic_path, write_text
+from hemkit.derive.report import preset_table
+from hemkit.derive.tables import show_value
+from hemkit.io.derive import read_analysis, read_measurements_table
+from hemkit.io.table import read_table
 
 REQUIRED = ["kernel", "size", "run", "event", "value"]
 EXAMPLES = ("branch", "dcache")
-TABLE_SUFFIXES = (".md", ".csv", ".json")
-
-
-def read_text_file(path: str | Path, what: str, *, hint: str = "") -> str:
-    """The text of a user's file, or an :class:`InputError`: missing, a folder, not UTF-8, unreadable.
-
-    Examples
-    --------
-    >>> read_text_file("/nonexistent/ev.txt", "event list")
-    Traceback (most recent call last):
-    ...
-    hemkit.core.errors.InputError: /nonexistent/ev.txt: no such event list
-    """
-    p = Path(path)
-    _check_file(p, what, hint)
-    try:
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: not a text file (not UTF-8); expected a {what}") from None
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
-
-
-def _check_file(path: Path, what: str, hint: str = "") -> None:
-    if not path.exists():
-        raise InputError(f"{path}: no such {what}{' ' + hint if hint else ''}")
-    if not path.is_file():
-        raise InputError(f"{path}: is not a file")
-
-
-def _read_csv(path: Path, what: str) -> pd.DataFrame:
-    _check_file(path, f"{what} file")
-    try:
-        if path.suffix.lower() in (".parquet", ".pq"):
-            return pd.read_parquet(path)
-        return pd.read_csv(path, dtype={"size": str, "kernel": str, "event": str, "family": str, "backend": str})
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path}: empty file, not a {what} table") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise InputError(f"{path}: not a {what} table ({first})") from None
 
 
 def check_measurements(data: pd.DataFrame, source: str = "measurements") -> pd.DataFrame:
@@ -149,24 +101,12 @@ def read_measurements(path: str | Path) -> pd.DataFrame:
     --------
     >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "m.csv"
+    >>> from hemkit.io.derive import write_measurements
     >>> _ = write_measurements(example_measurements("branch"), p)
     >>> read_measurements(p)["family"].iloc[0]
     'branch'
     """
-    p = Path(path)
-    return check_measurements(_read_csv(p, "measurements"), str(p))
-
-
-def write_measurements(measurements: Any, path: str | Path, *, inputs: Any = ()) -> Path:
-    """Write measurements (a :class:`~hemkit.derive.measure.Measurements` or a DataFrame) atomically."""
-    data = getattr(measurements, "data", measurements)
-    p = Path(path)
-    with atomic_path(p, inputs=inputs) as tmp:
-        if p.suffix.lower() in (".parquet", ".pq"):
-            data.to_parquet(tmp, index=False)
-        else:
-            data.to_csv(tmp, index=False)
-    return p
+    return check_measurements(read_measurements_table(path), os.fspath(path))
 
 
 def example_measurements(family: str = "branch") -> pd.DataFrame:
@@ -186,7 +126,7 @@ def example_measurements(family: str = "branch") -> pd.DataFrame:
         )
     ref = resources.files("hemkit.derive").joinpath("data", "example", f"{family}-valgrind.csv")
     with resources.as_file(ref) as p:
-        return check_measurements(pd.read_csv(p, dtype={"size": str}), f"bundled example {family}")
+        return check_measurements(read_table(p, dtype={"size": str}), f"bundled example {family}")
 
 
 def analysis_input(
@@ -217,55 +157,20 @@ def analysis_input(
     )
 
 
-def save_analysis(analysis: DeriveAnalysis, path: str | Path, *, inputs: Any = ()) -> Path:
-    """Write a :class:`DeriveAnalysis` as JSON (atomically)."""
-    return write_text(path, json.dumps(analysis.to_dict(), indent=1, allow_nan=False) + "\n", inputs=inputs)
-
-
 def load_analysis(path: str | Path) -> DeriveAnalysis:
-    """Read a :class:`DeriveAnalysis` written by :func:`save_analysis`; anything else is an :class:`InputError`.
+    """Read a :class:`DeriveAnalysis` written by :func:`hemkit.io.derive.write_analysis`; else an :class:`InputError`.
 
     Examples
     --------
     >>> import tempfile
     >>> from hemkit.derive import analyze
     >>> p = Path(tempfile.mkdtemp()) / "r.json"
-    >>> _ = save_analysis(analyze(example_measurements("branch")), p)
+    >>> from hemkit.io.derive import write_analysis
+    >>> _ = write_analysis(analyze(example_measurements("branch")), p)
     >>> load_analysis(p).summary().loc["Mispredicted Branches.", "definition"]
     '1xBcm'
     """
-    p = Path(path)
-    text = read_text_file(p, "result file", hint="(write one with 'hemkit derive analyze')")
-
-    def no_constants(name: str) -> float:
-        raise ValueError(f"{name} is not a number JSON allows")
-
-    try:
-        d = json.loads(text, parse_constant=no_constants)
-    except (ValueError, RecursionError) as exc:
-        raise InputError(f"{p}: not a hemkit derive result (malformed JSON: {exc})") from None
-    return DeriveAnalysis.from_dict(d, source=str(p))
-
-
-def write_definitions(definitions: Definitions | pd.DataFrame, path: str | Path, *, inputs: Any = ()) -> Path:
-    """Write a definition table as ``.md``, ``.csv`` or ``.json`` (by suffix), atomically."""
-    p = Path(path)
-    check_table_suffix(p)
-    table = definitions.to_frame() if isinstance(definitions, Definitions) else definitions
-    if p.suffix.lower() == ".md":
-        return write_text(p, to_markdown(table), inputs=inputs)
-    if p.suffix.lower() == ".json":
-        return write_text(p, table.to_json(orient="records", indent=1) + "\n", inputs=inputs)
-    with atomic_path(p, inputs=inputs) as tmp:
-        table.to_csv(tmp, index=False)
-    return p
-
-
-def check_table_suffix(path: str | Path) -> None:
-    """Refuse a table file name whose suffix is not ``.md``, ``.csv`` or ``.json``."""
-    suffix = Path(os.fspath(path)).suffix.lower()
-    if suffix not in TABLE_SUFFIXES:
-        raise InputError(f"{path}: unknown table format {suffix or '(no suffix)'!r}; use .md, .csv or .json")
+    return DeriveAnalysis.from_dict(read_analysis(path), source=os.fspath(path))
 
 
 def read_presets(path: str | Path) -> dict[str, str]:
@@ -279,22 +184,18 @@ def read_presets(path: str | Path) -> dict[str, str]:
     >>> read_presets(p)
     {'PAPI_BR_MSP': '1xr00c3'}
     """
-    p = Path(path)
-    df = _read_csv(p, "preset")
-    table = preset_table(df.astype(object).where(df.notna(), None), source=str(p))
+    df = read_measurements_table(path, "preset")
+    table = preset_table(df.astype(object).where(df.notna(), None), source=os.fspath(path))
     return {name: text for name, (text, _) in table.items()}
 
 
 __all__ = [
+    "EXAMPLES",
+    "REQUIRED",
     "analysis_input",
-    "read_text_file",
     "check_measurements",
-    "check_table_suffix",
     "example_measurements",
     "load_analysis",
     "read_measurements",
     "read_presets",
-    "save_analysis",
-    "write_definitions",
-    "write_measurements",
 ]

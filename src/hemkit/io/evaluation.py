@@ -1,0 +1,91 @@
+"""Evaluation files: the merged (or truth) table of runs x events, and the reference of ``hemkit evaluate``.
+
+The merged table is a runs x events CSV or Parquet file (what ``hemkit merge -o`` writes),
+read by :func:`hemkit.io.table.read_table`.  The reference is either a truth table of the
+same shape (every event read in the same runs; an integer ``run`` column, if present, is
+taken as the run id) or grouped readings in any format :func:`hemkit.io.read_readings`
+knows (tidy, mergingTools raw with ``pmcs``, a collection database, perf stat files).
+
+This module reads the files; what their numbers must satisfy is checked by
+:func:`hemkit.evaluate.read_reference` and :func:`hemkit.evaluate.evaluate_files`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hemkit.core.errors import InputError
+from hemkit.core.readings import TIDY_COLUMNS, Readings
+from hemkit.io.table import read_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+PathLike = str | os.PathLike[str]
+
+
+def _wide(path: Path, table: pd.DataFrame) -> pd.DataFrame:
+    """The table with an integer ``run`` column as its index; grouped readings refused."""
+    import pandas as pd
+
+    if set(TIDY_COLUMNS) <= {str(c) for c in table.columns}:
+        raise InputError(
+            f"{path}: looks like grouped readings (group, run, event, value), not a table of runs x events"
+        )
+    if "run" in table.columns and pd.api.types.is_integer_dtype(table["run"]) and table["run"].is_unique:
+        table = table.set_index("run")
+    return table
+
+
+def read_wide_table(path: PathLike) -> pd.DataFrame:
+    """A merged (or truth) table of runs x events from CSV or Parquet, its ``run`` column as the index.
+
+    Raises
+    ------
+    InputError
+        Missing, a folder, unreadable, a column name given twice, grouped readings.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "m.csv")
+    >>> _ = open(p, "w").write("run,a,b\\n0,1,2\\n1,2,1\\n")
+    >>> read_wide_table(p).index.name
+    'run'
+    """
+    p = Path(os.fspath(path))
+    if p.is_dir():
+        raise InputError(f"{p}: is a folder; give a merged table (CSV or Parquet)")
+    return _wide(p, read_table(p))
+
+
+def read_reference_file(
+    paths: PathLike | Sequence[PathLike],
+    *,
+    pmcs: int | None = None,
+    codes: PathLike | None = None,
+    drop_constant: bool = False,
+) -> pd.DataFrame | Readings:
+    """A truth table (runs x events, its numbers not yet checked) or grouped readings (see the module docstring)."""
+    from hemkit.io.readings import read_readings, sniff
+
+    many = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    if not many:
+        raise InputError("no reference file given")
+    if len(many) > 1 or pmcs is not None or sniff(many[0]) == "database":
+        return read_readings(many if len(many) > 1 else many[0], pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    p = Path(os.fspath(many[0]))
+    try:
+        table = read_table(p)
+    except InputError:
+        table = None
+    if table is None or set(TIDY_COLUMNS) <= {str(c) for c in table.columns}:
+        # grouped readings: a tidy table, perf stat output or another readings format
+        return read_readings(p, codes=codes, drop_constant=drop_constant)
+    return _wide(p, table)
+
+
+__all__ = ["read_reference_file", "read_wide_table"]

@@ -1,0 +1,119 @@
+"""What every file format of hemkit is recognised by, and the one policy for format versions.
+
+Constants that readers and writers share (file name suffixes, magic numbers, the versions
+of the formats hemkit writes) live here once; every module of :mod:`hemkit.io` takes them
+from here.
+
+**Versions.**  Every file hemkit writes in a format of its own carries a version: the plan
+file (``format_version``), derive's JSON analyses (``version``), MPX model files
+(``version``), the collection database (SQLite ``user_version``) and the Parquet files hemkit
+writes (key-value metadata ``hemkit_version``).  :func:`check_version` is the one policy:
+a file without a version, or with an older one, is read; a newer one is refused with an
+:class:`~hemkit.core.errors.InputError` naming the file and both versions.  Plain CSV
+tables (tidy readings, merged tables, scores) are interchange files and stay plain CSV.
+
+Examples
+--------
+>>> check_version("plan.toml", None, PLAN_VERSION, "plan file")
+0
+>>> check_version("plan.toml", 9, 1, "plan file")
+Traceback (most recent call last):
+...
+hemkit.core.errors.InputError: plan.toml: plan file version 9 is newer than this hemkit reads (version 1); \
+update hemkit or write the file again with this one
+"""
+
+from __future__ import annotations
+
+import os
+
+from hemkit.core.errors import InputError
+
+# ------------------------------------------------------------------ names and magic numbers
+PARQUET_SUFFIXES = (".parquet", ".pq")
+"""File names that are written as Parquet (reading goes by content, :data:`PARQUET_MAGIC`)."""
+PARQUET_MAGIC = b"PAR1"
+"""The first (and last) four bytes of every Parquet file."""
+SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first sixteen bytes of every SQLite database (a collection database)."""
+MODEL_SUFFIXES = (".pt", ".pth")
+"""File names of saved MPX models (``hemkit mpx fit -o``)."""
+
+# ------------------------------------------------------------------ versions hemkit writes
+PLAN_VERSION = 1
+"""The plan file (TOML or JSON) key ``format_version``."""
+ANALYSIS_VERSION = 1
+"""derive's JSON analysis key ``version``."""
+MODEL_VERSION = 2
+"""An MPX model file's ``version``."""
+COLLECTION_VERSION = 1
+"""The collection database's layout (SQLite ``user_version``)."""
+TABLE_VERSION = 1
+"""Parquet tables hemkit writes: key-value metadata :data:`TABLE_VERSION_KEY`."""
+TABLE_VERSION_KEY = b"hemkit_version"
+
+
+def is_parquet_name(path: str | os.PathLike[str]) -> bool:
+    """Whether a file is *written* as Parquet: its name ends in ``.parquet`` or ``.pq`` (any case).
+
+    Examples
+    --------
+    >>> is_parquet_name("t.PQ"), is_parquet_name("t.csv")
+    (True, False)
+    """
+    return os.fspath(path).lower().endswith(PARQUET_SUFFIXES)
+
+
+def check_version(source: str | os.PathLike[str], found: object, current: int, what: str) -> int:
+    """The version of a file hemkit wrote, checked against the version this hemkit writes.
+
+    The one policy for every format: no version (``None``: written before versions) reads as
+    version 0, an older version is read, a newer one is refused.
+
+    Parameters
+    ----------
+    source : path or str
+        The file, named in the message.
+    found : object
+        The version the file holds (``None`` when it holds none).
+    current : int
+        The version this hemkit writes.
+    what : str
+        The format, named in the message (``"plan file"``).
+
+    Returns
+    -------
+    int
+        The file's version (0 for none).
+
+    Raises
+    ------
+    InputError
+        The version is not a whole number >= 0, or is newer than ``current``.
+    """
+    if found is None:
+        return 0
+    if isinstance(found, bool) or not isinstance(found, int) or found < 0:
+        raise InputError(f"{os.fspath(source)}: {what} version {found!r} is not a whole number >= 0")
+    if found > current:
+        raise InputError(
+            f"{os.fspath(source)}: {what} version {found} is newer than this hemkit reads (version {current}); "
+            "update hemkit or write the file again with this one"
+        )
+    return found
+
+
+__all__ = [
+    "ANALYSIS_VERSION",
+    "COLLECTION_VERSION",
+    "MODEL_SUFFIXES",
+    "MODEL_VERSION",
+    "PARQUET_MAGIC",
+    "PARQUET_SUFFIXES",
+    "PLAN_VERSION",
+    "SQLITE_MAGIC",
+    "TABLE_VERSION",
+    "TABLE_VERSION_KEY",
+    "check_version",
+    "is_parquet_name",
+]
