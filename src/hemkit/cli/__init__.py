@@ -47,7 +47,7 @@ SUMMARIES = {
     "derive": "Define metrics (FLOPs, branches, cache hits) from raw events (Barry, Danalis, Dongarra).",
     "sampling": "Accuracy of sampling profiles: simulate, model, and intervals for perf record profiles.",
     "report": "Write one self-contained HTML report of a collection database or readings.",
-    "export": "Write any readings INPUT (a collection database, a tidy or raw table) as one tidy CSV or Parquet file.",
+    "export": "Write readings INPUT (collection databases, perf stat files or folders, a table) as one tidy file.",
 }
 
 

@@ -20,8 +20,9 @@ work for one release and print a deprecation warning; :func:`alias` makes them.
 
 from __future__ import annotations
 
+import inspect
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -123,6 +124,13 @@ def alias(old: str, dest: str, new: str, *, separate: bool = False, **kwargs: An
     return click.option(old, name, cls=AliasOption, dest=dest, new=new, **kwargs)
 
 
+INPUTS_HELP = (
+    "INPUT is one or several readings: a tidy group,run,event,value table (CSV or Parquet), a mergingTools "
+    "raw CSV (with --pmcs), 'hemkit collect' databases (several of one plan and command are one set of "
+    "readings), perf stat -x, or -j files, or folders of them (one run per file)."
+)
+
+
 def readings_input_options(f: F) -> F:
     """The input options of every command that reads readings (see :func:`hemkit.io.read_readings`)."""
     f = click.option(
@@ -131,12 +139,55 @@ def readings_input_options(f: F) -> F:
     f = click.option(
         "--codes",
         type=click.Path(dir_okay=False),
-        help="hems,code table naming the event codes of a mergingTools raw file.",
+        help="hems,code table naming the event codes of a mergingTools raw file (with --pmcs).",
     )(f)
     f = click.option(
         "--pmcs", type=PMCS, help="INPUT is a mergingTools raw file with this many counters (columns) per group."
     )(f)
     return f
+
+
+def readings_inputs(*, required: bool = False, name: str = "inputs") -> Callable[[F], F]:
+    """The reading door of every command that reads readings: ``INPUT...`` and :func:`readings_input_options`.
+
+    INPUT is any number of files or folders (``required``: at least one); the command
+    reads them with :func:`read_inputs`, so files, folders of perf stat files, several
+    files and several collection databases work the same everywhere, with ``--pmcs``,
+    ``--codes`` and ``--drop-constant``; the command's help ends with ``INPUTS_HELP``.
+    """
+
+    def decorate(f: F) -> F:
+        f = readings_input_options(f)
+        if f.__doc__ and INPUTS_HELP not in f.__doc__:  # click.command, applied after, reads the docstring
+            f.__doc__ = f"{inspect.cleandoc(f.__doc__)}\n\n{INPUTS_HELP}"
+        return click.argument(
+            name,
+            nargs=-1,
+            required=required,
+            metavar="INPUT..." if required else "[INPUT]...",
+            type=click.Path(dir_okay=True),
+        )(f)
+
+    return decorate
+
+
+def check_input_options(pmcs: int | None, codes: str | None) -> None:
+    """``--codes`` needs ``--pmcs``: codes name the columns of a mergingTools raw file, which only ``--pmcs`` reads."""
+    if codes is not None and pmcs is None:
+        raise click.BadParameter("needs --pmcs (it names the codes of a mergingTools raw file)", param_hint="'--codes'")
+
+
+def read_inputs(
+    inputs: Sequence[str], *, pmcs: int | None = None, codes: str | None = None, drop_constant: bool = False
+) -> Any:
+    """The readings of a command's INPUTs (see :func:`readings_inputs`) through :func:`hemkit.io.read_readings`.
+
+    ``--codes`` without ``--pmcs`` is a usage error naming ``--codes`` (:func:`check_input_options`).
+    """
+    from hemkit.io import read_readings
+
+    check_input_options(pmcs, codes)
+    return read_readings(list(inputs), pmcs=pmcs, codes=codes, drop_constant=drop_constant)
 
 
 @contextmanager

@@ -19,9 +19,10 @@ import click
 from hemkit.cli._options import (
     POSITIVE,
     alias,
+    check_input_options,
     output_option,
     quiet_option,
-    readings_input_options,
+    readings_inputs,
     runs_option,
     show_table,
     warnings_to_stderr,
@@ -232,7 +233,7 @@ def _show_status(db: str) -> None:
     )
 
 
-def _export(source: str, output: str, **options: Any) -> None:
+def _export(source: str | list[str], output: str, **options: Any) -> None:
     from hemkit.collect import export as run_export
 
     with warnings_to_stderr():
@@ -241,22 +242,24 @@ def _export(source: str, output: str, **options: Any) -> None:
 
 
 @click.command("export")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@readings_inputs(required=True)
 @output_option(help="The tidy file to write: .parquet/.pq for Parquet, else CSV.", required=True)
-@readings_input_options
-def export(input_path, output, pmcs, codes, drop_constant):
-    """Write any readings INPUT (a collection database, a tidy or raw table) as one tidy CSV or Parquet file.
+def export(inputs, output, pmcs, codes, drop_constant):
+    """Write readings INPUT (collection databases, perf stat files or folders, a table) as one tidy file.
+
+    CSV, or Parquet for a .parquet/.pq name.
 
     \b
     hemkit export collection.db -o readings.csv
+    hemkit export monday.db tuesday.db -o readings.csv     (one plan and command)
+    hemkit export runs/ -o readings.parquet                (a folder of perf stat files)
     hemkit export raw.csv --pmcs 6 --codes code2name.csv -o readings.parquet --drop-constant
 
     The file has the columns group, run, event, value; it is written only if INPUT reads
     cleanly (no constant event unless --drop-constant, no holes, no NaN).
     """
-    if codes and pmcs is None:
-        raise click.BadParameter("needs --pmcs (it names the codes of a mergingTools raw file)", param_hint="'--codes'")
-    _export(input_path, output, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    check_input_options(pmcs, codes)
+    _export(list(inputs), output, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
 
 
 __all__ = ["collect", "export", "probe"]

@@ -17,10 +17,13 @@ import click
 
 from hemkit.cli._options import (
     LEVEL,
+    check_input_options,
     output_option,
     plot_option,
     quiet_option,
+    read_inputs,
     readings_input_options,
+    readings_inputs,
     reps_option,
     seed_option,
     show_row,
@@ -77,15 +80,13 @@ def _inputs_label(inputs: tuple[str, ...], bundled: str) -> str:
 
 
 def _load(inputs: tuple[str, ...], *, pmcs: int | None, codes: str | None, drop_constant: bool, hrm: bool) -> Any:
-    """Readings from INPUT files (one or several, any format read_readings knows) or the bundled T2080 data."""
+    """Readings from INPUT (the reading door, :func:`hemkit.cli._options.read_inputs`) or the bundled T2080 data."""
     from hemkit import datasets
-    from hemkit.io import read_readings
 
     if not inputs:
+        check_input_options(pmcs, codes)
         return datasets.t2080_hrm() if hrm else datasets.t2080_much()
-    return read_readings(
-        list(inputs) if len(inputs) > 1 else inputs[0], pmcs=pmcs, codes=codes, drop_constant=drop_constant
-    )
+    return read_inputs(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
 
 
 def _distinct_outputs(**paths: str | None) -> None:
@@ -127,9 +128,8 @@ def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
 
 
 @click.command()
-@click.argument("inputs", nargs=-1, type=click.Path(dir_okay=True))
+@readings_inputs()
 @click.option("--method", "-m", type=click.Choice(METHODS), default="joint", show_default=True, help="Merge method.")
-@readings_input_options
 @click.option("--anchor", help="HRM anchor event (read in every group). Bundled data: PROCESSOR_CYCLES.")
 @click.option(
     "--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together (else an error naming them)."
@@ -215,8 +215,6 @@ def merge(
     hemkit merge raw.csv --pmcs 6 --codes code2name.csv -m much --mode paper
     hemkit merge collection.db -m hrm --anchor cycles
 
-    INPUT is one or several files of readings (tidy group,run,event,value CSV or Parquet,
-    a mergingTools raw CSV with --pmcs, a 'hemkit collect' database, perf stat output).
     Without INPUT the bundled NXP T2080 readings are merged (HRM data for -m hrm).
     """
     from hemkit.io import check_output, write_figure, write_table

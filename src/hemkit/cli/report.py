@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import click
 
-from hemkit.cli._options import output_option, quiet_option, readings_input_options, seed_option, wrote
+from hemkit.cli._options import output_option, quiet_option, read_inputs, readings_inputs, seed_option, wrote
 
 
 @click.command("report")
-@click.argument("inputs", nargs=-1, type=click.Path(dir_okay=True))
-@readings_input_options
+@readings_inputs()
 @click.option(
     "--method",
     type=click.Choice(["joint", "copula", "much", "hrm", "none"]),
@@ -50,7 +49,7 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, tra
 
     \b
     hemkit report plan.db -o report.html
-    hemkit report runs/*.csv -o report.html
+    hemkit report runs/*.csv -o report.html    (or runs/, or monday.db tuesday.db)
     hemkit report -o report.html              (the bundled NXP T2080 readings)
     hemkit report much_raw.csv --pmcs 6 --codes code2name.csv -o report.html
     hemkit report plan.db --mpx trace_r1.csv --profile perf.data -o report.html
@@ -65,7 +64,7 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, tra
     intervals.
     """
     from hemkit.core.readings import Readings
-    from hemkit.io import check_output, read_readings, write_text
+    from hemkit.io import check_output, write_text
     from hemkit.report import ReportOptions, build_report
 
     if method == "hrm" and not anchor:
@@ -82,7 +81,7 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, tra
     elif len(paths) == 1 and pmcs is None and codes is None and not drop_constant:
         source = paths[0]  # a collection database also gets its runs-and-validation section
     else:
-        source = read_readings(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+        source = read_inputs(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
     options = ReportOptions(
         method="" if method == "none" else method,
         anchor=anchor,

@@ -8,6 +8,7 @@ command checks it, and the output is written atomically after the place was chec
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -27,8 +28,8 @@ class ExportResult(Result):
 
     Attributes
     ----------
-    source : Path
-        The input.
+    sources : tuple of Path
+        The inputs (one file or folder, or several).
     path : Path
         The file written.
     readings : Readings
@@ -45,7 +46,7 @@ class ExportResult(Result):
     (24, 2)
     """
 
-    source: Path
+    sources: tuple[Path, ...]
     path: Path
     readings: Readings
     rows: int
@@ -62,13 +63,19 @@ class ExportResult(Result):
         """One line: what was read and what was written."""
         r = self.readings
         return (
-            f"read {self.source}: {len(r)} groups, {len(r.events)} events, {int(r.n_runs.sum())} runs; "
+            f"read {_label(self.sources)}: {len(r)} groups, {len(r.events)} events, {int(r.n_runs.sum())} runs; "
             f"wrote {self.path} ({self.rows} rows)"
         )
 
 
+def _label(paths: Sequence[Path]) -> str:
+    if len(paths) <= 3:
+        return " ".join(map(str, paths))
+    return f"{len(paths)} inputs ({paths[0]} ... {paths[-1]})"
+
+
 def export(
-    source: PathLike,
+    source: PathLike | Sequence[PathLike],
     output: PathLike,
     *,
     pmcs: int | None = None,
@@ -79,8 +86,9 @@ def export(
 
     Parameters
     ----------
-    source : path
-        Any input :func:`hemkit.io.read_readings` reads (a collection database included).
+    source : path or sequence of paths
+        Any input :func:`hemkit.io.read_readings` reads: a file, a folder of perf stat
+        files, several perf stat files, one or several collection databases.
     output : path
         ``.parquet``/``.pq`` for Parquet, anything else CSV; checked before reading.
     pmcs, codes : optional
@@ -103,12 +111,13 @@ def export(
     >>> export(t2080_path("much_raw.csv"), out, pmcs=6).rows
     144000
     """
-    inputs = [source, codes]
+    sources = [source] if isinstance(source, str | os.PathLike) else list(source)
+    inputs = [*sources, codes]
     check_output(output, inputs=inputs)
     readings = read_readings(source, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
     table = readings.to_tidy()
     path = write_table(table, Path(os.fspath(output)), inputs=inputs)
-    return ExportResult(Path(os.fspath(source)), Path(path), readings, len(table))
+    return ExportResult(tuple(Path(os.fspath(s)) for s in sources), Path(path), readings, len(table))
 
 
 __all__ = ["ExportResult", "export"]

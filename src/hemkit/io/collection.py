@@ -804,6 +804,76 @@ def load_readings(db_path: PathLike, *, min_runs: int = 3, drop_constant: bool =
     return Readings.from_tidy(t, source=str(db_path), min_runs=min_runs, drop_constant=drop_constant)
 
 
+def _same_setting(first: Path, path: Path, what: str, a: Any, b: Any) -> None:
+    if a != b:
+        shown = [" ".join(map(str, v)) if isinstance(v, list) else str(v) for v in (a, b)]
+        raise InputError(
+            f"{path} and {first}: collected with different {what}s ({shown[1]!r} and {shown[0]!r}); "
+            "only collections of the same plan and command are read as one set of readings"
+        )
+
+
+def load_collections(db_paths: Sequence[PathLike], *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
+    """The valid runs of several collection databases of the same plan and command, as one :class:`Readings`.
+
+    Groups with the same set of events are one group (numbered as in the first database);
+    run ids stay the repetition numbers unless two databases hold the same run of a group,
+    then every run id is prefixed by its file's stem (``plan:0``, ``plan2:0``; the whole
+    path where stems repeat).  Databases of another plan (another set of groups), another
+    command, pin or co-runner are refused: their runs are not runs of one experiment.
+
+    Raises
+    ------
+    InputError
+        Naming both files and what differs, or a database :func:`load_readings` refuses.
+
+    Examples
+    --------
+    >>> r = load_collections(["monday.db", "tuesday.db"])  # doctest: +SKIP
+    """
+    paths = [Path(os.fspath(p)) for p in db_paths]
+    if len(paths) == 1:
+        return load_readings(paths[0], min_runs=min_runs, drop_constant=drop_constant)
+    tables: list[pd.DataFrame] = []
+    first: tuple[Path, dict[str, Any], dict[frozenset[str], list[int]]] | None = None
+    for path in paths:
+        with CollectionDB(path) as db:
+            table, groups, meta = db.tidy(), db.groups(), db.meta()
+        if table.empty:
+            raise InputError(f"{path}: no valid runs yet (the collection has not stored any)")
+        by_events: dict[frozenset[str], list[int]] = {}
+        for gid, events in enumerate(groups):
+            by_events.setdefault(frozenset(events), []).append(gid)
+        if first is None:
+            first = (path, meta, by_events)
+            tables.append(table)
+            continue
+        first_path, first_meta, first_groups = first
+        if {k: len(v) for k, v in by_events.items()} != {k: len(v) for k, v in first_groups.items()}:
+            only = sorted(
+                (sorted(k) for k in set(by_events) ^ set(first_groups)), key=lambda g: (len(g), g)
+            )  # groups in one plan only
+            example = f" (group {', '.join(only[0])} is in one only)" if only else ""
+            raise InputError(
+                f"{path} and {first_path}: collected with different plans{example}; "
+                "only collections of the same plan and command are read as one set of readings"
+            )
+        for key, what in (("command", "command"), ("pin", "pin"), ("corunner", "co-runner")):
+            _same_setting(first_path, path, what, first_meta.get(key), meta.get(key))
+        to_first = {gid: first_groups[k][i] for k, gids in by_events.items() for i, gid in enumerate(gids)}
+        table = table.assign(group=table["group"].map(to_first))
+        tables.append(table)
+    keys = [set(zip(t["group"].tolist(), t["run"].tolist())) for t in tables]
+    clash = any(keys[i] & keys[j] for i in range(len(keys)) for j in range(i))
+    if clash:
+        stems = [p.stem for p in paths]
+        labels = stems if len(set(stems)) == len(stems) else [str(p) for p in paths]
+        tables = [t.assign(run=[f"{label}:{r}" for r in t["run"].tolist()]) for t, label in zip(tables, labels)]
+    table = pd.concat(tables, ignore_index=True).sort_values(["group"], kind="stable", ignore_index=True)
+    source = " ".join(map(str, paths))
+    return Readings.from_tidy(table, source=source, min_runs=min_runs, drop_constant=drop_constant)
+
+
 def collection_status(db_path: PathLike) -> pd.DataFrame:
     """Per group of a collection: events, valid and invalid runs, the target, the last invalid reason.
 
@@ -864,6 +934,7 @@ __all__ = [
     "WriterLock",
     "check_database_output",
     "collection_status",
+    "load_collections",
     "load_readings",
     "open_for_writing",
     "run_digest",

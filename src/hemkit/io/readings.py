@@ -13,6 +13,8 @@ mergingTools raw CSV           ``pmcs`` given (columns per group); ``X<code>`` c
 ``perf stat -j`` output        JSON lines with ``event`` and ``counter-value``
 several perf stat files        a list of paths, or a folder: one run per file, groups from the
                                set of events each file holds (see :mod:`hemkit.io.perf_files`)
+several collection databases   a list of databases of one plan and command: one set of readings
+                               (see :func:`hemkit.io.collection.load_collections`)
 =============================  ================================================================
 
 Anything else is one :class:`~hemkit.core.errors.InputError` saying what is recognised.
@@ -44,8 +46,8 @@ PathLike = str | os.PathLike[str]
 COLLECTION_TABLES = ("meta", "groups", "runs", "readings")
 RECOGNISED = (
     "hemkit reads a tidy table (CSV or Parquet with columns group, run, event, value), a mergingTools raw CSV "
-    "(give pmcs), a hemkit collection database, perf stat -x, or -j output (several files or a folder of them, "
-    "one run per file)"
+    "(give pmcs), hemkit collection databases (one, or several of one plan), perf stat -x, or -j output "
+    "(several files or a folder of them, one run per file)"
 )
 _SNIFF_BYTES = 64 * 1024
 
@@ -191,7 +193,8 @@ def _perf_files(paths: list[Path]) -> tuple[list[Path], str]:
         if not kind.startswith("perf"):
             raise InputError(
                 f"{f}: is not perf stat output (it reads as {'a ' + kind if kind != 'csv' else 'a CSV table'}); "
-                "several files, or a folder, are read as perf stat runs, one run per file"
+                "several files (other than collection databases), or a folder, are read as perf stat runs, "
+                "one run per file"
             )
     source = f"{paths[0]}" if len(paths) == 1 else ""
     return files, source
@@ -201,11 +204,9 @@ def _ignored(what: str, path: Path, kind: str) -> None:
     warnings.warn(f"{what} ignored: {path} is {kind}, whose groups are in the file", HemkitWarning, stacklevel=4)
 
 
-def _load_database(path: Path, *, min_runs: int, drop_constant: bool) -> Readings:
+def _check_database(path: Path) -> None:
     """A collection database, checked read-only first (a foreign SQLite file is never written to)."""
     import sqlite3
-
-    from hemkit.io.collection import load_readings
 
     # immutable: no lock, no -wal/-shm files left beside a file that is not a live database;
     # a database being written (its -wal file exists) is read through its write-ahead log
@@ -219,14 +220,25 @@ def _load_database(path: Path, *, min_runs: int, drop_constant: bool) -> Reading
     missing = [t for t in COLLECTION_TABLES if t not in tables]
     if missing:
         raise InputError(f"{path}: a SQLite database, but not a hemkit collection (no table {missing[0]!r})")
+
+
+def _load_databases(paths: list[Path], *, min_runs: int, drop_constant: bool) -> Readings:
+    """One or several collection databases (of one plan and command) as one set of readings."""
+    import sqlite3
+
+    from hemkit.io.collection import load_collections
+
+    for path in paths:
+        _check_database(path)
     try:
-        return load_readings(path, min_runs=min_runs, drop_constant=drop_constant)
+        return load_collections(paths, min_runs=min_runs, drop_constant=drop_constant)
     except InputError:
         raise
     except HemkitError as exc:
         raise InputError(str(exc)) from None
     except (sqlite3.Error, OSError, LookupError, TypeError, ValueError) as exc:
-        raise InputError(f"{path}: a damaged collection database ({type(exc).__name__}: {exc})") from None
+        where = paths[0] if len(paths) == 1 else " or ".join(map(str, paths))
+        raise InputError(f"{where}: a damaged collection database ({type(exc).__name__}: {exc})") from None
 
 
 def _read_table_file(
@@ -272,7 +284,10 @@ def read_readings(
     Parameters
     ----------
     source : path or sequence of paths
-        A file, a folder of perf stat files, or several perf stat files.
+        A file, a folder of perf stat files, several perf stat files (or folders of
+        them), or several collection databases of one plan and command (read as one set
+        of readings: groups with the same events are one group; run ids prefixed by the
+        file's stem where two databases hold the same run).
     pmcs : int, optional
         The file is a mergingTools raw table with ``pmcs`` columns (counters) per group
         (ignored, with a warning, for inputs that name their groups themselves).
@@ -307,7 +322,20 @@ def read_readings(
 
         if not isinstance(perf, PerfOptions):
             raise InputError(f"perf must be a PerfOptions, got {type(perf).__name__}")
-    kind = sniff(paths[0]) if len(paths) == 1 else "several"
+    kinds = [sniff(p) for p in paths]
+    if "database" in kinds:
+        if any(k != "database" for k in kinds):
+            other = paths[next(i for i, k in enumerate(kinds) if k != "database")]
+            db = paths[kinds.index("database")]
+            raise InputError(
+                f"{other}: is not a collection database, but {db} is; give several collection databases "
+                "(of one plan and command) or several perf stat files, not both"
+            )
+        for name, value in (("pmcs", pmcs), ("codes", codes)):
+            if value is not None:
+                _ignored(name, paths[0], "a collection database")
+        return _load_databases(paths, min_runs=min_runs, drop_constant=drop_constant)
+    kind = kinds[0] if len(paths) == 1 else "several"
     if kind in ("folder", "several", "perf-csv", "perf-json"):
         files, where = _perf_files(paths)
         for name, value in (("pmcs", pmcs), ("codes", codes)):
@@ -317,11 +345,6 @@ def read_readings(
 
         return read_perf_runs(files, perf, min_runs=min_runs, drop_constant=drop_constant, source=where)
     path = paths[0]
-    if kind == "database":
-        for name, value in (("pmcs", pmcs), ("codes", codes)):
-            if value is not None:
-                _ignored(name, path, "a collection database")
-        return _load_database(path, min_runs=min_runs, drop_constant=drop_constant)
     return _read_table_file(path, pmcs=pmcs, codes=codes, drop_constant=drop_constant, min_runs=min_runs)
 
 
