@@ -71,6 +71,17 @@ def parse_event_counters(specs: tuple[str, ...]) -> dict[str, list[int]]:
     return out
 
 
+def _check_with_perf(events: list[str]) -> None:
+    """Events this machine's perf does not know are refused (no perf here: nothing is checked)."""
+    from hemkit.external.perf import UnknownEventsError, check_perf_events
+    from hemkit.plan.problem import check_events
+
+    try:
+        check_perf_events(check_events(events), optional=True)
+    except UnknownEventsError as exc:
+        raise UnknownEventsError(f"{exc} (planning for another machine: pass --no-check-events)", exc.events) from None
+
+
 @click.command("plan")
 @click.argument("events", nargs=-1, required=True)
 @pmcs_option("Counters per run (what 'hemkit probe' found).", required=True)
@@ -99,13 +110,24 @@ def parse_event_counters(specs: tuple[str, ...]) -> dict[str, list[int]]:
     show_default=True,
     help="Seconds to search for a smaller plan (0: constructions only).",
 )
+@click.option(
+    "--check-events/--no-check-events",
+    default=True,
+    show_default=True,
+    help="Check EVENTS with this machine's perf, where it has one (--no-check-events: planning for another machine).",
+)
 @seed_option()
 @output_option("Plan file to write (TOML, or JSON for a .json name).")
 @quiet_option()
-def plan(events, pmcs, design, anchor, must_share, event_counters, budget, time_budget, seed, output, quiet):
+def plan(
+    events, pmcs, design, anchor, must_share, event_counters, budget, time_budget, check_events, seed, output, quiet
+):
     """Design groups for EVENTS on --pmcs counters (MUCH pair covering or HRM anchor groups).
 
     Example: hemkit plan task-clock page-faults context-switches kmem:kmalloc --pmcs 3 -o plan.toml
+
+    Where perf is installed, every event is checked with it first: events it does not
+    know are refused, each named with the closest names 'perf list' prints.
     """
     from hemkit.io.atomic import check_output
     from hemkit.io.planfile import write_plan_file
@@ -115,6 +137,8 @@ def plan(events, pmcs, design, anchor, must_share, event_counters, budget, time_
         raise click.MissingParameter(ctx=click.get_current_context(), param_hint="'--pmcs'", param_type="option")
     if output:
         check_output(output)
+    if check_events:
+        _check_with_perf(split_events(events))
     constraints = Constraints(
         must_share=[split_events([s]) for s in must_share],
         counters=parse_event_counters(event_counters),

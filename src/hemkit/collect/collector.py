@@ -48,7 +48,7 @@ from hemkit.collect.validate import check_reading
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
-from hemkit.external.perf import PerfStatOptions, find_perf, perf_version, run_perf_stat
+from hemkit.external.perf import PerfStatOptions, check_perf_events, find_perf, perf_version, run_perf_stat
 from hemkit.external.process import describe_status, resolve_program, start, stop
 from hemkit.io.collection import CollectionDB, StoredRun, collection_status, open_for_writing
 from hemkit.plan import Plan
@@ -469,7 +469,9 @@ def collect(
     CollectionInterrupted
         Ctrl-C or SIGTERM (``.result`` holds what was stored).
     InputError
-        Bad parameter, a database of another plan or command, a foreign or damaged file.
+        Bad parameter, a database of another plan or command, a foreign or damaged file,
+        events perf does not know (all named, with the closest names perf knows, before
+        anything is run or stored).
     OutputError
         The database cannot be written (missing folder, read-only, full disk) or another
         collector writes it ("in use by pid N").
@@ -496,6 +498,7 @@ def collect(
     with open_for_writing(path) as (lock, existing):
         s = _resolve(existing, plan, command, runs, opts)
         resolve_program(s.command[0])
+        check_perf_events(s.plan.events, perf=exe)  # every unknown event named before the first run
         if s.corunner:
             resolve_program(s.corunner[0], what="co-runner")
         version = perf_version(exe)

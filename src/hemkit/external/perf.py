@@ -183,7 +183,8 @@ def run_perf_stat(
         text = Path(out).read_text(errors="replace") if os.path.exists(out) else ""
     err = proc.stderr or ""
     m = re.search(r"event syntax error: '([^']*)'", err)
-    if m:
+    if m:  # perf shows a cut piece of the list: name every event it refuses, in full
+        check_perf_events([e.strip("{}") for e in events], perf=exe)
         raise InputError(f"perf does not know the event {m.group(1)!r} (see 'perf list')")
     if ("failed to execute" in err.lower() or "no such file or directory" in err.lower()) and not text.strip():
         raise MeasurementError(f"could not run {command[0]!r}: {err.strip().splitlines()[-1]}")
@@ -196,6 +197,212 @@ def run_perf_stat(
     if returncode == 0 and killed:
         returncode = -killed
     return PerfStatResult(counts=counts, returncode=returncode, seconds=seconds, stderr=err[-2000:])
+
+
+class UnknownEventsError(InputError):
+    """Events perf refuses (see :func:`check_perf_events`); ``events`` maps each to perf's reason.
+
+    Examples
+    --------
+    >>> UnknownEventsError("perf does not know ...", {"cyclse": ""}).events
+    {'cyclse': ''}
+    """
+
+    def __init__(self, message: str, events: dict[str, str]):
+        super().__init__(message)
+        self.events = events
+
+
+_CARET = re.compile(r"\\___\s*(.*)")
+#: what ``perf list`` prints that can be given to ``-e``: names, ``sys:event`` tracepoints, ``pmu/name/``
+_LISTED = re.compile(r"[A-Za-z_][\w.\-]*(?::[\w.\-]+)?|[\w\-]+/[\w.\-=,]+/")
+
+
+_SYNTAX_LEAD = "event syntax error: '"
+
+
+def _pointed_at(err: str, events: Sequence[str]) -> str | None:
+    """The event under perf's caret (``\\___``) in its ``event syntax error: '...'`` message, if it can be told."""
+    lines = err.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        at = line.find(_SYNTAX_LEAD)
+        caret = lines[i + 1].find("\\___")
+        if at < 0 or caret < 0:
+            continue
+        shown = line[at + len(_SYNTAX_LEAD) :].rsplit("'", 1)[0]
+        offset = caret - at - len(_SYNTAX_LEAD)
+        if shown.startswith(".."):  # perf cuts long lists around the error
+            shown, offset = shown[2:], offset - 2
+        shown = shown.removesuffix("..")
+        joined = ",".join(events)
+        start = joined.find(shown)
+        if start < 0 or not 0 <= offset < len(shown):
+            return None
+        pos, end = start + offset, 0
+        for event in events:
+            end += len(event) + 1
+            if pos < end - 1:
+                return event
+        return None
+    return None
+
+
+def _refusal(exe: str, events: Sequence[str]) -> tuple[str | None, str | None]:
+    """Why perf refuses ``-e EVENTS`` ('': a name it does not know; None: it takes them), and the event it names."""
+    true = resolve_program("true")
+    with tempfile.TemporaryDirectory(prefix="hemkit-perf-") as tmp:
+        out = os.path.join(tmp, "stat.out")
+        proc = run(
+            Program(("perf", "stat", "-o", out, "-x,", "-e", ",".join(events), "--", true), executable=exe),
+            timeout=60,
+            what="perf stat",
+        )
+    err = proc.stderr or ""
+    if "event syntax error" not in err:
+        return None, None  # known to perf (whether it can count them here is the collection's business)
+    caret = _CARET.search(err)
+    why = caret.group(1).strip() if caret else ""
+    detail = next((ln.split(":", 1)[1].strip() for ln in err.splitlines() if ln.startswith("Error:")), "")
+    if why == "parser error" or (why == "unknown tracepoint" and detail.endswith("not found.")):
+        why, detail = "", ""
+    return "; ".join(x for x in (why, detail) if x), _pointed_at(err, events)
+
+
+#: perf calls :func:`unknown_perf_events` makes before it judges the rest by ``perf list`` alone
+MAX_PERF_CALLS = 60
+
+
+def unknown_perf_events(events: Sequence[str], *, perf: str | None = None) -> dict[str, str]:
+    """The events this machine's perf refuses to parse, each with perf's reason ('' for a name it does not know).
+
+    One ``perf stat -e ALL -- true`` when perf takes them all (the usual case).  Otherwise
+    the event perf points at (or, when it cannot be told, one found by halving the list) is
+    checked alone and set aside, until perf takes the rest; so every refused event is named
+    in full.  After :data:`MAX_PERF_CALLS` calls (a list of names of another machine), the
+    events left are judged by ``perf list``: those it does not print are refused.
+
+    Raises
+    ------
+    SetupError
+        perf is missing.
+
+    Examples
+    --------
+    >>> unknown_perf_events(["task-clock", "context-swtiches"])  # doctest: +SKIP
+    {'context-swtiches': ''}
+    """
+    exe = find_perf(perf)
+    todo = list(dict.fromkeys(events))
+    refused: dict[str, str] = {}
+    calls = 0
+
+    def refusal(batch: list[str]) -> tuple[str | None, str | None]:
+        nonlocal calls
+        calls += 1
+        return _refusal(exe, batch)
+
+    def one_refused(batch: list[str], why: str) -> tuple[str, str]:
+        while len(batch) > 1:  # perf refuses batch: one of its halves holds a refused event
+            half = len(batch) // 2
+            left, _ = refusal(batch[:half])
+            if left is not None:
+                batch, why = batch[:half], left
+            else:
+                batch = batch[half:]
+                if len(batch) == 1:
+                    why = refusal(batch)[0] or ""
+        return batch[0], why
+
+    while todo and calls < MAX_PERF_CALLS:
+        why, hint = refusal(todo)
+        if why is None:
+            return refused
+        found: tuple[str, str] | None = None
+        if len(todo) == 1:
+            found = (todo[0], why)
+        elif hint is not None:
+            alone, _ = refusal([hint])
+            found = (hint, alone) if alone is not None else None
+        if found is None:
+            found = one_refused(todo, why)
+        refused[found[0]] = found[1]
+        todo.remove(found[0])
+    if todo:
+        listed = set(perf_event_names(perf=perf))
+        refused.update({e: "" for e in todo if e not in listed})
+    return refused
+
+
+def perf_event_names(*, perf: str | None = None) -> list[str]:
+    """The event names ``perf list`` prints (aliases and ``sys:event`` tracepoints included); [] if it fails.
+
+    Examples
+    --------
+    >>> "context-switches" in perf_event_names()  # doctest: +SKIP
+    True
+    """
+    try:
+        proc = run([find_perf(perf), "list"], timeout=120, what="perf list")
+    except HemkitError:
+        return []
+    names: list[str] = []
+    for line in proc.stdout.splitlines():
+        text = line.strip()
+        if not text or text.startswith("[") or text.endswith(":"):
+            continue  # descriptions and section headers
+        for name in re.split(r"\s+OR\s+", re.split(r"\s{2,}\[|\s+\[", text)[0]):
+            if _LISTED.fullmatch(name.strip()) and "NNN" not in name:  # not the rNNN template
+                names.append(name.strip())
+    return list(dict.fromkeys(names))
+
+
+def check_perf_events(events: Sequence[str], *, perf: str | None = None, optional: bool = False) -> None:
+    """Refuse, before anything is measured, every event this machine's perf does not know.
+
+    Parameters
+    ----------
+    events : sequence of str
+        perf event names (``cycles``, ``r00c0``, ``sched:sched_switch``, ``cpu/event=0x3c/``).
+    perf : str, optional
+        perf binary; default ``$HEMKIT_PERF`` or ``perf`` on PATH.
+    optional : bool
+        No perf here: check nothing (``hemkit plan`` plans for machines it does not run on).
+
+    Raises
+    ------
+    UnknownEventsError
+        Naming every refused event in full, each with the closest names ``perf list``
+        prints (or perf's own reason when it knows the name but cannot use it).
+    SetupError
+        perf is missing (unless ``optional``).
+
+    Examples
+    --------
+    >>> check_perf_events(["task-clock", "context-swtiches"])  # doctest: +SKIP
+    Traceback (most recent call last):
+    ...
+    hemkit.external.perf.UnknownEventsError: perf does not know the event 'context-swtiches' (closest: ...
+    """
+    try:
+        refused = unknown_perf_events(events, perf=perf)
+    except SetupError:
+        if optional:
+            return
+        raise
+    if not refused:
+        return
+    import difflib
+
+    known = perf_event_names(perf=perf) if any(why == "" for why in refused.values()) else []
+    parts = []
+    for event, why in refused.items():
+        if why:
+            parts.append(f"{event!r} (perf: {why})")
+            continue
+        close = difflib.get_close_matches(event, known, n=3, cutoff=0.6)
+        parts.append(f"{event!r} (closest: {', '.join(close)})" if close else f"{event!r} (no close name)")
+    what = "the event" if len(refused) == 1 else f"{len(refused)} events"
+    raise UnknownEventsError(f"perf does not know {what} {', '.join(parts)}; see 'perf list'", refused)
 
 
 def _killed_by(stderr: str, program: str) -> int:
