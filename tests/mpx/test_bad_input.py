@@ -98,6 +98,18 @@ TRACE_FILES = {
     ),
     "tidy missing column": (lambda p: tidy().drop(columns="step").to_csv(p, index=False), ["bad.csv"]),
     "tidy negative count": (lambda p: tidy(value=(7, -3.0)).to_csv(p, index=False), ["bad.csv", "negative count"]),
+    # no counter holds 5.8e90 (fails before issue 22: 'internal error: ValueError: cannot convert float NaN to
+    # integer' in score, a warning with the count's 90 digits elsewhere)
+    "count beyond 64 bits": (
+        lambda p: p.write_text(
+            perf_lines(good_rows()[:30] + [(0.11, "5.8e90", "a", 10_000_000, 100.0)] + good_rows()[31:])
+        ),
+        ["bad.csv", "'a'", "5.8e+90", "step 10 (t = 0.11 s)", "2^64"],
+    ),
+    "tidy count beyond 64 bits": (
+        lambda p: tidy(value=(7, 5.8e90)).to_csv(p, index=False),
+        ["bad.csv", "'b'", "5.8e+90", "step 2", "2^64"],
+    ),
 }
 
 
@@ -111,6 +123,22 @@ def test_bad_trace_files(bad_input, tmp_path, case, command):
     out = tmp_path / ("model.pt" if command == "fit" else "out.csv")
     args = ["mpx", command, bad, "-o", out] if command != "score" else ["mpx", command, bad, "-o", out, "--no-dtw"]
     bad_input(args, names=names, watch=[tmp_path])
+
+
+def test_no_count_is_printed_with_all_its_digits(bad_input, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(perf_lines([(0.01, "5.8e90", "a", 10_000_000, 100.0)] + good_rows()[1:]))
+    line = bad_input(["mpx", "score", bad, "--no-dtw"], names=["5.8e+90"], watch=[tmp_path])
+    assert "580000000000" not in line
+
+
+def test_a_constant_trace_is_refused_by_score_naming_its_events(bad_input, tmp_path):
+    """Every estimator scores a constant trace perfectly or arbitrarily (fails before issue 22: RA or err cut NaN)."""
+    const = tmp_path / "const.csv"
+    const.write_text(perf_lines([(0.01 * (k + 1), 7, e, 10_000_000, 100.0) for k in range(60) for e in "abc"]))
+    bad_input(["mpx", "score", const, "--no-dtw"], names=["'a' (7)", "'b' (7)", "'c' (7)", "counts the same"])
+    tidy().to_csv(const, index=False)  # the same as a tidy trace
+    bad_input(["mpx", "score", const, "--no-dtw", "--no-clean"], names=["'a' (5)", "counts the same"])
 
 
 MPX_TABLES = {

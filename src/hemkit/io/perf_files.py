@@ -48,6 +48,7 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.errors import Fix, HemkitWarning, InputError
+from hemkit.core.numbers import format_count
 from hemkit.core.readings import Readings
 from hemkit.io.perf_stat import PerfLine, scan_perf_stat
 
@@ -191,7 +192,8 @@ def _problem(path: Path, p: PerfLine) -> tuple[str, bool]:
     if p.value < 0:
         return f"{_where(path, p)} has a negative count {p.value:g}", False
     if p.value >= MAX_COUNT:
-        return f"{_where(path, p)} has an implausible count {p.value:.17g} (>= 2^47: a counter wrap-around)", False
+        count = format_count(p.value)
+        return f"{_where(path, p)} has an implausible count {count} (>= 2^47: a counter wrap-around)", False
     if math.isfinite(p.percent) and p.percent < 100:
         why = f"{_where(path, p)} was multiplexed (on a counter {p.percent:g}% of the time; perf scaled its count)"
         return why, True

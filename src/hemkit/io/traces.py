@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.numbers import COUNTER_LIMIT, format_count
 from hemkit.io.atomic import write_text
 from hemkit.io.formats import PARQUET_MAGIC, PARQUET_SUFFIXES
 from hemkit.io.perf_stat import scan_perf_stat
@@ -230,6 +231,15 @@ def _check_grid(trace: pd.DataFrame, where: str) -> None:
             raise InputError(f"{where}: run {run!r}: event {ev!r} has no count for {when}")
 
 
+def _interval(row: pd.Series) -> str:
+    """``step 7 (t = 0.0833 s)``: an interval as a message names it."""
+    t = row.get("t", np.nan)
+    try:
+        return f"step {row['step']}" + (f" (t = {float(t):g} s)" if np.isfinite(float(t)) else "")
+    except (TypeError, ValueError):
+        return f"step {row['step']}"
+
+
 def _check_counts(trace: pd.DataFrame, where: str, *, ocoe: bool) -> None:
     value = trace["value"].to_numpy(float)
     bad = np.isinf(value) | (value < 0)
@@ -242,13 +252,20 @@ def _check_counts(trace: pd.DataFrame, where: str, *, ocoe: bool) -> None:
         raise InputError(
             f"{where}: run {row['run']!r}: event {row['event']!r} has {what} count{shown} at step {row['step']}"
         )
+    huge = value >= COUNTER_LIMIT  # no counter holds it: not a wrap-around either, and no estimator can use it
+    if huge.any():
+        row = trace.iloc[int(np.argmax(huge))]
+        raise InputError(
+            f"{where}: run {row['run']!r}: event {row['event']!r} has a count of {format_count(row['value'])} "
+            f"at {_interval(row)}, more than any 64-bit counter holds (2^64); the file is damaged"
+        )
     running = trace["time_running"].to_numpy(float)
-    badr = ~np.isnan(running) & ((running < 0) | np.isinf(running))
+    badr = ~np.isnan(running) & ((running < 0) | ~(running < COUNTER_LIMIT))
     if badr.any():
         row = trace.iloc[int(np.argmax(badr))]
         raise InputError(
             f"{where}: run {row['run']!r}: event {row['event']!r} has a bad running time {row['time_running']:g} ns"
-            f" at step {row['step']}"
+            f" at {_interval(row)}"
         )
     pct = trace["percent"].to_numpy(float)
     badp = ~np.isnan(pct) & ((pct < 0) | (pct > 100.5))
@@ -450,8 +467,8 @@ def handle_wraps(trace: pd.DataFrame, wraps: str = "repair", *, source: str = "t
     if wraps == "error":
         row = trace.iloc[int(np.argmax(wrapped))]
         raise InputError(
-            f"{source}: run {row['run']!r}: event {row['event']!r} has a count of {row[col]:.0f} >= 2^47 at step "
-            f"{row['step']} (a counter wrap-around)"
+            f"{source}: run {row['run']!r}: event {row['event']!r} has a count of {format_count(row[col])} >= 2^47 "
+            f"at step {row['step']} (a counter wrap-around)"
         )
     out = trace.copy()
     drop: set[tuple[str, int]] = set()
@@ -467,15 +484,15 @@ def handle_wraps(trace: pd.DataFrame, wraps: str = "repair", *, source: str = "t
         if plausible and "truth" not in out.columns:
             out.iloc[i, out.columns.get_loc(col)] = fixed
             warnings.warn(
-                f"{source}: run {run!r}: event {ev!r} at {when}: count {row[col]:.0f} >= 2^47 is a counter "
-                f"wrap-around; repaired to {fixed:.0f}",
+                f"{source}: run {run!r}: event {ev!r} at {when}: count {format_count(row[col])} >= 2^47 is a counter "
+                f"wrap-around; repaired to {format_count(fixed)}",
                 HemkitWarning,
                 stacklevel=3,
             )
         else:
             drop.add((str(run), step))
             warnings.warn(
-                f"{source}: run {run!r}: event {ev!r} at {when}: count {row[col]:.0f} >= 2^47 is a counter "
+                f"{source}: run {run!r}: event {ev!r} at {when}: count {format_count(row[col])} >= 2^47 is a counter "
                 "wrap-around; interval dropped",
                 HemkitWarning,
                 stacklevel=3,

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.numbers import format_count
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.mpx.emulate import MpxData, Rotation, emulate
 from hemkit.mpx.estimators import MpxEstimator
@@ -85,6 +86,17 @@ def emulated_estimates(
     return out
 
 
+def _refuse_constant(trace: pd.DataFrame) -> None:
+    """A trace whose every event counts the same in every interval leaves nothing to estimate: refused by name."""
+    spread = trace.groupby("event", sort=False)["value"].agg(["min", "max"])
+    if len(spread) and (spread["min"] == spread["max"]).all():
+        shown = ", ".join(f"{e!r} ({format_count(v)})" for e, v in spread["min"].items())
+        raise InputError(
+            f"every event of the trace counts the same in every interval ({shown}): multiplexing hides nothing "
+            "an estimator could get wrong, so there is nothing to score; give a trace whose counts change"
+        )
+
+
 def score_traces(
     trace: pd.DataFrame,
     estimators: Mapping[str, MpxEstimator],
@@ -127,6 +139,7 @@ def score_traces(
             f"a run has {longest} intervals: its DTW-cost needs {longest}^2 cells and would run for a very long time "
             f"(at most {MAX_DTW_STEPS}); score without DTW (dtw=False) or record with a longer interval"
         )
+    _refuse_constant(tr)
     parts = []
     with as_progress(progress).task("scoring", total=len(options.pmcs) * len(estimators)) as task:
         for c in options.pmcs:

@@ -1,0 +1,34 @@
+"""Numbers in messages: one way to print a count (:func:`format_count`).
+
+A count a counter can hold (below 2^64) is printed with all its digits, because the digits
+tell a wrap-around (2^47 + 6122 = 140737488361450) from a real count; anything larger,
+fractional, infinite or NaN is printed compactly (``5.8e+90``), never as 90 digits.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+#: counts of 64-bit counters are below this; larger numbers are no count perf can print
+COUNTER_LIMIT = 2.0**64
+
+
+def format_count(value: Any) -> str:
+    """A count for a message: every digit of a whole count below 2^64, else compact.
+
+    Examples
+    --------
+    >>> format_count(140737488361450.0), format_count(5.8e90), format_count(5.82), format_count(float("nan"))
+    ('140737488361450', '5.8e+90', '5.82', 'nan')
+    """
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isfinite(v) and v.is_integer() and abs(v) < COUNTER_LIMIT:
+        return str(int(v))
+    return f"{v:g}"
+
+
+__all__ = ["COUNTER_LIMIT", "format_count"]
