@@ -178,3 +178,20 @@ def test_split_truth_of_the_real_table():
         split_truth(t, 3, design="magic")
     with pytest.raises(InputError, match="pmcs must be an integer of at least 2"):
         split_truth(t, 1)
+
+
+def test_events_only_one_side_has_are_named_with_the_pairs_left_out(cli, tmp_path):
+    """Fails before issue 22: 21 of 28 pairs compared and the summary said 'dropped: nothing'."""
+    truth = zen5_br_64kb()
+    with pytest.warns(UserWarning) as caught:
+        ev = evaluate(truth.drop(columns="dTLB-load-misses"), truth)
+    assert len(ev.pairs) == 21
+    (message,) = [str(w.message) for w in caught if "lacks" in str(w.message)]
+    assert "the merged table lacks 1 event(s) of the reference: 'dTLB-load-misses'" in message
+    assert "7 pair(s)" in message and "(cycles, dTLB-load-misses)" in message
+    truth.to_csv(tmp_path / "truth.csv", index=False)
+    truth.drop(columns="dTLB-load-misses").to_csv(tmp_path / "merged.csv", index=False)
+    res = cli(["evaluate", tmp_path / "merged.csv", "--truth", tmp_path / "truth.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert "'dTLB-load-misses'" in res.stderr and "7 pair(s)" in res.stderr
+    assert "dropped: nothing" not in res.stdout and "dropped: 1" in res.stdout

@@ -10,6 +10,7 @@ whose observed pairwise correlations then serve.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import InputError
+from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.datasets.truth import check_truth_table
@@ -131,6 +132,29 @@ def check_merged_table(table: pd.DataFrame, source: str = "merged table") -> pd.
     return check_truth_table(table, source)
 
 
+#: pairs an "uncompared" warning lists before it says how many more
+SHOW_PAIRS = 10
+
+
+def _warn_uncompared(merged: Any, reference: Any, common: list[Any]) -> None:
+    """Say which events only one side has, and every pair that therefore is not compared."""
+    for events, where, other in ((reference, "the merged table", "reference"), (merged, "the reference", "merged")):
+        only = [e for e in events if e not in set(common)]
+        if not only:
+            continue
+        everyone = [*common, *only]
+        pairs = [(a, b) for k, a in enumerate(everyone) for b in everyone[k + 1 :] if a in only or b in only]
+        shown = ", ".join(f"({a}, {b})" for a, b in pairs[:SHOW_PAIRS])
+        more = f" and {len(pairs) - SHOW_PAIRS} more" if len(pairs) > SHOW_PAIRS else ""
+        names = ", ".join(repr(str(e)) for e in only)
+        warnings.warn(
+            f"{where} lacks {len(only)} event(s) of the {other}: {names}; their {len(pairs)} pair(s) are dropped "
+            f"from the comparison (not compared: {shown}{more})",
+            HemkitWarning,
+            stacklevel=3,
+        )
+
+
 def evaluate(merged: MergeResult | pd.DataFrame, truth: pd.DataFrame | Readings, *, label: str = "") -> Evaluation:
     """Compare the pairwise correlations of ``merged`` with a reference.
 
@@ -141,7 +165,8 @@ def evaluate(merged: MergeResult | pd.DataFrame, truth: pd.DataFrame | Readings,
     truth : DataFrame or Readings
         A truth table (every event read in the same runs) or grouped readings, whose
         observed pairwise correlations are the reference.  Only events present in both
-        are compared.
+        are compared; a :class:`~hemkit.core.errors.HemkitWarning` names the events only one
+        side has and the pairs left out.
     label : str
         Names the evaluation (default: the merge's method).
 
@@ -174,6 +199,7 @@ def evaluate(merged: MergeResult | pd.DataFrame, truth: pd.DataFrame | Readings,
             f"(merged: {', '.join(map(str, table.columns[:4]))}; reference: "
             f"{', '.join(map(str, ref['pearson'].columns[:4]))})"
         )
+    _warn_uncompared(table.columns, ref["pearson"].columns, common)
     mine = correlations(table[common])
     i, j = np.triu_indices(len(common), 1)
     data = {}
