@@ -324,3 +324,49 @@ def test_parser_raises_only_input_error_or_returns_a_valid_table(text):
     assert np.isfinite(df["time"]).all() and (df["time"] >= 0).all()
     assert df["sym"].map(lambda s: isinstance(s, str) and s != "").all()
     assert df["dso"].map(lambda s: isinstance(s, str)).all()
+
+
+def test_names_that_are_not_utf8_are_read_with_one_warning(tmp_path):
+    """perf prints names as binaries hold them (fails before issue 22: the file was refused as binary)."""
+    import warnings
+
+    from hemkit.core.errors import HemkitWarning
+
+    good = Path(__file__).parent / "data" / "known_shares.script.txt"
+    raw = good.read_bytes()
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(raw.replace(b"work_2", b"w\xe9rk_2"))  # a latin-1 symbol name
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = read_perf_script(bad)
+    want = read_perf_script(good)
+    assert len(got) == len(want) and (got["period"] == want["period"]).all()
+    assert set(got["sym"]) == {s.replace("work_2", "w\ufffdrk_2") for s in want["sym"]}
+    said = [str(w.message) for w in caught if issubclass(w.category, HemkitWarning)]
+    n = raw.count(b"work_2")
+    assert len(said) == 1 and said[0].startswith(f"{bad}: {n} byte sequence(s) that are not UTF-8, the first on line")
+
+
+@pytest.mark.perf
+def test_a_perf_data_file_of_a_program_with_a_non_utf8_name(tmp_path, cli):
+    """perf script prints the command's raw bytes: the profile is read, with one warning."""
+    import shutil
+
+    from hemkit.core.errors import HemkitError
+    from hemkit.external.perf import perf_record
+
+    shell = shutil.which("sh")
+    if shell is None:
+        pytest.skip("no sh")
+    prog = tmp_path / "sp\udce9n"  # the byte 0xe9 in the file name (os.fsencode gives it back)
+    shutil.copy(shell, prog)
+    data = tmp_path / "perf.data"
+    try:
+        perf_record([str(prog), "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done"], data, period=250_000)
+    except HemkitError as exc:
+        pytest.skip(f"perf cannot record here: {exc}")
+    res = cli(["sampling", "profile", data, "--by", "comm"])
+    assert res.exit_code == 0, res.stderr
+    assert "sp\ufffdn" in res.stdout
+    warned = [line for line in res.stderr.splitlines() if "not UTF-8" in line]
+    assert len(warned) == 1 and "through perf script" in warned[0]

@@ -29,11 +29,12 @@ import itertools
 import os
 import re
 import struct
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
-from hemkit.core.errors import InputError
+from hemkit.core.errors import HemkitWarning, InputError
 
 COLUMNS = ["comm", "tid", "time", "event", "period", "ip", "sym", "dso"]
 #: The fields hemkit asks ``perf script`` for (``-F``): enough to name symbols and objects.
@@ -287,6 +288,36 @@ def check_perf_data(path: str | os.PathLike[str]) -> None:
         )
 
 
+#: what a byte that is not UTF-8 is read as
+REPLACED = "\ufffd"
+#: text with more such bytes than this fraction is binary data, not perf script output
+MAX_REPLACED = 0.2
+
+
+def warn_replaced(text: str, source: str) -> None:
+    """One warning when ``text`` holds bytes that were not UTF-8 (read as U+FFFD), naming the first line.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_replaced("a 1 2.0: 1 cpu-clock: 4011a6 f\\ufffd (/bin/a)\\n", "x.txt")
+    >>> str(w[0].message).split(";")[0]
+    'x.txt: 1 byte sequence(s) that are not UTF-8, the first on line 1'
+    """
+    n = text.count(REPLACED)
+    if not n:
+        return
+    line = text.count("\n", 0, text.index(REPLACED)) + 1
+    warnings.warn(
+        f"{source}: {n} byte sequence(s) that are not UTF-8, the first on line {line}; perf prints command and "
+        "symbol names as the binaries hold them: read with each shown as U+FFFD",
+        HemkitWarning,
+        stacklevel=3,
+    )
+
+
 def read_perf_script(path: str | Path) -> pd.DataFrame:
     """Samples of a ``perf script`` text file.
 
@@ -321,7 +352,12 @@ def read_perf_script(path: str | Path) -> pd.DataFrame:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{p}: neither perf.data nor perf script text (not UTF-8 at byte {exc.start})") from None
+        # perf prints command and symbol names as the binaries hold them: a few bytes that are
+        # not UTF-8 are names, not a sign of another kind of file
+        text = data.decode("utf-8", errors="replace")
+        if text.count(REPLACED) > len(data) * MAX_REPLACED:
+            raise InputError(f"{p}: neither perf.data nor perf script text (not UTF-8 at byte {exc.start})") from None
+        warn_replaced(text, str(p))
     if "\x00" in text:
         raise InputError(f"{p}: neither perf.data nor perf script text (binary data at byte {text.index(chr(0))})")
     if not text.endswith("\n"):  # perf script ends every line: this file was cut short
@@ -337,4 +373,5 @@ __all__ = [
     "is_perf_data",
     "parse_perf_script",
     "read_perf_script",
+    "warn_replaced",
 ]

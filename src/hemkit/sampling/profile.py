@@ -29,7 +29,15 @@ import pandas as pd
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
-from hemkit.io.perf_script import FIELDS, check_perf_data, dso_name, is_perf_data, parse_perf_script, read_perf_script
+from hemkit.io.perf_script import (
+    FIELDS,
+    check_perf_data,
+    dso_name,
+    is_perf_data,
+    parse_perf_script,
+    read_perf_script,
+    warn_replaced,
+)
 from hemkit.sampling import model
 
 METHODS = ("wilson", "bound")
@@ -72,6 +80,7 @@ def read_samples(path: str | os.PathLike[str], *, progress: ProgressLike = None)
     for line in err:
         if "lost" in line.lower():
             warnings.warn(f"{p}: perf says: {line}", HemkitWarning, stacklevel=2)
+    warn_replaced(done.stdout, f"{p} (through perf script)")  # names as the binaries hold them
     with bar.task("parsing samples") as task:
         samples = parse_perf_script(done.stdout, source=p)
         task.advance(info=f"{len(samples)} samples")
