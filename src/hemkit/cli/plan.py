@@ -79,7 +79,8 @@ def _check_with_perf(events: list[str]) -> None:
     try:
         check_perf_events(check_events(events), optional=True)
     except UnknownEventsError as exc:
-        raise UnknownEventsError(f"{exc} (planning for another machine: pass --no-check-events)", exc.events) from None
+        hint = "to plan another machine's events, pass --no-check-events"
+        raise UnknownEventsError(f"{exc}; {hint}", exc.events) from None
 
 
 @click.command("plan")

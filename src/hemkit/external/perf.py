@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -208,9 +209,9 @@ class UnknownEventsError(InputError):
     {'cyclse': ''}
     """
 
-    def __init__(self, message: str, events: dict[str, str]):
-        super().__init__(message)
-        self.events = events
+    def __init__(self, message: str, events: dict[str, str] | None = None, **kwargs: Any):
+        super().__init__(message, **kwargs)
+        self.events = dict(events or {})
 
 
 _CARET = re.compile(r"\\___\s*(.*)")
