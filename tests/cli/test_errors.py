@@ -59,3 +59,10 @@ def test_a_long_list_of_unread_pairs_goes_to_a_file_named_in_the_error(cli, tmp_
     listed = res.stderr.rsplit("(all 66 in ", 1)[1].split(")")[0]
     lines = open(listed, encoding="utf-8").read().splitlines()
     assert len(lines) == 66 and lines[0].split("\t")[:2] == ["e0", "e1"]
+
+
+def test_an_off_switch_is_named_by_its_off_spelling():
+    import click
+
+    cmd = click.Command("plan", params=[click.Option(["--check-events/--no-check-events"], default=True)])
+    assert render_error(InputError("unknown", fix=Fix("check_events", False)), cmd) == "unknown; pass --no-check-events"

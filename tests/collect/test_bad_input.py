@@ -41,7 +41,7 @@ def template(tmp_path_factory, fake_perf_launcher):
     os.environ["HEMKIT_PERF"] = str(fake_perf_launcher)
     try:
         collect(plan, ["true"], w / "c.db", runs=3)
-        # context-switches reads a constant 0 here: a database whose export needs --drop-constant
+        # page-faults made constant below: a database whose merge needs --drop-constant
         collect(make_plan(["task-clock", "page-faults"], 2), ["true"], w / "two.db", runs=3)
     finally:
         if old is None:
@@ -144,7 +144,8 @@ CASES = [
     ("export-text", ["export", f"{W}/text.db", "-o", f"{W}/x.csv"], [f"{W}/text.db"]),
     ("export-foreign", ["export", f"{W}/foreign.db", "-o", f"{W}/x.csv"], [f"{W}/foreign.db"]),
     ("export-damaged", ["export", f"{W}/damaged.db", "-o", f"{W}/x.csv"], [f"{W}/damaged.db"]),
-    ("export-constant", ["export", f"{W}/two.db", "-o", f"{W}/x.csv"], [f"{W}/two.db", "page-faults"]),
+    # a constant event is data: export writes it (test below); only a merge refuses it, naming the fix
+    ("merge-constant", ["merge", f"{W}/two.db", "-o", f"{W}/x.csv"], [f"{W}/two.db", "page-faults", "--drop-constant"]),
     ("export-no-output", ["export", f"{W}/c.db"], ["--output"]),
     ("export-out-missing-folder", ["export", f"{W}/c.db", "-o", f"{W}/no/x.csv"], [f"{W}/no/x.csv"]),
     ("export-out-is-input", ["export", f"{W}/c.db", "-o", f"{W}/c.db"], [f"{W}/c.db"]),
@@ -166,3 +167,13 @@ def test_bad_input(world, bad_input, args, names):
 def test_every_case_names_something():
     assert len({c[0] for c in CASES}) == len(CASES)
     assert all(c[2] for c in CASES)
+
+
+def test_export_writes_a_collection_with_a_constant_event_as_it_is(world, cli):
+    import pandas as pd
+
+    res = cli(["export", world / "two.db", "-o", world / "x.csv"])
+    assert res.exit_code == 0, res.stderr
+    tidy = pd.read_csv(world / "x.csv")
+    assert set(tidy["event"]) == {"task-clock", "page-faults"}
+    assert (tidy.loc[tidy["event"] == "page-faults", "value"] == 0).all()

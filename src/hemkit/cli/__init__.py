@@ -64,6 +64,8 @@ def _option_for(command: click.Command | None, param: str, value: Any) -> str | 
         return None
     for p in command.params:
         if isinstance(p, click.Option) and p.name == param and not p.hidden:
+            if p.is_flag and p.secondary_opts and value is False:  # --x/--no-x: the off switch
+                return max(p.secondary_opts, key=len)
             flag = max(p.opts, key=len)  # the long spelling
             if p.is_flag:
                 return flag
