@@ -33,6 +33,7 @@ COMMANDS = {
     "derive": "hemkit.cli.derive:derive",
     "sampling": "hemkit.cli.sampling:sampling",
     "report": "hemkit.cli.report:report",
+    "compare": "hemkit.cli.compare:compare",
 }
 
 #: command name -> its one-line help, shown by ``hemkit --help`` without importing the command
@@ -47,6 +48,7 @@ SUMMARIES = {
     "derive": "Define metrics (FLOPs, branches, cache hits) from raw events (Barry, Danalis, Dongarra).",
     "sampling": "Accuracy of sampling profiles: simulate, model, and intervals for perf record profiles.",
     "report": "Write one self-contained HTML report of a collection database or readings.",
+    "compare": "Which events changed from A to B, by how much, with a controlled false discovery rate.",
     "export": "Write any readings INPUT (a collection database, a tidy or raw table) as one tidy CSV or Parquet file.",
 }
 

@@ -333,14 +333,16 @@ def _is_integer(x: np.ndarray) -> bool:
 
 
 def _shift_superiority(ref: np.ndarray, deltas: np.ndarray, integer: bool) -> np.ndarray:
-    """``P(X < X' (1 + delta)) + P(=) / 2`` for X, X' drawn from the sorted sample ``ref``, per delta."""
+    """``P(X < X' (1 + delta)) + P(=) / 2`` for two different runs X, X' of the sorted sample ``ref``, per delta."""
     out = np.empty(len(deltas))
     n = len(ref)
     for j, d in enumerate(deltas):
         y = ref * (1.0 + d)
         if integer:
             y = np.round(y)
-        out[j] = (np.searchsorted(ref, y, "left") + np.searchsorted(ref, y, "right")).mean() / (2.0 * n)
+        count = (np.searchsorted(ref, y, "left") + np.searchsorted(ref, y, "right")) / 2.0
+        self_pair = np.where(y > ref, 1.0, np.where(y == ref, 0.5, 0.0))  # X' = X: not a pair of runs
+        out[j] = (count - self_pair).sum() / (n * (n - 1.0))
     return out
 
 
