@@ -80,10 +80,28 @@ def test_fewer_than_5_runs_are_refused_naming_side_and_event_and_under_20_warn()
 def test_constant_zero_and_tiny_events_are_said_never_nan():
     n = 30
     rng = np.random.default_rng(4)
-    a = _readings({1: {"same": np.full(n, 45.0), "moved": np.full(n, 45.0), "zeros": np.zeros(n),
-                       "rare": np.r_[np.zeros(n - 3), 1, 2, 1], "huge": rng.normal(1e12, 1e8, n)}})
-    b = _readings({1: {"same": np.full(n, 45.0), "moved": np.full(n, 46.0), "zeros": np.r_[np.zeros(n - 2), 5, 5],
-                       "rare": np.r_[np.zeros(n - 3), 2, 2, 3], "huge": rng.normal(1e12, 1e8, n)}})
+    a = _readings(
+        {
+            1: {
+                "same": np.full(n, 45.0),
+                "moved": np.full(n, 45.0),
+                "zeros": np.zeros(n),
+                "rare": np.r_[np.zeros(n - 3), 1, 2, 1],
+                "huge": rng.normal(1e12, 1e8, n),
+            }
+        }
+    )
+    b = _readings(
+        {
+            1: {
+                "same": np.full(n, 45.0),
+                "moved": np.full(n, 46.0),
+                "zeros": np.r_[np.zeros(n - 2), 5, 5],
+                "rare": np.r_[np.zeros(n - 3), 2, 2, 3],
+                "huge": rng.normal(1e12, 1e8, n),
+            }
+        }
+    )
     t = compare(a, b, seed=0).to_frame().set_index("event")
     assert not t[["ratio", "lower", "upper", "p_value"]].isna().any().any()
     assert t.loc["same", "p_value"] == 1 and not t.loc["same", "changed"] and "unchanged" in t.loc["same", "note"]

@@ -29,7 +29,7 @@ def test_brunner_munzel_equals_scipy_on_tied_counts_of_unequal_sizes(a, b):
     if np.isfinite(ref.pvalue) and pl.se[0] > 0:
         assert p[0] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-12)
     # superiority: P(A < B) + P(A = B) / 2 by brute force
-    sup = ((a[:, None] < b[None, :]).mean() + 0.5 * (a[:, None] == b[None, :]).mean())
+    sup = (a[:, None] < b[None, :]).mean() + 0.5 * (a[:, None] == b[None, :]).mean()
     assert pl.superiority[0] == pytest.approx(sup)
     assert 0 <= p[0] <= 1
 
@@ -90,6 +90,7 @@ def test_aa_on_synthetic_counts_flags_at_most_the_nominal_rate():
     any_flag, per_event = 0, 0
     reps, k = 400, 12
     for _ in range(reps):
+
         def side():
             cols = [rng.poisson(lam, 30) for lam in (2, 20, 500, 1e5)]
             cols += [rng.lognormal(10, s, 30) for s in (0.01, 0.1, 1.0, 2.0)]

@@ -155,7 +155,9 @@ def compare(
     level = _check_level(level)
     for side, r in (("A", a), ("B", b)):
         if not isinstance(r, Readings):
-            raise InputError(f"{side} must be Readings (hemkit.io.read_readings reads any file), got {type(r).__name__}")
+            raise InputError(
+                f"{side} must be Readings (hemkit.io.read_readings reads any file), got {type(r).__name__}"
+            )
     events, only_a, only_b = _common_events(a, b)
     sa = _samples(a, events, "A")
     sb = _samples(b, events, "B")

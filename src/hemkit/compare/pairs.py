@@ -1,4 +1,4 @@
-"""Did the correlation of a pair of events change between two sets of runs?
+"""Whether the correlation of a pair of events changed between two sets of runs.
 
 Per side and pair, the Pearson correlation where the two events were read together (Fisher z,
 averaged over the groups that read both with weights ``n - 3``, and its Fisher interval), else
@@ -74,10 +74,8 @@ def _merged(readings: Readings, events: list[str], level: float, seed: SeedLike,
     return res.pair_intervals
 
 
-def _side(
-    readings: Readings, events: list[str], level: float, seed: SeedLike, side: str
-) -> tuple[np.ndarray, ...]:
-    """Per pair (upper triangle): r, lower, upper, se of z, direct?, usable?"""
+def _side(readings: Readings, events: list[str], level: float, seed: SeedLike, side: str) -> tuple[np.ndarray, ...]:
+    """Per pair (upper triangle): r, lower, upper, the standard error of z, read together, usable."""
     k = len(events)
     zq = float(ndtri(0.5 + level / 2))
     zsum, wsum, varying = _direct(readings, events)
@@ -91,7 +89,10 @@ def _side(
     need = usable & ~direct
     if need.any():
         iv = _merged(readings, [e for e, v in zip(events, varying) if v], level, seed, side)
-        got = {(a, b): (est, lw, up) for a, b, est, lw, up in iv[["event_a", "event_b", "estimate", "lower", "upper"]].itertuples(index=False)}
+        got = {
+            (a, b): (est, lw, up)
+            for a, b, est, lw, up in iv[["event_a", "event_b", "estimate", "lower", "upper"]].itertuples(index=False)
+        }
         for p in np.flatnonzero(need):
             a, b = events[i[p]], events[j[p]]
             est, lw, up = got.get((a, b)) or got.get((b, a)) or (np.nan, np.nan, np.nan)

@@ -6,12 +6,11 @@ number of events (about 0.17 inch each) and the labels shrink a little past 40.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from hemkit.compare.result import CompareResult
+CompareResult = Any  # hemkit.compare.result.CompareResult (which imports this module: no import back)
 
 
 def _axes(n: int, ax: Any) -> tuple[Any, float]:

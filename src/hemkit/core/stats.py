@@ -80,8 +80,10 @@ def _runs(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _share_stats(values: np.ndarray, counts: np.ndarray, other: np.ndarray) -> tuple[float, float]:
-    """Mean and variance (ddof 1) over a sample given as distinct values and counts, of each value's
-    share of the sorted ``other`` below it (ties halved)."""
+    """Mean and variance (ddof 1) of each value's share of ``other`` below it (ties halved).
+
+    The sample is given as its distinct values and their counts; ``other`` is sorted.
+    """
     share = (np.searchsorted(other, values, "left") + np.searchsorted(other, values, "right")) / (2.0 * len(other))
     n = counts.sum()
     mean = float((counts * share).sum() / n)
