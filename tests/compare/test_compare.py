@@ -48,7 +48,10 @@ def test_an_event_read_in_several_groups_pools_its_readings():
     b = _readings({7: {"x": rng.poisson(50, 30), "y": rng.poisson(5, 30)}})
     t = compare(a, b, seed=0).to_frame().set_index("event")
     assert t.loc["x", "runs_a"] == 25 and t.loc["y", "runs_a"] == 10
-    assert t.loc["x", "median_a"] == np.median(a.pooled("x"))
+    from hemkit.core.stats import center
+
+    assert t.loc["x", "median_a"] == center(np.sort(a.pooled("x")))
+    assert abs(t.loc["x", "median_a"] - np.median(a.pooled("x"))) <= 0.5  # grouped: within its count's class
 
 
 def test_events_on_one_side_are_named_and_warned():

@@ -102,7 +102,8 @@ class CompareResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """One row per event compared.
 
-        Columns: ``event``; ``median_a``, ``median_b``; ``ratio`` (``median_b / median_a``; of
+        Columns: ``event``; ``median_a``, ``median_b`` (for counts tied at the median, the grouped
+        median, see :func:`hemkit.core.stats.center`); ``ratio`` (``median_b / median_a``; of
         the means where a median is 0; inf where A is 0 in every run, see ``note``) with its
         interval ``lower``, ``upper`` at ``level``; ``p_value`` (Brunner-Munzel) and
         ``q_value`` (Benjamini-Hochberg adjusted); ``changed`` (``q_value <= 1 - level``, or
