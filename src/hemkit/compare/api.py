@@ -67,7 +67,8 @@ def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarra
     """Each event's readings of one side, pooled over groups and sorted; refuses too few runs."""
     out, few = [], []
     for e in events:
-        x = np.sort(readings.pooled(e, dtype=np.float64))
+        parts = [g.values[:, g.events.index(e)] for g in readings.arrays.values() if e in g.events]
+        x = np.sort(parts[0] if len(parts) == 1 else np.concatenate(parts)).astype(np.float64, copy=False)
         if len(x) < MIN_RUNS:
             raise InputError(
                 f"{_name(readings, side)}: event {e!r} has {len(x)} run{'s' if len(x) != 1 else ''}; a comparison "
