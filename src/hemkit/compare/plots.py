@@ -23,8 +23,17 @@ def _axes(n: int, ax: Any) -> tuple[Any, float]:
 
 
 def _sides(res: CompareResult) -> str:
-    a, b = res.source_a or "A", res.source_b or "B"
-    return f"B ({b}) / A ({a})" if len(a) + len(b) < 60 else "B / A"
+    a, b = res.source_a, res.source_b
+    return f"B ({b}) / A ({a})" if a and b and len(a) + len(b) < 60 else "B / A"
+
+
+def _plain_log_ticks(ax: Any) -> None:
+    """Tick labels of a log axis as plain numbers (0.95, 1, 1.1), not powers of ten."""
+    from matplotlib.ticker import FuncFormatter
+
+    fmt = FuncFormatter(lambda v, _: f"{v:.4g}")
+    ax.xaxis.set_major_formatter(fmt)
+    ax.xaxis.set_minor_formatter(fmt)
 
 
 def plot_ratios(res: CompareResult, ax: Any = None) -> Any:
@@ -71,6 +80,7 @@ def plot_ratios(res: CompareResult, ax: Any = None) -> Any:
             )
     ax.axvline(1.0, color="#888", lw=0.8, ls="--", label="no change")
     ax.set_xscale("log")
+    _plain_log_ticks(ax)
     ax.set_yticks(y)
     ax.set_yticklabels(list(t.events), fontsize=size)
     ax.set_ylim(-0.7, n - 0.3)
