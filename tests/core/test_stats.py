@@ -155,3 +155,28 @@ def test_runs_needed_for_a_change_smaller_than_one_count_is_infinite():
     pw = stats.detectable_change([a], pl, alpha=0.05, change=0.01)
     assert pw.runs_needed[0] == np.inf
     assert np.isfinite(pw.detectable[0])
+
+
+def test_t_tail_equals_scipy():
+    from scipy.special import stdtr
+
+    for df in (1.0, 2.5, 7.0, 30.0, 99.3, 1000.0, 5e4, 2e5, 1e7):
+        for t in (0.0, 0.3, 1.0, 2.0, 4.0, 8.0, 20.0):
+            ref = stdtr(df, -t)
+            assert stats.t_sf(t, df) == pytest.approx(ref, rel=1e-7, abs=1e-300)
+
+
+def test_compare_imports_no_scipy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, pandas as pd\n"
+        "from hemkit import Readings\n"
+        "from hemkit.compare import compare\n"
+        "r = Readings({1: pd.DataFrame({'x': np.arange(30.0), 'y': np.arange(30.0) % 7})})\n"
+        "compare(r, r, seed=0)\n"
+        "print('scipy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -22,14 +22,16 @@ vectorised over events (one sort per sample; no resampling of the runs themselve
   from side A scaled by ``1 + delta`` against itself, rounded for integer counts, against the
   standard error the two samples show).
 
-SciPy is imported inside the functions that need it (the t distribution).
+No SciPy: the t distribution's tail is computed here (:func:`t_sf`), the normal quantile by
+:mod:`hemkit.core.normal`; importing ``scipy.special`` took longer than comparing 64 events of
+1e5 runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import lgamma
+from math import erfc, exp, lgamma, log, log1p, sqrt
 
 import numpy as np
 
@@ -38,6 +40,52 @@ from hemkit.core.rng import SeedLike, as_generator
 
 #: ``basis`` of a ratio: medians, means (a median is 0), constant samples, or a side 0 in every run
 BASES = ("median", "mean", "constant", "zero")
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularised incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 2000):
+        m2 = 2 * m
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betai(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function ``I_x(a, b)``."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - exp(log_front) * _betacf(b, a, 1.0 - x) / b
+
+
+def t_sf(t: float, df: float) -> float:
+    """``P(T > t)`` for Student's t with ``df`` degrees of freedom, ``t >= 0`` (no SciPy: it costs 0.2-1 s to import).
+
+    Through the incomplete beta function, ``0.5 I_{df / (df + t^2)}(df / 2, 1 / 2)`` (Numerical
+    Recipes' continued fraction; equal to SciPy's ``stdtr`` to 1e-7 relative up to df = 1e7, tested).
+
+    Examples
+    --------
+    >>> round(t_sf(2.0, 10), 10), round(t_sf(0.0, 3), 10)
+    (0.0366940324, 0.5)
+    """
+    return 0.5 * _betai(df / 2.0, 0.5, df / (df + t * t))
 
 
 def _exact_separated(na: int, nb: int) -> float:
@@ -168,8 +216,6 @@ def brunner_munzel(a_sorted: Sequence[np.ndarray], b_sorted: Sequence[np.ndarray
     >>> bool(np.isclose(p[0], brunnermunzel(a, b).pvalue))
     True
     """
-    from scipy.special import stdtr
-
     pl = placements(a_sorted, b_sorted)
     na, nb = pl.n_a, pl.n_b
     ua, ub = pl.var_a / na, pl.var_b / nb
@@ -179,7 +225,7 @@ def brunner_munzel(a_sorted: Sequence[np.ndarray], b_sorted: Sequence[np.ndarray
     with np.errstate(divide="ignore", invalid="ignore"):
         w = (pl.superiority - 0.5) / np.sqrt(se2)
         df = se2**2 / (ua**2 / (na - 1) + ub**2 / (nb - 1))
-    p[ok] = np.minimum(1.0, 2.0 * stdtr(df[ok], -np.abs(w[ok])))
+    p[ok] = [min(1.0, 2.0 * t_sf(abs(x), d)) for x, d in zip(w[ok], df[ok])]
     apart = ~ok & (np.abs(pl.superiority - 0.5) > 0)  # every A below every B (or above): no variance left
     p[apart] = [_exact_separated(int(x), int(y)) for x, y in zip(na[apart], nb[apart])]
     return p, pl
@@ -369,8 +415,6 @@ def median_ratio(
 
 
 def _norm_sf(x: float) -> float:
-    from math import erfc, sqrt
-
     return 0.5 * erfc(x / sqrt(2.0))
 
 
@@ -511,6 +555,7 @@ __all__ = [
     "bootstrap_medians",
     "brunner_munzel",
     "center",
+    "t_sf",
     "detectable_change",
     "fdr_bh",
     "median_ratio",
