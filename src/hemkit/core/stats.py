@@ -83,7 +83,7 @@ def t_sf(t: float, df: float) -> float:
     Examples
     --------
     >>> round(t_sf(2.0, 10), 10), round(t_sf(0.0, 3), 10)
-    (0.0366940324, 0.5)
+    (0.0366940174, 0.5)
     """
     return 0.5 * _betai(df / 2.0, 0.5, df / (df + t * t))
 
