@@ -289,9 +289,19 @@ def _center_draws(s: np.ndarray, n_boot: int, rng: np.random.Generator) -> tuple
     if hi - lo > 1 and s[0] == np.floor(s[0]) and s[-1] == np.floor(s[-1]):
         values, counts = _runs(s)
         if len(values) <= GROUPED_DISTINCT and np.all(values == np.round(values)):
-            draws = rng.multinomial(n, counts / n, size=n_boot)
             point = float(_grouped(values, counts[None, :], n / 2.0)[0])
-            return point, _grouped(values, draws, n / 2.0)
+            # only the counts near the median matter: those more than 8 bootstrap sd of the share
+            # away are pooled into one class below and one above (a median there: p < 1e-15)
+            share = np.cumsum(counts) / n
+            w = 8.0 * 0.5 / np.sqrt(n)
+            first = int(np.searchsorted(share, 0.5 - w))
+            last = int(np.searchsorted(share, 0.5 + w))
+            last = min(last, len(values) - 1)
+            kept = counts[first : last + 1]
+            classes = np.r_[counts[:first].sum(), kept, counts[last + 1 :].sum()]
+            at = np.r_[values[first] - 1.0, values[first : last + 1], values[last] + 1.0]
+            draws = rng.multinomial(n, classes / n, size=n_boot)
+            return point, _grouped(at, draws, n / 2.0)
     return m, bootstrap_medians(s, n_boot, rng)
 
 
