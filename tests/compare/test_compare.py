@@ -113,6 +113,8 @@ def test_constant_zero_and_tiny_events_are_said_never_nan():
     assert t.loc["zeros", "ratio"] == np.inf and "0 in every run of A" in t.loc["zeros", "note"]
     assert t.loc["rare", "ratio"] == pytest.approx(7 / 4) and "ratio of means" in t.loc["rare", "note"]
     assert not t.loc["huge", "changed"]
+    far = compare(a, _readings({1: {"huge": 1000 * a.pooled("huge")}}), seed=0).to_frame().set_index("event")
+    assert far.loc["huge", "ratio"] == pytest.approx(1000) and "B is 1e+03 x A" in far.loc["huge", "note"]
 
 
 def test_level_is_checked():

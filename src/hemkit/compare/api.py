@@ -88,7 +88,7 @@ def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarra
     return out
 
 
-def _notes(ratios: Any, pvals: np.ndarray, sa: list[np.ndarray], sb: list[np.ndarray]) -> list[str]:
+def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray]) -> list[str]:
     notes = []
     for i, basis in enumerate(ratios.basis):
         a0, a1, b0, b1 = sa[i][0], sa[i][-1], sb[i][0], sb[i][-1]
@@ -106,6 +106,10 @@ def _notes(ratios: Any, pvals: np.ndarray, sa: list[np.ndarray], sb: list[np.nda
             notes.append(f"constant ({a0 if a0 == a1 else b0:g}) in {'A' if a0 == a1 else 'B'}")
         else:
             notes.append("")
+        r = ratios.ratio[i]
+        if basis in ("median", "mean") and (r > 10 or r < 0.1):
+            far = f"B is {r:.3g} x A: another program, unit or scale?"
+            notes[-1] = f"{notes[-1]}; {far}" if notes[-1] else far
     return notes
 
 
@@ -184,7 +188,7 @@ def compare(
         difference=ratios.median_b - ratios.median_a,
         runs_a=pl.n_a.astype(np.int64),
         runs_b=pl.n_b.astype(np.int64),
-        note=tuple(_notes(ratios, pvals, sa, sb)),
+        note=tuple(_notes(ratios, sa, sb)),
         basis=tuple(ratios.basis),
     )
     pair_table = None

@@ -119,14 +119,6 @@ class CompareResult(Result):
         data["note"] = list(t.note)
         return pd.DataFrame(data, columns=list(COLUMNS))
 
-    def columns(self) -> dict[str, Any]:
-        """The table as a mapping of columns (what :func:`hemkit.io.write_table` writes)."""
-        t = self.table
-        out: dict[str, Any] = {"event": np.array(t.events, dtype=object)}
-        out.update({c: np.asarray(getattr(t, c)) for c in COLUMNS[1:-1]})
-        out["note"] = np.array(t.note, dtype=object)
-        return out
-
     def row(self) -> dict[str, Any]:
         """The numbers of :meth:`summary` as a dict."""
         t = self.table
