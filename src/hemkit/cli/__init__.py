@@ -33,6 +33,7 @@ COMMANDS = {
     "derive": "hemkit.cli.derive:derive",
     "sampling": "hemkit.cli.sampling:sampling",
     "report": "hemkit.cli.report:report",
+    "compare": "hemkit.cli.compare:compare",
 }
 
 #: command name -> its one-line help, shown by ``hemkit --help`` without importing the command
@@ -48,6 +49,7 @@ SUMMARIES = {
     "sampling": "Accuracy of sampling profiles: simulate, model, and intervals for perf record profiles.",
     "report": "Write one self-contained HTML report of a collection database or readings.",
     "export": "Write readings INPUT (collection databases, perf stat files or folders, a table) as one tidy file.",
+    "compare": "Which events changed from A to B, by how much, with a controlled false discovery rate.",
 }
 
 

@@ -1,0 +1,233 @@
+"""Calibration of ``hemkit compare`` (issue 23): A/A false flags, injected shifts, a real program.
+
+Data (all real readings):
+
+- ``t2080``: the bundled NXP T2080 MUCH readings (24 groups x 1000 runs, 16 events; an event
+  read in several groups pools them, as compare does);
+- ``zen5``: the bundled Zen 5 truth ``br_64kb`` (800 runs x 8 events read together);
+- ``gzip``: ``benchmarks/data/compare/gzip.db``, recorded here with software events
+  (``hemkit plan task-clock page-faults minor-faults context-switches cpu-migrations --pmcs 2``,
+  ``hemkit collect plan.toml --runs 40 -- sh -c 'gzip -c somefile > /dev/null'``, a 4 MB file);
+- ``kernel``: ``benchmarks/data/compare/kernel/`` (``compare_record.py``): a C kernel touching
+  N pages and looping L times, recorded interleaved as ``base1``, ``base2`` (the same program)
+  and ``changed`` (1.05 N pages, 1.3 L loops): perf stat files, page-faults, minor-faults, task-clock.
+
+Checks:
+
+1. A/A: ``--splits`` random disjoint halves of each data set's runs (every group split in two);
+   the share of splits flagging any event (FDR at 0.05) and the largest per-event flag rate, for
+   the chosen test (Brunner-Munzel) and the alternative (the bootstrap test of the median ratio);
+   and how often the 95 % ratio interval holds 1.
+2. Injected shifts: on the same splits, side B's readings of one event multiplied by ``1 + k``
+   (rounded where the counts are integers), k a multiple f of the detectable change
+   ``CompareResult.power()`` reports for that split; the share flagged per f, and the coverage of
+   the ratio interval of the true ratio (the all-runs median, as compare defines it, of the shifted
+   readings over that of the readings).
+3. The real program: base1 vs changed, base1 vs base2.
+
+    python benchmarks/compare_calibration.py [--splits 200] [--shift-splits 60] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from hemkit import datasets
+from hemkit.compare import compare
+from hemkit.core.errors import HemkitWarning
+from hemkit.core.readings import Readings
+from hemkit.core.stats import brunner_munzel, center, detectable_change, fdr_bh, median_ratio
+from hemkit.io import read_readings
+
+DATA = Path(__file__).parent / "data" / "compare"
+LEVEL = 0.95
+FACTORS = (0.5, 0.8, 1.0, 1.25, 1.5, 2.0)
+
+
+def load() -> dict[str, Readings]:
+    zen = datasets.zen5_br_64kb()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        kernel = [read_readings(DATA / "kernel" / s) for s in ("base1", "base2")]
+    pooled = {
+        gid: (np.arange(len(g.runs) * 2), g.events, np.vstack([g.values, kernel[1].arrays[gid].values]))
+        for gid, g in kernel[0].arrays.items()
+    }
+    return {
+        "t2080": datasets.t2080_much(),
+        "zen5": Readings({1: zen}, source="zen5 br_64kb"),
+        "gzip": read_readings(DATA / "gzip.db"),
+        "kernel": Readings.from_arrays(pooled, source="kernel base1+base2"),
+    }
+
+
+def halves(r: Readings, rng: np.random.Generator) -> tuple[Readings, Readings]:
+    """Each group's runs split at random into two disjoint halves."""
+    a, b = {}, {}
+    for gid, g in r.arrays.items():
+        perm = rng.permutation(len(g.runs))
+        h = len(perm) // 2
+        a[gid] = (g.runs[perm[:h]], g.events, g.values[perm[:h]])
+        b[gid] = (g.runs[perm[h:]], g.events, g.values[perm[h:]])
+    return Readings.from_arrays(a, min_runs=1), Readings.from_arrays(b, min_runs=1)
+
+
+def samples(r: Readings, events: list[str]) -> list[np.ndarray]:
+    return [np.sort(r.pooled(e, dtype=np.float64)) for e in events]
+
+
+def shifted(x: np.ndarray, k: float) -> np.ndarray:
+    y = x * (1 + k)
+    return np.sort(np.round(y)) if np.all(x == np.round(x)) else y
+
+
+def aa(name: str, r: Readings, splits: int, rng: np.random.Generator) -> dict:
+    events = r.events
+    any_bm = any_boot = 0
+    per_bm = np.zeros(len(events))
+    per_boot = np.zeros(len(events))
+    holds_one = np.zeros(len(events))
+    for s in range(splits):
+        a, b = halves(r, rng)
+        sa, sb = samples(a, events), samples(b, events)
+        p, _ = brunner_munzel(sa, sb)
+        rat = median_ratio(sa, sb, level=LEVEL, seed=s)
+        f_bm = fdr_bh(p) <= 1 - LEVEL
+        f_boot = fdr_bh(rat.boot_p) <= 1 - LEVEL
+        any_bm += f_bm.any()
+        any_boot += f_boot.any()
+        per_bm += f_bm
+        per_boot += f_boot
+        holds_one += (rat.lower <= 1) & (1 <= rat.upper)
+    return {
+        "data": name,
+        "events": len(events),
+        "splits": splits,
+        "any_bm": any_bm / splits,
+        "max_event_bm": per_bm.max() / splits,
+        "any_boot": any_boot / splits,
+        "max_event_boot": per_boot.max() / splits,
+        "holds_one": holds_one.mean() / splits,
+        "holds_one_min": holds_one.min() / splits,
+    }
+
+
+def shifts(name: str, r: Readings, splits: int, rng: np.random.Generator, n_events: int = 4) -> list[dict]:
+    """Shift one event at a time by f x its detectable change; flagged share and coverage per f."""
+    events = r.events
+    # events chosen to span the noise: varying ones, spread over their coefficient of variation
+    cv = []
+    for e in events:
+        x = r.pooled(e, dtype=np.float64)
+        cv.append(np.std(x) / np.mean(x) if np.mean(x) > 0 and np.ptp(x) > 0 else np.nan)
+    ok = [i for i in np.argsort(cv) if np.isfinite(cv[i])]
+    picks = [ok[int(j)] for j in np.linspace(0, len(ok) - 1, min(n_events, len(ok)))]
+    rows = {f: {"flag_bm": 0, "flag_boot": 0, "cover": 0, "n": 0, "k": []} for f in FACTORS}
+    for s in range(splits):
+        a, b = halves(r, rng)
+        sa, sb = samples(a, events), samples(b, events)
+        p0, pl = brunner_munzel(sa, sb)
+        rat0 = median_ratio(sa, sb, level=LEVEL, seed=s)
+        alpha = (1 - LEVEL) / len(events)
+        refs = [x if len(x) <= 2000 else np.sort(rng.choice(x, 2000, replace=False)) for x in sa]
+        det = detectable_change(refs, pl, alpha=alpha, power=0.9, seed=s).detectable
+        for i in picks:
+            if not np.isfinite(det[i]):
+                continue
+            whole = np.sort(r.pooled(events[i], dtype=np.float64))
+            for f in FACTORS:
+                k = f * det[i]
+                bi = shifted(sb[i], k)
+                p1, _ = brunner_munzel([sa[i]], [bi])
+                rat = median_ratio([sa[i]], [bi], level=LEVEL, seed=s)
+                p, pb = p0.copy(), rat0.boot_p.copy()
+                p[i], pb[i] = p1[0], rat.boot_p[0]
+                truth = center(shifted(whole, k)) / center(whole)  # the median compare reports, of all runs
+                row = rows[f]
+                row["flag_bm"] += (fdr_bh(p) <= 1 - LEVEL)[i]
+                row["flag_boot"] += (fdr_bh(pb) <= 1 - LEVEL)[i]
+                row["cover"] += rat.lower[0] <= truth <= rat.upper[0]
+                row["n"] += 1
+                row["k"].append(k)
+    out = []
+    for f, row in rows.items():
+        n = max(row["n"], 1)
+        out.append(
+            {
+                "data": name,
+                "f": f,
+                "cases": row["n"],
+                "median_k_pct": 100 * float(np.median(row["k"])) if row["k"] else np.nan,
+                "flag_bm": row["flag_bm"] / n,
+                "flag_boot": row["flag_boot"] / n,
+                "coverage": row["cover"] / n,
+            }
+        )
+    return out
+
+
+def real_program(seed: int) -> list[str]:
+    lines = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        side = {s: read_readings(DATA / "kernel" / s) for s in ("base1", "base2", "changed")}
+    for a, b in (("base1", "changed"), ("base2", "changed"), ("base1", "base2")):
+        t = compare(side[a], side[b], seed=seed).to_frame()
+        cells = ", ".join(
+            f"{e} x{r:.4f} [{lo:.4f}, {hi:.4f}] p={p:.2g} {'CHANGED' if c else 'unchanged'}"
+            for e, r, lo, hi, p, c in t[["event", "ratio", "lower", "upper", "p_value", "changed"]].itertuples(
+                index=False
+            )
+        )
+        lines.append(f"{a} vs {b}: {cells}")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--splits", type=int, default=200)
+    ap.add_argument("--shift-splits", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", nargs="*", help="Only these data sets (t2080 zen5 gzip kernel).")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    data = load()
+    if args.only:
+        data = {k: v for k, v in data.items() if k in args.only}
+    rng = np.random.default_rng(args.seed)
+    print("## A/A: disjoint random halves, FDR 0.05")
+    print(
+        "| data | events | splits | any flagged: BM | max per event: BM | any: bootstrap | max per event: bootstrap "
+        "| ratio interval holds 1 (mean, worst event) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for name, r in data.items():
+        x = aa(name, r, args.splits, rng)
+        print(
+            f"| {name} | {x['events']} | {x['splits']} | {x['any_bm']:.3f} | {x['max_event_bm']:.3f} | "
+            f"{x['any_boot']:.3f} | {x['max_event_boot']:.3f} | {x['holds_one']:.3f}, {x['holds_one_min']:.3f} |"
+        )
+    print()
+    print("## Injected shifts of one event by f x the detectable change power() reports")
+    print("| data | f | cases | median k (%) | flagged: BM | flagged: bootstrap | ratio interval coverage |")
+    print("|---|---|---|---|---|---|---|")
+    for name, r in data.items():
+        for x in shifts(name, r, args.shift_splits, rng):
+            print(
+                f"| {name} | {x['f']} | {x['cases']} | {x['median_k_pct']:.3g} | {x['flag_bm']:.3f} | "
+                f"{x['flag_boot']:.3f} | {x['coverage']:.3f} |"
+            )
+    print()
+    print("## The real program (interleaved runs)")
+    for line in real_program(args.seed):
+        print(f"- {line}")
+    print(f"\n({time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""``hemkit compare A B``: a thin wrapper over :func:`hemkit.compare.compare`.
+
+Reads each side through :func:`hemkit.io.read_readings` (an error names the side: ``A: ...``),
+compares, shows the per-event table, writes what was asked, and ends with one summary line.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from hemkit.cli._options import (
+    LEVEL,
+    output_option,
+    plot_option,
+    readings_input_options,
+    seed_option,
+    show_table,
+    warnings_to_stderr,
+    wrote,
+)
+
+SHOWN = ["event", "median_a", "median_b", "ratio", "lower", "upper", "p_value", "changed", "note"]
+
+
+def _read(path: str, side: str, **options: Any) -> Any:
+    from hemkit.core.errors import HemkitError
+    from hemkit.io import read_readings
+
+    try:
+        return read_readings(path, min_runs=1, **options)
+    except HemkitError as exc:
+        raise exc.reworded(f"{side}: {exc.message}") from exc
+
+
+def _distinct(paths: dict[str, str | None]) -> None:
+    from hemkit.core.errors import OutputError
+
+    seen: dict[str, str] = {}
+    for name, p in paths.items():
+        if not p:
+            continue
+        key = os.path.realpath(p)
+        if key in seen:
+            raise OutputError(f"{p}: given for both {seen[key]} and {name}; give two different files")
+        seen[key] = name
+
+
+@click.command()
+@click.argument("a", type=click.Path(dir_okay=True))
+@click.argument("b", type=click.Path(dir_okay=True))
+@click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Interval level; FDR is 1 - level.")
+@seed_option()
+@output_option("Write the per-event table (CSV, or Parquet by suffix).")
+@click.option("--pairs", type=click.Path(dir_okay=False), help="Write the per-pair correlation changes here.")
+@plot_option(help="Figure: ratio B / A per event with intervals, changed events marked.")
+@plot_option("power", help="Figure: smallest detectable change per event, and runs a 1 % change needs.")
+@readings_input_options
+def compare(
+    a: str,
+    b: str,
+    level: float,
+    seed: int,
+    output: str | None,
+    pairs: str | None,
+    plot: str | None,
+    plot_power: str | None,
+    pmcs: int | None,
+    codes: str | None,
+    drop_constant: bool,
+) -> None:
+    """Which events changed from A to B, by how much, with a controlled false discovery rate.
+
+    \b
+    hemkit compare isolation.db contention.db
+    hemkit compare before/ after/ -o changes.csv --plot ratios.png --plot-power power.png
+    hemkit compare a.db b.db --pairs pairs.csv
+
+    A and B are readings of any kind (a collection database, a folder of perf stat files, a
+    tidy table, a mergingTools raw file with --pmcs).  Per event read on both sides: medians,
+    ratio B / A with its interval at --level, Brunner-Munzel p-value, and changed with
+    Benjamini-Hochberg false discovery rate control at 1 - level.
+    """
+    import warnings
+
+    from hemkit.compare import compare as run_compare
+    from hemkit.core.errors import HemkitWarning
+    from hemkit.io import check_output, write_figure, write_table
+
+    _distinct({"output": output, "pairs": pairs, "plot": plot, "plot-power": plot_power})
+    for path, what in ((output, "output"), (pairs, "pairs"), (plot, "plot"), (plot_power, "power plot")):
+        if path:
+            check_output(path, inputs=[a, b], what=what)
+    options = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant}
+    same = os.path.realpath(a) == os.path.realpath(b)
+    with warnings_to_stderr():
+        ra = _read(a, "A", **options)
+        if same:
+            rb = ra
+            warnings.warn(f"A and B are the same ({a}): nothing can change", HemkitWarning, stacklevel=1)
+        else:
+            rb = _read(b, "B", **options)
+        res = run_compare(ra, rb, level=level, seed=seed, pairs=bool(pairs))
+    frame = res.to_frame()
+    show_table(frame[SHOWN].set_index("event"), f"B / A per event ({level:.0%} intervals)")
+    written = []
+    if output:
+        write_table(frame, output, inputs=[a, b], what="output")
+        written.append(output)
+    if pairs and res.pairs is not None:
+        write_table(res.pairs, pairs, inputs=[a, b], what="pairs")
+        written.append(pairs)
+    if plot:
+        write_figure(res.plot().figure, plot)
+        written.append(plot)
+    if plot_power:
+        write_figure(res.plot_power().figure, plot_power)
+        written.append(plot_power)
+    for p in written:
+        wrote(p)
+    row = res.row()
+    one_side = []
+    if res.only_a:
+        one_side.append(f"{len(res.only_a)} only in A")
+    if res.only_b:
+        one_side.append(f"{len(res.only_b)} only in B")
+    pair_note = f"; {row['pairs_changed']} of {row['pairs']} pairs' correlations changed" if pairs else ""
+    click.echo(
+        f"compare: {row['changed']} of {row['events']} events changed at FDR {1 - level:.0%} "
+        f"(largest: {row['largest_change']}){pair_note}; A {a} ({row['runs_a']}+ runs), "
+        f"B {b} ({row['runs_b']}+ runs){'; ' + ', '.join(one_side) + ' (not compared)' if one_side else ''}; "
+        f"wrote {', '.join(written) or 'nothing'}"
+    )

@@ -1,0 +1,212 @@
+"""``compare(a, b)``: did each event change between two sets of runs, and by how much.
+
+Per event read on both sides (every group's readings of an event pooled, per side): the
+medians, their ratio ``B / A`` with a percentile-bootstrap interval, the Brunner-Munzel test
+(unequal spreads, tied counts) and Benjamini-Hochberg across events at ``1 - level``
+(:mod:`hemkit.core.stats`; why these, by calibration: ``benchmarks/compare_calibration.py`` and
+BENCHMARKS.md).  With ``pairs=True`` also every pair's correlation on each side and its change
+(:mod:`hemkit.compare.pairs`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from hemkit.compare.result import CompareResult, EventTable
+from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.readings import Readings
+from hemkit.core.rng import SeedLike, child
+from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio
+
+#: fewest runs per side and event a comparison accepts, and fewest it accepts without a warning
+MIN_RUNS = 5
+FEW_RUNS = 20
+#: readings of side A kept per event for the power computation
+POWER_SAMPLE = 2000
+
+
+def _name(readings: Readings, side: str) -> str:
+    return f"{side}: {readings.source}" if readings.source else side
+
+
+def _shown(events: list, n: int = 8) -> str:
+    return ", ".join(map(repr, events[:n])) + (f" ... ({len(events)} in all)" if len(events) > n else "")
+
+
+def _check_level(level: Any) -> float:
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < float(level) < 1:
+        raise InputError(f"level must be a number in (0, 1), got {level!r}")
+    return float(level)
+
+
+def _common_events(a: Readings, b: Readings) -> tuple[list[str], list[str], list[str]]:
+    in_b = set(b.events)
+    in_a = set(a.events)
+    common = [e for e in a.events if e in in_b]
+    only_a = [e for e in a.events if e not in in_b]
+    only_b = [e for e in b.events if e not in in_a]
+    if not common:
+        raise InputError(
+            f"{_name(a, 'A')} and {_name(b, 'B')} share no event: A has {_shown(a.events)}; B has {_shown(b.events)}"
+            " (the same events spelt differently? compare needs the same names on both sides)"
+        )
+    if only_a or only_b:
+        parts = [f"only in A: {_shown(only_a)}" if only_a else "", f"only in B: {_shown(only_b)}" if only_b else ""]
+        warnings.warn(
+            f"{'; '.join(p for p in parts if p)} (not compared)",
+            HemkitWarning,
+            stacklevel=3,
+        )
+    return common, only_a, only_b
+
+
+def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarray]:
+    """Each event's readings of one side, pooled over groups and sorted; refuses too few runs."""
+    out, few = [], []
+    for e in events:
+        parts = [g.values[:, g.events.index(e)] for g in readings.arrays.values() if e in g.events]
+        x = np.sort(parts[0] if len(parts) == 1 else np.concatenate(parts)).astype(np.float64, copy=False)
+        if len(x) < MIN_RUNS:
+            raise InputError(
+                f"{_name(readings, side)}: event {e!r} has {len(x)} run{'s' if len(x) != 1 else ''}; a comparison "
+                f"needs at least {MIN_RUNS} on each side (and warns under {FEW_RUNS})"
+            )
+        if len(x) < FEW_RUNS:
+            few.append((e, len(x)))
+        out.append(x)
+    if few:
+        warnings.warn(
+            f"{_name(readings, side)}: {len(few)} event(s) have fewer than {FEW_RUNS} runs "
+            f"({', '.join(f'{e!r}: {n}' for e, n in few[:5])}{' ...' if len(few) > 5 else ''}): only large changes "
+            "can be seen (see the detectable change)",
+            HemkitWarning,
+            stacklevel=3,
+        )
+    return out
+
+
+def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray]) -> list[str]:
+    notes = []
+    for i, basis in enumerate(ratios.basis):
+        a0, a1, b0, b1 = sa[i][0], sa[i][-1], sb[i][0], sb[i][-1]
+        if basis == "constant":
+            if a0 == b0:
+                notes.append(f"constant ({a0:g}) on both sides: unchanged")
+            else:
+                notes.append(f"constant on each side ({a0:g} in A, {b0:g} in B): changed, without noise")
+        elif basis == "mean":
+            notes.append("a median is 0: ratio of means")
+        elif basis == "zero":
+            side = "A" if ratios.mean_a[i] == 0 else "B"
+            notes.append(f"0 in every run of {side}: ratio {'infinite' if side == 'A' else '0'}; see difference")
+        elif a0 == a1 or b0 == b1:
+            notes.append(f"constant ({a0 if a0 == a1 else b0:g}) in {'A' if a0 == a1 else 'B'}")
+        else:
+            notes.append("")
+        r = ratios.ratio[i]
+        if basis in ("median", "mean") and (r > 10 or r < 0.1):
+            far = f"B is {r:.3g} x A: another program, unit or scale?"
+            notes[-1] = f"{notes[-1]}; {far}" if notes[-1] else far
+    return notes
+
+
+def compare(
+    a: Readings,
+    b: Readings,
+    *,
+    level: float = 0.95,
+    seed: SeedLike = None,
+    pairs: bool = False,
+) -> CompareResult:
+    """Compare two sets of readings event by event (and pair by pair): what changed, by how much.
+
+    Parameters
+    ----------
+    a, b : Readings
+        The two sides (e.g. a task in isolation and under contention; before and after a
+        change).  An event read in several groups of one side pools its readings.
+    level : float in (0, 1), default 0.95
+        Level of the ratio intervals; ``changed`` controls the false discovery rate across
+        events (and across pairs) at ``1 - level`` (Benjamini-Hochberg).
+    seed : int, Generator or None
+        Randomness of the bootstrap intervals (and of the merges ``pairs`` may need).
+    pairs : bool, default False
+        Also compare every pair's correlation (:attr:`CompareResult.pairs`).
+
+    Returns
+    -------
+    CompareResult
+
+    Raises
+    ------
+    InputError
+        No event on both sides; an event with fewer than 5 runs on a side (naming side and
+        event); ``level`` out of range.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from hemkit import Readings
+    >>> rng = np.random.default_rng(0)
+    >>> a = Readings({1: pd.DataFrame({"x": rng.poisson(1000, 60), "y": rng.poisson(50, 60)})})
+    >>> b = Readings({1: pd.DataFrame({"x": rng.poisson(1100, 60), "y": rng.poisson(50, 60)})})
+    >>> res = compare(a, b, seed=0)
+    >>> res.to_frame().set_index("event")["changed"].to_dict()
+    {'x': True, 'y': False}
+    """
+    level = _check_level(level)
+    for side, r in (("A", a), ("B", b)):
+        if not isinstance(r, Readings):
+            raise InputError(
+                f"{side} must be Readings (hemkit.io.read_readings reads any file), got {type(r).__name__}"
+            )
+    events, only_a, only_b = _common_events(a, b)
+    sa = _samples(a, events, "A")
+    sb = _samples(b, events, "B")
+    pvals, pl = brunner_munzel(sa, sb)
+    ratios = median_ratio(sa, sb, level=level, seed=child(seed, "ratios"))
+    q = fdr_bh(pvals)
+    changed = q <= 1.0 - level
+    differ = (ratios.basis == "constant") & (ratios.median_a != ratios.median_b)
+    changed |= differ  # each side one value, different: a change without noise
+    rng = np.random.default_rng(child(seed, "power-sample"))
+    refs = tuple(x if len(x) <= POWER_SAMPLE else np.sort(rng.choice(x, POWER_SAMPLE, replace=False)) for x in sa)
+    table = EventTable(
+        events=tuple(events),
+        median_a=ratios.median_a,
+        median_b=ratios.median_b,
+        ratio=ratios.ratio,
+        lower=ratios.lower,
+        upper=ratios.upper,
+        p_value=pvals,
+        q_value=q,
+        changed=changed,
+        superiority=pl.superiority,
+        difference=ratios.median_b - ratios.median_a,
+        runs_a=pl.n_a.astype(np.int64),
+        runs_b=pl.n_b.astype(np.int64),
+        note=tuple(_notes(ratios, sa, sb)),
+        basis=tuple(ratios.basis),
+    )
+    pair_table = None
+    if pairs:
+        from hemkit.compare.pairs import correlation_changes
+
+        pair_table = correlation_changes(a, b, events, level=level, seed=child(seed, "pairs"))
+    return CompareResult(
+        table=table,
+        level=level,
+        only_a=tuple(only_a),
+        only_b=tuple(only_b),
+        source_a=a.source,
+        source_b=b.source,
+        pairs=pair_table,
+        placements=pl,
+        power_sample=refs,
+    )
+
+
+__all__ = ["FEW_RUNS", "MIN_RUNS", "compare"]

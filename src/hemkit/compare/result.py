@@ -1,0 +1,191 @@
+""":class:`CompareResult`: the per-event (and per-pair) comparison, its summary and figures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hemkit.core.results import Result, result
+from hemkit.core.stats import Placements, Power, detectable_change
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: the columns of :meth:`CompareResult.to_frame` (and of ``hemkit compare -o``)
+COLUMNS = (
+    "event",
+    "median_a",
+    "median_b",
+    "ratio",
+    "lower",
+    "upper",
+    "p_value",
+    "q_value",
+    "changed",
+    "superiority",
+    "difference",
+    "runs_a",
+    "runs_b",
+    "note",
+)
+
+
+@dataclass(frozen=True)
+class EventTable:
+    """Per event compared, one entry of each array (see :meth:`CompareResult.to_frame` for their meaning)."""
+
+    events: tuple
+    median_a: np.ndarray
+    median_b: np.ndarray
+    ratio: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    p_value: np.ndarray
+    q_value: np.ndarray
+    changed: np.ndarray
+    superiority: np.ndarray
+    difference: np.ndarray
+    runs_a: np.ndarray
+    runs_b: np.ndarray
+    note: tuple
+    basis: tuple
+
+
+@result
+class CompareResult(Result):
+    """Two sets of readings compared, event by event (and pair by pair).
+
+    Attributes
+    ----------
+    table : EventTable
+        The per-event arrays; :meth:`to_frame` is the table.
+    level : float
+        Interval level; ``changed`` controls the false discovery rate at ``1 - level``.
+    only_a, only_b : tuple of str
+        Events read on one side only (not compared).
+    source_a, source_b : str
+        Where each side came from.
+    pairs : DataFrame or None
+        With ``pairs=True``: per pair of events, the correlation on each side (``r_a``,
+        ``lower_a``, ``upper_a``, ``how_a``: ``direct`` where read together, ``merged``
+        otherwise, likewise for B), ``difference`` (``r_b - r_a``) with ``lower``/``upper``,
+        ``p_value``, ``changed`` (Benjamini-Hochberg at ``1 - level`` across pairs).
+    placements : Placements
+        The Brunner-Munzel placements (what the power computation needs).
+    power_sample : tuple of ndarray
+        Per event up to 2000 sorted readings of side A (for :meth:`power`).
+    """
+
+    table: EventTable
+    level: float
+    only_a: tuple
+    only_b: tuple
+    source_a: str
+    source_b: str
+    pairs: pd.DataFrame | None
+    placements: Placements
+    power_sample: tuple
+
+    @property
+    def events(self) -> list[str]:
+        """The events compared (read on both sides), in A's order."""
+        return list(self.table.events)
+
+    @property
+    def changed(self) -> list[str]:
+        """The events flagged as changed."""
+        return [e for e, c in zip(self.table.events, self.table.changed) if c]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per event compared.
+
+        Columns: ``event``; ``median_a``, ``median_b`` (for counts tied at the median, the grouped
+        median, see :func:`hemkit.core.stats.center`); ``ratio`` (``median_b / median_a``; of
+        the means where a median is 0; inf where A is 0 in every run, see ``note``) with its
+        interval ``lower``, ``upper`` at ``level``; ``p_value`` (Brunner-Munzel) and
+        ``q_value`` (Benjamini-Hochberg adjusted); ``changed`` (``q_value <= 1 - level``, or
+        each side one different value); ``superiority`` (``P(A < B) + P(A = B) / 2``: 0.5 no
+        tendency, 1 every B reading above every A reading), ``difference``
+        (``median_b - median_a``), ``runs_a``, ``runs_b``, ``note``.
+        """
+        import pandas as pd
+
+        t = self.table
+        data = {"event": list(t.events)}
+        data.update({c: getattr(t, c) for c in COLUMNS[1:-1]})
+        data["note"] = list(t.note)
+        return pd.DataFrame(data, columns=list(COLUMNS))
+
+    def row(self) -> dict[str, Any]:
+        """The numbers of :meth:`summary` as a dict."""
+        t = self.table
+        idx = np.flatnonzero(t.changed)
+        biggest = ""
+        if len(idx):
+            logr = np.abs(np.log(np.clip(t.ratio[idx], 1e-300, 1e300)))
+            j = idx[int(np.argmax(logr))]
+            biggest = f"{t.events[j]} x{t.ratio[j]:.4g}"
+        row: dict[str, Any] = {
+            "events": len(t.events),
+            "changed": int(t.changed.sum()),
+            "only_a": len(self.only_a),
+            "only_b": len(self.only_b),
+            "runs_a": int(t.runs_a.min()) if len(t.runs_a) else 0,
+            "runs_b": int(t.runs_b.min()) if len(t.runs_b) else 0,
+            "level": self.level,
+            "largest_change": biggest or "none",
+        }
+        if self.pairs is not None:
+            row["pairs"] = len(self.pairs)
+            row["pairs_changed"] = int(self.pairs["changed"].sum()) if len(self.pairs) else 0
+        return row
+
+    def summary(self) -> pd.DataFrame:
+        """One row: events compared and changed, events on one side only, fewest runs per side, the largest change."""
+        import pandas as pd
+
+        return pd.DataFrame([self.row()], index=pd.Index(["compare"], name="result"))
+
+    @cached_property
+    def _power(self) -> Power:
+        alpha = (1.0 - self.level) / max(1, len(self.table.events))
+        return detectable_change(self.power_sample, self.placements, alpha=alpha, power=0.9, change=0.01, seed=0)
+
+    def power(self) -> pd.DataFrame:
+        """Per event: the smallest relative change these runs detect, and the runs per side a 1 % change needs.
+
+        ``detectable`` is the relative increase (0.02: 2 %) flagged with probability 0.9 when it is
+        the only change among the events compared (Benjamini-Hochberg then flags at
+        ``(1 - level) / events``); ``runs_needed`` is what the same needs for a 1 % change (inf:
+        a 1 % change moves no reading, e.g. a count of 20).
+        """
+        import pandas as pd
+
+        pw = self._power
+        return pd.DataFrame(
+            {
+                "event": list(self.table.events),
+                "detectable": pw.detectable,
+                "runs_needed": pw.runs_needed,
+                "runs_a": self.table.runs_a,
+                "runs_b": self.table.runs_b,
+            }
+        )
+
+    def plot(self, ax: Any = None) -> Any:
+        """Ratio ``B / A`` per event with its interval (log scale), changed events marked; returns the Axes."""
+        from hemkit.compare.plots import plot_ratios
+
+        return plot_ratios(self, ax=ax)
+
+    def plot_power(self, ax: Any = None) -> Any:
+        """Per event: the smallest detectable change, and the runs a 1 % change needs; returns the Axes."""
+        from hemkit.compare.plots import plot_power
+
+        return plot_power(self, ax=ax)
+
+
+__all__ = ["COLUMNS", "CompareResult", "EventTable"]

@@ -1,0 +1,112 @@
+"""``hemkit compare A B`` end to end on two small real collections, and every class of bad input."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+DATA = Path(__file__).parent.parent / "data" / "compare"
+KERNEL_A, KERNEL_B = DATA / "kernel_a.db", DATA / "kernel_b.db"  # ./kernel 20000 1000 vs 21000 1300, 40 runs
+
+
+def _tidy(path, columns, group=1):
+    rows = [(group, r, e, v) for e, vals in columns.items() for r, v in enumerate(vals)]
+    pd.DataFrame(rows, columns=["group", "run", "event", "value"]).to_csv(path, index=False)
+    return path
+
+
+def test_two_collections_of_a_program_touching_5_percent_more_pages(cli, tmp_path):
+    out, pairs, plot, power = (tmp_path / n for n in ("c.csv", "pairs.csv", "ratios.png", "power.png"))
+    res = cli(["compare", KERNEL_A, KERNEL_B, "-o", out, "--pairs", pairs, "--plot", plot, "--plot-power", power])
+    assert res.exit_code == 0, res.stderr
+    t = pd.read_csv(out).set_index("event")
+    for e in ("page-faults", "minor-faults"):
+        assert t.loc[e, "changed"] and 1.04 < t.loc[e, "ratio"] < 1.06
+        assert t.loc[e, "lower"] <= t.loc[e, "ratio"] <= t.loc[e, "upper"]
+    assert {"event", "median_a", "median_b", "ratio", "lower", "upper", "p_value", "changed"} <= set(t.reset_index())
+    p = pd.read_csv(pairs)
+    assert {"event_a", "event_b", "r_a", "r_b", "difference", "lower", "upper", "changed"} <= set(p.columns)
+    assert plot.stat().st_size > 1000 and power.stat().st_size > 1000
+    assert "events changed at FDR 5%" in res.stdout and f"wrote {out}" in res.stdout
+
+
+def test_the_same_file_on_both_sides_is_allowed_and_changes_nothing(cli):
+    res = cli(["compare", KERNEL_A, KERNEL_A])
+    assert res.exit_code == 0, res.stderr
+    assert "A and B are the same" in res.stderr and "nothing can change" in res.stderr
+    assert "0 of 3 events changed" in res.stdout
+
+
+def test_mixed_formats_are_compared(cli, tmp_path):
+    """A collection database against a tidy table of the same events (exported): nothing changes."""
+    tidy = tmp_path / "a.csv"
+    assert cli(["export", KERNEL_A, "-o", tidy]).exit_code == 0
+    res = cli(["compare", KERNEL_A, tidy])
+    assert res.exit_code == 0, res.stderr
+    assert "0 of 3 events changed" in res.stdout
+
+
+def test_bad_disjoint_events(bad_input, tmp_path):
+    a = _tidy(tmp_path / "a.csv", {"x": np.arange(10.0)})
+    b = _tidy(tmp_path / "b.csv", {"y": np.arange(10.0)})
+    out = tmp_path / "out.csv"
+    out.write_text("keep me\n")
+    bad_input(
+        ["compare", a, b, "-o", out],
+        names=["A: ", "B: ", "a.csv", "b.csv", "'x'", "'y'", "share no event"],
+        watch=[out, a, b],
+    )
+
+
+def test_bad_one_run(bad_input, tmp_path):
+    a = _tidy(tmp_path / "a.csv", {"x": np.arange(10.0)})
+    b = _tidy(tmp_path / "b.csv", {"x": [3.0]})
+    bad_input(["compare", a, b], names=["B: ", "b.csv", "'x'", "1 run", "at least 5"], watch=[tmp_path])
+
+
+def test_bad_all_nan(bad_input, tmp_path):
+    a = _tidy(tmp_path / "a.csv", {"x": [np.nan] * 6})
+    b = _tidy(tmp_path / "b.csv", {"x": np.arange(6.0)})
+    bad_input(["compare", a, b], names=["A: ", "a.csv", "'x'"], watch=[tmp_path])
+
+
+def test_bad_negative_count(bad_input, tmp_path):
+    a = _tidy(tmp_path / "a.csv", {"x": np.arange(6.0)})
+    b = _tidy(tmp_path / "b.csv", {"x": [1.0, 2, -3, 4, 5, 6]})
+    bad_input(["compare", a, b], names=["B: ", "b.csv", "'x'", "negative"], watch=[tmp_path])
+
+
+def test_bad_mixed_format_unreadable_on_one_side(bad_input, tmp_path):
+    """A mergingTools raw file on side B without its counters per group: B is named, and the option."""
+    raw = tmp_path / "raw.csv"
+    shutil.copy(Path(__file__).parents[2] / "src/hemkit/datasets/data/much_raw.csv", raw)
+    bad_input(["compare", KERNEL_A, raw], names=["B: ", "raw.csv"], watch=[tmp_path])
+
+
+def test_bad_database_with_invalid_runs(bad_input, tmp_path):
+    from hemkit.io.collection import CollectionDB, StoredRun, WriterLock
+
+    path = tmp_path / "few.db"
+    with WriterLock(path) as lock:
+        db = CollectionDB.create(path, [["page-faults", "task-clock"]], {"plan": "test"}, lock=lock)
+        for rep in range(10):
+            status = "valid" if rep < 3 else "invalid"
+            counts = pd.DataFrame({"event": ["page-faults", "task-clock"], "value": [70.0 + rep, 1.5 * rep + 1]})
+            db.record_run(StoredRun(0, rep, status, "" if status == "valid" else "multiplexed"), counts)
+        db.close()
+    bad_input(["compare", path, KERNEL_A], names=["A: ", "few.db", "'page-faults'", "3 runs"], watch=[tmp_path])
+
+
+def test_bad_output_in_place_of_an_input(bad_input, tmp_path):
+    a = tmp_path / "a.db"
+    shutil.copy(KERNEL_A, a)
+    bad_input(["compare", a, KERNEL_B, "-o", a], names=[str(a)], watch=[a])
+
+
+@pytest.mark.parametrize("level", ["0", "1", "x"])
+def test_bad_level(bad_input, level):
+    bad_input(["compare", KERNEL_A, KERNEL_B, "--level", level], names=["--level"])

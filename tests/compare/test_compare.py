@@ -1,0 +1,178 @@
+"""hemkit.compare.compare: per-event table, pooling, runs, one-sided events, pairs, figures."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hemkit import Readings
+from hemkit.compare import COLUMNS, compare
+from hemkit.core.errors import HemkitWarning, InputError
+
+
+def _readings(groups, source=""):
+    return Readings({g: pd.DataFrame(cols) for g, cols in groups.items()}, source=source, min_runs=1)
+
+
+def test_a_shift_of_one_event_is_flagged_and_the_rest_not():
+    rng = np.random.default_rng(0)
+    n = 100
+    base = {e: rng.lognormal(np.log(m), 0.02, (2, n)) for e, m in [("cycles", 1e6), ("insns", 2e6), ("misses", 300)]}
+    a = _readings({1: {e: v[0] for e, v in base.items()}})
+    shifted = {e: v[1] * (1.05 if e == "cycles" else 1.0) for e, v in base.items()}
+    b = _readings({1: shifted})
+    res = compare(a, b, seed=0)
+    t = res.to_frame().set_index("event")
+    assert list(res.to_frame().columns) == list(COLUMNS)
+    assert res.changed == ["cycles"]
+    assert t.loc["cycles", "lower"] < 1.05 < t.loc["cycles", "upper"]
+    assert t.loc["cycles", "superiority"] > 0.9
+    assert (t["runs_a"] == n).all() and (t["runs_b"] == n).all()
+    assert res.summary().loc["compare", "changed"] == 1
+
+
+def test_same_seed_same_numbers():
+    rng = np.random.default_rng(1)
+    a = _readings({1: {"x": rng.poisson(100, 40)}})
+    b = _readings({1: {"x": rng.poisson(104, 40)}})
+    f1, f2 = compare(a, b, seed=3).to_frame(), compare(a, b, seed=3).to_frame()
+    pd.testing.assert_frame_equal(f1, f2)
+
+
+def test_an_event_read_in_several_groups_pools_its_readings():
+    rng = np.random.default_rng(2)
+    a = _readings({1: {"x": rng.poisson(50, 10), "y": rng.poisson(5, 10)}, 2: {"x": rng.poisson(50, 15)}})
+    b = _readings({7: {"x": rng.poisson(50, 30), "y": rng.poisson(5, 30)}})
+    t = compare(a, b, seed=0).to_frame().set_index("event")
+    assert t.loc["x", "runs_a"] == 25 and t.loc["y", "runs_a"] == 10
+    from hemkit.core.stats import center
+
+    assert t.loc["x", "median_a"] == center(np.sort(a.pooled("x")))
+    assert abs(t.loc["x", "median_a"] - np.median(a.pooled("x"))) <= 0.5  # grouped: within its count's class
+
+
+def test_events_on_one_side_are_named_and_warned():
+    a = _readings({1: {"x": np.arange(30.0), "only_a": np.arange(30.0)}}, source="a.csv")
+    b = _readings({1: {"x": np.arange(30.0), "only_b": np.arange(30.0)}}, source="b.csv")
+    with pytest.warns(HemkitWarning, match="only in A: 'only_a'; only in B: 'only_b'"):
+        res = compare(a, b, seed=0)
+    assert res.only_a == ("only_a",) and res.only_b == ("only_b",)
+    assert res.events == ["x"]
+
+
+def test_disjoint_events_are_refused_naming_both_sides():
+    a = _readings({1: {"x": np.arange(30.0)}}, source="a.csv")
+    b = _readings({1: {"y": np.arange(30.0)}}, source="b.csv")
+    with pytest.raises(InputError, match=r"A: a.csv and B: b.csv share no event: A has 'x'; B has 'y'"):
+        compare(a, b)
+
+
+def test_fewer_than_5_runs_are_refused_naming_side_and_event_and_under_20_warn():
+    a = _readings({1: {"x": np.arange(30.0)}}, source="a.csv")
+    b = _readings({1: {"x": np.arange(4.0)}}, source="b.csv")
+    with pytest.raises(InputError, match=r"B: b.csv: event 'x' has 4 runs; a comparison needs at least 5"):
+        compare(a, b)
+    c = _readings({1: {"x": np.arange(12.0)}}, source="c.csv")
+    with pytest.warns(HemkitWarning, match=r"B: c.csv: 1 event\(s\) have fewer than 20 runs \('x': 12\)"):
+        compare(a, c)
+
+
+def test_constant_zero_and_tiny_events_are_said_never_nan():
+    n = 30
+    rng = np.random.default_rng(4)
+    a = _readings(
+        {
+            1: {
+                "same": np.full(n, 45.0),
+                "moved": np.full(n, 45.0),
+                "zeros": np.zeros(n),
+                "rare": np.r_[np.zeros(n - 3), 1, 2, 1],
+                "huge": rng.normal(1e12, 1e8, n),
+            }
+        }
+    )
+    b = _readings(
+        {
+            1: {
+                "same": np.full(n, 45.0),
+                "moved": np.full(n, 46.0),
+                "zeros": np.r_[np.zeros(n - 2), 5, 5],
+                "rare": np.r_[np.zeros(n - 3), 2, 2, 3],
+                "huge": rng.normal(1e12, 1e8, n),
+            }
+        }
+    )
+    t = compare(a, b, seed=0).to_frame().set_index("event")
+    assert not t[["ratio", "lower", "upper", "p_value"]].isna().any().any()
+    assert t.loc["same", "p_value"] == 1 and not t.loc["same", "changed"] and "unchanged" in t.loc["same", "note"]
+    assert t.loc["moved", "changed"] and "changed, without noise" in t.loc["moved", "note"]
+    assert t.loc["moved", "ratio"] == pytest.approx(46 / 45)
+    assert t.loc["zeros", "ratio"] == np.inf and "0 in every run of A" in t.loc["zeros", "note"]
+    assert t.loc["rare", "ratio"] == pytest.approx(7 / 4) and "ratio of means" in t.loc["rare", "note"]
+    assert not t.loc["huge", "changed"]
+    far = compare(a, _readings({1: {"huge": 1000 * a.pooled("huge")}}), seed=0).to_frame().set_index("event")
+    assert far.loc["huge", "ratio"] == pytest.approx(1000) and "B is 1e+03 x A" in far.loc["huge", "note"]
+
+
+def test_level_is_checked():
+    a = _readings({1: {"x": np.arange(30.0)}})
+    with pytest.raises(InputError, match="level must be a number in"):
+        compare(a, a, level=1.5)
+
+
+def test_a_side_against_itself_changes_nothing():
+    rng = np.random.default_rng(5)
+    a = _readings({1: {"x": rng.poisson(100, 40), "y": rng.lognormal(5, 1, 40)}})
+    t = compare(a, a, seed=0).to_frame()
+    assert not t["changed"].any() and np.allclose(t["p_value"], 1) and (t["ratio"] == 1).all()
+
+
+def test_pairs_direct_and_merged_with_a_known_change():
+    rng = np.random.default_rng(6)
+    n = 400
+
+    def side(rho):
+        z = rng.normal(size=(n, 3))
+        x = 1000 + 10 * z[:, 0]
+        y = 1000 + 10 * (rho * z[:, 0] + np.sqrt(1 - rho**2) * z[:, 1])
+        w = 1000 + 10 * z[:, 2]
+        return x, y, w
+
+    xa, ya, wa = side(0.2)
+    xb, yb, wb = side(0.9)
+    a = _readings({1: {"x": xa, "y": ya, "w": wa}})
+    # B reads x and y in different groups: their correlation there comes from the merge
+    xb2, yb2, wb2 = side(0.9)
+    b = _readings({1: {"x": xb, "w": wb}, 2: {"y": yb2, "w": wb2}, 3: {"x": xb2[:200], "y": yb2[:200]}})
+    res = compare(a, b, seed=0, pairs=True)
+    p = res.pairs.set_index(["event_a", "event_b"])
+    assert p.loc[("x", "y"), "changed"]
+    assert p.loc[("x", "y"), "how_a"] == "direct"
+    assert p.loc[("x", "y"), "lower"] < 0.7 < p.loc[("x", "y"), "upper"]
+    assert not p.loc[("x", "w"), "changed"]
+    b2 = _readings({1: {"x": xb, "w": wb}, 2: {"y": yb, "w": wb}})
+    p2 = compare(a, b2, seed=0, pairs=True).pairs.set_index(["event_a", "event_b"])
+    assert p2.loc[("x", "y"), "how_b"] == "merged"
+    assert np.isfinite(p2.loc[("x", "y"), ["r_b", "lower_b", "upper_b"]].astype(float)).all()
+
+
+def test_figures_are_titled_labelled_and_grow_with_100_events():
+    rng = np.random.default_rng(7)
+    cols = {f"event_{i:03d}": rng.lognormal(8, 0.05, 30) for i in range(100)}
+    a = _readings({1: cols})
+    b = _readings({1: {e: v * (1.1 if i % 10 == 0 else 1.0) for i, (e, v) in enumerate(cols.items())}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        res = compare(a, b, seed=0)
+    ax = res.plot()
+    assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
+    assert ax.figure.get_size_inches()[1] >= 15
+    assert len(ax.get_yticklabels()) == 100
+    assert ax.get_legend() is not None
+    ax2 = res.plot_power()
+    assert ax2.get_title() and "runs" in ax2.get_yticklabels()[0].get_text()
+    pw = res.power()
+    assert (pw["detectable"] > 0).all() and len(pw) == 100

@@ -1,0 +1,182 @@
+"""hemkit.core.stats against SciPy and statsmodels, and on data with a known truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hemkit.core import stats
+
+
+def _sorted(*xs):
+    return [np.sort(np.asarray(x, dtype=np.float64)) for x in xs]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 12), min_size=5, max_size=40),
+    st.lists(st.integers(0, 12), min_size=5, max_size=40),
+)
+def test_brunner_munzel_equals_scipy_on_tied_counts_of_unequal_sizes(a, b):
+    from scipy.stats import brunnermunzel
+
+    a, b = np.array(a, float), np.array(b, float)
+    p, pl = stats.brunner_munzel(_sorted(a), _sorted(b))
+    with np.errstate(all="ignore"):
+        ref = brunnermunzel(a, b)
+    if np.isfinite(ref.pvalue) and pl.se[0] > 0:
+        assert p[0] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-12)
+    # superiority: P(A < B) + P(A = B) / 2 by brute force
+    sup = (a[:, None] < b[None, :]).mean() + 0.5 * (a[:, None] == b[None, :]).mean()
+    assert pl.superiority[0] == pytest.approx(sup)
+    assert 0 <= p[0] <= 1
+
+
+def test_continuous_samples_take_the_merge_path_and_equal_scipy():
+    from scipy.stats import brunnermunzel
+
+    rng = np.random.default_rng(3)
+    a, b = rng.lognormal(0, 1, 300), rng.lognormal(0.2, 2, 500)
+    p, _ = stats.brunner_munzel(_sorted(a), _sorted(b))
+    assert p[0] == pytest.approx(brunnermunzel(a, b).pvalue, rel=1e-9)
+
+
+def test_separated_constants_get_the_exact_permutation_p_and_equal_constants_p_one():
+    p, _ = stats.brunner_munzel(_sorted([3] * 5, [7] * 5, [1, 2, 3, 4, 5]), _sorted([3] * 5, [9] * 6, [6, 7, 8, 9, 10]))
+    assert p[0] == 1.0
+    assert p[1] == pytest.approx(2 / 462)  # C(11, 5) = 462
+    assert p[2] == pytest.approx(2 / 252)
+
+
+def test_fdr_bh_equals_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 7, 64, 500):
+        p = np.r_[rng.uniform(size=m // 2), rng.uniform(0, 0.01, size=m - m // 2)]
+        p[:3] = p[0]  # ties
+        ours = stats.fdr_bh(p)
+        _, ref, _, _ = multipletests(p, alpha=0.05, method="fdr_bh")
+        np.testing.assert_allclose(ours, ref, rtol=1e-12)
+
+
+def test_exact_bootstrap_medians_match_resampling():
+    rng = np.random.default_rng(1)
+    x = np.sort(rng.poisson(30, 201).astype(float))
+    exact = stats.bootstrap_medians(x, 20000, np.random.default_rng(2))
+    resampled = np.median(rng.choice(x, (4000, len(x))), axis=1)
+    for q in (0.025, 0.25, 0.5, 0.75, 0.975):
+        assert abs(np.quantile(exact, q) - np.quantile(resampled, q)) <= 1.0
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.floats(0.05, 1.0), st.integers(30, 200), st.floats(0.5, 2.0))
+def test_ratio_interval_covers_the_true_ratio_of_medians(sigma, n, ratio):
+    """Lognormal(mu, sigma): the median is exp(mu); 200 replicates, coverage of 95 % intervals >= 0.9."""
+    rng = np.random.default_rng(int(sigma * 1000) + n)
+    reps = 200
+    a = np.sort(rng.lognormal(3.0, sigma, (reps, n)), axis=1)
+    b = np.sort(rng.lognormal(3.0 + np.log(ratio), sigma, (reps, n)), axis=1)
+    r = stats.median_ratio(list(a), list(b), level=0.95, seed=0)
+    covered = np.mean((r.lower <= ratio) & (ratio <= r.upper))
+    assert 0.9 <= covered <= 0.995
+
+
+def test_aa_on_synthetic_counts_flags_at_most_the_nominal_rate():
+    """Known null: 400 comparisons of 12 events (Poisson, lognormal, tied small counts), each side 30 runs."""
+    rng = np.random.default_rng(7)
+    any_flag, per_event = 0, 0
+    reps, k = 400, 12
+    for _ in range(reps):
+
+        def side():
+            cols = [rng.poisson(lam, 30) for lam in (2, 20, 500, 1e5)]
+            cols += [rng.lognormal(10, s, 30) for s in (0.01, 0.1, 1.0, 2.0)]
+            cols += [np.round(rng.gamma(2, 50, 30)) for _ in range(4)]
+            return [np.sort(np.asarray(c, float)) for c in cols]
+
+        a, b = side(), side()
+        p, _ = stats.brunner_munzel(a, b)
+        flags = stats.fdr_bh(p) <= 0.05
+        any_flag += flags.any()
+        per_event += flags.sum()
+    assert any_flag / reps <= 0.075  # 0.05 plus binomial slack (sd 0.011)
+    assert per_event / (reps * k) <= 0.01
+
+
+def test_a_known_shift_is_detected_and_its_ratio_covered():
+    rng = np.random.default_rng(11)
+    a = np.sort(rng.lognormal(12, 0.02, 60))
+    b = np.sort(1.03 * rng.lognormal(12, 0.02, 60))
+    p, _ = stats.brunner_munzel([a], [b])
+    r = stats.median_ratio([a], [b], seed=0)
+    assert p[0] < 1e-6
+    assert r.lower[0] < 1.03 < r.upper[0]
+
+
+def test_zero_medians_and_all_zero_sides_never_give_nan():
+    a = _sorted([0, 0, 0, 0, 1, 2], [0] * 6, [0] * 6, [5, 5, 5, 5, 5])
+    b = _sorted([0, 0, 0, 0, 3, 4], [0, 0, 0, 1, 2, 3], [0] * 6, [5, 5, 5, 5, 5])
+    r = stats.median_ratio(a, b, seed=0)
+    assert not np.isnan(r.ratio).any() and not np.isnan(r.lower).any() and not np.isnan(r.upper).any()
+    assert list(r.basis) == ["mean", "zero", "constant", "constant"]
+    assert r.ratio[0] == pytest.approx(7 / 3)
+    assert r.ratio[1] == np.inf
+    assert r.ratio[2] == 1.0 and r.ratio[3] == 1.0
+
+
+def test_detectable_change_is_what_the_test_detects_with_power_0_9():
+    """Simulate at the predicted detectable shift: about 90 % flagged; at half of it, far fewer."""
+    rng = np.random.default_rng(5)
+    n, alpha = 50, 0.05
+    base = np.sort(rng.lognormal(8, 0.05, n))
+    _, pl = stats.brunner_munzel([base], [np.sort(rng.lognormal(8, 0.05, n))])
+    d = stats.detectable_change([base], pl, alpha=alpha, power=0.9, seed=0).detectable[0]
+    assert 0.01 < d < 0.1
+
+    def rate(delta):
+        hits = 0
+        for _ in range(300):
+            a = np.sort(rng.lognormal(8, 0.05, n))
+            b = np.sort((1 + delta) * rng.lognormal(8, 0.05, n))
+            hits += stats.brunner_munzel([a], [b])[0][0] <= alpha
+        return hits / 300
+
+    assert 0.8 <= rate(d) <= 0.98
+    assert rate(d / 2) <= 0.6
+
+
+def test_runs_needed_for_a_change_smaller_than_one_count_is_infinite():
+    rng = np.random.default_rng(0)
+    a = np.sort(rng.poisson(20, 100).astype(float))
+    _, pl = stats.brunner_munzel([a], [np.sort(rng.poisson(20, 100).astype(float))])
+    pw = stats.detectable_change([a], pl, alpha=0.05, change=0.01)
+    assert pw.runs_needed[0] == np.inf
+    assert np.isfinite(pw.detectable[0])
+
+
+def test_t_tail_equals_scipy():
+    from scipy.special import stdtr
+
+    for df in (1.0, 2.5, 7.0, 30.0, 99.3, 1000.0, 5e4, 2e5, 1e7):
+        for t in (0.0, 0.3, 1.0, 2.0, 4.0, 8.0, 20.0):
+            ref = stdtr(df, -t)
+            assert stats.t_sf(t, df) == pytest.approx(ref, rel=1e-7, abs=1e-300)
+
+
+def test_compare_imports_no_scipy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, pandas as pd\n"
+        "from hemkit import Readings\n"
+        "from hemkit.compare import compare\n"
+        "r = Readings({1: pd.DataFrame({'x': np.arange(30.0), 'y': np.arange(30.0) % 7})})\n"
+        "compare(r, r, seed=0)\n"
+        "print('scipy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
