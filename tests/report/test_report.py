@@ -100,7 +100,7 @@ def _collection(tmp_path) -> str:
 def test_report_of_readings_has_every_section():
     rep = build_report(t2080_much(), source="T2080", options=ReportOptions(method="joint"), seed=0)
     s = rep.summary()
-    assert list(s.index) == ["overview", "coverage", "variability", "merge"]
+    assert list(s.index) == ["overview", "runs", "coverage", "variability", "merge"]
     assert rep.n_figures == int(s["figures"].sum()) >= 5  # the merge section: heatmap and per-pair intervals
     assert s.loc["merge", "figures"] == 2 and s.loc["merge", "tables"] == 1
     assert rep.html.count("data:image/png;base64,") == rep.n_figures
@@ -113,7 +113,7 @@ def test_report_of_a_collection_shows_runs_and_invalid_reasons(tmp_path, cli):
     res = cli(["report", db, "-o", out])
     assert res.exit_code == 0, res.stderr
     page = out.read_text()
-    assert "Runs and validation" in page and "c: not counted" in page and "./prog --size 3" in page
+    assert "<h2>Runs</h2>" in page and "c: not counted" in page and "./prog --size 3" in page
 
 
 def test_report_renders_in_chromium_with_every_figure(tmp_path, cli):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from hemkit.cli._options import output_option, quiet_option, readings_input_options, seed_option, wrote
+from hemkit.cli._merging import MERGE_METHODS, MergeChoice, merge_options
+from hemkit.cli._options import LEVEL, output_option, quiet_option, readings_input_options, seed_option, wrote
 
 
 @click.command("report")
@@ -12,19 +13,14 @@ from hemkit.cli._options import output_option, quiet_option, readings_input_opti
 @readings_input_options
 @click.option(
     "--method",
-    type=click.Choice(["joint", "copula", "much", "hrm", "none"]),
+    "-m",
+    type=click.Choice([*MERGE_METHODS, "none"]),
     default="joint",
     show_default=True,
     help="Merge method of the merged-correlation section ('none': no merge).",
 )
-@click.option("--anchor", help="Anchor event for --method hrm.")
-@click.option(
-    "--level",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.9,
-    show_default=True,
-    help="Level of the per-pair intervals.",
-)
+@merge_options()
+@click.option("--level", type=LEVEL, default=0.9, show_default=True, help="Level of the per-pair intervals.")
 @click.option("--title", default="hemkit report", show_default=True, help="Title of the page.")
 @click.option(
     "--mpx",
@@ -45,7 +41,21 @@ from hemkit.cli._options import output_option, quiet_option, readings_input_opti
 @seed_option()
 @output_option("The HTML page to write.", required=True)
 @quiet_option()
-def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, traces, profiles, seed, output, quiet):
+def report(
+    inputs: tuple[str, ...],
+    pmcs: int | None,
+    codes: str | None,
+    drop_constant: bool,
+    method: str,
+    merging: MergeChoice,
+    level: float,
+    title: str,
+    traces: tuple[str, ...],
+    profiles: tuple[str, ...],
+    seed: int,
+    output: str,
+    quiet: bool,
+) -> None:
     """Write one self-contained HTML report of a collection database or readings.
 
     \b
@@ -65,33 +75,37 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, tra
     intervals.
     """
     from hemkit.core.readings import Readings
-    from hemkit.io import check_output, read_readings, write_text
+    from hemkit.io import check_output, write_text
     from hemkit.report import ReportOptions, build_report
 
-    if method == "hrm" and not anchor:
+    if method == "hrm" and not merging.anchor:
         raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
     check_output(output, inputs=[*inputs, *traces, *profiles], what="report")
     paths = list(inputs)
-    source: Readings | str | None
+    source: Readings | list[str] | None
     if not paths and (traces or profiles):
         source, paths = None, [*traces, *profiles]  # only the traces' and profiles' sections
     elif not paths:
         from hemkit.datasets import t2080_much
 
         source, paths = t2080_much(), ["bundled T2080 MUCH data"]
-    elif len(paths) == 1 and pmcs is None and codes is None and not drop_constant:
-        source = paths[0]  # a collection database also gets its runs-and-validation section
     else:
-        source = read_readings(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+        source = paths  # one collection database also gets its runs table, command and machine
+    merge_kwargs = merging.kwargs(method, progress=False) if method != "none" else {}
+    merge_kwargs.pop("anchor", None)
     options = ReportOptions(
         method="" if method == "none" else method,
-        anchor=anchor,
+        anchor=merging.anchor,
         level=level,
         title=title,
         mpx=tuple(traces),
         profiles=tuple(profiles),
+        merge_options={k: v for k, v in merge_kwargs.items() if k != "progress"},
+        jobs=merging.jobs,
     )
-    rep = build_report(source, source=" ".join(paths), options=options, seed=seed)
+    read = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant}
+    rep = build_report(source, source=" ".join(paths), options=options, seed=seed, read_options=read)
     write_text(output, rep.html, inputs=[*inputs, *traces, *profiles], what="report")
-    click.echo(f"report: {len(rep.sections)} sections, {rep.n_figures} figures from {' '.join(paths)}")
+    failed = f"; {len(rep.failed)} failed ({', '.join(rep.failed)}: see the warnings)" if rep.failed else ""
+    click.echo(f"report: {len(rep.sections)} sections, {rep.n_figures} figures from {' '.join(paths)}{failed}")
     wrote(output)

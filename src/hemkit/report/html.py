@@ -41,7 +41,12 @@ class Figure:
 
 @dataclass(frozen=True)
 class Section:
-    """One section of the report: a title, paragraphs, tables and figures."""
+    """One section of the report: a title, paragraphs, tables and figures.
+
+    ``error`` is set when the section could not be made (e.g. a merge the data do not
+    allow): the page then says so in the section, and :func:`hemkit.report.build_report`
+    warns with it.
+    """
 
     key: str
     title: str
@@ -49,6 +54,7 @@ class Section:
     tables: tuple[tuple[str, Any], ...] = ()  # (caption, DataFrame)
     figures: tuple[Figure, ...] = ()
     warnings: tuple[str, ...] = ()
+    error: str = ""
 
 
 def png(figure: Any, dpi: int = 110) -> bytes:
@@ -86,6 +92,8 @@ def render(title: str, subtitle: str, sections: Sequence[Section]) -> str:
     n = 0
     for s in sections:
         parts.append(f"<section id='{s.key}'><h2>{html.escape(s.title)}</h2>")
+        if s.error:
+            parts.append(f"<p class='warn'><strong>This section failed:</strong> {html.escape(s.error)}</p>")
         parts += [f"<p class='warn'>{html.escape(w)}</p>" for w in s.warnings]
         parts += [f"<p>{html.escape(p)}</p>" for p in s.paragraphs]
         parts += [_table(c, t) for c, t in s.tables]
