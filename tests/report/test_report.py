@@ -185,3 +185,8 @@ def test_report_without_a_merge_still_shows_coverage(tmp_path, cli):
     assert res.exit_code == 0, res.stderr
     page = out.read_text()
     assert "no joint merge" in page and "never read together" in page and "Plan and coverage" in page
+    # the terminal says so too, in one line, and its advice is an option of hemkit report
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert res.stderr.startswith("hemkit: warning: report section 'merge' failed: no joint merge: events 'a' and 'c'")
+    assert "--impute maxdet" in res.stderr and "1 failed (merge" in res.stdout
+    assert cli(["report", table, "--impute", "maxdet", "-o", out]).stderr == ""

@@ -33,10 +33,20 @@ nav a { margin-right: 1em; }
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure of a section: its caption and the PNG bytes."""
+    """One figure of a section: its caption, the PNG bytes, and the matplotlib figure they were drawn from.
+
+    ``figure`` (when kept) lets a caller or a test look at what was drawn: titles, axis
+    labels, legends, tick names.
+    """
 
     caption: str
     png: bytes = field(repr=False)
+    figure: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, caption: str, figure: Any) -> Figure:
+        """The figure drawn as PNG, keeping the matplotlib figure."""
+        return cls(caption, png(figure), figure)
 
 
 @dataclass(frozen=True)

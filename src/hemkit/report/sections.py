@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.readings import Readings
-from hemkit.report.html import Figure, Section, png
+from hemkit.report.html import Figure, Section
 
 #: (group, event, value) of an event constant within a group
 Constant = tuple[Hashable, str, float]
@@ -172,7 +172,7 @@ def runs_of_collection(runs: pd.DataFrame, status: pd.DataFrame, meta: Mapping[s
         "Runs",
         paragraphs=(paragraph,),
         tables=tuple(tables),
-        figures=(Figure("Valid runs of each group with its invalid ones stacked on top.", png(fig)),),
+        figures=(Figure.of("Valid runs of each group with its invalid ones stacked on top.", fig),),
     )
 
 
@@ -283,15 +283,15 @@ def coverage(
         the readings are marked as such.
     """
     states = _plan_states(readings, constants, planned)
-    f1 = Figure(
+    f1 = Figure.of(
         "Each row is a group of events read together in the same runs; each cell says whether the group read the "
         "event, read it as a constant, or planned it without readings.",
-        png(_plan_figure(states)),
+        _plan_figure(states),
     )
-    f2 = Figure(
+    f2 = Figure.of(
         "Colour: in how many groups each pair of events was read together, from 0. A 0 (marked) off the diagonal "
         "is a pair never read together: no merge can know its correlation.",
-        png(_coverage_figure(readings)),
+        _coverage_figure(readings),
     )
     notes = []
     missing = readings.missing_pairs()
@@ -374,7 +374,7 @@ def variability(readings: Readings) -> Section:
         "Variability of the readings",
         paragraphs=tuple(paragraphs),
         tables=(("", table),),
-        figures=(Figure(caption, png(fig)),),
+        figures=(Figure.of(caption, fig),),
     )
 
 
@@ -491,16 +491,16 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
     ax = fig.subplots()
     im = _heatmap(ax, corr, f"Merged Pearson correlations ({method})")
     fig.colorbar(im, ax=ax, label="Pearson correlation (unitless)")
-    figures = [Figure(f"Correlations of the {len(data)} merged runs.", png(fig))]
+    figures = [Figure.of(f"Correlations of the {len(data)} merged runs.", fig)]
     tables: list[tuple[str, Any]] = []
     intervals = getattr(res, "pair_intervals", None)
     if intervals is not None and len(intervals):
         iv = intervals.sort_values("estimate", kind="stable").reset_index(drop=True)
         named = "every pair named" if len(iv) <= PAIR_LABELS else "the widest and strongest pairs named"
         figures.append(
-            Figure(
+            Figure.of(
                 f"Each pair's merged correlation and how far it can be trusted ({named}).",
-                png(_pairs_figure(iv, options.level, method)),
+                _pairs_figure(iv, options.level, method),
             )
         )
         widest = iv.assign(width=iv["upper"] - iv["lower"]).sort_values("width", ascending=False).head(10)
@@ -721,14 +721,14 @@ def multiplexing(
     values = {"perf scaling": perf, f"hemkit {est.estimator}": est.values}
     ms = _interval_ms(trace)
     figures = (
-        Figure(
+        Figure.of(
             f"{runs[0]}: the slices on a counter (dots), perf's scaled values and hemkit's {est.estimator} "
             f"estimate{' against the exact counts' if data.truth is not None else ''} for {len(events)} events.",
-            png(_mpx_series_figure(data, values, events, runs[0], ms)),
+            _mpx_series_figure(data, values, events, runs[0], ms),
         ),
-        Figure(
+        Figure.of(
             "Each series' total by hemkit (and the exact total where known) divided by perf's scaled total.",
-            png(_mpx_totals_figure(table, est.estimator, len(runs))),
+            _mpx_totals_figure(table, est.estimator, len(runs)),
         ),
     )
     caption = (
@@ -815,7 +815,7 @@ def sampling(
             )
         )
         fig = _shares_figure(prof, top)
-        figures.append(Figure(f"Shares by {kind}: bars with their {prof.level:.0%} intervals.", png(fig)))
+        figures.append(Figure.of(f"Shares by {kind}: bars with their {prof.level:.0%} intervals.", fig))
     paragraph = (
         f"{p.n_samples} samples{what} (effective sample size {p.n_eff:.0f}). Each sample stands for its period "
         "of events; a share's interval says how far the true share may be from the profiled one."
