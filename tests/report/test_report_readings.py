@@ -206,9 +206,13 @@ def test_per_pair_figure_names_every_pair_when_they_are_few():
 def test_per_pair_figure_of_many_pairs_names_the_widest_and_strongest():
     iv = _intervals(16)  # 120 pairs: too many for the axis
     ax = sec._pairs_figure(iv, 0.9, "joint").axes[0]
-    named = [t.get_text() for t in ax.texts]
-    assert f"{iv['event_a'][7]} / {iv['event_b'][7]}" in named  # the widest
+    key = [line.split(": ", 1) for t in ax.texts for line in t.get_text().splitlines() if ": " in line]
+    named = {name.removesuffix(" (widest)"): int(k) for k, name in key}
+    assert f"{iv['event_a'][7]} / {iv['event_b'][7]} (widest)" in [name for _, name in key]
     assert f"{iv['event_a'][119]} / {iv['event_b'][119]}" in named  # the strongest (0.9)
+    assert len(named) == 10 and sorted(named.values()) == list(range(1, 11))
+    marks = {t.get_text() for t in ax.texts} - {t.get_text() for t in ax.texts if ": " in t.get_text()}
+    assert marks == {str(k) for k in range(1, 11)}  # each named pair is numbered on the axes
     assert "widest" in ax.get_xlabel() and "strongest" in ax.get_xlabel()
 
 
@@ -310,3 +314,21 @@ def test_every_figure_has_a_title_labelled_axes_with_units_and_a_legend(tmp_path
                 assert ax.get_legend() is not None, where
             for text in ax.get_xticklabels() + ax.get_yticklabels():
                 assert text.get_fontsize() >= 6, where
+
+
+def test_reading_warnings_reach_the_caller_and_many_become_one_table(tmp_path):
+    from hemkit.core.errors import HemkitWarning
+
+    groups = [["a", "b"], ["a", "c"], ["b", "c"], ["a", "b", "c"]]
+    constant = {(0, "b"): 1.0, (1, "c"): 2.0, (2, "c"): 3.0, (3, "a"): 4.0}
+    db = make_db(tmp_path / "c.db", groups, constant=constant)
+    with pytest.warns(HemkitWarning, match="dropped constant") as caught:
+        rep = build_report(db, options=ReportOptions(method=""), read_options={"drop_constant": True})
+    assert len([w for w in caught if "dropped constant" in str(w.message)]) == 4
+    overview = _section(rep, "overview")
+    assert overview.warnings == ("reading the input gave 4 warnings (listed below)",)
+    listed = _table(overview, "What reading the input said")["warning"].tolist()
+    assert listed[0].endswith("group 0: dropped constant event(s) 'b'") and len(listed) == 4
+    # dropped when read: the plan shows them as planned without readings, not as constants
+    states = np.asarray(_section(rep, "coverage").figures[0].figure.axes[0].images[0].get_array())
+    assert states.tolist() == [[1, 3, 0], [1, 0, 3], [0, 1, 3], [3, 1, 1]]

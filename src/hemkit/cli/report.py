@@ -5,7 +5,15 @@ from __future__ import annotations
 import click
 
 from hemkit.cli._merging import MERGE_METHODS, MergeChoice, merge_options
-from hemkit.cli._options import LEVEL, output_option, quiet_option, readings_input_options, seed_option, wrote
+from hemkit.cli._options import (
+    LEVEL,
+    output_option,
+    quiet_option,
+    readings_input_options,
+    seed_option,
+    warnings_to_stderr,
+    wrote,
+)
 
 
 @click.command("report")
@@ -104,7 +112,8 @@ def report(
         jobs=merging.jobs,
     )
     read = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant}
-    rep = build_report(source, source=" ".join(paths), options=options, seed=seed, read_options=read)
+    with warnings_to_stderr():  # a failed section among them: "report section 'merge' failed: ..."
+        rep = build_report(source, source=" ".join(paths), options=options, seed=seed, read_options=read)
     write_text(output, rep.html, inputs=[*inputs, *traces, *profiles], what="report")
     failed = f"; {len(rep.failed)} failed ({', '.join(rep.failed)}: see the warnings)" if rep.failed else ""
     click.echo(f"report: {len(rep.sections)} sections, {rep.n_figures} figures from {' '.join(paths)}{failed}")

@@ -175,6 +175,18 @@ def _read(source: Any, read_options: Mapping[str, Any]) -> tuple[Readings, list[
     return readings, notes
 
 
+def _with_reading_notes(section: Section, notes: list[str]) -> Section:
+    """The overview with what reading the input said: a few as warnings, many as one warning and a table."""
+    if len(notes) <= 3:
+        return replace(section, warnings=(*section.warnings, *notes))
+    table = pd.DataFrame({"warning": notes}, index=pd.RangeIndex(1, len(notes) + 1))
+    return replace(
+        section,
+        warnings=(*section.warnings, f"reading the input gave {len(notes)} warnings (listed below)"),
+        tables=(*section.tables, ("What reading the input said.", table)),
+    )
+
+
 def _readings_sections(
     readings: Readings, source: str, collection: _Collection | None, options: ReportOptions, seed: SeedLike
 ) -> list[Section]:
@@ -273,7 +285,7 @@ def build_report(
     source = source or "readings"
     parts = _readings_sections(readings, source, collection, options, seed)
     if notes:
-        parts[0] = replace(parts[0], warnings=(*parts[0].warnings, *notes))
+        parts[0] = _with_reading_notes(parts[0], notes)
     parts = _unique_keys([*parts, *figures, *extra])
     for s in parts:
         if s.error:

@@ -400,7 +400,7 @@ def _pairs_figure(iv: pd.DataFrame, level: float, method: str) -> Any:
     n = len(iv)
     names = [f"{_short(str(a), 22)} / {_short(str(b), 22)}" for a, b in zip(iv["event_a"], iv["event_b"], strict=True)]
     labelled = n <= PAIR_LABELS
-    fig = _figure(max(6, (0.22 if labelled else 0.06) * n + 4), 5.5 if labelled else 4.5)
+    fig = _figure(max(6, 0.22 * n + 4) if labelled else 14, 5.5 if labelled else 4.5)
     ax = fig.subplots()
     x = np.arange(n)
     err = np.vstack([iv["estimate"] - iv["lower"], iv["upper"] - iv["estimate"]])
@@ -412,22 +412,26 @@ def _pairs_figure(iv: pd.DataFrame, level: float, method: str) -> Any:
     if labelled:
         ax.set_xticks(x, names, rotation=90, fontsize=7)
         ax.set_xlabel("pair of events (sorted by estimate)")
-    else:
+    else:  # numbered marks on the points, the names in a key beside the axes
         width = (iv["upper"] - iv["lower"]).to_numpy()
         strong = np.argsort(-np.abs(iv["estimate"].to_numpy()), kind="stable")[:5]
         wide = np.argsort(-width, kind="stable")[:5]
-        for i in sorted(set(strong) | set(wide)):
+        named = sorted(set(strong.tolist()) | set(wide.tolist()))
+        ax.plot(x[named], iv["estimate"].to_numpy()[named], "o", ms=6, mfc="none", mec="#cc0000", label="named pair")
+        for k, i in enumerate(named, 1):
+            above = iv["upper"].iloc[i] < 0.8
             ax.annotate(
-                names[i],
-                (x[i], iv["estimate"].iloc[i]),
-                xytext=(0, 14 if iv["estimate"].iloc[i] < 0.5 else -14),
+                str(k),
+                (x[i], iv["upper"].iloc[i] if above else iv["lower"].iloc[i]),
+                xytext=(0, 3 + 8 * (k % 2) if above else -9 - 8 * (k % 2)),
                 textcoords="offset points",
-                rotation=60,
-                fontsize=6,
-                ha="left" if iv["estimate"].iloc[i] < 0.5 else "right",
-                arrowprops={"arrowstyle": "-", "color": "#888", "lw": 0.5},
+                ha="center",
+                fontsize=7,
+                color="#cc0000",
             )
-        ax.set_xlabel(f"pair of events, {n} sorted by estimate (the 5 widest and 5 strongest named)")
+        key = "\n".join(f"{k}: {names[i]}{' (widest)' if i in wide else ''}" for k, i in enumerate(named, 1))
+        ax.text(1.02, 1.0, key, transform=ax.transAxes, va="top", ha="left", fontsize=7, family="monospace")
+        ax.set_xlabel(f"pair of events, {n} sorted by estimate (the 5 widest and 5 strongest numbered)")
     ax.legend(loc="upper left", fontsize="small")
     fig.tight_layout()
     return fig
