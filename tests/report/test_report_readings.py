@@ -245,7 +245,9 @@ def test_a_merge_that_loses_a_pair_to_a_constant_warns_and_names_a_real_option(t
     # the option the warning names does what it says
     res = cli(["report", db, "--impute", "maxdet", "-o", out])
     assert res.exit_code == 0 and res.stderr == "", res.stderr
-    assert "This section failed" not in out.read_text() and "failed" not in res.stdout
+    page = out.read_text()
+    assert "This section failed" not in page and "failed" not in res.stdout
+    assert "1 pair(s) never read together were imputed (maximum determinant): a / b." in page
 
 
 def test_report_takes_the_merge_options_of_hemkit_merge():

@@ -74,9 +74,12 @@ def report(
     hemkit report plan.db --mpx trace_r1.csv --profile perf.data -o report.html
     hemkit report --mpx trace_r1.csv -o report.html      (only the trace's section)
 
-    The page (no network needed, figures inline) shows the plan and its coverage, the runs
-    and why some were invalid (collection databases), the variability of every event and
-    the merged correlations with per-pair intervals; with --mpx, each trace's counted slices,
+    The page (no network needed, figures inline) shows the runs of each group (for a
+    collection database also the invalid ones and why, the measured command and the
+    machine), the plan and its coverage, the events constant within a group with their
+    values, the variability of every event and the merged correlations with per-pair
+    intervals (the merge takes the options of 'hemkit merge' and leaves constant events
+    out; a merge the data do not allow is a warning and a note in the page); with --mpx, each trace's counted slices,
     perf's scaling and hemkit's multiplexing estimate per event (a trace recorded without
     multiplexing is multiplexed in emulation on 2 counters and compared with its exact
     counts); with --profile, the sampling profile by DSO and by symbol with confidence

@@ -510,6 +510,15 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
         widest = iv.assign(width=iv["upper"] - iv["lower"]).sort_values("width", ascending=False).head(10)
         tables.append(("The ten widest intervals: the pairs to trust least.", widest.set_index(["event_a", "event_b"])))
     paragraphs.insert(0, f"{method} merge of {len(use)} groups into {len(data)} runs x {k} events.")
+    imputed = list(res.diagnostics.get("imputed") or ())
+    if imputed:
+        shown = ", ".join(f"{a} / {b}" for a, b in imputed[:10]) + (
+            f" and {len(imputed) - 10} more" if len(imputed) > 10 else ""
+        )
+        paragraphs.append(
+            f"{len(imputed)} pair(s) never read together were imputed (maximum determinant): {shown}. Their "
+            "correlations come from the other pairs, not from readings; their intervals span what those allow."
+        )
     return Section(
         "merge",
         title,
