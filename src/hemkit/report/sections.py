@@ -437,21 +437,37 @@ def _pairs_figure(iv: pd.DataFrame, level: float, method: str) -> Any:
     return fig
 
 
-def _lost_pairs(readings: Readings, kept: Readings, constants: Sequence[Constant]) -> list[str]:
-    """Why each pair the merge cannot see was read together before the constant readings went."""
-    before = set(readings.missing_pairs())
+def _lost_pairs(readings: Readings, kept: Readings, constants: Sequence[Constant]) -> dict[tuple[str, str], str]:
+    """Pairs the merge cannot see only because their constant readings went, each with why."""
+    before = {frozenset(p) for p in readings.missing_pairs()}
     constant = {(g, e) for g, e, _ in constants}
-    out = []
+    out = {}
     for a, b in kept.missing_pairs():
-        if (a, b) in before or (b, a) in before or a not in kept.events or b not in kept.events:
+        if frozenset((a, b)) in before:
             continue
         where = [g for g, grp in readings.arrays.items() if a in grp.events and b in grp.events]
         parts = []
         for g in where:
             gone = [e for e in (a, b) if (g, e) in constant]
             parts.append(f"constant {' and '.join(map(_q, gone))} in group {g}")
-        out.append(f"dropping {', '.join(parts)} removed the only reading of {a} with {b}")
+        which = "the only reading" if len(where) == 1 else "every reading"
+        out[(a, b)] = f"dropping {', '.join(parts)} removed {which} of {a} with {b}"
     return out
+
+
+def _merge_failure(method: str, exc: Exception, lost: Mapping[tuple[str, str], str], kept: Readings) -> str:
+    """Why the merge failed; when constant readings alone left pairs unread, that, and what to do."""
+    reason = " ".join(str(exc).split())
+    if not lost:
+        return f"no {method} merge: {reason}"
+    if "never read together" in reason and set(kept.missing_pairs()) <= set(lost):
+        pairs = "this pair" if len(lost) == 1 else "these pairs"
+        return (
+            f"no {method} merge: {'; '.join(lost.values())} (the plan read {pairs} "
+            "together, but a constant reading carries no correlation, so the merge cannot use it); fill such pairs "
+            "with impute='maxdet' (hemkit report --impute maxdet), or collect runs in which the event varies"
+        )
+    return f"no {method} merge: {reason}; {'; '.join(lost.values())}"
 
 
 def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Constant] = ()) -> Section:
@@ -469,7 +485,9 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
     kwargs: dict[str, Any] = dict(getattr(options, "merge_options", {}) or {})
     if method == "hrm" and options.anchor:
         kwargs["anchor"] = options.anchor
-    paragraphs, notes = [], []
+    paragraphs: list[str] = []
+    notes: list[str] = []
+    lost: dict[tuple[str, str], str] = {}
     use = readings
     if constants:
         use = without_constant(readings)
@@ -479,15 +497,13 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
             "changes carries no correlation information."
             + (f" Constant in every group that read it, so not merged at all: {', '.join(gone)}." if gone else "")
         )
-        notes += _lost_pairs(readings, use, constants)
+        lost = _lost_pairs(readings, use, constants)
+        notes += lost.values()
     try:
         with _warnings_into(notes):
             res = merge(use, method, seed=seed, level=options.level, jobs=getattr(options, "jobs", 1), **kwargs)
     except HemkitError as exc:  # e.g. pairs never read together: the rest of the report still helps
-        reason = " ".join(str(exc).split())
-        if notes and constants:
-            reason += "; " + "; ".join(notes)
-        return Section("merge", title, paragraphs=tuple(paragraphs), error=f"no {method} merge: {reason}")
+        return Section("merge", title, paragraphs=tuple(paragraphs), error=_merge_failure(method, exc, lost, use))
     data = res.data
     corr = data.corr()
     k = len(corr)
