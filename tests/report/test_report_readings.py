@@ -339,3 +339,17 @@ def test_reading_warnings_reach_the_caller_and_many_become_one_table(tmp_path):
     # dropped when read: the plan shows them as planned without readings, not as constants
     states = np.asarray(_section(rep, "coverage").figures[0].figure.axes[0].images[0].get_array())
     assert states.tolist() == [[1, 3, 0], [1, 0, 3], [0, 1, 3], [3, 1, 1]]
+
+
+def test_runs_table_of_a_large_plan_lists_the_groups_with_invalid_runs():
+    status = pd.DataFrame(
+        {"group": range(60), "events": 2, "valid": 5, "invalid": [1 if g in (3, 41) else 0 for g in range(60)]}
+    )
+    status["target"] = 5
+    runs = pd.DataFrame(
+        {"gid": [3, 41], "status": "invalid", "reason": ["a: not counted", "b: multiplexed (80% running)"]}
+    )
+    section = sec.runs_of_collection(runs, status, {})
+    caption, table = section.tables[-1]
+    assert list(table.index) == [3, 41] and table["invalid because"].tolist()[1] == "b: multiplexed (80% running) (1x)"
+    assert caption == "Runs of the 2 groups with invalid runs; the other 58 groups had only valid runs (5-5 each)."

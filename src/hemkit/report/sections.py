@@ -132,6 +132,27 @@ def _described(meta: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame({"value": list(rows.values())}, index=pd.Index(list(rows)))
 
 
+#: groups listed in full in the runs table; beyond this only those with invalid runs
+RUN_ROWS = 40
+
+
+def _runs_table(table: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    """The runs table with its caption; a long one keeps only the groups that had invalid runs."""
+    if len(table) <= RUN_ROWS:
+        return "Runs of each group.", table
+    bad = table[table["invalid"] > 0]
+    good = table[table["invalid"] == 0]
+    if not len(good):
+        return f"Runs of each group (the first {RUN_ROWS} of {len(table)}).", table.head(RUN_ROWS)
+    first = f" (the first {RUN_ROWS})" if len(bad) > RUN_ROWS else ""
+    valid = f"{int(good['valid'].min())}-{int(good['valid'].max())}"
+    caption = (
+        f"Runs of the {len(bad)} groups with invalid runs{first}; "
+        f"the other {len(good)} groups had only valid runs ({valid} each)."
+    )
+    return caption, bad.head(RUN_ROWS)
+
+
 def runs_of_collection(runs: pd.DataFrame, status: pd.DataFrame, meta: Mapping[str, Any]) -> Section:
     """Per group of a collection: runs, valid, invalid and why; the measured command and the machine."""
     reasons = []
@@ -166,7 +187,7 @@ def runs_of_collection(runs: pd.DataFrame, status: pd.DataFrame, meta: Mapping[s
         "groups. Invalid runs stay in the database with their reason and are run again; only valid runs are read."
     )
     tables = [("The measured command and the machine.", _described(meta))] if meta else []
-    tables.append(("Runs of each group.", table))
+    tables.append(_runs_table(table))
     return Section(
         "runs",
         "Runs",
@@ -312,7 +333,7 @@ def constants_section(constants: Sequence[Constant], readings: Readings) -> Sect
             "group": [str(g) for g, _, _ in constants],
             "event": [e for _, e, _ in constants],
             "value": [_count(v) for _, _, v in constants],
-            "runs": [readings.run_counts[g] for g, _, _ in constants],
+            "runs": [readings.run_counts.get(g) for g, _, _ in constants],
         }
     ).set_index(["group", "event"])
     events = list(dict.fromkeys(e for _, e, _ in constants))
