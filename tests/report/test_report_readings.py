@@ -353,3 +353,16 @@ def test_runs_table_of_a_large_plan_lists_the_groups_with_invalid_runs():
     caption, table = section.tables[-1]
     assert list(table.index) == [3, 41] and table["invalid because"].tolist()[1] == "b: multiplexed (80% running) (1x)"
     assert caption == "Runs of the 2 groups with invalid runs; the other 58 groups had only valid runs (5-5 each)."
+
+
+def test_a_plan_of_hundreds_of_groups_is_drawn_at_a_readable_size():
+    rng = np.random.default_rng(0)
+    events = [f"e{i:03d}" for i in range(120)]
+    picks = [rng.choice(events, 4, replace=False) for _ in range(300)]
+    groups = {g: pd.DataFrame({e: rng.normal(100, 5, 3) for e in pick}) for g, pick in enumerate(picks)}
+    section = sec.coverage(Readings(groups))
+    for f in section.figures:
+        width, height = f.figure.get_size_inches()
+        assert width <= sec.MAX_INCHES and height <= sec.MAX_INCHES
+        ax = f.figure.axes[0]
+        assert 0 < len(_ticks(ax)) <= sec.MAX_NAMES and 0 < len(_ticks(ax, "y")) <= sec.MAX_NAMES

@@ -34,6 +34,23 @@ def _figure(width: float, height: float) -> Any:
     return MplFigure(figsize=(width, height))
 
 
+#: the largest figure side (inches): a plan of hundreds of groups or events is drawn smaller, not taller
+MAX_INCHES = 16.0
+#: the most names one axis shows; beyond this every n-th is named
+MAX_NAMES = 60
+
+
+def _size(base: float, per: float, count: int, least: float) -> float:
+    return min(MAX_INCHES, max(least, base + per * count))
+
+
+def _names(ax: Any, axis: str, names: Sequence[Any], start: int = 0, **kw: Any) -> None:
+    """Name the ticks of ``axis`` (at ``start``, ``start + 1`` ...) with ``names``; every n-th beyond MAX_NAMES."""
+    step = max(1, -(-len(names) // MAX_NAMES))
+    where, shown = range(start, start + len(names), step), [_short(str(x)) for x in list(names)[::step]]
+    (ax.set_xticks if axis == "x" else ax.set_yticks)(where, shown, fontsize=7, **kw)
+
+
 def _short(name: str, n: int = 28) -> str:
     return name if len(name) <= n else name[: n - 1] + "…"
 
@@ -170,7 +187,7 @@ def runs_of_collection(runs: pd.DataFrame, status: pd.DataFrame, meta: Mapping[s
         },
         index=pd.Index(status["group"].to_numpy(), name="group"),
     )
-    fig = _figure(max(6, 0.3 * len(status) + 3), 3.5)
+    fig = _figure(_size(3, 0.3, len(status), 6), 3.5)
     ax = fig.subplots()
     x = np.arange(len(status))
     ax.bar(x, status["valid"], label="valid", color="#4e9a06")
@@ -180,7 +197,7 @@ def runs_of_collection(runs: pd.DataFrame, status: pd.DataFrame, meta: Mapping[s
     ax.set_title("Runs per group: valid and invalid")
     ax.set_xlabel("group (number in the plan)")
     ax.set_ylabel("runs (count)")
-    ax.set_xticks(x, [str(g) for g in status["group"]], fontsize=7)
+    _names(ax, "x", list(status["group"]))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     paragraph = (
         f"{int(status['valid'].sum())} valid and {int(status['invalid'].sum())} invalid runs over {len(status)} "
@@ -248,7 +265,7 @@ def _plan_figure(states: pd.DataFrame) -> Any:
     from matplotlib.patches import Patch
 
     k, n = states.shape[1], len(states)
-    fig = _figure(max(7, 0.35 * k + 4), max(3.5, 0.22 * n + 2))
+    fig = _figure(_size(4, 0.35, k, 7), _size(2, 0.22, n, 3.5))
     ax = fig.subplots()
     cmap = ListedColormap([c for c, _ in _PLAN_STATES])
     ax.imshow(states.to_numpy(dtype=float), aspect="auto", cmap=cmap, vmin=-0.5, vmax=3.5, interpolation="nearest")
@@ -259,9 +276,8 @@ def _plan_figure(states: pd.DataFrame) -> Any:
     ax.set_title("Plan: events read in each group")
     ax.set_xlabel("event")
     ax.set_ylabel("group (number in the plan)")
-    ax.set_xticks(range(k), [_short(str(e)) for e in states.columns], rotation=90, fontsize=7)
-    step = max(1, n // 40)
-    ax.set_yticks(range(0, n, step), [str(g) for g in states.index[::step]], fontsize=7)
+    _names(ax, "x", list(states.columns), rotation=90)
+    _names(ax, "y", list(states.index))
     shown = sorted(set(np.unique(states.to_numpy())) | {1})
     handles = [Patch(facecolor=_PLAN_STATES[s][0], edgecolor="#888", label=_PLAN_STATES[s][1]) for s in shown]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small", title="cell")
@@ -275,14 +291,14 @@ def _coverage_figure(readings: Readings) -> Any:
     events = [_short(e) for e in readings.events]
     k = len(events)
     values = pairs.to_numpy(dtype=float)
-    fig = _figure(max(6, 0.35 * k + 3.5), max(4, 0.35 * k + 2))
+    fig = _figure(_size(3.5, 0.35, k, 6), _size(2, 0.35, k, 4))
     ax = fig.subplots()
     im = ax.imshow(values, cmap="viridis", vmin=0, vmax=max(1.0, float(values.max())), interpolation="nearest")
     ax.set_title("Pair coverage: groups that read both events")
     ax.set_xlabel("event")
     ax.set_ylabel("event")
-    ax.set_xticks(range(k), events, rotation=90, fontsize=7)
-    ax.set_yticks(range(k), events, fontsize=7)
+    _names(ax, "x", events, rotation=90)
+    _names(ax, "y", events)
     for i, j in np.argwhere(values == 0):
         ax.text(j, i, "0", ha="center", va="center", color="white", fontsize=7)
     fig.colorbar(im, ax=ax, label="groups that read both (count, from 0)", ticks=MaxNLocator(integer=True))
@@ -370,11 +386,11 @@ def variability(readings: Readings) -> Section:
     if absolute:
         panels.append((absolute, "reading (count)", "median 0: absolute counts"))
     widths = [max(2.0, 0.45 * len(d) + 1) for d, _, _ in panels]
-    fig = _figure(max(6, sum(widths) + 2), 4.5)
+    fig = _figure(min(MAX_INCHES, max(6, sum(widths) + 2)), 4.5)
     axes = fig.subplots(1, len(panels), squeeze=False, width_ratios=widths)[0]
     for ax, (data, ylabel, what) in zip(axes, panels, strict=True):
         ax.boxplot(list(data.values()), showfliers=True, flierprops={"markersize": 2})
-        ax.set_xticks(range(1, len(data) + 1), [_short(e) for e in data], rotation=90, fontsize=7)
+        _names(ax, "x", list(data), start=1, rotation=90)
         ax.set_title(what, fontsize="medium")
         ax.set_xlabel("event")
         ax.set_ylabel(ylabel)
@@ -401,14 +417,13 @@ def variability(readings: Readings) -> Section:
 
 # ------------------------------------------------------------------ the merge
 def _heatmap(ax: Any, corr: pd.DataFrame, title: str) -> Any:
-    k = len(corr)
     im = ax.imshow(corr.to_numpy(dtype=float), cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
     ax.set_title(title)
     ax.set_xlabel("event")
     ax.set_ylabel("event")
     labels = [_short(str(e)) for e in corr.columns]
-    ax.set_xticks(range(k), labels, rotation=90, fontsize=7)
-    ax.set_yticks(range(k), labels, fontsize=7)
+    _names(ax, "x", labels, rotation=90)
+    _names(ax, "y", labels)
     return im
 
 
@@ -528,7 +543,7 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
     data = res.data
     corr = data.corr()
     k = len(corr)
-    fig = _figure(max(5.5, 0.35 * k + 3), max(4.5, 0.35 * k + 2))
+    fig = _figure(_size(3, 0.35, k, 5.5), _size(2, 0.35, k, 4.5))
     ax = fig.subplots()
     im = _heatmap(ax, corr, f"Merged Pearson correlations ({method})")
     fig.colorbar(im, ax=ax, label="Pearson correlation (unitless)")
