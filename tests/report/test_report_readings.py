@@ -357,8 +357,8 @@ def test_runs_table_of_a_large_plan_lists_the_groups_with_invalid_runs():
 
 def test_a_plan_of_hundreds_of_groups_is_drawn_at_a_readable_size():
     rng = np.random.default_rng(0)
-    events = [f"e{i:03d}" for i in range(120)]
-    picks = [rng.choice(events, 4, replace=False) for _ in range(300)]
+    events = [f"e{i:03d}" for i in range(80)]
+    picks = [rng.choice(events, 4, replace=False) for _ in range(150)]
     groups = {g: pd.DataFrame({e: rng.normal(100, 5, 3) for e in pick}) for g, pick in enumerate(picks)}
     section = sec.coverage(Readings(groups))
     for f in section.figures:

@@ -248,16 +248,18 @@ def _plan_states(
         events = list(dict.fromkeys([e for g in planned for e in g] + readings.events))
     else:
         gids, events = readings.group_ids, readings.events
-    states = pd.DataFrame(0, index=pd.Index(gids, name="group"), columns=events)
+    gids += [g for g in readings.group_ids if g not in set(gids)]
+    row = {g: i for i, g in enumerate(gids)}
+    col = {e: j for j, e in enumerate(events)}
+    states = np.zeros((len(gids), len(events)), dtype=np.int8)
     for number, group in enumerate(planned or ()):
-        states.loc[number, list(group)] = 3
+        states[number, [col[e] for e in group]] = 3
     for gid, g in readings.arrays.items():
-        if gid not in states.index:
-            states.loc[gid] = 0
-        states.loc[gid, list(g.events)] = 1
+        states[row[gid], [col[e] for e in g.events]] = 1
     for cgid, event, _ in constants:
-        states.loc[cgid, event] = 2
-    return states
+        if cgid in row:
+            states[row[cgid], col[event]] = 2
+    return pd.DataFrame(states, index=pd.Index(gids, name="group"), columns=events)
 
 
 def _plan_figure(states: pd.DataFrame) -> Any:
@@ -299,8 +301,9 @@ def _coverage_figure(readings: Readings) -> Any:
     ax.set_ylabel("event")
     _names(ax, "x", events, rotation=90)
     _names(ax, "y", events)
-    for i, j in np.argwhere(values == 0):
-        ax.text(j, i, "0", ha="center", va="center", color="white", fontsize=7)
+    if k <= 30:  # marked where each cell is large enough to hold it
+        for i, j in np.argwhere(values == 0):
+            ax.text(j, i, "0", ha="center", va="center", color="white", fontsize=7)
     fig.colorbar(im, ax=ax, label="groups that read both (count, from 0)", ticks=MaxNLocator(integer=True))
     return fig
 
