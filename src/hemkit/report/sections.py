@@ -271,10 +271,8 @@ def _plan_figure(states: pd.DataFrame) -> Any:
     ax = fig.subplots()
     cmap = ListedColormap([c for c, _ in _PLAN_STATES])
     ax.imshow(states.to_numpy(dtype=float), aspect="auto", cmap=cmap, vmin=-0.5, vmax=3.5, interpolation="nearest")
-    ax.set_xticks(np.arange(k + 1) - 0.5, minor=True)
-    ax.set_yticks(np.arange(n + 1) - 0.5, minor=True)
-    ax.grid(which="minor", color="#ddd", lw=0.5)
-    ax.tick_params(which="minor", length=0)
+    ax.hlines(np.arange(n + 1) - 0.5, -0.5, k - 0.5, color="#ddd", lw=0.5)  # cell borders: two collections
+    ax.vlines(np.arange(k + 1) - 0.5, -0.5, n - 0.5, color="#ddd", lw=0.5)
     ax.set_title("Plan: events read in each group")
     ax.set_xlabel("event")
     ax.set_ylabel("group (number in the plan)")
