@@ -187,7 +187,9 @@ def test_report_without_a_merge_still_shows_coverage(tmp_path, cli):
     assert "no joint merge" in page and "never read together" in page and "Plan and coverage" in page
     # the terminal says so too, in one line, and its advice is an option of hemkit report
     assert res.stderr.count("\n") == 1, res.stderr
-    assert res.stderr.startswith("hemkit: warning: report section 'merge' failed: no joint merge: events 'a' and 'c'")
-    assert "--impute maxdet" in res.stderr and "1 failed (merge" in res.stdout
+    assert res.stderr.startswith("hemkit: warning: report section 'merge' failed: no joint merge: ")
+    assert "never read together: 'a' and 'c'; 'a' and 'd'" in res.stderr
+    assert res.stderr.endswith("; pass --impute maxdet\n")
+    assert "1 failed (merge" in res.stdout
     assert cli(["report", table, "-o", out]).stderr == res.stderr  # every time, not once per process
     assert cli(["report", table, "--impute", "maxdet", "-o", out]).stderr == ""

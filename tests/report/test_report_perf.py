@@ -10,9 +10,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 @pytest.mark.perf
-def test_plan_collect_report_of_software_events_shows_constants_runs_and_machine(
-    software_perf, tmp_path, cli, keeps_constant
-):
+def test_plan_collect_report_of_software_events_shows_constants_runs_and_machine(software_perf, tmp_path, cli):
     from hemkit.io.collection import CollectionDB
     from hemkit.report import build_report
 
@@ -33,7 +31,7 @@ def test_plan_collect_report_of_software_events_shows_constants_runs_and_machine
     rep = build_report(str(db), seed=0)
     section = next((s for s in rep.sections if s.key == "constant"), None)
     shown = [] if section is None else section.tables[0][1].reset_index().values.tolist()
-    assert sorted((int(g), e, float(v)) for g, e, v, _ in shown) == truth
+    assert sorted((int(g), e, float(v)) for g, e, v, _, _ in shown) == truth
     assert ("Constant events" in page) == bool(truth)
     runs = next(s for s in rep.sections if s.key == "runs").tables[-1][1]
     assert runs["valid"].tolist() == [4] * 6 and runs["invalid"].sum() == 0

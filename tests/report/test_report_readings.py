@@ -105,17 +105,19 @@ def test_constant_events_are_listed_from_the_arrays():
     }
     from hemkit.core.errors import HemkitWarning
 
+    assert sec.constant_events(Readings.from_arrays(g)) == ((1, "b", 7.0),)
     with pytest.warns(HemkitWarning):
-        assert sec.constant_events(Readings.from_arrays(g, drop_constant=True)) == ()
+        dropped = Readings.from_arrays(g, drop_constant=True)
+    assert sec.constant_events(dropped) == ((1, "b", 7.0),) and "b" not in dropped.events
 
 
-def test_a_collection_with_a_constant_event_is_reported_as_it_is(tmp_path, keeps_constant):
+def test_a_collection_with_a_constant_event_is_reported_as_it_is(tmp_path):
     db = make_db(tmp_path / "c.db", [["a", "b"], ["a", "b", "c"], ["b", "c"]], constant={(0, "b"): 7.0})
     rep = build_report(db, seed=0)
     assert not rep.failed
     assert sec.constant_events(Readings.from_arrays({0: (np.arange(3), ["x"], np.zeros((3, 1)))})) == ((0, "x", 0.0),)
     table = _table(_section(rep, "constant"), "Events constant within a group")
-    assert table.reset_index().values.tolist() == [["0", "b", "7", 6]]
+    assert table.reset_index().values.tolist() == [["0", "b", "7", 6, "yes"]]
     merge = _section(rep, "merge")
     assert not merge.error and len(merge.figures) == 2
     assert "1 constant reading(s)" in " ".join(merge.paragraphs)
@@ -127,7 +129,7 @@ def test_a_collection_with_a_constant_event_is_reported_as_it_is(tmp_path, keeps
     assert "read, constant in the group (left out of the merge)" in [t.get_text() for t in plan.get_legend().texts]
 
 
-def test_plan_figure_shows_planned_events_without_readings(tmp_path, keeps_constant):
+def test_plan_figure_shows_planned_events_without_readings(tmp_path):
     groups = [["a", "b"], ["a", "b", "c"], ["b", "c"], ["a", "d"]]
     db = make_db(tmp_path / "c.db", groups, constant={(0, "b"): 7.0}, unread=(3,))
     rep = build_report(db, options=ReportOptions(method=""))
@@ -231,7 +233,7 @@ def _options_for(line, command):
     return named | set(re.findall(r"--[a-z][a-z-]*", bare))
 
 
-def test_a_merge_that_loses_a_pair_to_a_constant_warns_and_names_a_real_option(tmp_path, cli, keeps_constant):
+def test_a_merge_that_loses_a_pair_to_a_constant_warns_and_names_a_real_option(tmp_path, cli):
     from hemkit.cli.report import report
 
     db = make_db(tmp_path / "c.db", [["a", "b"], ["a", "c"], ["b", "c"]], constant={(0, "b"): 7.0})
@@ -240,13 +242,14 @@ def test_a_merge_that_loses_a_pair_to_a_constant_warns_and_names_a_real_option(t
     assert res.exit_code == 0, res.stderr
     lines = res.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("hemkit: warning: report section 'merge' failed: no joint merge: ")
-    assert "dropping constant 'b' in group 0 removed the only reading of a with b" in lines[0]
-    assert "hemkit plan" not in lines[0]  # the plan read the pair together: no advice to plan again
+    assert "(dropping constant 'b' in group 0 removed the only reading of 'a' with 'b')" in lines[0]
+    assert lines[0].endswith("; pass --impute maxdet")  # the library's fix, named as this command's option
     options = _options_for(lines[0], "report")
     assert options and options <= _option_names(report), options
     assert "1 failed (merge" in res.stdout
     page = out.read_text()
-    assert "This section failed:" in page and "removed the only reading of a with b" in page
+    assert "This section failed:" in page and "removed the only reading of &#x27;a&#x27; with &#x27;b&#x27;" in page
+    assert "pass --impute maxdet" in page
     # the option the warning names does what it says
     res = cli(["report", db, "--impute", "maxdet", "-o", out])
     assert res.exit_code == 0 and res.stderr == "", res.stderr
@@ -289,7 +292,7 @@ def _numeric(labels):
     return bool(texts)
 
 
-def test_every_figure_has_a_title_labelled_axes_with_units_and_a_legend(tmp_path, keeps_constant):
+def test_every_figure_has_a_title_labelled_axes_with_units_and_a_legend(tmp_path):
     groups = [["a", "b"], ["a", "b", "c"], ["b", "c"], ["a", "d"], ["c", "d"], ["b", "d"]]
     invalid = {(1, 2): "c: not counted"}
     db = make_db(tmp_path / "c.db", groups, constant={(0, "b"): 7.0}, invalid=invalid)
@@ -336,9 +339,11 @@ def test_reading_warnings_reach_the_caller_and_many_become_one_table(tmp_path):
     assert overview.warnings == ("reading the input gave 4 warnings (listed below)",)
     listed = _table(overview, "What reading the input said")["warning"].tolist()
     assert listed[0].endswith("group 0: dropped constant event(s) 'b'") and len(listed) == 4
-    # dropped when read: the plan shows them as planned without readings, not as constants
+    # dropped when read: still shown as the constants they were, in the plan and the table
     states = np.asarray(_section(rep, "coverage").figures[0].figure.axes[0].images[0].get_array())
-    assert states.tolist() == [[1, 3, 0], [1, 0, 3], [0, 1, 3], [3, 1, 1]]
+    assert states.tolist() == [[1, 2, 0], [1, 0, 2], [0, 1, 2], [2, 1, 1]]
+    table = _table(_section(rep, "constant"), "Events constant within a group").reset_index()
+    assert table["event"].tolist() == ["b", "c", "c", "a"] and set(table["kept"]) == {"no: dropped when read"}
 
 
 def test_runs_table_of_a_large_plan_lists_the_groups_with_invalid_runs():

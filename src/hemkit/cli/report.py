@@ -85,6 +85,7 @@ def report(
     counts); with --profile, the sampling profile by DSO and by symbol with confidence
     intervals.
     """
+    from hemkit.cli import render_error
     from hemkit.core.readings import Readings
     from hemkit.io import check_output, write_text
     from hemkit.report import ReportOptions, build_report
@@ -113,6 +114,7 @@ def report(
         profiles=tuple(profiles),
         merge_options={k: v for k, v in merge_kwargs.items() if k != "progress"},
         jobs=merging.jobs,
+        explain=lambda exc: render_error(exc, report),  # a fix named as this command's option
     )
     read = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant}
     with warnings_to_stderr():  # a failed section among them: "report section 'merge' failed: ..."

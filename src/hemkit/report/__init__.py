@@ -59,6 +59,9 @@ class ReportOptions:
         (``impute="maxdet"``, ``n_sims``, ``n`` ...).
     jobs : int or None
         Threads of the merge (the result is the same for any number).
+    explain : callable, optional
+        How the error of a failed section is worded (default ``str``: the library's words,
+        ``pass impute='maxdet'``); ``hemkit report`` passes one that names its own options.
     """
 
     method: str = "joint"
@@ -69,6 +72,7 @@ class ReportOptions:
     profiles: tuple[PathLike, ...] = ()
     merge_options: Mapping[str, Any] = field(default_factory=dict)
     jobs: int | None = 1
+    explain: Callable[[HemkitError], str] | None = None
 
 
 @result
@@ -151,12 +155,14 @@ def _stamp() -> str:
     return _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
 
 
-def _guarded(key: str, title: str, make: Callable[[], Section]) -> Section:
+def _guarded(
+    key: str, title: str, make: Callable[[], Section], explain: Callable[[HemkitError], str] | None
+) -> Section:
     """The section ``make`` builds, or, when the data do not allow it, the section saying why."""
     try:
         return make()
     except HemkitError as exc:
-        return Section(key, title, error=" ".join(str(exc).split()))
+        return Section(key, title, error=" ".join((explain or str)(exc).split()))
 
 
 def _read(source: Any, read_options: Mapping[str, Any]) -> tuple[Readings, list[str]]:
@@ -192,10 +198,13 @@ def _readings_sections(
 ) -> list[Section]:
     from hemkit.report import sections as sec
 
+    def guard(key: str, title: str, make: Callable[[], Section]) -> Section:
+        return _guarded(key, title, make, options.explain)
+
     constants = sec.constant_events(readings)
     parts = [
-        _guarded("overview", "Overview", lambda: sec.overview(readings, source, constants)),
-        _guarded(
+        guard("overview", "Overview", lambda: sec.overview(readings, source, constants)),
+        guard(
             "runs",
             "Runs",
             lambda: (
@@ -204,17 +213,17 @@ def _readings_sections(
                 else sec.runs_of_readings(readings)
             ),
         ),
-        _guarded(
+        guard(
             "coverage",
             "Plan and coverage",
             lambda: sec.coverage(readings, constants, collection.groups if collection is not None else None),
         ),
     ]
     if constants:
-        parts.append(_guarded("constant", "Constant events", lambda: sec.constants_section(constants, readings)))
-    parts.append(_guarded("variability", "Variability of the readings", lambda: sec.variability(readings)))
+        parts.append(guard("constant", "Constant events", lambda: sec.constants_section(constants, readings)))
+    parts.append(guard("variability", "Variability of the readings", lambda: sec.variability(readings)))
     if options.method:
-        parts.append(_guarded("merge", "Merged correlations", lambda: sec.merged(readings, options, seed, constants)))
+        parts.append(guard("merge", "Merged correlations", lambda: sec.merged(readings, options, seed, constants)))
     return parts
 
 

@@ -62,24 +62,19 @@ def _q(value: Any) -> str:
 def constant_events(readings: Readings) -> tuple[Constant, ...]:
     """Every event constant within a group, as ``(group, event, value)``, in group order.
 
-    Taken from ``readings.constant`` where :class:`Readings` keeps constant events and
-    lists them; otherwise found in the arrays (no spread over the group's runs).
+    Both those the readings keep (:attr:`Readings.constant`) and those dropped on reading
+    (:attr:`Readings.dropped_constant`).
 
     Examples
     --------
-    >>> r = Readings.from_arrays({1: (np.arange(3), ["a", "b"], np.array([[1.0, 4], [2, 5], [3, 7]]))})
+    >>> r = Readings.from_arrays({1: (np.arange(3), ["a", "b"], np.array([[1.0, 4], [2, 4], [3, 4]]))})
     >>> constant_events(r)
-    ()
+    ((1, 'b', 4.0),)
     """
-    listed = getattr(readings, "constant", None)
-    if listed is not None:
-        return tuple((g, str(e), float(v)) for g, e, v in listed)
-    found: list[Constant] = []
-    for gid, g in readings.arrays.items():
-        if len(g.runs):
-            same = np.ptp(g.values, axis=0) == 0
-            found += [(gid, str(e), float(g.values[0, i])) for i, e in enumerate(g.events) if same[i]]
-    return tuple(found)
+    both = [*readings.constant, *readings.dropped_constant]
+    order = {g: i for i, g in enumerate(readings.group_ids)}
+    both.sort(key=lambda c: order.get(c[0], len(order)))
+    return tuple((g, str(e), float(v)) for g, e, v in both)
 
 
 def without_constant(readings: Readings) -> Readings:
@@ -345,12 +340,14 @@ def coverage(
 
 def constants_section(constants: Sequence[Constant], readings: Readings) -> Section:
     """The events constant within a group, with their values, and why the merge leaves them out."""
+    dropped = {(g, e) for g, e, _ in readings.dropped_constant}
     table = pd.DataFrame(
         {
             "group": [str(g) for g, _, _ in constants],
             "event": [e for _, e, _ in constants],
             "value": [_count(v) for _, _, v in constants],
             "runs": [readings.run_counts.get(g) for g, _, _ in constants],
+            "kept": ["no: dropped when read" if (g, e) in dropped else "yes" for g, e, _ in constants],
         }
     ).set_index(["group", "event"])
     events = list(dict.fromkeys(e for _, e, _ in constants))
@@ -474,45 +471,13 @@ def _pairs_figure(iv: pd.DataFrame, level: float, method: str) -> Any:
     return fig
 
 
-def _lost_pairs(readings: Readings, kept: Readings, constants: Sequence[Constant]) -> dict[tuple[str, str], str]:
-    """Pairs the merge cannot see only because their constant readings went, each with why."""
-    before = {frozenset(p) for p in readings.missing_pairs()}
-    constant = {(g, e) for g, e, _ in constants}
-    out = {}
-    for a, b in kept.missing_pairs():
-        if frozenset((a, b)) in before:
-            continue
-        where = [g for g, grp in readings.arrays.items() if a in grp.events and b in grp.events]
-        parts = []
-        for g in where:
-            gone = [e for e in (a, b) if (g, e) in constant]
-            parts.append(f"constant {' and '.join(map(_q, gone))} in group {g}")
-        which = "the only reading" if len(where) == 1 else "every reading"
-        out[(a, b)] = f"dropping {', '.join(parts)} removed {which} of {a} with {b}"
-    return out
-
-
-def _merge_failure(method: str, exc: Exception, lost: Mapping[tuple[str, str], str], kept: Readings) -> str:
-    """Why the merge failed; when constant readings alone left pairs unread, that, and what to do."""
-    reason = " ".join(str(exc).split())
-    if not lost:
-        return f"no {method} merge: {reason}"
-    if "never read together" in reason and set(kept.missing_pairs()) <= set(lost):
-        pairs = "this pair" if len(lost) == 1 else "these pairs"
-        return (
-            f"no {method} merge: {'; '.join(lost.values())} (the plan read {pairs} "
-            "together, but a constant reading carries no correlation, so the merge cannot use it); fill such pairs "
-            "with impute='maxdet' (hemkit report --impute maxdet), or collect runs in which the event varies"
-        )
-    return f"no {method} merge: {reason}; {'; '.join(lost.values())}"
-
-
 def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Constant] = ()) -> Section:
     """Merged correlations as a heatmap, and each pair's estimate with its interval.
 
-    Constant readings (``constants``) are left out first; the section says which, which
-    events that leaves out entirely and which pairs it leaves unread.  A merge the data do
-    not allow (pairs never read together without ``impute``) is the section's ``error``.
+    Constant readings (``constants``) are left out first (the section says which, and which
+    events that leaves out entirely).  A merge the data do not allow (pairs never read
+    together without ``impute``, naming those only dropping a constant left unread) is the
+    section's ``error``, worded by ``options.explain`` (default ``str``).
     """
     from hemkit.core.errors import HemkitError
     from hemkit.merge import merge
@@ -522,9 +487,9 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
     kwargs: dict[str, Any] = dict(getattr(options, "merge_options", {}) or {})
     if method == "hrm" and options.anchor:
         kwargs["anchor"] = options.anchor
+    explain = getattr(options, "explain", None) or str
     paragraphs: list[str] = []
     notes: list[str] = []
-    lost: dict[tuple[str, str], str] = {}
     use = readings
     if constants:
         use = without_constant(readings)
@@ -534,13 +499,12 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
             "changes carries no correlation information."
             + (f" Constant in every group that read it, so not merged at all: {', '.join(gone)}." if gone else "")
         )
-        lost = _lost_pairs(readings, use, constants)
-        notes += lost.values()
     try:
         with _warnings_into(notes):
             res = merge(use, method, seed=seed, level=options.level, jobs=getattr(options, "jobs", 1), **kwargs)
     except HemkitError as exc:  # e.g. pairs never read together: the rest of the report still helps
-        return Section("merge", title, paragraphs=tuple(paragraphs), error=_merge_failure(method, exc, lost, use))
+        reason = " ".join(explain(exc).split())
+        return Section("merge", title, paragraphs=tuple(paragraphs), error=f"no {method} merge: {reason}")
     data = res.data
     corr = data.corr()
     k = len(corr)
