@@ -100,7 +100,7 @@ def _collection(tmp_path) -> str:
 def test_report_of_readings_has_every_section():
     rep = build_report(t2080_much(), source="T2080", options=ReportOptions(method="joint"), seed=0)
     s = rep.summary()
-    assert list(s.index) == ["overview", "coverage", "variability", "merge"]
+    assert list(s.index) == ["overview", "runs", "coverage", "variability", "merge"]
     assert rep.n_figures == int(s["figures"].sum()) >= 5  # the merge section: heatmap and per-pair intervals
     assert s.loc["merge", "figures"] == 2 and s.loc["merge", "tables"] == 1
     assert rep.html.count("data:image/png;base64,") == rep.n_figures
@@ -113,7 +113,7 @@ def test_report_of_a_collection_shows_runs_and_invalid_reasons(tmp_path, cli):
     res = cli(["report", db, "-o", out])
     assert res.exit_code == 0, res.stderr
     page = out.read_text()
-    assert "Runs and validation" in page and "c: not counted" in page and "./prog --size 3" in page
+    assert "<h2>Runs</h2>" in page and "c: not counted" in page and "./prog --size 3" in page
 
 
 def test_report_renders_in_chromium_with_every_figure(tmp_path, cli):
@@ -185,3 +185,11 @@ def test_report_without_a_merge_still_shows_coverage(tmp_path, cli):
     assert res.exit_code == 0, res.stderr
     page = out.read_text()
     assert "no joint merge" in page and "never read together" in page and "Plan and coverage" in page
+    # the terminal says so too, in one line, and its advice is an option of hemkit report
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert res.stderr.startswith("hemkit: warning: report section 'merge' failed: no joint merge: ")
+    assert "never read together: 'a' and 'c'; 'a' and 'd'" in res.stderr
+    assert res.stderr.endswith("; pass --impute maxdet\n")
+    assert "1 failed (merge" in res.stdout
+    assert cli(["report", table, "-o", out]).stderr == res.stderr  # every time, not once per process
+    assert cli(["report", table, "--impute", "maxdet", "-o", out]).stderr == ""

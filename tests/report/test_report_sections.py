@@ -210,7 +210,7 @@ def test_report_with_trace_and_profile_lists_their_sections_with_figures():
     options = ReportOptions(method="", mpx=(PHASES, PY_R3), profiles=(SCRIPT,))
     rep = build_report(t2080_much(), source="T2080", options=options)
     s = rep.summary()
-    assert list(s.index) == ["overview", "coverage", "variability", "mpx", "mpx-2", "profile"]
+    assert list(s.index) == ["overview", "runs", "coverage", "variability", "mpx", "mpx-2", "profile"]
     assert (s.loc[["mpx", "mpx-2", "profile"], "figures"] == 2).all()
     assert s.loc["mpx-2", "warnings"] == 1 and s.loc["mpx", "warnings"] == 0
     assert rep.html.count("<img ") == rep.n_figures == int(s["figures"].sum())
@@ -232,7 +232,7 @@ def test_cli_report_with_mpx_and_profile(tmp_path, cli, recorded):
     assert f"<th>{exe.name}</th>" in page
     total = _table(sec.multiplexing(PHASES), "Per series")[f"total, hemkit {DEFAULT_ESTIMATOR}"].iloc[0]
     assert f"<td>{total:.4g}</td>" in page
-    assert "report: 5 sections, 7 figures" in res.stdout
+    assert "report: 6 sections, 7 figures" in res.stdout
 
 
 def test_cli_report_of_a_trace_and_a_profile_alone_has_only_their_sections(tmp_path, cli):

@@ -11,10 +11,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import click
 
+from hemkit.cli._merging import MERGE_METHODS, MergeChoice, merge_options
 from hemkit.cli._options import (
     LEVEL,
     check_input_options,
@@ -31,25 +33,7 @@ from hemkit.cli._options import (
     wrote,
 )
 
-METHODS = ["joint", "copula", "much", "hrm"]
 EVAL_METHODS = "joint, copula, much, much-paper, hrm"
-
-
-class _Weight(click.ParamType):
-    """``auto`` or a number in [0, 1]."""
-
-    name = "auto|W"
-
-    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
-        if isinstance(value, float) or value == "auto":
-            return value
-        try:
-            w = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is neither 'auto' nor a number in [0, 1]", param, ctx)
-        if not 0 <= w <= 1:
-            self.fail(f"{w:g} is not in [0, 1]", param, ctx)
-        return w
 
 
 @contextmanager
@@ -129,53 +113,10 @@ def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
 
 @click.command()
 @readings_inputs()
-@click.option("--method", "-m", type=click.Choice(METHODS), default="joint", show_default=True, help="Merge method.")
-@click.option("--anchor", help="HRM anchor event (read in every group). Bundled data: PROCESSOR_CYCLES.")
 @click.option(
-    "--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together (else an error naming them)."
+    "--method", "-m", type=click.Choice(MERGE_METHODS), default="joint", show_default=True, help="Merge method."
 )
-@click.option(
-    "--n-sims", type=click.IntRange(min=1), default=100, show_default=True, help="MUCH: draws tried (warns under 30)."
-)
-@click.option(
-    "--mode",
-    type=click.Choice(["hemkit", "paper"]),
-    default="hemkit",
-    show_default=True,
-    help="MUCH: 'paper' follows the SAC 2021 paper as written.",
-)
-@click.option(
-    "--criterion",
-    type=click.Choice(["arranged", "sample"]),
-    help="MUCH: judge draws by the arranged readings or the sample.",
-)
-@click.option(
-    "--dep-lvl", type=click.FloatRange(0, 1, min_open=True), help="MUCH: mergingTools' dropping of dependent events."
-)
-@click.option(
-    "--outliers", type=click.Choice(["keep", "zscore"]), default="keep", show_default=True, help="MUCH, copula."
-)
-@click.option(
-    "--z", "z", type=click.FloatRange(0, min_open=True), default=3.0, show_default=True, help="z of --outliers zscore."
-)
-@click.option(
-    "--pearson-weight", type=_Weight(), default="auto", show_default=True, help="copula: 0 ranks .. 1 Pearson."
-)
-@click.option(
-    "--tails",
-    type=click.FloatRange(0),
-    default=6.0,
-    show_default=True,
-    help="joint: robust z above which readings are placed to match Pearson (0: off).",
-)
-@click.option("--rows", type=click.IntRange(min=3), help="Rows of the merged table (default: every reading).")
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Threads for sorts and ranks; the result is the same for any number.",
-)
+@merge_options(anchor_help="HRM anchor event (read in every group). Bundled data: PROCESSOR_CYCLES.")
 @seed_option()
 @output_option("Write the merged table (CSV, or Parquet by suffix).")
 @click.option("--pair-intervals", type=click.Path(dir_okay=False), help="Write per-pair intervals (CSV or Parquet).")
@@ -188,18 +129,7 @@ def merge(
     pmcs: int | None,
     codes: str | None,
     drop_constant: bool,
-    anchor: str | None,
-    impute: str | None,
-    n_sims: int,
-    mode: str,
-    criterion: str | None,
-    dep_lvl: float | None,
-    outliers: str,
-    z: float,
-    pearson_weight: Any,
-    tails: float,
-    rows: int | None,
-    jobs: int,
+    merging: MergeChoice,
     seed: int,
     output: str | None,
     pair_intervals: str | None,
@@ -224,27 +154,18 @@ def merge(
     for path, what in ((output, "output"), (pair_intervals, "pair intervals"), (plot, "plot")):
         if path:
             check_output(path, inputs=inputs, what=what)
-    if method == "hrm" and not anchor:
+    if method == "hrm" and not merging.anchor:
         if inputs:
             raise click.BadParameter("-m hrm needs the anchor event read in every group", param_hint="'--anchor'")
         from hemkit.datasets import T2080_ANCHOR
 
-        anchor = T2080_ANCHOR
-    options: dict[str, Any] = {}
-    if method == "hrm":
-        options = {"anchor": anchor, "n": rows}
-    elif method == "much":
-        options = {"n_sims": n_sims, "mode": mode, "n": rows, "impute": impute, "criterion": criterion}
-        options.update(dep_lvl=dep_lvl, outliers=outliers, z=z, progress=not quiet)
-    elif method == "copula":
-        options = {"pearson_weight": pearson_weight, "n": rows, "impute": impute, "outliers": outliers, "z": z}
-    else:
-        options = {"n": rows, "impute": impute, "tails": tails or None, "progress": not quiet}
+        merging = replace(merging, anchor=T2080_ANCHOR)
+    options = merging.kwargs(method, progress=not quiet)
     messages: list[str] = []
     with warnings_to_stderr(messages):
         readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=method == "hrm")
         level_ = level if pair_intervals or plot else None
-        res = run_merge(readings, method, seed=seed, level=level_, jobs=jobs, **options)
+        res = run_merge(readings, method, seed=seed, level=level_, jobs=merging.jobs, **options)
     show_row(res.method, res.row(), "Merged vs observed pairwise correlations", index="method")
     written = []
     if output:
@@ -261,7 +182,7 @@ def merge(
     n_runs = sum(readings.run_counts.values())
     n_rows, n_events = res.shape
     rows_note = f"{n_rows} rows"
-    if method != "hrm" and rows is None:
+    if method != "hrm" and merging.rows is None:
         from hemkit.merge.reorder import reading_counts
 
         most = max(reading_counts(readings).values())

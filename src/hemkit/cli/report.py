@@ -4,26 +4,31 @@ from __future__ import annotations
 
 import click
 
-from hemkit.cli._options import output_option, quiet_option, read_inputs, readings_inputs, seed_option, wrote
+from hemkit.cli._merging import MERGE_METHODS, MergeChoice, merge_options
+from hemkit.cli._options import (
+    LEVEL,
+    check_input_options,
+    output_option,
+    quiet_option,
+    readings_inputs,
+    seed_option,
+    warnings_to_stderr,
+    wrote,
+)
 
 
 @click.command("report")
 @readings_inputs()
 @click.option(
     "--method",
-    type=click.Choice(["joint", "copula", "much", "hrm", "none"]),
+    "-m",
+    type=click.Choice([*MERGE_METHODS, "none"]),
     default="joint",
     show_default=True,
     help="Merge method of the merged-correlation section ('none': no merge).",
 )
-@click.option("--anchor", help="Anchor event for --method hrm.")
-@click.option(
-    "--level",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.9,
-    show_default=True,
-    help="Level of the per-pair intervals.",
-)
+@merge_options()
+@click.option("--level", type=LEVEL, default=0.9, show_default=True, help="Level of the per-pair intervals.")
 @click.option("--title", default="hemkit report", show_default=True, help="Title of the page.")
 @click.option(
     "--mpx",
@@ -44,7 +49,21 @@ from hemkit.cli._options import output_option, quiet_option, read_inputs, readin
 @seed_option()
 @output_option("The HTML page to write.", required=True)
 @quiet_option()
-def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, traces, profiles, seed, output, quiet):
+def report(
+    inputs: tuple[str, ...],
+    pmcs: int | None,
+    codes: str | None,
+    drop_constant: bool,
+    method: str,
+    merging: MergeChoice,
+    level: float,
+    title: str,
+    traces: tuple[str, ...],
+    profiles: tuple[str, ...],
+    seed: int,
+    output: str,
+    quiet: bool,
+) -> None:
     """Write one self-contained HTML report of a collection database or readings.
 
     \b
@@ -55,42 +74,53 @@ def report(inputs, pmcs, codes, drop_constant, method, anchor, level, title, tra
     hemkit report plan.db --mpx trace_r1.csv --profile perf.data -o report.html
     hemkit report --mpx trace_r1.csv -o report.html      (only the trace's section)
 
-    The page (no network needed, figures inline) shows the plan and its coverage, the runs
-    and why some were invalid (collection databases), the variability of every event and
-    the merged correlations with per-pair intervals; with --mpx, each trace's counted slices,
+    The page (no network needed, figures inline) shows the runs of each group (for a
+    collection database also the invalid ones and why, the measured command and the
+    machine), the plan and its coverage, the events constant within a group with their
+    values, the variability of every event and the merged correlations with per-pair
+    intervals (the merge takes the options of 'hemkit merge' and leaves constant events
+    out; a merge the data do not allow is a warning and a note in the page); with --mpx, each trace's counted slices,
     perf's scaling and hemkit's multiplexing estimate per event (a trace recorded without
     multiplexing is multiplexed in emulation on 2 counters and compared with its exact
     counts); with --profile, the sampling profile by DSO and by symbol with confidence
     intervals.
     """
+    from hemkit.cli import render_error
     from hemkit.core.readings import Readings
     from hemkit.io import check_output, write_text
     from hemkit.report import ReportOptions, build_report
 
-    if method == "hrm" and not anchor:
+    if method == "hrm" and not merging.anchor:
         raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
     check_output(output, inputs=[*inputs, *traces, *profiles], what="report")
     paths = list(inputs)
-    source: Readings | str | None
+    source: Readings | list[str] | None
     if not paths and (traces or profiles):
         source, paths = None, [*traces, *profiles]  # only the traces' and profiles' sections
     elif not paths:
         from hemkit.datasets import t2080_much
 
         source, paths = t2080_much(), ["bundled T2080 MUCH data"]
-    elif len(paths) == 1 and pmcs is None and codes is None and not drop_constant:
-        source = paths[0]  # a collection database also gets its runs-and-validation section
     else:
-        source = read_inputs(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+        check_input_options(pmcs, codes)
+        source = paths  # one collection database also gets its runs table, command and machine
+    merge_kwargs = merging.kwargs(method, progress=False) if method != "none" else {}
+    merge_kwargs.pop("anchor", None)
     options = ReportOptions(
         method="" if method == "none" else method,
-        anchor=anchor,
+        anchor=merging.anchor,
         level=level,
         title=title,
         mpx=tuple(traces),
         profiles=tuple(profiles),
+        merge_options={k: v for k, v in merge_kwargs.items() if k != "progress"},
+        jobs=merging.jobs,
+        explain=lambda exc: render_error(exc, report),  # a fix named as this command's option
     )
-    rep = build_report(source, source=" ".join(paths), options=options, seed=seed)
+    read = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant}
+    with warnings_to_stderr():  # a failed section among them: "report section 'merge' failed: ..."
+        rep = build_report(source, source=" ".join(paths), options=options, seed=seed, read_options=read)
     write_text(output, rep.html, inputs=[*inputs, *traces, *profiles], what="report")
-    click.echo(f"report: {len(rep.sections)} sections, {rep.n_figures} figures from {' '.join(paths)}")
+    failed = f"; {len(rep.failed)} failed ({', '.join(rep.failed)}: see the warnings)" if rep.failed else ""
+    click.echo(f"report: {len(rep.sections)} sections, {rep.n_figures} figures from {' '.join(paths)}{failed}")
     wrote(output)

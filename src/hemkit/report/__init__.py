@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
 
 from hemkit import __version__
-from hemkit.core.errors import InputError
+from hemkit.core.errors import HemkitError, HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.core.rng import SeedLike
@@ -53,6 +54,14 @@ class ReportOptions:
     profiles : tuple of paths
         ``perf record`` files (``perf.data`` or ``perf script`` text): one sampling-profile
         section each (:func:`hemkit.report.sections.sampling`).
+    merge_options : mapping
+        The method's further keyword arguments, as :func:`hemkit.merge.merge` takes them
+        (``impute="maxdet"``, ``n_sims``, ``n`` ...).
+    jobs : int or None
+        Threads of the merge (the result is the same for any number).
+    explain : callable, optional
+        How the error of a failed section is worded (default ``str``: the library's words,
+        ``pass impute='maxdet'``); ``hemkit report`` passes one that names its own options.
     """
 
     method: str = "joint"
@@ -61,6 +70,9 @@ class ReportOptions:
     title: str = "hemkit report"
     mpx: tuple[PathLike, ...] = ()
     profiles: tuple[PathLike, ...] = ()
+    merge_options: Mapping[str, Any] = field(default_factory=dict)
+    jobs: int | None = 1
+    explain: Callable[[HemkitError], str] | None = None
 
 
 @result
@@ -89,9 +101,15 @@ class Report(Result):
                 "tables": [len(s.tables) for s in self.sections],
                 "figures": [len(s.figures) for s in self.sections],
                 "warnings": [len(s.warnings) for s in self.sections],
+                "failed": [bool(s.error) for s in self.sections],
             },
             index=pd.Index([s.key for s in self.sections], name="section"),
         )
+
+    @property
+    def failed(self) -> dict[str, str]:
+        """Section key -> why it failed, for every section the data did not allow."""
+        return {s.key: s.error for s in self.sections if s.error}
 
     @property
     def n_figures(self) -> int:
@@ -99,8 +117,18 @@ class Report(Result):
         return sum(len(s.figures) for s in self.sections)
 
 
-def _collection(source: Any) -> tuple[pd.DataFrame, pd.DataFrame, dict] | None:
-    """Runs, status and metadata when ``source`` is a collection database."""
+@dataclass(frozen=True)
+class _Collection:
+    """What a collection database says besides its readings."""
+
+    runs: pd.DataFrame
+    status: pd.DataFrame
+    meta: dict
+    groups: list[list[str]]
+
+
+def _collection(source: Any) -> _Collection | None:
+    """Runs, status, metadata and planned groups when ``source`` is one collection database."""
     from hemkit.io.readings import sniff
 
     if isinstance(source, Readings) or not isinstance(source, str | os.PathLike):
@@ -110,7 +138,7 @@ def _collection(source: Any) -> tuple[pd.DataFrame, pd.DataFrame, dict] | None:
     from hemkit.io.collection import CollectionDB
 
     with CollectionDB(os.fspath(source)) as db:
-        return db.runs(), db.status(), db.meta()
+        return _Collection(db.runs(), db.status(), db.meta(), db.groups())
 
 
 def _unique_keys(parts: Sequence[Section]) -> list[Section]:
@@ -127,22 +155,98 @@ def _stamp() -> str:
     return _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
 
 
+def _guarded(
+    key: str, title: str, make: Callable[[], Section], explain: Callable[[HemkitError], str] | None
+) -> Section:
+    """The section ``make`` builds, or, when the data do not allow it, the section saying why."""
+    try:
+        return make()
+    except HemkitError as exc:
+        return Section(key, title, error=" ".join((explain or str)(exc).split()))
+
+
+def _read(source: Any, read_options: Mapping[str, Any]) -> tuple[Readings, list[str]]:
+    """The readings of a path (or paths) and the warnings reading them gave (passed on as well)."""
+    from hemkit.io.readings import read_readings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", HemkitWarning)
+        readings = read_readings(source, **dict(read_options))
+    notes = []
+    for w in caught:
+        text = " ".join(str(w.message).split())
+        if issubclass(w.category, HemkitWarning) and text not in notes:
+            notes.append(text)
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return readings, notes
+
+
+def _with_reading_notes(section: Section, notes: list[str]) -> Section:
+    """The overview with what reading the input said: a few as warnings, many as one warning and a table."""
+    if len(notes) <= 3:
+        return replace(section, warnings=(*section.warnings, *notes))
+    table = pd.DataFrame({"warning": notes}, index=pd.RangeIndex(1, len(notes) + 1))
+    return replace(
+        section,
+        warnings=(*section.warnings, f"reading the input gave {len(notes)} warnings (listed below)"),
+        tables=(*section.tables, ("What reading the input said.", table)),
+    )
+
+
+def _readings_sections(
+    readings: Readings, source: str, collection: _Collection | None, options: ReportOptions, seed: SeedLike
+) -> list[Section]:
+    from hemkit.report import sections as sec
+
+    def guard(key: str, title: str, make: Callable[[], Section]) -> Section:
+        return _guarded(key, title, make, options.explain)
+
+    constants = sec.constant_events(readings)
+    parts = [
+        guard("overview", "Overview", lambda: sec.overview(readings, source, constants)),
+        guard(
+            "runs",
+            "Runs",
+            lambda: (
+                sec.runs_of_collection(collection.runs, collection.status, collection.meta)
+                if collection is not None
+                else sec.runs_of_readings(readings)
+            ),
+        ),
+        guard(
+            "coverage",
+            "Plan and coverage",
+            lambda: sec.coverage(readings, constants, collection.groups if collection is not None else None),
+        ),
+    ]
+    if constants:
+        parts.append(guard("constant", "Constant events", lambda: sec.constants_section(constants, readings)))
+    parts.append(guard("variability", "Variability of the readings", lambda: sec.variability(readings)))
+    if options.method:
+        parts.append(guard("merge", "Merged correlations", lambda: sec.merged(readings, options, seed, constants)))
+    return parts
+
+
 def build_report(
-    readings: Readings | PathLike | None,
+    readings: Readings | PathLike | Sequence[PathLike] | None,
     *,
     source: str = "",
     options: ReportOptions | None = None,
     seed: SeedLike = 0,
     extra: Sequence[Section] = (),
+    read_options: Mapping[str, Any] | None = None,
 ) -> Report:
-    """Build the report of a collection database, a readings file or :class:`Readings`.
+    """Build the report of a collection database, readings files or :class:`Readings`.
 
     Parameters
     ----------
-    readings : Readings, path or None
-        What to report on; a path is read with :func:`hemkit.io.read_readings` (a collection
-        database adds the runs-and-validation section). ``None``: no readings, only the
-        sections of ``options.mpx``, ``options.profiles`` and ``extra`` (at least one).
+    readings : Readings, path, paths or None
+        What to report on; paths are read with :func:`hemkit.io.read_readings` (one
+        collection database adds its runs table, the measured command and the machine to
+        the runs section, and its plan to the plan figure). Events constant within a group
+        are shown as they are (the merge alone leaves them out and says so). ``None``: no
+        readings, only the sections of ``options.mpx``, ``options.profiles`` and ``extra``
+        (at least one).
     source : str
         How to name the data in the page (default: the path).
     options : ReportOptions, optional
@@ -151,6 +255,16 @@ def build_report(
     extra : sections
         Further sections appended at the end (after those of ``options.mpx`` and
         ``options.profiles``).
+    read_options : mapping, optional
+        Keyword arguments of :func:`hemkit.io.read_readings` for paths (``pmcs``, ``codes``,
+        ``drop_constant`` ...).
+
+    Returns
+    -------
+    Report
+        A section the data do not allow (a merge with pairs never read together) is in the
+        page with its reason (:attr:`Report.failed`), and each such section is also a
+        :class:`HemkitWarning` ``report section 'merge' failed: ...``.
 
     Raises
     ------
@@ -158,7 +272,6 @@ def build_report(
         A file that cannot be read (one line naming it); the traces and profiles are read
         first, so a bad one fails before the (slower) merge.
     """
-    from hemkit.io.readings import read_readings
     from hemkit.report import sections as sec
 
     options = options or ReportOptions()
@@ -171,20 +284,21 @@ def build_report(
         alone = _unique_keys([*figures, *extra])
         page = render(options.title, f"{source} — made by hemkit {__version__} on {_stamp()}", alone)
         return Report(html=page, sections=tuple(alone), source=source)
-    collection = _collection(readings)
+    notes: list[str] = []
+    collection = None
     if not isinstance(readings, Readings):
-        path = os.fspath(readings)
-        source = source or path
-        readings = read_readings(path)
+        paths = [readings] if isinstance(readings, str | os.PathLike) else list(readings)
+        source = source or " ".join(str(os.fspath(p)) for p in paths)
+        collection = _collection(paths[0]) if len(paths) == 1 else None
+        readings, notes = _read(paths[0] if len(paths) == 1 else paths, read_options or {})
     source = source or "readings"
-    meta = collection[2] if collection else None
-    parts: list[Section] = [sec.overview(readings, source, meta), sec.coverage(readings)]
-    if collection is not None:
-        parts.append(sec.validation(collection[0], collection[1]))
-    parts.append(sec.variability(readings))
-    if options.method:
-        parts.append(sec.merged(readings, options, seed))
+    parts = _readings_sections(readings, source, collection, options, seed)
+    if notes:
+        parts[0] = _with_reading_notes(parts[0], notes)
     parts = _unique_keys([*parts, *figures, *extra])
+    for s in parts:
+        if s.error:
+            warnings.warn(f"report section {s.key!r} failed: {s.error}", HemkitWarning, stacklevel=2)
     page = render(options.title, f"{source} — made by hemkit {__version__} on {_stamp()}", parts)
     return Report(html=page, sections=tuple(parts), source=source)
 

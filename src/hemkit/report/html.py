@@ -33,15 +33,30 @@ nav a { margin-right: 1em; }
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure of a section: its caption and the PNG bytes."""
+    """One figure of a section: its caption, the PNG bytes, and the matplotlib figure they were drawn from.
+
+    ``figure`` (when kept) lets a caller or a test look at what was drawn: titles, axis
+    labels, legends, tick names.
+    """
 
     caption: str
     png: bytes = field(repr=False)
+    figure: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, caption: str, figure: Any) -> Figure:
+        """The figure drawn as PNG, keeping the matplotlib figure."""
+        return cls(caption, png(figure), figure)
 
 
 @dataclass(frozen=True)
 class Section:
-    """One section of the report: a title, paragraphs, tables and figures."""
+    """One section of the report: a title, paragraphs, tables and figures.
+
+    ``error`` is set when the section could not be made (e.g. a merge the data do not
+    allow): the page then says so in the section, and :func:`hemkit.report.build_report`
+    warns with it.
+    """
 
     key: str
     title: str
@@ -49,6 +64,7 @@ class Section:
     tables: tuple[tuple[str, Any], ...] = ()  # (caption, DataFrame)
     figures: tuple[Figure, ...] = ()
     warnings: tuple[str, ...] = ()
+    error: str = ""
 
 
 def png(figure: Any, dpi: int = 110) -> bytes:
@@ -86,6 +102,8 @@ def render(title: str, subtitle: str, sections: Sequence[Section]) -> str:
     n = 0
     for s in sections:
         parts.append(f"<section id='{s.key}'><h2>{html.escape(s.title)}</h2>")
+        if s.error:
+            parts.append(f"<p class='warn'><strong>This section failed:</strong> {html.escape(s.error)}</p>")
         parts += [f"<p class='warn'>{html.escape(w)}</p>" for w in s.warnings]
         parts += [f"<p>{html.escape(p)}</p>" for p in s.paragraphs]
         parts += [_table(c, t) for c, t in s.tables]

@@ -3,13 +3,18 @@
 Every figure has a title, axis labels (with units where there are units) and a legend where
 more than one series is drawn. Figures are made on :class:`matplotlib.figure.Figure`
 objects, never through ``pyplot``'s global state.
+
+Events constant within a group (``context-switches`` reading 0 in every run of a group)
+are shown as they are: in the plan, in a table with their values, and in the variability
+figure; only the merge leaves them out (a constant carries no correlation information),
+and its section says which it left out and which pairs that left unread.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -17,7 +22,10 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.readings import Readings
-from hemkit.report.html import Figure, Section, png
+from hemkit.report.html import Figure, Section
+
+#: (group, event, value) of an event constant within a group
+Constant = tuple[Hashable, str, float]
 
 
 def _figure(width: float, height: float) -> Any:
@@ -26,12 +34,66 @@ def _figure(width: float, height: float) -> Any:
     return MplFigure(figsize=(width, height))
 
 
+#: the largest figure side (inches): a plan of hundreds of groups or events is drawn smaller, not taller
+MAX_INCHES = 16.0
+#: the most names one axis shows; beyond this every n-th is named
+MAX_NAMES = 60
+
+
+def _size(base: float, per: float, count: int, least: float) -> float:
+    return min(MAX_INCHES, max(least, base + per * count))
+
+
+def _names(ax: Any, axis: str, names: Sequence[Any], start: int = 0, **kw: Any) -> None:
+    """Name the ticks of ``axis`` (at ``start``, ``start + 1`` ...) with ``names``; every n-th beyond MAX_NAMES."""
+    step = max(1, -(-len(names) // MAX_NAMES))
+    where, shown = range(start, start + len(names), step), [_short(str(x)) for x in list(names)[::step]]
+    (ax.set_xticks if axis == "x" else ax.set_yticks)(where, shown, fontsize=7, **kw)
+
+
 def _short(name: str, n: int = 28) -> str:
     return name if len(name) <= n else name[: n - 1] + "…"
 
 
-def overview(readings: Readings, source: str, meta: Mapping[str, Any] | None) -> Section:
-    """What was read: groups, events, runs; and, for a collection, the command and machine."""
+def _q(value: Any) -> str:
+    return f"'{value}'" if isinstance(value, str) else str(value)
+
+
+def constant_events(readings: Readings) -> tuple[Constant, ...]:
+    """Every event constant within a group, as ``(group, event, value)``, in group order.
+
+    Both those the readings keep (:attr:`Readings.constant`) and those dropped on reading
+    (:attr:`Readings.dropped_constant`).
+
+    Examples
+    --------
+    >>> r = Readings.from_arrays({1: (np.arange(3), ["a", "b"], np.array([[1.0, 4], [2, 4], [3, 4]]))})
+    >>> constant_events(r)
+    ((1, 'b', 4.0),)
+    """
+    both = [*readings.constant, *readings.dropped_constant]
+    order = {g: i for i, g in enumerate(readings.group_ids)}
+    both.sort(key=lambda c: order.get(c[0], len(order)))
+    return tuple((g, str(e), float(v)) for g, e, v in both)
+
+
+def without_constant(readings: Readings) -> Readings:
+    """The readings without their constant events (a group left with none is left out), as a merge needs them."""
+    from hemkit.core.errors import HemkitWarning
+
+    groups = {gid: (g.runs, g.events, g.values) for gid, g in readings.arrays.items()}
+    with warnings.catch_warnings():  # the merge section says what went, once
+        warnings.simplefilter("ignore", HemkitWarning)
+        return Readings.from_arrays(groups, source=readings.source, min_runs=readings.min_runs, drop_constant=True)
+
+
+def _count(value: float) -> str:
+    return f"{value:.0f}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:.6g}"
+
+
+# ------------------------------------------------------------------ what was read
+def overview(readings: Readings, source: str, constants: Sequence[Constant] = ()) -> Section:
+    """What was read: groups, events, runs, constant events and pairs never read together."""
     runs = readings.n_runs
     rows = {
         "source": source,
@@ -39,173 +101,448 @@ def overview(readings: Readings, source: str, meta: Mapping[str, Any] | None) ->
         "events": len(readings.events),
         "runs per group": f"{int(runs.min())}–{int(runs.max())}" if runs.min() != runs.max() else str(int(runs.min())),
         "runs in all": int(runs.sum()),
+        "events constant within a group": len(constants),
         "pairs never read together": len(readings.missing_pairs()),
     }
-    for key in ("command", "corunner", "pin", "perf_version", "machine", "hemkit_version", "started"):
-        if meta and key in meta and meta[key] not in (None, "", []):
-            value = meta[key]
-            rows[key.replace("_", " ")] = " ".join(map(str, value)) if isinstance(value, list) else str(value)
     table = pd.DataFrame({"value": [str(v) for v in rows.values()]}, index=pd.Index(list(rows)))
     return Section("overview", "Overview", tables=(("", table),))
 
 
-def coverage(readings: Readings) -> Section:
-    """Which group read which event, and how often each pair of events was read together."""
-    member = readings.membership()
-    pairs = readings.coverage()
-    events = [_short(e) for e in readings.events]
-    k = len(events)
+def _machine(meta: Mapping[str, Any]) -> dict[str, str]:
+    """Host, CPU, kernel and perf of a collection, from what ``hemkit collect`` stored."""
+    out: dict[str, str] = {}
+    machine = meta.get("machine")
+    if isinstance(machine, Mapping):
+        uname = str(machine.get("uname") or "").split()
+        if len(uname) >= 3:
+            out["host"] = uname[1]
+            out["kernel"] = f"{uname[0]} {uname[2]}" + (f" ({uname[-1]})" if len(uname) > 3 else "")
+        if machine.get("cpu_model"):
+            cpus = machine.get("cpus")
+            out["CPU"] = str(machine["cpu_model"]) + (f" ({cpus} CPUs)" if cpus else "")
+    elif machine:
+        out["machine"] = str(machine)
+    return out
 
-    fig = _figure(max(6, 0.35 * k + 3), max(3, 0.28 * len(member) + 1.5))
-    ax = fig.subplots()
-    ax.imshow(member.to_numpy(dtype=float), aspect="auto", cmap="Blues", vmin=0, vmax=1, interpolation="nearest")
-    ax.set_title("Plan: events read in each group")
-    ax.set_xlabel("event")
-    ax.set_ylabel("group")
-    ax.set_xticks(range(k), events, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(member)), [str(g) for g in member.index], fontsize=7)
-    f1 = Figure("Each row is a group of events read together in the same runs (dark: read).", png(fig))
 
-    fig = _figure(max(5, 0.35 * k + 2.5), max(4, 0.35 * k + 2))
-    ax = fig.subplots()
-    im = ax.imshow(pairs.to_numpy(dtype=float), cmap="viridis", interpolation="nearest")
-    ax.set_title("Pair coverage: groups that read both events")
-    ax.set_xlabel("event")
-    ax.set_ylabel("event")
-    ax.set_xticks(range(k), events, rotation=90, fontsize=7)
-    ax.set_yticks(range(k), events, fontsize=7)
-    from matplotlib.ticker import MaxNLocator
+def _described(meta: Mapping[str, Any]) -> pd.DataFrame:
+    """The measured command and the machine, as a two-column table of what the database stores."""
+    rows: dict[str, str] = {}
+    command = meta.get("command")
+    if command:
+        rows["command"] = " ".join(map(str, command)) if isinstance(command, list | tuple) else str(command)
+    for key, label in (("pin", "pinned to CPU"), ("corunner", "co-runner")):
+        if meta.get(key) not in (None, "", []):
+            value = meta[key]
+            rows[label] = " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+    if meta.get("runs"):
+        rows["target runs per group"] = str(meta["runs"])
+    rows.update(_machine(meta))
+    for key, label in (("perf_version", "perf"), ("hemkit_version", "hemkit"), ("created", "created")):
+        if meta.get(key):
+            rows[label] = str(meta[key])
+    return pd.DataFrame({"value": list(rows.values())}, index=pd.Index(list(rows)))
 
-    fig.colorbar(im, ax=ax, label="groups (count)", ticks=MaxNLocator(integer=True))
-    f2 = Figure("A zero off the diagonal is a pair never read together: no merge can know its correlation.", png(fig))
 
-    missing = readings.missing_pairs()
-    warnings = (
-        (f"{len(missing)} pair(s) of events never read together, e.g. {missing[0][0]} / {missing[0][1]}",)
-        if missing
-        else ()
+#: groups listed in full in the runs table; beyond this only those with invalid runs
+RUN_ROWS = 40
+
+
+def _runs_table(table: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    """The runs table with its caption; a long one keeps only the groups that had invalid runs."""
+    if len(table) <= RUN_ROWS:
+        return "Runs of each group.", table
+    bad = table[table["invalid"] > 0]
+    good = table[table["invalid"] == 0]
+    if not len(good):
+        return f"Runs of each group (the first {RUN_ROWS} of {len(table)}).", table.head(RUN_ROWS)
+    first = f" (the first {RUN_ROWS})" if len(bad) > RUN_ROWS else ""
+    valid = f"{int(good['valid'].min())}-{int(good['valid'].max())}"
+    caption = (
+        f"Runs of the {len(bad)} groups with invalid runs{first}; "
+        f"the other {len(good)} groups had only valid runs ({valid} each)."
     )
-    return Section("coverage", "Plan and coverage", figures=(f1, f2), warnings=warnings)
+    return caption, bad.head(RUN_ROWS)
 
 
-def validation(runs: pd.DataFrame, status: pd.DataFrame) -> Section:
-    """Valid and invalid runs of a collection, and why runs were invalid."""
-    fig = _figure(max(6, 0.3 * len(status) + 3), 3.5)
+def runs_of_collection(runs: pd.DataFrame, status: pd.DataFrame, meta: Mapping[str, Any]) -> Section:
+    """Per group of a collection: runs, valid, invalid and why; the measured command and the machine."""
+    reasons = []
+    for gid in status["group"]:
+        bad = runs[(runs["gid"] == gid) & (runs["status"] != "valid")]
+        counts = bad.groupby("reason", sort=False).size() if len(bad) else pd.Series(dtype=int)
+        reasons.append("; ".join(f"{r or 'no reason stored'} ({n}x)" for r, n in counts.items()))
+    table = pd.DataFrame(
+        {
+            "events": status["events"].to_numpy(),
+            "runs": (status["valid"] + status["invalid"]).to_numpy(),
+            "valid": status["valid"].to_numpy(),
+            "invalid": status["invalid"].to_numpy(),
+            "invalid because": reasons,
+        },
+        index=pd.Index(status["group"].to_numpy(), name="group"),
+    )
+    fig = _figure(_size(3, 0.3, len(status), 6), 3.5)
     ax = fig.subplots()
     x = np.arange(len(status))
     ax.bar(x, status["valid"], label="valid", color="#4e9a06")
     ax.bar(x, status["invalid"], bottom=status["valid"], label="invalid (re-run)", color="#cc0000")
     if "target" in status and int(status["target"].max()) > 0:
         ax.axhline(int(status["target"].max()), color="#555", ls="--", lw=1, label="target runs")
-    ax.set_title("Runs per group")
-    ax.set_xlabel("group")
+    ax.set_title("Runs per group: valid and invalid")
+    ax.set_xlabel("group (number in the plan)")
     ax.set_ylabel("runs (count)")
-    ax.set_xticks(x, [str(g) for g in status["group"]], fontsize=7)
-    ax.legend()
-    tables = []
-    bad = runs[runs["status"] != "valid"] if len(runs) else runs
-    if len(bad):
-        reasons = bad.groupby("reason").size().sort_values(ascending=False).rename("invalid runs").to_frame()
-        reasons.index.name = None
-        tables.append(("Invalid runs are kept in the database with their reason and re-run.", reasons))
+    _names(ax, "x", list(status["group"]))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     paragraph = (
-        f"{int(status['valid'].sum())} valid and {int(status['invalid'].sum())} invalid runs over {len(status)} groups."
+        f"{int(status['valid'].sum())} valid and {int(status['invalid'].sum())} invalid runs over {len(status)} "
+        "groups. Invalid runs stay in the database with their reason and are run again; only valid runs are read."
     )
+    tables = [("The measured command and the machine.", _described(meta))] if meta else []
+    tables.append(_runs_table(table))
     return Section(
         "runs",
-        "Runs and validation",
+        "Runs",
         paragraphs=(paragraph,),
         tables=tuple(tables),
-        figures=(Figure("Valid runs stacked with invalid ones, per group.", png(fig)),),
+        figures=(Figure.of("Valid runs of each group with its invalid ones stacked on top.", fig),),
     )
 
 
+def runs_of_readings(readings: Readings) -> Section:
+    """Per group of readings from files: the runs read (files hold valid runs only)."""
+    counts = readings.run_counts
+    table = pd.DataFrame(
+        {"events": [len(g.events) for g in readings.arrays.values()], "runs": list(counts.values())},
+        index=pd.Index([str(g) for g in counts], name="group"),
+    )
+    paragraph = (
+        f"{sum(counts.values())} runs over {len(counts)} groups. Readings from files hold only the runs the reader "
+        "accepted (a run perf could not vouch for is refused or dropped when read, with a warning); the measured "
+        "command and the machine are known only for a collection database (hemkit collect)."
+    )
+    return Section("runs", "Runs", paragraphs=(paragraph,), tables=(("Runs of each group.", table),))
+
+
+# ------------------------------------------------------------------ plan, coverage, constants
+#: states of a (group, event) cell of the plan figure, with their colours and legend names
+_PLAN_STATES = (
+    ("#ffffff", "not in the group"),
+    ("#3465a4", "read"),
+    ("#f57900", "read, constant in the group (left out of the merge)"),
+    ("#babdb6", "planned, not in the readings (no valid runs, or dropped when read)"),
+)
+
+
+def _plan_states(
+    readings: Readings, constants: Sequence[Constant], planned: Sequence[Sequence[str]] | None
+) -> pd.DataFrame:
+    """Groups x events: 0 not in the group, 1 read, 2 constant, 3 planned but not read."""
+    if planned:
+        gids: list[Any] = list(range(len(planned)))
+        events = list(dict.fromkeys([e for g in planned for e in g] + readings.events))
+    else:
+        gids, events = readings.group_ids, readings.events
+    gids += [g for g in readings.group_ids if g not in set(gids)]
+    row = {g: i for i, g in enumerate(gids)}
+    col = {e: j for j, e in enumerate(events)}
+    states = np.zeros((len(gids), len(events)), dtype=np.int8)
+    for number, group in enumerate(planned or ()):
+        states[number, [col[e] for e in group]] = 3
+    for gid, g in readings.arrays.items():
+        states[row[gid], [col[e] for e in g.events]] = 1
+    for cgid, event, _ in constants:
+        if cgid in row:
+            states[row[cgid], col[event]] = 2
+    return pd.DataFrame(states, index=pd.Index(gids, name="group"), columns=events)
+
+
+def _plan_figure(states: pd.DataFrame) -> Any:
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    k, n = states.shape[1], len(states)
+    fig = _figure(_size(4, 0.35, k, 7), _size(2, 0.22, n, 3.5))
+    ax = fig.subplots()
+    cmap = ListedColormap([c for c, _ in _PLAN_STATES])
+    ax.imshow(states.to_numpy(dtype=float), aspect="auto", cmap=cmap, vmin=-0.5, vmax=3.5, interpolation="nearest")
+    ax.hlines(np.arange(n + 1) - 0.5, -0.5, k - 0.5, color="#ddd", lw=0.5)  # cell borders: two collections
+    ax.vlines(np.arange(k + 1) - 0.5, -0.5, n - 0.5, color="#ddd", lw=0.5)
+    ax.set_title("Plan: events read in each group")
+    ax.set_xlabel("event")
+    ax.set_ylabel("group (number in the plan)")
+    _names(ax, "x", list(states.columns), rotation=90)
+    _names(ax, "y", list(states.index))
+    shown = sorted(set(np.unique(states.to_numpy())) | {1})
+    handles = [Patch(facecolor=_PLAN_STATES[s][0], edgecolor="#888", label=_PLAN_STATES[s][1]) for s in shown]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small", title="cell")
+    return fig
+
+
+def _coverage_figure(readings: Readings) -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    pairs = readings.coverage()
+    events = [_short(e) for e in readings.events]
+    k = len(events)
+    values = pairs.to_numpy(dtype=float)
+    fig = _figure(_size(3.5, 0.35, k, 6), _size(2, 0.35, k, 4))
+    ax = fig.subplots()
+    im = ax.imshow(values, cmap="viridis", vmin=0, vmax=max(1.0, float(values.max())), interpolation="nearest")
+    ax.set_title("Pair coverage: groups that read both events")
+    ax.set_xlabel("event")
+    ax.set_ylabel("event")
+    _names(ax, "x", events, rotation=90)
+    _names(ax, "y", events)
+    if k <= 30:  # marked where each cell is large enough to hold it
+        for i, j in np.argwhere(values == 0):
+            ax.text(j, i, "0", ha="center", va="center", color="white", fontsize=7)
+    fig.colorbar(im, ax=ax, label="groups that read both (count, from 0)", ticks=MaxNLocator(integer=True))
+    return fig
+
+
+def coverage(
+    readings: Readings, constants: Sequence[Constant] = (), planned: Sequence[Sequence[str]] | None = None
+) -> Section:
+    """The plan (which group read which event, constant and unread events marked) and the pair coverage.
+
+    Parameters
+    ----------
+    readings : Readings
+    constants : sequence of (group, event, value)
+        Events constant within a group (:func:`constant_events`), marked in the plan.
+    planned : sequence of sequences of str, optional
+        The planned groups (a collection's plan): events planned in a group but absent from
+        the readings are marked as such.
+    """
+    states = _plan_states(readings, constants, planned)
+    f1 = Figure.of(
+        "Each row is a group of events read together in the same runs; each cell says whether the group read the "
+        "event, read it as a constant, or planned it without readings.",
+        _plan_figure(states),
+    )
+    f2 = Figure.of(
+        "Colour: in how many groups each pair of events was read together, from 0. A 0 (marked) off the diagonal "
+        "is a pair never read together: no merge can know its correlation.",
+        _coverage_figure(readings),
+    )
+    notes = []
+    missing = readings.missing_pairs()
+    if missing:
+        shown = ", ".join(f"{a} / {b}" for a, b in missing[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        notes.append(f"{len(missing)} pair(s) of events never read together: {shown}{more}")
+    unread = [e for e in states.columns if e not in readings.events]
+    if unread:
+        notes.append(f"planned but not in the readings: {', '.join(map(str, unread))}")
+    return Section("coverage", "Plan and coverage", figures=(f1, f2), warnings=tuple(notes))
+
+
+def constants_section(constants: Sequence[Constant], readings: Readings) -> Section:
+    """The events constant within a group, with their values, and why the merge leaves them out."""
+    dropped = {(g, e) for g, e, _ in readings.dropped_constant}
+    table = pd.DataFrame(
+        {
+            "group": [str(g) for g, _, _ in constants],
+            "event": [e for _, e, _ in constants],
+            "value": [_count(v) for _, _, v in constants],
+            "runs": [readings.run_counts.get(g) for g, _, _ in constants],
+            "kept": ["no: dropped when read" if (g, e) in dropped else "yes" for g, e, _ in constants],
+        }
+    ).set_index(["group", "event"])
+    events = list(dict.fromkeys(e for _, e, _ in constants))
+    paragraph = (
+        f"{len(constants)} reading(s) of {len(events)} event(s) did not change over the runs of their group "
+        f"({', '.join(events)}). They are shown everywhere else as they were read, but a value that never changes "
+        "carries no correlation information, so no merge can use it: the merge section leaves these readings "
+        "out, as reading with drop_constant=True does."
+    )
+    return Section(
+        "constant",
+        "Constant events",
+        paragraphs=(paragraph,),
+        tables=(("Events constant within a group: the value read in every run.", table),),
+    )
+
+
+# ------------------------------------------------------------------ variability
 def variability(readings: Readings) -> Section:
-    """Run-to-run spread of every event: readings relative to the event's median."""
-    events = readings.events
-    data, labels, cv = [], [], {}
-    for e in events:
+    """Run-to-run spread of every event: readings relative to the event's median (absolute counts when it is 0)."""
+    relative, absolute, cv, medians = {}, {}, {}, {}
+    for e in readings.events:
         # float64: a float32 std of counts near 1e19 overflows (squares reach 1e38), and its mean rounds
-        values = np.concatenate([t[e].to_numpy() for t in readings.groups.values() if e in t.columns], dtype=np.float64)
+        values = readings.pooled(e, dtype=np.float64)
         med = float(np.median(values))
-        data.append(values / med if med > 0 else values)
-        labels.append(_short(e))
+        medians[e] = med
+        if med > 0:
+            relative[e] = values / med
+        else:
+            absolute[e] = values
         mean = float(values.mean())
         cv[e] = float(values.std(ddof=1) / mean) if mean > 0 and len(values) > 1 else float("nan")
-    fig = _figure(max(6, 0.4 * len(events) + 3), 4)
-    ax = fig.subplots()
-    ax.boxplot(data, showfliers=True, flierprops={"markersize": 2})
-    ax.set_xticks(range(1, len(events) + 1), labels, rotation=90, fontsize=7)
-    ax.set_title("Run-to-run variability per event")
-    ax.set_xlabel("event")
-    ax.set_ylabel("reading / median reading (ratio)")
-    table = pd.DataFrame({"coefficient of variation": cv})
+    panels = [(relative, "reading / the event's median (ratio)", "relative to the median")] if relative else []
+    if absolute:
+        panels.append((absolute, "reading (count)", "median 0: absolute counts"))
+    widths = [max(2.0, 0.45 * len(d) + 1) for d, _, _ in panels]
+    fig = _figure(min(MAX_INCHES, max(6, sum(widths) + 2)), 4.5)
+    axes = fig.subplots(1, len(panels), squeeze=False, width_ratios=widths)[0]
+    for ax, (data, ylabel, what) in zip(axes, panels, strict=True):
+        ax.boxplot(list(data.values()), showfliers=True, flierprops={"markersize": 2})
+        _names(ax, "x", list(data), start=1, rotation=90)
+        ax.set_title(what, fontsize="medium")
+        ax.set_xlabel("event")
+        ax.set_ylabel(ylabel)
+    fig.suptitle("Run-to-run variability per event (all groups)")
+    fig.tight_layout()
+    table = pd.DataFrame({"median (count)": medians, "coefficient of variation": cv})
+    table.index.name = "event"
+    caption = "Readings of each event over all its groups, divided by their median."
+    paragraphs = ["The noise the merge methods exist for: each box spans the middle half of an event's runs."]
+    if absolute:
+        caption += f" Events whose median is 0 ({', '.join(absolute)}) are drawn in counts on their own axis."
+        paragraphs.append(
+            f"{', '.join(absolute)}: the median reading is 0, so a ratio to it means nothing; "
+            "these are drawn as absolute counts in the right-hand panel."
+        )
     return Section(
         "variability",
         "Variability of the readings",
-        paragraphs=("The noise the merge methods exist for: each box spans the middle half of an event's runs.",),
+        paragraphs=tuple(paragraphs),
         tables=(("", table),),
-        figures=(Figure("Readings of each event over all its groups, divided by their median.", png(fig)),),
+        figures=(Figure.of(caption, fig),),
     )
 
 
+# ------------------------------------------------------------------ the merge
 def _heatmap(ax: Any, corr: pd.DataFrame, title: str) -> Any:
-    k = len(corr)
     im = ax.imshow(corr.to_numpy(dtype=float), cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
     ax.set_title(title)
     ax.set_xlabel("event")
     ax.set_ylabel("event")
     labels = [_short(str(e)) for e in corr.columns]
-    ax.set_xticks(range(k), labels, rotation=90, fontsize=7)
-    ax.set_yticks(range(k), labels, fontsize=7)
+    _names(ax, "x", labels, rotation=90)
+    _names(ax, "y", labels)
     return im
 
 
-def merged(readings: Readings, options: Any, seed: Any) -> Section:
-    """Merged correlations as a heatmap, and each pair's estimate with its interval."""
-    import warnings
+#: pairs named on the x axis of the per-pair figure; beyond this only the widest and strongest are named
+PAIR_LABELS = 40
 
-    from hemkit.core.errors import HemkitWarning, InputError
+
+def _pairs_figure(iv: pd.DataFrame, level: float, method: str) -> Any:
+    """Each pair's merged correlation with its interval, the pairs named (or the notable ones for many pairs)."""
+    n = len(iv)
+    names = [f"{_short(str(a), 22)} / {_short(str(b), 22)}" for a, b in zip(iv["event_a"], iv["event_b"], strict=True)]
+    labelled = n <= PAIR_LABELS
+    fig = _figure(max(6, 0.22 * n + 4) if labelled else 14, 5.5 if labelled else 4.5)
+    ax = fig.subplots()
+    x = np.arange(n)
+    err = np.vstack([iv["estimate"] - iv["lower"], iv["upper"] - iv["estimate"]])
+    ax.errorbar(x, iv["estimate"], yerr=err, fmt="o", ms=3, lw=1, capsize=2, label=f"estimate and {level:.0%} interval")
+    ax.axhline(0, color="#888", lw=0.8)
+    ax.set_title(f"Per-pair merged correlations ({method}) with {level:.0%} intervals")
+    ax.set_ylabel("Pearson correlation (unitless)")
+    ax.set_ylim(-1.08, 1.08)
+    if labelled:
+        ax.set_xticks(x, names, rotation=90, fontsize=7)
+        ax.set_xlabel("pair of events (sorted by estimate)")
+    else:  # numbered marks on the points, the names in a key beside the axes
+        width = (iv["upper"] - iv["lower"]).to_numpy()
+        strong = np.argsort(-np.abs(iv["estimate"].to_numpy()), kind="stable")[:5]
+        wide = np.argsort(-width, kind="stable")[:5]
+        named = sorted(set(strong.tolist()) | set(wide.tolist()))
+        ax.plot(x[named], iv["estimate"].to_numpy()[named], "o", ms=6, mfc="none", mec="#cc0000", label="named pair")
+        for k, i in enumerate(named, 1):
+            above = iv["upper"].iloc[i] < 0.8
+            ax.annotate(
+                str(k),
+                (x[i], iv["upper"].iloc[i] if above else iv["lower"].iloc[i]),
+                xytext=(0, 3 + 8 * (k % 2) if above else -9 - 8 * (k % 2)),
+                textcoords="offset points",
+                ha="center",
+                fontsize=7,
+                color="#cc0000",
+            )
+        key = "\n".join(f"{k}: {names[i]}{' (widest)' if i in wide else ''}" for k, i in enumerate(named, 1))
+        ax.text(1.02, 1.0, key, transform=ax.transAxes, va="top", ha="left", fontsize=7, family="monospace")
+        ax.set_xlabel(f"pair of events, {n} sorted by estimate (the 5 widest and 5 strongest numbered)")
+    ax.legend(loc="upper left", fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Constant] = ()) -> Section:
+    """Merged correlations as a heatmap, and each pair's estimate with its interval.
+
+    Constant readings (``constants``) are left out first (the section says which, and which
+    events that leaves out entirely).  A merge the data do not allow (pairs never read
+    together without ``impute``, naming those only dropping a constant left unread) is the
+    section's ``error``, worded by ``options.explain`` (default ``str``).
+    """
+    from hemkit.core.errors import HemkitError
     from hemkit.merge import merge
 
-    kwargs: dict[str, Any] = {"anchor": options.anchor} if options.method == "hrm" else {}
+    title = "Merged correlations"
+    method = options.method
+    kwargs: dict[str, Any] = dict(getattr(options, "merge_options", {}) or {})
+    if method == "hrm" and options.anchor:
+        kwargs["anchor"] = options.anchor
+    explain = getattr(options, "explain", None) or str
+    paragraphs: list[str] = []
+    notes: list[str] = []
+    use = readings
+    if constants:
+        use = without_constant(readings)
+        gone = [e for e in readings.events if e not in use.events]
+        paragraphs.append(
+            f"Left out of the merge: {len(constants)} constant reading(s) (see Constant events); a value that never "
+            "changes carries no correlation information."
+            + (f" Constant in every group that read it, so not merged at all: {', '.join(gone)}." if gone else "")
+        )
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", HemkitWarning)
-            res = merge(readings, options.method, seed=seed, level=options.level, **kwargs)
-    except InputError as exc:  # e.g. pairs never read together: the rest of the report still helps
-        return Section("merge", "Merged correlations", warnings=(f"no {options.method} merge: {exc}",))
+        with _warnings_into(notes):
+            res = merge(use, method, seed=seed, level=options.level, jobs=getattr(options, "jobs", 1), **kwargs)
+    except HemkitError as exc:  # e.g. pairs never read together: the rest of the report still helps
+        reason = " ".join(explain(exc).split())
+        return Section("merge", title, paragraphs=tuple(paragraphs), error=f"no {method} merge: {reason}")
     data = res.data
     corr = data.corr()
     k = len(corr)
-    fig = _figure(max(5.5, 0.35 * k + 3), max(4.5, 0.35 * k + 2))
+    fig = _figure(_size(3, 0.35, k, 5.5), _size(2, 0.35, k, 4.5))
     ax = fig.subplots()
-    im = _heatmap(ax, corr, f"Merged Pearson correlations ({options.method})")
+    im = _heatmap(ax, corr, f"Merged Pearson correlations ({method})")
     fig.colorbar(im, ax=ax, label="Pearson correlation (unitless)")
-    figures = [Figure(f"Correlations of the {len(data)} merged runs.", png(fig))]
+    figures = [Figure.of(f"Correlations of the {len(data)} merged runs.", fig)]
     tables: list[tuple[str, Any]] = []
     intervals = getattr(res, "pair_intervals", None)
     if intervals is not None and len(intervals):
-        iv = intervals.sort_values("estimate").reset_index(drop=True)
-        fig = _figure(max(6, 0.09 * len(iv) + 4), 4)
-        ax = fig.subplots()
-        x = np.arange(len(iv))
-        err = np.vstack([iv["estimate"] - iv["lower"], iv["upper"] - iv["estimate"]])
-        ax.errorbar(x, iv["estimate"], yerr=err, fmt="o", ms=3, lw=1, capsize=2, label="estimate and interval")
-        ax.axhline(0, color="#888", lw=0.8)
-        ax.set_title(f"Per-pair correlations with {options.level:.0%} intervals")
-        ax.set_xlabel("pair of events (sorted by estimate)")
-        ax.set_ylabel("Pearson correlation (unitless)")
-        ax.legend()
-        figures.append(Figure("Each pair's merged correlation and how far it can be trusted.", png(fig)))
+        iv = intervals.sort_values("estimate", kind="stable").reset_index(drop=True)
+        named = "every pair named" if len(iv) <= PAIR_LABELS else "the widest and strongest pairs named"
+        figures.append(
+            Figure.of(
+                f"Each pair's merged correlation and how far it can be trusted ({named}).",
+                _pairs_figure(iv, options.level, method),
+            )
+        )
         widest = iv.assign(width=iv["upper"] - iv["lower"]).sort_values("width", ascending=False).head(10)
         tables.append(("The ten widest intervals: the pairs to trust least.", widest.set_index(["event_a", "event_b"])))
+    paragraphs.insert(0, f"{method} merge of {len(use)} groups into {len(data)} runs x {k} events.")
+    imputed = list(res.diagnostics.get("imputed") or ())
+    if imputed:
+        shown = ", ".join(f"{a} / {b}" for a, b in imputed[:10]) + (
+            f" and {len(imputed) - 10} more" if len(imputed) > 10 else ""
+        )
+        paragraphs.append(
+            f"{len(imputed)} pair(s) never read together were imputed (maximum determinant): {shown}. Their "
+            "correlations come from the other pairs, not from readings; their intervals span what those allow."
+        )
     return Section(
         "merge",
-        "Merged correlations",
-        paragraphs=(f"{options.method} merge of {len(readings)} groups into {len(data)} runs x {k} events.",),
+        title,
+        paragraphs=tuple(paragraphs),
         tables=tuple(tables),
         figures=tuple(figures),
+        warnings=tuple(notes),
     )
 
 
@@ -414,14 +751,14 @@ def multiplexing(
     values = {"perf scaling": perf, f"hemkit {est.estimator}": est.values}
     ms = _interval_ms(trace)
     figures = (
-        Figure(
+        Figure.of(
             f"{runs[0]}: the slices on a counter (dots), perf's scaled values and hemkit's {est.estimator} "
             f"estimate{' against the exact counts' if data.truth is not None else ''} for {len(events)} events.",
-            png(_mpx_series_figure(data, values, events, runs[0], ms)),
+            _mpx_series_figure(data, values, events, runs[0], ms),
         ),
-        Figure(
+        Figure.of(
             "Each series' total by hemkit (and the exact total where known) divided by perf's scaled total.",
-            png(_mpx_totals_figure(table, est.estimator, len(runs))),
+            _mpx_totals_figure(table, est.estimator, len(runs)),
         ),
     )
     caption = (
@@ -508,7 +845,7 @@ def sampling(
             )
         )
         fig = _shares_figure(prof, top)
-        figures.append(Figure(f"Shares by {kind}: bars with their {prof.level:.0%} intervals.", png(fig)))
+        figures.append(Figure.of(f"Shares by {kind}: bars with their {prof.level:.0%} intervals.", fig))
     paragraph = (
         f"{p.n_samples} samples{what} (effective sample size {p.n_eff:.0f}). Each sample stands for its period "
         "of events; a share's interval says how far the true share may be from the profiled one."

@@ -1,0 +1,373 @@
+"""The readings sections of ``hemkit report``: runs, plan, constant events, variability, the merge, and their figures.
+
+Figures are checked on the matplotlib figures the page was drawn from (``Figure.figure``):
+what is on the axes, how they are labelled, which names the ticks and legends show.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hemkit.core.readings import Readings
+from hemkit.io.collection import CollectionDB, StoredRun, WriterLock
+from hemkit.report import ReportOptions, build_report
+from hemkit.report import sections as sec
+
+TESTS = Path(__file__).resolve().parents[1]
+MACHINE = {"uname": "Linux node7 6.18.44-fc #1 SMP PREEMPT_DYNAMIC @0 x86_64", "cpu_model": "AMD EPYC 9655", "cpus": 2}
+
+
+def _counts(events, values, status="ok"):
+    return pd.DataFrame(
+        {"event": events, "value": values, "percent": 100.0, "run_time_ns": 1e6, "status": status},
+    )
+
+
+def make_db(path, groups, *, runs=6, constant=None, invalid=None, unread=()):
+    """A collection database made without perf.
+
+    ``constant``: (group, event) -> the value read in every run; ``invalid``: (group, rep) ->
+    reason of an invalid run stored before the valid one; ``unread``: groups with invalid runs only.
+    """
+    constant, invalid = constant or {}, invalid or {}
+    rng = np.random.default_rng(7)
+    meta = {"runs": runs, "command": ["gzip", "-c", "big.txt"], "perf_version": "perf version 6.1.187"}
+    meta["machine"] = MACHINE
+    with WriterLock(path) as lock, CollectionDB.create(path, groups, meta, lock=lock) as db:
+        for rep in range(runs):
+            for gid, events in enumerate(groups):
+                if (gid, rep) in invalid or gid in unread:
+                    reason = invalid.get((gid, rep), f"{events[-1]}: not counted")
+                    db.record_run(StoredRun(gid, rep, "invalid", reason), _counts(events, np.nan, "not counted"))
+                if gid in unread:
+                    continue
+                base = rng.normal(1000, 50)
+                values = [constant.get((gid, e), abs(base * (i + 1) + rng.normal(0, 30))) for i, e in enumerate(events)]
+                db.record_run(StoredRun(gid, rep), _counts(events, values))
+    return str(path)
+
+
+def _section(rep, key):
+    return next(s for s in rep.sections if s.key == key)
+
+
+def _table(section, caption_start):
+    return next(t for c, t in section.tables if c.startswith(caption_start))
+
+
+def _ticks(ax, axis="x"):
+    labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
+    return [t.get_text() for t in labels]
+
+
+# ------------------------------------------------------------------ runs
+def test_runs_section_of_a_database_lists_groups_reasons_command_and_machine(tmp_path):
+    invalid = {(1, 2): "c: not counted", (1, 4): "c: not counted", (2, 0): "b: multiplexed (87% running)"}
+    db = make_db(tmp_path / "c.db", [["a", "b"], ["a", "c"], ["b", "c"]], invalid=invalid)
+    runs = _section(build_report(db, options=ReportOptions(method="")), "runs")
+    described = _table(runs, "The measured command")["value"]
+    assert described["command"] == "gzip -c big.txt"
+    assert described["host"] == "node7" and described["kernel"] == "Linux 6.18.44-fc (x86_64)"
+    assert described["CPU"] == "AMD EPYC 9655 (2 CPUs)" and described["perf"] == "perf version 6.1.187"
+    table = _table(runs, "Runs of each group")
+    assert list(table.index) == [0, 1, 2]
+    assert table["runs"].tolist() == [6, 8, 7] and table["valid"].tolist() == [6, 6, 6]
+    assert table["invalid"].tolist() == [0, 2, 1]
+    assert table["invalid because"].tolist() == ["", "c: not counted (2x)", "b: multiplexed (87% running) (1x)"]
+    assert "6 invalid" not in runs.paragraphs[0] and "3 invalid runs" in runs.paragraphs[0]
+
+
+def test_runs_section_of_files_counts_the_runs_of_each_group(tmp_path):
+    rows = [
+        (g, r, e, float(10 + r * (i + 1) + g))
+        for g, evs in ((1, "ab"), (2, "bc"))
+        for r in range(4 + g)
+        for i, e in enumerate(evs)
+    ]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows, columns=["group", "run", "event", "value"]).to_csv(path, index=False)
+    runs = _section(build_report(str(path), options=ReportOptions(method="")), "runs")
+    table = _table(runs, "Runs of each group")
+    assert table["runs"].tolist() == [5, 6] and table["events"].tolist() == [2, 2]
+    assert "only for a collection database" in runs.paragraphs[0]
+
+
+# ------------------------------------------------------------------ constant events
+def test_constant_events_are_listed_from_the_arrays():
+    g = {
+        1: (np.arange(4), ["a", "b"], np.array([[1.0, 7], [2, 7], [3, 7], [4, 7]])),
+        2: (np.arange(4), ["a", "c"], np.array([[1.0, 0], [2, 1], [3, 0], [4, 0]])),
+    }
+    from hemkit.core.errors import HemkitWarning
+
+    assert sec.constant_events(Readings.from_arrays(g)) == ((1, "b", 7.0),)
+    with pytest.warns(HemkitWarning):
+        dropped = Readings.from_arrays(g, drop_constant=True)
+    assert sec.constant_events(dropped) == ((1, "b", 7.0),) and "b" not in dropped.events
+
+
+def test_a_collection_with_a_constant_event_is_reported_as_it_is(tmp_path):
+    db = make_db(tmp_path / "c.db", [["a", "b"], ["a", "b", "c"], ["b", "c"]], constant={(0, "b"): 7.0})
+    rep = build_report(db, seed=0)
+    assert not rep.failed
+    assert sec.constant_events(Readings.from_arrays({0: (np.arange(3), ["x"], np.zeros((3, 1)))})) == ((0, "x", 0.0),)
+    table = _table(_section(rep, "constant"), "Events constant within a group")
+    assert table.reset_index().values.tolist() == [["0", "b", "7", 6, "yes"]]
+    merge = _section(rep, "merge")
+    assert not merge.error and len(merge.figures) == 2
+    assert "1 constant reading(s)" in " ".join(merge.paragraphs)
+    assert "3 groups into" in merge.paragraphs[0]  # group 0 keeps a: it is still merged
+    plan = _section(rep, "coverage").figures[0].figure.axes[0]
+    states = np.asarray(plan.images[0].get_array())
+    assert _ticks(plan) == ["a", "b", "c"]
+    assert states.tolist() == [[1, 2, 0], [1, 1, 1], [0, 1, 1]]
+    assert "read, constant in the group (left out of the merge)" in [t.get_text() for t in plan.get_legend().texts]
+
+
+def test_plan_figure_shows_planned_events_without_readings(tmp_path):
+    groups = [["a", "b"], ["a", "b", "c"], ["b", "c"], ["a", "d"]]
+    db = make_db(tmp_path / "c.db", groups, constant={(0, "b"): 7.0}, unread=(3,))
+    rep = build_report(db, options=ReportOptions(method=""))
+    coverage = _section(rep, "coverage")
+    plan = coverage.figures[0].figure.axes[0]
+    assert _ticks(plan) == ["a", "b", "c", "d"]
+    states = np.asarray(plan.images[0].get_array())
+    assert states.tolist() == [[1, 2, 0, 0], [1, 1, 1, 0], [0, 1, 1, 0], [3, 0, 0, 3]]
+    legend = [t.get_text() for t in plan.get_legend().texts]
+    assert any(t.startswith("planned, not in the readings") for t in legend)
+    assert "planned but not in the readings: d" in coverage.warnings
+    assert _section(rep, "runs").tables[-1][1].loc[3, "valid"] == 0
+
+
+def test_coverage_colour_bar_starts_at_zero_and_says_so():
+    groups = {g: pd.DataFrame({a: [1.0, 2, 4, 3], b: [5.0, 3, 4, 9]}) for g, (a, b) in enumerate(("ab", "ac", "bc"))}
+    section = sec.coverage(Readings(groups))
+    fig = section.figures[1]
+    ax = fig.figure.axes[0]
+    assert ax.images[0].get_clim() == (0.0, 2.0)  # every pair read once, each event twice: the bar still starts at 0
+    colourbar = fig.figure.axes[1]
+    assert colourbar.get_ylabel() == "groups that read both (count, from 0)"
+    assert "from 0" in fig.caption and "A 0" in fig.caption
+
+
+def test_pairs_never_read_together_are_named_in_full_up_to_ten():
+    groups = {
+        1: pd.DataFrame({"a": [1.0, 2, 3], "b": [2.0, 1, 3]}),
+        2: pd.DataFrame({"c": [1.0, 2, 4], "d": [3.0, 1, 2]}),
+    }
+    note = sec.coverage(Readings(groups)).warnings[0]
+    assert note == "4 pair(s) of events never read together: a / c, a / d, b / c, b / d"
+
+
+# ------------------------------------------------------------------ variability
+def test_an_event_whose_median_is_zero_is_drawn_in_counts_on_its_own_axis():
+    rng = np.random.default_rng(3)
+    groups = {
+        g: pd.DataFrame({"cycles": rng.normal(1000, 30, 12), "migrations": [0.0] * 9 + [1.0, 0.0, 2.0]}) for g in (1, 2)
+    }
+    section = sec.variability(Readings(groups))
+    axes = section.figures[0].figure.axes
+    ratio = [ax for ax in axes if "median" in ax.get_ylabel()]
+    counts = [ax for ax in axes if ax.get_ylabel() == "reading (count)"]
+    assert len(ratio) == 1 and len(counts) == 1
+    assert _ticks(ratio[0]) == ["cycles"] and _ticks(counts[0]) == ["migrations"]
+    assert "migrations" in section.figures[0].caption and "migrations: the median reading is 0" in section.paragraphs[1]
+
+
+# ------------------------------------------------------------------ per-pair intervals
+def _intervals(n_events):
+    events = [f"event_{i:02d}" for i in range(n_events)]
+    i, j = np.triu_indices(n_events, 1)
+    est = np.linspace(-0.5, 0.9, len(i))
+    width = np.full(len(i), 0.1)
+    width[min(7, len(i) - 1)] = 1.5  # the widest pair
+    return pd.DataFrame(
+        {
+            "event_a": np.array(events)[i],
+            "event_b": np.array(events)[j],
+            "estimate": est,
+            "lower": est - width / 2,
+            "upper": est + width / 2,
+            "runs_together": 10,
+        }
+    )
+
+
+def test_per_pair_figure_names_every_pair_when_they_are_few():
+    iv = _intervals(4)
+    ax = sec._pairs_figure(iv, 0.9, "joint").axes[0]
+    assert _ticks(ax) == [f"{a} / {b}" for a, b in zip(iv["event_a"], iv["event_b"], strict=True)]
+    assert ax.get_ylabel() == "Pearson correlation (unitless)" and ax.get_legend() is not None
+
+
+def test_per_pair_figure_of_many_pairs_names_the_widest_and_strongest():
+    iv = _intervals(16)  # 120 pairs: too many for the axis
+    ax = sec._pairs_figure(iv, 0.9, "joint").axes[0]
+    key = [line.split(": ", 1) for t in ax.texts for line in t.get_text().splitlines() if ": " in line]
+    named = {name.removesuffix(" (widest)"): int(k) for k, name in key}
+    assert f"{iv['event_a'][7]} / {iv['event_b'][7]} (widest)" in [name for _, name in key]
+    assert f"{iv['event_a'][119]} / {iv['event_b'][119]}" in named  # the strongest (0.9)
+    assert len(named) == 10 and sorted(named.values()) == list(range(1, 11))
+    marks = {t.get_text() for t in ax.texts} - {t.get_text() for t in ax.texts if ": " in t.get_text()}
+    assert marks == {str(k) for k in range(1, 11)}  # each named pair is numbered on the axes
+    assert "widest" in ax.get_xlabel() and "strongest" in ax.get_xlabel()
+
+
+# ------------------------------------------------------------------ the merge section and the command line
+def _option_names(command):
+    return {o for p in command.params for o in p.opts}
+
+
+def _options_for(line, command):
+    """The options a line names for ``command``: bare ones, and those in '(hemkit COMMAND ...)' advice."""
+    named = set()
+    for advice in re.findall(r"\(hemkit (\w+)([^)]*)\)", line):
+        if advice[0] == command:
+            named |= set(re.findall(r"--[a-z][a-z-]*", advice[1]))
+    bare = re.sub(r"\(hemkit \w+[^)]*\)", "", line)
+    return named | set(re.findall(r"--[a-z][a-z-]*", bare))
+
+
+def test_a_merge_that_loses_a_pair_to_a_constant_warns_and_names_a_real_option(tmp_path, cli):
+    from hemkit.cli.report import report
+
+    db = make_db(tmp_path / "c.db", [["a", "b"], ["a", "c"], ["b", "c"]], constant={(0, "b"): 7.0})
+    out = tmp_path / "r.html"
+    res = cli(["report", db, "-o", out])
+    assert res.exit_code == 0, res.stderr
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hemkit: warning: report section 'merge' failed: no joint merge: ")
+    assert "(dropping constant 'b' in group 0 removed the only reading of 'a' with 'b')" in lines[0]
+    assert lines[0].endswith("; pass --impute maxdet")  # the library's fix, named as this command's option
+    options = _options_for(lines[0], "report")
+    assert options and options <= _option_names(report), options
+    assert "1 failed (merge" in res.stdout
+    page = out.read_text()
+    assert "This section failed:" in page and "removed the only reading of &#x27;a&#x27; with &#x27;b&#x27;" in page
+    assert "pass --impute maxdet" in page
+    # the option the warning names does what it says
+    res = cli(["report", db, "--impute", "maxdet", "-o", out])
+    assert res.exit_code == 0 and res.stderr == "", res.stderr
+    page = out.read_text()
+    assert "This section failed" not in page and "failed" not in res.stdout
+    assert "1 pair(s) never read together were imputed (maximum determinant): a / b." in page
+
+
+def test_report_takes_the_merge_options_of_hemkit_merge():
+    from hemkit.cli._merging import NAMES
+    from hemkit.cli.merge import merge
+    from hemkit.cli.report import report
+
+    shared = {p.name for p in merge.params} & {p.name for p in report.params}
+    assert set(NAMES) | {"method", "level", "seed"} <= shared
+    for name in NAMES:
+        mine = next(p for p in report.params if p.name == name)
+        theirs = next(p for p in merge.params if p.name == name)
+        assert (mine.opts, mine.default, type(mine.type)) == (theirs.opts, theirs.default, type(theirs.type))
+
+
+def test_report_merges_with_the_options_given(tmp_path, cli):
+    db = make_db(tmp_path / "c.db", [["a", "b"], ["a", "c"], ["b", "c"]])
+    out = tmp_path / "r.html"
+    res = cli(["report", db, "-m", "much", "--n-sims", "5", "--rows", "4", "--mode", "paper", "-o", out])
+    assert res.exit_code == 0, res.stderr
+    assert "much merge of 3 groups into 4 runs x 3 events." in out.read_text()
+    res = cli(["report", db, "-m", "hrm", "--anchor", "a", "-o", out])
+    assert res.exit_code == 0 and "This section failed" in out.read_text()  # a is not in group 2
+    assert res.stderr.startswith("hemkit: warning: report section 'merge' failed: no hrm merge: ")
+
+
+# ------------------------------------------------------------------ every figure
+def _numeric(labels):
+    texts = [t.replace("−", "-") for t in labels if t]
+    try:
+        [float(t) for t in texts]
+    except ValueError:
+        return False
+    return bool(texts)
+
+
+def test_every_figure_has_a_title_labelled_axes_with_units_and_a_legend(tmp_path):
+    groups = [["a", "b"], ["a", "b", "c"], ["b", "c"], ["a", "d"], ["c", "d"], ["b", "d"]]
+    invalid = {(1, 2): "c: not counted"}
+    db = make_db(tmp_path / "c.db", groups, constant={(0, "b"): 7.0}, invalid=invalid)
+    options = ReportOptions(
+        mpx=(TESTS / "mpx" / "data" / "zen5_phases_r1.csv",),
+        profiles=(TESTS / "sampling" / "data" / "libc_kernel.script.txt",),
+    )
+    rep = build_report(db, options=options, seed=0)
+    assert not rep.failed
+    figures = [f for s in rep.sections for f in s.figures]
+    assert len(figures) == rep.n_figures >= 10
+    for f in figures:
+        assert f.figure is not None and f.caption
+        fig = f.figure
+        fig.canvas.draw()
+        suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
+        for ax in fig.axes:
+            if ax.get_label() == "<colorbar>":
+                assert ax.get_ylabel() or ax.get_xlabel(), f.caption
+                continue
+            where = f"{f.caption!r}: axes {ax.get_title()!r}"
+            assert ax.get_title() or suptitle, where
+            assert ax.get_xlabel() and ax.get_ylabel(), where
+            for label, ticks in ((ax.get_xlabel(), _ticks(ax)), (ax.get_ylabel(), _ticks(ax, "y"))):
+                if _numeric(ticks):
+                    assert "(" in label, f"{where}: numeric axis {label!r} has no unit"
+            labelled = [h for h in ax.get_legend_handles_labels()[1] if not h.startswith("_")]
+            if len(labelled) > 1:
+                assert ax.get_legend() is not None, where
+            for text in ax.get_xticklabels() + ax.get_yticklabels():
+                assert text.get_fontsize() >= 6, where
+
+
+def test_reading_warnings_reach_the_caller_and_many_become_one_table(tmp_path):
+    from hemkit.core.errors import HemkitWarning
+
+    groups = [["a", "b"], ["a", "c"], ["b", "c"], ["a", "b", "c"]]
+    constant = {(0, "b"): 1.0, (1, "c"): 2.0, (2, "c"): 3.0, (3, "a"): 4.0}
+    db = make_db(tmp_path / "c.db", groups, constant=constant)
+    with pytest.warns(HemkitWarning, match="dropped constant") as caught:
+        rep = build_report(db, options=ReportOptions(method=""), read_options={"drop_constant": True})
+    assert len([w for w in caught if "dropped constant" in str(w.message)]) == 4
+    overview = _section(rep, "overview")
+    assert overview.warnings == ("reading the input gave 4 warnings (listed below)",)
+    listed = _table(overview, "What reading the input said")["warning"].tolist()
+    assert listed[0].endswith("group 0: dropped constant event(s) 'b'") and len(listed) == 4
+    # dropped when read: still shown as the constants they were, in the plan and the table
+    states = np.asarray(_section(rep, "coverage").figures[0].figure.axes[0].images[0].get_array())
+    assert states.tolist() == [[1, 2, 0], [1, 0, 2], [0, 1, 2], [2, 1, 1]]
+    table = _table(_section(rep, "constant"), "Events constant within a group").reset_index()
+    assert table["event"].tolist() == ["b", "c", "c", "a"] and set(table["kept"]) == {"no: dropped when read"}
+
+
+def test_runs_table_of_a_large_plan_lists_the_groups_with_invalid_runs():
+    status = pd.DataFrame(
+        {"group": range(60), "events": 2, "valid": 5, "invalid": [1 if g in (3, 41) else 0 for g in range(60)]}
+    )
+    status["target"] = 5
+    runs = pd.DataFrame(
+        {"gid": [3, 41], "status": "invalid", "reason": ["a: not counted", "b: multiplexed (80% running)"]}
+    )
+    section = sec.runs_of_collection(runs, status, {})
+    caption, table = section.tables[-1]
+    assert list(table.index) == [3, 41] and table["invalid because"].tolist()[1] == "b: multiplexed (80% running) (1x)"
+    assert caption == "Runs of the 2 groups with invalid runs; the other 58 groups had only valid runs (5-5 each)."
+
+
+def test_a_plan_of_hundreds_of_groups_is_drawn_at_a_readable_size():
+    rng = np.random.default_rng(0)
+    events = [f"e{i:03d}" for i in range(80)]
+    picks = [rng.choice(events, 4, replace=False) for _ in range(150)]
+    groups = {g: pd.DataFrame({e: rng.normal(100, 5, 3) for e in pick}) for g, pick in enumerate(picks)}
+    section = sec.coverage(Readings(groups))
+    for f in section.figures:
+        width, height = f.figure.get_size_inches()
+        assert width <= sec.MAX_INCHES and height <= sec.MAX_INCHES
+        ax = f.figure.axes[0]
+        assert 0 < len(_ticks(ax)) <= sec.MAX_NAMES and 0 < len(_ticks(ax, "y")) <= sec.MAX_NAMES
