@@ -24,7 +24,7 @@ from hemkit.core.errors import HemkitError
 #: command name -> "module:attribute" of its click command or group
 COMMANDS = {
     "merge": "hemkit.cli.merge:merge",
-    "evaluate": "hemkit.cli.merge:evaluate",
+    "evaluate": "hemkit.cli.evaluate:evaluate",
     "plan": "hemkit.cli.plan:plan",
     "probe": "hemkit.cli.collect:probe",
     "collect": "hemkit.cli.collect:collect",

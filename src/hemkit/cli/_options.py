@@ -57,7 +57,11 @@ def plot_option(what: str = "", help: str = "Write the figure here (PNG, SVG or 
 
 
 def pmcs_option(
-    help: str = "Counters per run.", *, required: bool = False, default: int | None = None, multiple: bool = False
+    help: str = "Counters per run.",
+    *,
+    required: bool = False,
+    default: int | tuple[int, ...] | None = None,
+    multiple: bool = False,
 ) -> Callable[[F], F]:
     """``--pmcs N`` (counters per run)."""
     return click.option("--pmcs", type=PMCS, required=required, multiple=multiple, help=help, **_defaults(default))

@@ -174,7 +174,7 @@ def check_n_sims(n_sims: Any) -> int:
     if n_sims < MIN_SIMS:
         warnings.warn(
             f"n_sims={int(n_sims)} is below {MIN_SIMS}: MUCH keeps the best of only {int(n_sims)} draws, "
-            "so its merged correlations carry more arrangement noise (see 'hemkit evaluate --plot-sims')",
+            "so its merged correlations carry more arrangement noise (hemkit.evaluate.sims_curve shows how much)",
             HemkitWarning,
             stacklevel=3,
         )
