@@ -116,7 +116,9 @@ class _HemkitGroup(click.Group):
             module, attr = COMMANDS[name].split(":")
             if importlib.util.find_spec(module) is None:
                 return None
-            return getattr(importlib.import_module(module), attr)
+            from hemkit.cli._options import add_old_spellings
+
+            return add_old_spellings(getattr(importlib.import_module(module), attr))
         return super().get_command(ctx, name)
 
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]

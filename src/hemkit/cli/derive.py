@@ -122,7 +122,6 @@ def derive() -> None:
 @click.option("--kernel-mode", is_flag=True, help="perf: also count kernel mode (default: user mode only, :u).")
 @seed_option()
 @output_option("Write the measurements here (CSV, or Parquet by suffix).", default="derive-measurements.csv")
-@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @quiet_option()
 def run(
     family, backend, events, runs, iterations, cache, jobs, group, threads, kernel_mode, seed, output, quiet,
@@ -169,7 +168,6 @@ def run(
 @click.option("--define-tol", type=NON_NEGATIVE, help="Largest backward error (Eq. 5) of a defined metric.")
 @click.option("--quantum", type=NON_NEGATIVE, help="Round counts per iteration to multiples of this (branch: 0.25).")
 @output_option("Write the analysis here (JSON).", default="derive-result.json")
-@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @plot_option(help="Write the variability figure (the paper's Fig. 2) here.")
 def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, quantum, output, plot):
     """Noise filter, projection, pivoted QR and least squares; print and save the definitions.
@@ -210,7 +208,6 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
 @derive.command()
 @click.argument("result", required=False, default="derive-result.json", type=click.Path(dir_okay=False))
 @output_option("Write the definition table here (.md, .csv or .json).")
-@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @plot_option(help="Write the variability figure (the paper's Fig. 2) here.")
 @click.option(
     "--presets",
