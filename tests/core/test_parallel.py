@@ -63,9 +63,9 @@ def _digest(res) -> str:
     ("method", "options"),
     [
         ("copula", {}),
-        ("much", {"n": 2000, "n_sims": 30}),
-        ("much", {"n": 2000, "n_sims": 30, "criterion": "sample"}),
-        ("joint", {"n": 2000}),
+        ("much", {"rows": 2000, "n_sims": 30}),
+        ("much", {"rows": 2000, "n_sims": 30, "criterion": "sample"}),
+        ("joint", {"rows": 2000}),
     ],
 )
 def test_merges_are_the_same_on_two_threads(split_everything, method, options):

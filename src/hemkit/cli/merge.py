@@ -213,14 +213,14 @@ def merge(
         anchor = T2080_ANCHOR
     options: dict[str, Any] = {}
     if method == "hrm":
-        options = {"anchor": anchor, "n": rows}
+        options = {"anchor": anchor, "rows": rows}
     elif method == "much":
-        options = {"n_sims": n_sims, "mode": mode, "n": rows, "impute": impute, "criterion": criterion}
+        options = {"n_sims": n_sims, "mode": mode, "rows": rows, "impute": impute, "criterion": criterion}
         options.update(dep_lvl=dep_lvl, outliers=outliers, z=z, progress=not quiet)
     elif method == "copula":
-        options = {"pearson_weight": pearson_weight, "n": rows, "impute": impute, "outliers": outliers, "z": z}
+        options = {"pearson_weight": pearson_weight, "rows": rows, "impute": impute, "outliers": outliers, "z": z}
     else:
-        options = {"n": rows, "impute": impute, "tails": tails or None, "progress": not quiet}
+        options = {"rows": rows, "impute": impute, "tails": tails or None, "progress": not quiet}
     messages: list[str] = []
     with warnings_to_stderr(messages):
         readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=method == "hrm")

@@ -139,7 +139,7 @@ def sims_curve(
     --------
     >>> from hemkit.datasets import t2080_much
     >>> c = sims_curve(t2080_much(), seed=0, options=CurveOptions(values=(1, 30), reps=2),
-    ...                merge_options={"n": 1000})
+    ...                merge_options={"rows": 1000})
     >>> list(c.summary().index)
     [1, 30]
     """
@@ -242,7 +242,7 @@ def runs_curve(
     --------
     >>> from hemkit.datasets import t2080_hrm, t2080_much
     >>> c = runs_curve(t2080_much(), t2080_hrm(), seed=0, options=CurveOptions(values=(50,), reps=1),
-    ...                merge_options={"much": {"n_sims": 30, "n": 1000}})
+    ...                merge_options={"much": {"n_sims": 30, "rows": 1000}})
     >>> sorted(c.table["method"].unique())
     ['hrm', 'much']
     """

@@ -148,7 +148,8 @@ def holdout(
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
-    >>> res = holdout(t2080_much(), ["much", "copula"], seed=3, options={"much": {"n": 1000}, "copula": {"n": 1000}})
+    >>> small = {"much": {"rows": 1000}, "copula": {"rows": 1000}}
+    >>> res = holdout(t2080_much(), ["much", "copula"], seed=3, options=small)
     >>> list(res.summary().index)
     ['much', 'copula']
     """

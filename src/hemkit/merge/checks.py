@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -22,8 +23,20 @@ def need_two_events(readings: Readings) -> None:
         raise InputError(f"the readings have one event ({readings.events[0]!r}): merging needs at least two events")
 
 
-def check_rows(n: Any, name: str = "n") -> int | None:
-    """``n`` merged runs: None (the method's default) or an integer >= 3.
+def renamed_n(n: Any, stacklevel: int = 3) -> Any:
+    """The value of the deprecated ``n=``, with a :class:`FutureWarning` saying its new name ``rows=``."""
+    warnings.warn("n= is deprecated; use rows= (the rows of the merged table)", FutureWarning, stacklevel=stacklevel)
+    return n
+
+
+def take_old_n(options: Any, n: Any) -> None:
+    """An options dataclass given the deprecated ``n=``: its value becomes ``rows``."""
+    if n is not None:
+        object.__setattr__(options, "rows", renamed_n(n, stacklevel=5))
+
+
+def check_rows(n: Any, name: str = "rows") -> int | None:
+    """``n`` merged rows: None (the method's default) or an integer >= 3.
 
     Examples
     --------
@@ -37,4 +50,4 @@ def check_rows(n: Any, name: str = "n") -> int | None:
     return int(n)
 
 
-__all__ = ["check_rows", "need_two_events"]
+__all__ = ["check_rows", "need_two_events", "renamed_n", "take_old_n"]

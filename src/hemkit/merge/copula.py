@@ -41,7 +41,7 @@ raw readings:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import InitVar, asdict, dataclass, field
 
 import numpy as np
 
@@ -49,7 +49,7 @@ from hemkit.core.errors import InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
-from hemkit.merge.checks import check_rows, need_two_events
+from hemkit.merge.checks import check_rows, need_two_events, take_old_n
 from hemkit.merge.correlation import (
     assemble_target,
     average_ranks,
@@ -144,8 +144,8 @@ class CopulaOptions:
 
     Attributes
     ----------
-    n : int, optional
-        Merged rows; default every reading of the event read most often
+    rows : int, optional
+        Merged rows (``n``: its old name, deprecated); default every reading of the event read most often
         (:func:`hemkit.merge.reorder.default_rows`): all readings are used, so the merged
         correlations carry less sampling noise (events read less often are spread over
         their order statistics, see :func:`hemkit.merge.reorder.event_values`).  This is
@@ -158,15 +158,19 @@ class CopulaOptions:
 
     Examples
     --------
-    >>> CopulaOptions(n=1000).n
+    >>> CopulaOptions(rows=1000).rows
     1000
     """
 
-    n: int | None = None
+    rows: int | None = None
     refine: int = 10
     outliers: str = "keep"
     z: float = 3.0
     impute: str | None = None
+    n: InitVar[int | None] = None
+
+    def __post_init__(self, n: int | None) -> None:
+        take_old_n(self, n)
 
 
 def _problem(readings: Readings, rng: np.random.Generator, opts: CopulaOptions) -> _Problem:
@@ -179,7 +183,7 @@ def _problem(readings: Readings, rng: np.random.Generator, opts: CopulaOptions) 
     pearson, _ = pairwise_correlation(readings, kind="pearson", outliers=opts.outliers, z=opts.z)
     goal = upper(pearson.loc[events, events].to_numpy())
     observed = ~np.isnan(goal)
-    n = int(opts.n) if opts.n is not None else default_rows(readings)
+    n = int(opts.rows) if opts.rows is not None else default_rows(readings)
     if n < 3:
         raise InputError(f"cannot merge into {n} runs; at least 3 are needed")
     white = white_scores(k, n, rng)
@@ -214,7 +218,7 @@ def white_scores(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _check(opts: CopulaOptions) -> None:
-    check_rows(opts.n)
+    check_rows(opts.rows)
     if isinstance(opts.refine, bool) or not isinstance(opts.refine, int | np.integer) or opts.refine < 0:
         raise InputError(f"refine must be an integer >= 0, got {opts.refine!r}")
 
@@ -354,7 +358,7 @@ def merge_copula(
     order = prob.order(target)
     merged = place_by(order, prob.values)
     params = {"pearson_weight": w, "auto": bool(holdout_scores), **asdict(opts)}
-    params["n"] = merged.shape[1]
+    params["rows"] = merged.shape[1]
     diagnostics = {
         "pearson_weight": w,
         "holdout_mse": {str(k): v for k, v in holdout_scores.items()},

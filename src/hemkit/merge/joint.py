@@ -37,7 +37,7 @@ seeds each) and on synthetic heavy-tailed data: see ``BENCHMARKS.md``.
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import InitVar, asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,7 @@ from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator, child, spawn
-from hemkit.merge.checks import check_rows, need_two_events
+from hemkit.merge.checks import check_rows, need_two_events, take_old_n
 from hemkit.merge.copula import iman_conover, white_scores
 from hemkit.merge.correlation import (
     assemble_target,
@@ -77,8 +77,9 @@ class JointOptions:
 
     Attributes
     ----------
-    n : int, optional
-        Merged rows; default every reading of the event read most often.
+    rows : int, optional
+        Merged rows; default every reading of the event read most often.  (``n``: its old
+        name, deprecated.)
     impute : {None, "maxdet"}
         Pairs never read together: an error naming the pair, or the maximum-determinant
         completion as the likelihood fit's start.
@@ -101,16 +102,20 @@ class JointOptions:
     True
     """
 
-    n: int | None = None
+    rows: int | None = None
     impute: str | None = None
     ranks: bool = True
     tails: float | None = 6.0
     boot: int = 40
     ml_iter: int | None = None
+    n: InitVar[int | None] = None
+
+    def __post_init__(self, n: int | None) -> None:
+        take_old_n(self, n)
 
 
 def _check(opts: JointOptions) -> None:
-    check_rows(opts.n)
+    check_rows(opts.rows)
     if opts.tails is not None and not (isinstance(opts.tails, int | float) and opts.tails > 0):
         raise InputError(f"tails must be a positive robust z (or None), got {opts.tails!r}")
     if isinstance(opts.boot, bool) or not isinstance(opts.boot, int | np.integer) or opts.boot < 1:
@@ -493,7 +498,7 @@ def merge_joint(
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
-    >>> res = merge_joint(t2080_much(), seed=0, options=JointOptions(n=2000))
+    >>> res = merge_joint(t2080_much(), seed=0, options=JointOptions(rows=2000))
     >>> res.data.shape, res.method
     ((2000, 16), 'joint')
     """
@@ -503,7 +508,7 @@ def merge_joint(
     rng = as_generator(seed)
     events = readings.events
     k = len(events)
-    n = int(opts.n) if opts.n is not None else default_rows(readings)
+    n = int(opts.rows) if opts.rows is not None else default_rows(readings)
     prog = as_progress(progress)
     with prog.task("joint merge", total=4) as task:
         scores = group_normal_scores(readings)
@@ -532,7 +537,7 @@ def merge_joint(
     obs = upper(observed.loc[events, events].to_numpy())
     mine = upper(batch_correlation(np.asarray(merged, dtype=np.float64)))
     ok = ~np.isnan(obs)
-    params: dict[str, Any] = {**asdict(opts), "n": n}
+    params: dict[str, Any] = {**asdict(opts), "rows": n}
     diagnostics = {
         "ml_iterations": it_z,
         "rank_mse": rank_hist,
