@@ -147,7 +147,7 @@ def run(
         write_measurements(m, output)
     show_table(m.summary(), f"{family}: counts per iteration ({m.backend})")
     geometry = f", caches {m.params['cache']}" if m.backend == "valgrind" else ""
-    click.echo(f"{m.describe()}{geometry}; backend {m.backend}: {m.params.get('backend_reason', '')}")
+    click.echo(f"{m.line()}{geometry}; backend {m.backend}: {m.params.get('backend_reason', '')}")
     wrote(output, f"{len(m.data)} measurements to")
 
 
@@ -199,7 +199,7 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
             write_figure(ax.figure, plot)
             plt.close(ax.figure)
     show_table(res.summary(), f"{res.family}: metric definitions ({res.signatures} signatures)")
-    click.echo(f"read {source}: {res.describe()}")
+    click.echo(f"read {source}: {res.line()}")
     wrote(output, "the analysis to")
     if plot:
         wrote(plot, "the variability figure to")
@@ -242,7 +242,7 @@ def report(result, output, plot, presets):
             write_figure(figure, plot)
             plt.close(figure)
     show_table(defs.summary(), f"{res.family}: metric definitions")
-    click.echo(f"read {result}: {defs.describe()}")
+    click.echo(f"read {result}: {defs.line()}")
     if output:
         wrote(output, "the definition table to")
     if plot:

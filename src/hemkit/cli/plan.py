@@ -148,11 +148,11 @@ def plan(events, pmcs, design, anchor, must_share, event_counters, budget, time_
     planner = Planner(design, anchor, constraints, SearchOptions(time_budget=time_budget))
     with warnings_to_stderr():
         p = planner.plan(split_events(events), pmcs, seed=seed, progress=not quiet)
-    click.echo(p.describe())
+    click.echo(p.line())
     if not output or p.size <= SHOW_GROUPS:  # thousands of rows belong in the file, not the terminal
         show_table(p.to_frame())
     if output:
-        write_plan_file(output, p.to_dict(), header=f"hemkit {p.describe()}")
+        write_plan_file(output, p.to_dict(), header=f"hemkit {p.line()}")
     seconds = p.diagnostics.get("seconds", 0.0)
     how = p.diagnostics.get("construction")
     end = f"; wrote {output}" if output else ""

@@ -180,7 +180,7 @@ class Measurements(Result):
         """The tidy table."""
         return self.data.copy()
 
-    def describe(self) -> str:
+    def line(self) -> str:
         """One line: what was measured, how, and how long it took."""
         n_ev = self.data["event"].nunique()
         n_loops = len(self.data.groupby(["kernel", "size"]))
@@ -264,7 +264,7 @@ def cache_geometry(specs: Sequence[str] = (), root: str | Path = "/sys/devices/s
 
     Examples
     --------
-    >>> cache_geometry(["L1=32k,8,64 LL=8M,16,64"]).describe()
+    >>> cache_geometry(["L1=32k,8,64 LL=8M,16,64"]).line()
     'L1d 32768 B 8-way, LL 8388608 B 16-way, 64 B lines'
     """
     given: dict[str, CacheSpec] = {}
@@ -566,11 +566,11 @@ def measure(
         "iterations": base,
         "seed": opts.seed if isinstance(opts.seed, int) else "generator",
         "events": len(ev),
-        "cpu": cpu_identity().describe(),
+        "cpu": cpu_identity().line(),
         "seconds": seconds,
     }
     if backend == "valgrind":
-        params["cache"] = opts.cache.describe() if opts.cache else ""
+        params["cache"] = opts.cache.line() if opts.cache else ""
         params["valgrind"] = valgrind_version(opts.valgrind)
     else:
         params.update(group=opts.group, threads=opts.threads, user_only=opts.user_only)
@@ -602,7 +602,7 @@ def run_family(
     Examples
     --------
     >>> m = run_family("branch", backend="valgrind", options=MeasureOptions(iterations=1024))  # doctest: +SKIP
-    >>> m.describe()                                                                         # doctest: +SKIP
+    >>> m.line()                                                                         # doctest: +SKIP
     'branch with valgrind: 13 events x 21 kernel loops x 3 runs in 9 s'
     """
     opts = (options or MeasureOptions()).checked()
