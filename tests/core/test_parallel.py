@@ -51,7 +51,7 @@ def test_jobs_hold_for_the_block_only():
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
 def test_bad_numbers_of_jobs_are_refused(bad):
-    with pytest.raises(InputError, match="jobs must be a whole number"):
+    with pytest.raises(InputError, match=r"jobs \(None: one per CPU\) must be an integer of at least 1"):
         check_jobs(bad)
 
 

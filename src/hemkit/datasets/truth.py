@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
@@ -95,8 +96,7 @@ def split_truth(
 
     truth = check_truth_table(truth)
     events = list(truth.columns)
-    if isinstance(pmcs, bool) or not isinstance(pmcs, int | np.integer) or pmcs < 2:
-        raise InputError(f"pmcs must be an integer of at least 2 to read pairs together, got {pmcs!r}")
+    check_scalar(pmcs, "pmcs", min_val=2)  # two counters read a pair together
     if design == "much":
         groups = much_design(events, int(pmcs)) if pmcs < len(events) else [events]
     elif design == "hrm":

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
@@ -115,20 +116,14 @@ class MeasureOptions:
 
     def checked(self) -> MeasureOptions:
         """These options, or an :class:`InputError` naming the one out of range."""
-        if self.runs < 2:
-            raise InputError(f"runs must be at least 2 (the noise filter compares runs), got {self.runs}")
-        if self.iterations is not None and self.iterations < 1:
-            raise InputError(f"iterations must be at least 1, got {self.iterations}")
-        if not 1 <= self.group <= MAX_GROUP:
-            raise InputError(
-                f"group must be 1..{MAX_GROUP} events per run (a 6th counter reads 0 on Zen 5), got {self.group}"
-            )
-        if self.threads < 1:
-            raise InputError(f"threads must be at least 1, got {self.threads}")
-        if self.jobs is not None and self.jobs < 1:
-            raise InputError(f"jobs must be at least 1, got {self.jobs}")
-        if not self.timeout > 0:
-            raise InputError(f"timeout must be positive, got {self.timeout}")
+        check_scalar(self.runs, "runs", min_val=2, what="the noise filter compares runs")
+        check_scalar(self.iterations, "iterations", min_val=1, allow_none=True)
+        check_scalar(
+            self.group, "group", min_val=1, max_val=MAX_GROUP, what="events per run; a 6th counter reads 0 on Zen 5"
+        )
+        check_scalar(self.threads, "threads", min_val=1)
+        check_scalar(self.jobs, "jobs", min_val=1, allow_none=True)
+        check_scalar(self.timeout, "timeout", "real", min_val=0, closed="neither", what="seconds")
         return self
 
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
@@ -65,10 +66,11 @@ class CurveOptions:
 
 
 def _check_curve(opts: CurveOptions, what: str) -> None:
-    if not opts.values or any(isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1 for v in opts.values):
-        raise InputError(f"{what} must be integers of at least 1, got {opts.values!r}")
-    if isinstance(opts.reps, bool) or not isinstance(opts.reps, int) or opts.reps < 1:
-        raise InputError(f"reps must be an integer of at least 1, got {opts.reps!r}")
+    if not opts.values:
+        raise InputError(f"{what}: give at least one value")
+    for v in opts.values:
+        check_scalar(v, what, min_val=1)
+    check_scalar(opts.reps, "reps", min_val=1)
     if opts.kind not in ("pearson", "spearman"):
         raise InputError(f"kind must be 'pearson' or 'spearman', got {opts.kind!r}")
 
@@ -342,10 +344,8 @@ def design_runs(events: Sequence[int] = tuple(range(6, 61)), *, pmcs: int = 6, r
     >>> design_runs((16,), pmcs=6, runs_per_group=100).table.loc[16].tolist()
     [800, 800, 300]
     """
-    if isinstance(pmcs, bool) or not isinstance(pmcs, int) or pmcs < 2:
-        raise InputError(f"pmcs must be an integer of at least 2, got {pmcs!r}")
-    if isinstance(runs_per_group, bool) or not isinstance(runs_per_group, int) or runs_per_group < 1:
-        raise InputError(f"runs_per_group must be an integer of at least 1, got {runs_per_group!r}")
+    check_scalar(pmcs, "pmcs", min_val=2)
+    check_scalar(runs_per_group, "runs_per_group", min_val=1)
     nh = [int(v) for v in events]
     if not nh or min(nh) < 2:
         raise InputError("events must be numbers of events of at least 2")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
@@ -154,8 +155,7 @@ def holdout(
     ['much', 'copula']
     """
     names = parse_methods(methods)
-    if not (isinstance(fraction, int | float) and 0 < fraction < 1):
-        raise InputError(f"fraction must be in (0, 1), got {fraction!r}")
+    check_scalar(fraction, "fraction", "real", min_val=0, max_val=1, closed="neither")
     opts = {str(k): dict(v) for k, v in (options or {}).items()}
     unknown = [k for k in opts if k not in METHOD_SPECS]
     if unknown:

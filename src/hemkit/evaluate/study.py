@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.checks import check_scalar
+from hemkit.core.errors import HemkitWarning
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.core.rng import SeedLike, child
@@ -160,9 +161,7 @@ def truth_study(
     if opts.reference not in names:
         names = [opts.reference, *names]
     for name in ("splits", "reps"):
-        v = getattr(opts, name)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InputError(f"{name} must be an integer of at least 1, got {v!r}")
+        check_scalar(getattr(opts, name), name, min_val=1)
     mopts = {str(k): dict(v) for k, v in (merge_options or {}).items()}
     cases = [(p, s) for p in opts.pmcs for s in range(opts.splits)]
     rows = []

@@ -5,8 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import numpy as np
-
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 
@@ -43,11 +42,7 @@ def check_rows(n: Any, name: str = "rows") -> int | None:
     >>> check_rows(None), check_rows(10)
     (None, 10)
     """
-    if n is None:
-        return None
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 3:
-        raise InputError(f"{name} (merged runs) must be an integer of at least 3, got {n!r}")
-    return int(n)
+    return check_scalar(n, name, min_val=3, allow_none=True, what="merged runs")
 
 
 __all__ = ["check_rows", "need_two_events", "renamed_n", "take_old_n"]

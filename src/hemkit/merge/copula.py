@@ -45,6 +45,7 @@ from dataclasses import InitVar, asdict, dataclass, field
 
 import numpy as np
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
@@ -219,8 +220,7 @@ def white_scores(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
 
 def _check(opts: CopulaOptions) -> None:
     check_rows(opts.rows)
-    if isinstance(opts.refine, bool) or not isinstance(opts.refine, int | np.integer) or opts.refine < 0:
-        raise InputError(f"refine must be an integer >= 0, got {opts.refine!r}")
+    check_scalar(opts.refine, "refine", min_val=0)
 
 
 HOLDOUT_RUNS = 10_000

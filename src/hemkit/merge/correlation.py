@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.normal import rank_scores
 from hemkit.core.parallel import rowwise
@@ -269,8 +270,7 @@ def pairwise_matrices(
     """
     if outliers not in OUTLIER_POLICIES:
         raise InputError(f"unknown outlier policy {outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
-    if not (np.isfinite(z) and z > 0):
-        raise InputError(f"z must be a positive number, got {z}")
+    check_scalar(z, "z", "real", min_val=0, closed="neither")
     if scores is not None:
         return _pairwise(readings, kind, outliers, z, scores, centre)
     # from the readings alone: computed once per Readings (a merge's target and its summary's

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
@@ -69,9 +70,7 @@ class IntervalOptions:
 
 
 def _check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
-        raise InputError(f"level must be a number in (0, 1), got {level!r}")
-    return float(level)
+    return check_scalar(level, "level", "real", min_val=0, max_val=1, closed="neither")
 
 
 def _atanh(r: np.ndarray) -> np.ndarray:
@@ -265,7 +264,7 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
     >>> from hemkit.datasets import t2080_much
     >>> from hemkit.merge import merge_copula, CopulaOptions
     >>> r = t2080_much()
-    >>> iv = compute_intervals(merge_copula(r, seed=0, pearson_weight=0, options=CopulaOptions(n=2000)), r)
+    >>> iv = compute_intervals(merge_copula(r, seed=0, pearson_weight=0, options=CopulaOptions(rows=2000)), r)
     >>> bool(((iv["lower"] <= iv["estimate"]) & (iv["estimate"] <= iv["upper"])).all())
     True
     """

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from hemkit.core.errors import InputError
+from hemkit.core.checks import check_scalar
 from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
@@ -116,13 +116,10 @@ class JointOptions:
 
 def _check(opts: JointOptions) -> None:
     check_rows(opts.rows)
-    if opts.tails is not None and not (isinstance(opts.tails, int | float) and opts.tails > 0):
-        raise InputError(f"tails must be a positive robust z (or None), got {opts.tails!r}")
-    if isinstance(opts.boot, bool) or not isinstance(opts.boot, int | np.integer) or opts.boot < 1:
-        raise InputError(f"boot must be an integer of at least 1, got {opts.boot!r}")
+    check_scalar(opts.tails, "tails", "real", min_val=0, closed="neither", allow_none=True, what="robust z")
+    check_scalar(opts.boot, "boot", min_val=1)
     it = opts.ml_iter
-    if it is not None and (isinstance(it, bool) or not isinstance(it, int | np.integer) or it < 0):
-        raise InputError(f"ml_iter must be an integer >= 0, got {it!r}")
+    check_scalar(it, "ml_iter", min_val=0, allow_none=True)
 
 
 # ----------------------------------------------------------- maximum likelihood

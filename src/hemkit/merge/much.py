@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
@@ -173,8 +174,7 @@ def _sims_per_chunk(n: int, k: int, budget_bytes: float = 256e6) -> int:
 
 def check_n_sims(n_sims: Any) -> int:
     """``n_sims`` as an int >= 1, with a warning under :data:`MIN_SIMS`."""
-    if isinstance(n_sims, bool) or not isinstance(n_sims, int | np.integer) or n_sims < 1:
-        raise InputError(f"n_sims must be an integer of at least 1, got {n_sims!r}")
+    n_sims = check_scalar(n_sims, "n_sims", min_val=1)
     if n_sims < MIN_SIMS:
         warnings.warn(
             f"n_sims={int(n_sims)} is below {MIN_SIMS}: MUCH keeps the best of only {int(n_sims)} draws, "
@@ -193,8 +193,7 @@ def _check_options(opts: MuchOptions, mode: str) -> str | None:
         raise InputError(f"unknown criterion {criterion!r}; choose 'arranged' or 'sample'")
     if opts.outliers not in OUTLIER_POLICIES:
         raise InputError(f"unknown outlier policy {opts.outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
-    if opts.dep_lvl is not None and not (isinstance(opts.dep_lvl, int | float) and 0 < opts.dep_lvl <= 1):
-        raise InputError(f"dep_lvl must be a number in (0, 1], got {opts.dep_lvl!r}")
+    check_scalar(opts.dep_lvl, "dep_lvl", "real", min_val=0, max_val=1, closed="right", allow_none=True)
     check_rows(opts.rows)
     return criterion
 
