@@ -64,7 +64,7 @@ def split_truth(
     pmcs: int,
     *,
     design: str = "much",
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     runs_per_group: int | None = None,
     anchor: str | None = None,
 ) -> Readings:
@@ -116,7 +116,7 @@ def split_truth(
 
 
 def split_into_runs(
-    truth: pd.DataFrame, groups: Sequence[Sequence[str]], runs_per_group: int, *, seed: SeedLike = None
+    truth: pd.DataFrame, groups: Sequence[Sequence[str]], runs_per_group: int, *, seed: SeedLike = 0
 ) -> Readings:
     """Give each group its own disjoint, randomly chosen runs of ``truth``, reading only its events.
 

@@ -127,7 +127,7 @@ class SimsCurve(Result):
 def sims_curve(
     readings: Readings,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: CurveOptions | None = None,
     merge_options: Mapping[str, Any] | None = None,
     progress: ProgressLike = None,
@@ -227,7 +227,7 @@ def runs_curve(
     hrm_readings: Readings,
     *,
     reference: pd.DataFrame | Readings | None = None,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: CurveOptions | None = None,
     merge_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> RunsCurve:

@@ -60,7 +60,7 @@ def default_anchor(readings: Readings) -> str:
 
 
 def run_method(
-    name: str, readings: Readings, *, seed: SeedLike = None, options: Mapping[str, Any] | None = None
+    name: str, readings: Readings, *, seed: SeedLike = 0, options: Mapping[str, Any] | None = None
 ) -> MergeResult:
     """Merge ``readings`` with the named method (a key of :data:`METHOD_SPECS`).
 
@@ -129,7 +129,7 @@ def holdout(
     methods: str | Sequence[str] = ("much", "joint"),
     *,
     fraction: float = 0.5,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> HoldoutResult:
     """Merge one part of each group's runs and compare with the other part's observed correlations.

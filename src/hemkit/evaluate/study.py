@@ -125,7 +125,7 @@ def truth_study(
     truth: pd.DataFrame,
     methods: str | Sequence[str] = ("much-paper", "much", "copula", "joint"),
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: StudyOptions | None = None,
     merge_options: Mapping[str, Mapping[str, Any]] | None = None,
     progress: ProgressLike = None,
@@ -238,7 +238,7 @@ def synthetic_study(
     *,
     runs_per_much_group: int = 50,
     marginals: str = "mixed",
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     methods: Sequence[str] = ("hrm", "much", "copula", "joint"),
 ) -> StudyResult:
     """Merge one synthetic truth with each method at the same total number of runs.

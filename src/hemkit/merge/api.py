@@ -61,7 +61,7 @@ def merge(
     readings: Readings,
     method: str = DEFAULT_METHOD,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     level: float | None = None,
     jobs: int | None = 1,
     **options: Any,
@@ -134,7 +134,7 @@ def pair_intervals(
     readings: Readings,
     method: str = DEFAULT_METHOD,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: IntervalOptions | None = None,
     merge_options: dict[str, Any] | None = None,
 ) -> pd.DataFrame:

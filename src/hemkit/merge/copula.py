@@ -248,7 +248,7 @@ def _at_most(readings: Readings, runs: int, rng: np.random.Generator) -> Reading
 def choose_pearson_weight(
     readings: Readings,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     grid: tuple[float, ...] = WEIGHT_GRID,
     options: CopulaOptions | None = None,
 ) -> tuple[float, dict[float, float]]:
@@ -300,7 +300,7 @@ def choose_pearson_weight(
 def merge_copula(
     readings: Readings,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     pearson_weight: float | str = "auto",
     options: CopulaOptions | None = None,
 ) -> MergeResult:

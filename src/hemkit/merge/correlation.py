@@ -455,7 +455,7 @@ def assemble_target(
         more = f" (and {len(pairs) - 1} more)" if len(pairs) > 1 else ""
         raise InputError(
             f"events {a!r} and {b!r} were never read together{more}; add a group with both "
-            "(hemkit plan --design much) or pass --impute maxdet"
+            "(a MUCH plan reads every pair together) or fill such pairs with impute='maxdet'"
         )
     if pairs:
         if impute != "maxdet":

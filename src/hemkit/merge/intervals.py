@@ -322,7 +322,7 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
 
 
 def with_intervals(
-    result: MergeResult, readings: Readings, options: IntervalOptions | None = None, *, seed: SeedLike = None
+    result: MergeResult, readings: Readings, options: IntervalOptions | None = None, *, seed: SeedLike = 0
 ) -> MergeResult:
     """``result`` with its per-pair intervals attached (``pair_intervals``, ``params["level"]``).
 
@@ -343,7 +343,7 @@ def with_intervals(
     return dataclasses.replace(result, pair_intervals=table, params=frozen_mapping(params))
 
 
-def naive_intervals(readings: Readings, *, level: float = 0.9, seed: SeedLike = None, boot: int = 400) -> pd.DataFrame:
+def naive_intervals(readings: Readings, *, level: float = 0.9, seed: SeedLike = 0, boot: int = 400) -> pd.DataFrame:
     """The naive interval, for comparison: percentile bootstrap of the pooled pairwise Pearson correlation.
 
     Runs are resampled within groups ``boot`` times; ``estimate`` is the pooled pairwise

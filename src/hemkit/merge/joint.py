@@ -467,7 +467,7 @@ def rank_target(
 def merge_joint(
     readings: Readings,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: JointOptions | None = None,
     progress: ProgressLike = None,
 ) -> MergeResult:

@@ -216,7 +216,7 @@ def merge_much(
     readings: Readings,
     *,
     n_sims: int = 100,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     mode: str = "hemkit",
     options: MuchOptions | None = None,
     progress: ProgressLike = None,
