@@ -227,10 +227,6 @@ class StudyResult(Result):
         """One row per method: pairs, Pearson and Spearman MSE and max |difference|."""
         return compare(dict(self.evaluations))
 
-    def table(self) -> pd.DataFrame:
-        """Alias of :meth:`summary` (kept for earlier callers)."""
-        return self.summary()
-
 
 def synthetic_study(
     n_events: int = 16,

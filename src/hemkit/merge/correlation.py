@@ -484,12 +484,3 @@ def upper(corr: np.ndarray) -> np.ndarray:
     """The strict upper triangle of a square matrix as a flat vector (one value per pair)."""
     i, j = np.triu_indices(len(corr), 1)
     return np.asarray(corr)[i, j]
-
-
-def pair_labels(events: Sequence[str]) -> pd.MultiIndex:
-    """(event_a, event_b) for every pair, in :func:`upper` order."""
-    import pandas as pd
-
-    i, j = np.triu_indices(len(events), 1)
-    ev = np.asarray(list(events), dtype=object)
-    return pd.MultiIndex.from_arrays([ev[i], ev[j]], names=["event_a", "event_b"])

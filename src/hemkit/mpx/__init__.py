@@ -16,7 +16,6 @@ The learned estimators (:mod:`hemkit.mpx.learned`) need PyTorch and are imported
 ['fixed', 'phase']
 """
 
-from hemkit.io.traces import read_trace, write_trace
 from hemkit.mpx.emulate import MpxData, Rotation, emulate, emulate_many, schedule
 from hemkit.mpx.estimators import (
     FixedInterpolation,
@@ -45,11 +44,9 @@ __all__ = [
     "clean_runs",
     "fit_estimator",
     "read_multiplexed",
-    "read_trace",
     "record_traces",
     "score_traces",
     "split_workloads",
-    "write_trace",
     "FixedInterpolation",
     "GrowthInterpolation",
     "LinearInterpolation",

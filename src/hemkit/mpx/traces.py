@@ -22,20 +22,10 @@ import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.rng import SeedLike, as_generator
-from hemkit.io.traces import TRACE_COLUMNS, parse_trace, read_trace, workload_name, write_trace
+from hemkit.io.traces import read_trace
 from hemkit.mpx.emulate import MpxData
 
-__all__ = [
-    "TRACE_COLUMNS",
-    "clean_runs",
-    "parse_trace",
-    "read_multiplexed",
-    "read_trace",
-    "split_workloads",
-    "to_wide",
-    "workload_name",
-    "write_trace",
-]
+__all__ = ["clean_runs", "read_multiplexed", "split_workloads", "to_wide"]
 
 
 def to_wide(trace: pd.DataFrame, run: str) -> pd.DataFrame:

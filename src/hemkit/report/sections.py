@@ -358,9 +358,9 @@ def multiplexing(
     InputError
         The trace cannot be read or estimated (one line naming the file).
     """
+    from hemkit.io.traces import read_trace
     from hemkit.mpx.emulate import MpxData, emulate
     from hemkit.mpx.registry import DEFAULT_ESTIMATOR, load_estimator, make_estimator
-    from hemkit.mpx.traces import read_trace
 
     name = estimator or DEFAULT_ESTIMATOR
     where = _where(source)
