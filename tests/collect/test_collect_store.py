@@ -6,17 +6,9 @@ import pandas as pd
 import pytest
 
 from hemkit import InputError, MeasurementError
-from hemkit.collect import (
-    CollectionDB,
-    CollectOptions,
-    CollectResult,
-    collect,
-    export,
-    load_readings,
-    status,
-)
+from hemkit.collect import CollectOptions, CollectResult, collect, export, status
 from hemkit.core.progress import RecordingProgress
-from hemkit.io.collection import WriterLock
+from hemkit.io.collection import CollectionDB, WriterLock, load_readings
 from hemkit.plan import make_plan
 
 EVENTS = ["task-clock", "page-faults", "context-switches", "minor-faults"]
