@@ -57,7 +57,7 @@ def test_bad_weight(weight):
 def test_bad_rows_and_refine():
     with pytest.raises(InputError, match="rows \\(merged runs\\) must be an integer of at least 3"):
         merge_copula(t2080_much(), options=CopulaOptions(rows=1))
-    with pytest.raises(InputError, match="refine must be an integer >= 0"):
+    with pytest.raises(InputError, match="refine must be an integer of at least 0"):
         merge_copula(t2080_much(), options=CopulaOptions(refine=-1))
 
 
