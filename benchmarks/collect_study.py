@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from hemkit import Readings
-from hemkit.collect import CollectOptions, collect, load_readings, ubench_command
+from hemkit.collect import CollectOptions, collect, ubench_command
+from hemkit.io.collection import load_readings
 from hemkit.plan import Plan, make_plan
 
 EVENTS = ["task-clock", "page-faults", "syscalls:sys_enter_write", "sched:sched_switch", "timer:hrtimer_expire_entry"]

@@ -39,7 +39,7 @@ def main() -> None:
         m = run_family(family, backend="valgrind", options=options, progress=not args.quiet)
         # the CPU and timing stay out of the file: the example must not depend on where it was made
         path = write_measurements(m.data, out / f"{family}-valgrind.csv")
-        print(f"{m.describe()}: wrote {path} ({path.stat().st_size} bytes) in {time.perf_counter() - t0:.0f} s")
+        print(f"{m.line()}: wrote {path} ({path.stat().st_size} bytes) in {time.perf_counter() - t0:.0f} s")
 
 
 if __name__ == "__main__":

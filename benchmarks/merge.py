@@ -21,6 +21,7 @@ import sys
 
 CASE = r"""
 import json, resource, sys, time, warnings
+from dataclasses import replace
 import numpy as np, pandas as pd
 warnings.simplefilter("ignore")
 from hemkit.core.readings import Readings
@@ -51,15 +52,15 @@ else:
                          for g, cols in enumerate(parts)})
     del truth
 n_rows = spec.get("rows")
-rows = MuchOptions(n=n_rows)
+rows = MuchOptions(rows=n_rows)
 fns = {
     "hrm": lambda: merge_hrm(data, data.events[0]),
     "much": lambda: merge_much(data, n_sims=100, seed=0, options=rows),
-    "much-arranged": lambda: merge_much(data, n_sims=100, seed=0, options=MuchOptions(n=n_rows, criterion="arranged")),
-    "much-sample": lambda: merge_much(data, n_sims=100, seed=0, options=MuchOptions(n=n_rows, criterion="sample")),
+    "much-arranged": lambda: merge_much(data, n_sims=100, seed=0, options=replace(rows, criterion="arranged")),
+    "much-sample": lambda: merge_much(data, n_sims=100, seed=0, options=replace(rows, criterion="sample")),
     "much-paper": lambda: merge_much(data, n_sims=100, seed=0, mode="paper", options=rows),
-    "copula": lambda: merge_copula(data, seed=0, pearson_weight=0.0, options=CopulaOptions(n=n_rows)),
-    "copula-auto": lambda: merge_copula(data, seed=0, options=CopulaOptions(n=n_rows)),
+    "copula": lambda: merge_copula(data, seed=0, pearson_weight=0.0, options=CopulaOptions(rows=n_rows)),
+    "copula-auto": lambda: merge_copula(data, seed=0, options=CopulaOptions(rows=n_rows)),
     "joint": lambda: merge_joint(data, seed=0),
 }
 seconds = timed(fns[method], spec["repeat"])

@@ -49,7 +49,7 @@ def main() -> None:
         t2080_much(),
         seed=0,
         options=CurveOptions((1, 3, 10, 30, 100, 300), reps=max(3, args.reps // 4)),
-        merge_options={"n": 1000, "criterion": "arranged"},
+        merge_options={"rows": 1000, "criterion": "arranged"},
     )
     sc.plot().figure.savefig(out / "much_sims.png", dpi=120, bbox_inches="tight")
     print(f"## MSE against n_sims (T2080, held-out halves; {time.perf_counter() - t0:.0f} s)\n")

@@ -118,7 +118,7 @@ def main() -> None:
     for pmcs, nr in ((3, 800 // 11), (4, 800 // 6)):
         variants = {
             "much-paper, every reading (the paper's example)": {},
-            "much-paper, n = one group's runs (72 or 133: hemkit's old default)": {"n": nr},
+            "much-paper, n = one group's runs (72 or 133: hemkit's old default)": {"rows": nr},
             "much (hemkit mode: centred groups, arranged criterion)": None,
         }
         for label, extra in variants.items():

@@ -153,7 +153,7 @@ def test_a_much_merge_of_a_raw_file_loads_no_pandas(tmp_path):
     from hemkit.datasets import t2080_much
     from hemkit.merge import merge
 
-    res = merge(t2080_much(), "much", seed=0, n=300, n_sims=30)
+    res = merge(t2080_much(), "much", seed=0, rows=300, n_sims=30)
     want = tmp_path / "want.csv"
     res.data.to_csv(want, index=False)
     assert out.read_bytes() == want.read_bytes()

@@ -6,7 +6,7 @@ import click
 import pytest
 
 from hemkit.cli import COMMANDS, SUMMARIES, main
-from hemkit.cli._options import AliasOption, alias, output_option
+from hemkit.cli._options import OLD_SPELLINGS, AliasOption, alias, output_option
 
 FORBIDDEN = {"--out", "--png", "--plots", "--R", "--repeats", "--counters", "--n-pmcs", "--repetitions", "--nsims"}
 
@@ -110,3 +110,96 @@ def test_required_options_are_required():
 
     res = CliRunner().invoke(cmd, [])
     assert res.exit_code == 2 and "Missing option" in res.output
+
+
+def _alias_cases():
+    for name, cmd in COMMAND_LIST:
+        shown = [p for p in cmd.params if isinstance(p, click.Option) and not p.hidden]
+        for old, news in OLD_SPELLINGS.items():
+            target = next((p for new in news for p in shown if new in p.opts), None)
+            if target is not None:
+                yield name, old, target.opts[-1]
+
+
+ALIAS_CASES = list(_alias_cases())
+
+
+def test_every_old_spelling_is_somewhere():
+    assert {old for _, old, _ in ALIAS_CASES} == set(OLD_SPELLINGS)
+    assert {n for n, old, _ in ALIAS_CASES if old == "--out"} == {n for n, c in COMMAND_LIST if _has(c, "--output")}
+
+
+def _has(cmd, opt):
+    return any(opt in p.opts for p in cmd.params if isinstance(p, click.Option) and not p.hidden)
+
+
+@pytest.mark.parametrize(("name", "old", "new"), ALIAS_CASES, ids=[f"{n} {o}" for n, o, _ in ALIAS_CASES])
+def test_old_spelling_works_on_every_command_with_the_new_one(name, old, new, capsys):
+    cmd = dict(COMMAND_LIST)[name]
+    alias_opt = next(p for p in cmd.params if old in p.opts)
+    assert alias_opt.hidden and isinstance(alias_opt, AliasOption)
+    target = next(p for p in cmd.params if new in p.opts and not p.hidden)
+    value = "2" if isinstance(target.type, click.IntRange) else "f.png"
+    ctx = cmd.make_context(name, [old, value], resilient_parsing=True)
+    expected = target.type_cast_value(ctx, [value] if target.multiple else value)
+    assert ctx.params[target.name] == expected
+    shown = "/".join(sorted(target.opts, key=len))
+    assert capsys.readouterr().err == f"hemkit: warning: {old} is deprecated; use {shown}\n"
+    # the new spelling still wins when both are given
+    other = "3" if value == "2" else "g.png"
+    ctx = cmd.make_context(name, [new, other, old, value], resilient_parsing=True)
+    got = ctx.params[target.name]
+    assert (other in [str(v) for v in got]) if target.multiple else str(got) == other
+
+
+def test_the_readme_lists_the_old_spellings_that_work():
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    sentence = readme[readme.index("Older spellings") :].split("\n\n")[0]
+    quoted = re.findall(r"`([^`]+)`", sentence.split("still work")[0])
+    listed = {o for q in quoted for o in q.split("/")}
+    hidden = {o for _, c in COMMAND_LIST for p in c.params if isinstance(p, AliasOption) for o in p.opts}
+    assert listed and listed <= hidden
+
+
+@pytest.mark.parametrize(
+    ("args", "warning", "pmcs", "event_counters"),
+    [
+        (["--counters", "2"], "--counters is deprecated; use --pmcs", 2, ()),
+        (["-c", "2"], "-c is deprecated; use --pmcs", 2, ()),
+        (
+            ["--pmcs", "2", "--counters", "a=0"],
+            "--counters EVENT=C1,C2 is deprecated; use --event-counters",
+            2,
+            ("a=0",),
+        ),
+        (
+            ["--event-counters", "b=1", "--pmcs", "2", "--counters", "a=0"],
+            "--counters EVENT=C1,C2 is deprecated; use --event-counters",
+            2,
+            ("b=1", "a=0"),
+        ),
+    ],
+)
+def test_plan_counters_keeps_both_old_meanings(cli, tmp_path, args, warning, pmcs, event_counters):
+    res = cli(["plan", "a", "b", "c", "--time-budget", "0", *args, "-o", tmp_path / "p.toml"])
+    assert res.exit_code == 0, res.stderr
+    assert f"hemkit: warning: {warning}\n" in res.stderr
+    cmd = dict(COMMAND_LIST)["plan"]
+    ctx = cmd.make_context("plan", ["a", *args], resilient_parsing=True)
+    assert ctx.params["pmcs"] == pmcs and tuple(ctx.params["event_counters"]) == event_counters
+
+
+@pytest.mark.parametrize("name", ["merge", "report", "export"])
+def test_out_writes_where_output_would(cli, tmp_path, name):
+    src = tmp_path / "r.csv"
+    from hemkit.datasets import t2080_much
+
+    t2080_much().to_tidy().head(6000).to_csv(src, index=False)
+    suffix = ".html" if name == "report" else ".csv"
+    res = cli([name, src, "--out", tmp_path / f"x{suffix}", *(["-q"] if name != "export" else [])])
+    assert res.exit_code == 0, res.stderr
+    assert "hemkit: warning: --out is deprecated; use -o/--output" in res.stderr
+    assert (tmp_path / f"x{suffix}").stat().st_size > 100

@@ -5,7 +5,8 @@ import subprocess
 import pytest
 
 from hemkit import HemkitError
-from hemkit.collect import CollectOptions, collect, corunner_command, load_readings, ubench_command
+from hemkit.collect import CollectOptions, collect, corunner_command, ubench_command
+from hemkit.io.collection import load_readings
 from hemkit.plan import make_plan
 
 

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hemkit import InputError, OutputError
-from hemkit.collect import CollectionDB, collect, export, load_readings, status
+from hemkit.collect import collect, export, status
 from hemkit.io import read_readings
-from hemkit.io.collection import APPLICATION_ID, SCHEMA_VERSION, WriterLock
+from hemkit.io.collection import APPLICATION_ID, SCHEMA_VERSION, CollectionDB, WriterLock, load_readings
 
 OLD_SCHEMA = """
 PRAGMA journal_mode=WAL;

@@ -12,7 +12,8 @@ import stat
 import pytest
 
 from hemkit import InputError, MeasurementError
-from hemkit.collect import CollectionDB, CollectOptions, ProbeOptions, collect, probe
+from hemkit.collect import CollectOptions, ProbeOptions, collect, probe
+from hemkit.io.collection import CollectionDB
 from hemkit.plan import make_plan
 
 RECORDER = """#!/bin/sh

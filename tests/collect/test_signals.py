@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from hemkit.collect import CollectionDB, corunner_command, load_readings
+from hemkit.collect import corunner_command
+from hemkit.io.collection import CollectionDB, load_readings
 
 
 def _alive(pid):

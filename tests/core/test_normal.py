@@ -55,7 +55,7 @@ def test_much_and_copula_merges_import_no_scipy(method):
         "import sys, warnings; warnings.simplefilter('ignore')\n"
         "from hemkit.datasets import t2080_much\n"
         "from hemkit.merge import merge\n"
-        f"merge(t2080_much(), {method!r}, seed=0, n=1000, **({{'n_sims': 30}} if {method!r} == 'much' else {{}}))\n"
+        f"merge(t2080_much(), {method!r}, seed=0, rows=1000, **({{'n_sims': 30}} if {method!r} == 'much' else {{}}))\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -290,7 +290,10 @@ SETUP = {
         ["--family", "branch", "--backend", "valgrind", "--iterations", "1000"],
         ["power of two", "1000"],
     ),
-    "one run": (["--family", "branch", "--backend", "valgrind", "--runs", "1"], ["runs must be at least 2"]),
+    "one run": (
+        ["--family", "branch", "--backend", "valgrind", "--runs", "1"],
+        ["runs (the noise filter compares runs) must be an integer of at least 2"],
+    ),
 }
 
 

@@ -228,7 +228,7 @@ def test_evaluate_merged_table(bad_input, files, tmp_path, name, content, names)
     merged = files(f"{name}.csv", content)
     truth = files("truth.csv", _csv(GOOD_TRUTH))
     bad_input(
-        ["evaluate", merged, "--truth", truth, "-o", tmp_path / "pairs.csv", "--plot", tmp_path / "p.png"],
+        ["evaluate", "pairs", merged, "--truth", truth, "-o", tmp_path / "pairs.csv", "--plot", tmp_path / "p.png"],
         names=names,
         watch=[tmp_path],
     )
@@ -247,32 +247,35 @@ TRUTH_CASES = [
 def test_evaluate_truth(bad_input, files, tmp_path, name, content, names):
     merged = files("merged.csv", _csv(GOOD_TRUTH))
     truth = files(f"{name}.csv", content)
-    bad_input(["evaluate", merged, "--truth", truth, "-o", tmp_path / "pairs.csv"], names=names, watch=[tmp_path])
+    bad_input(
+        ["evaluate", "pairs", merged, "--truth", truth, "-o", tmp_path / "pairs.csv"], names=names, watch=[tmp_path]
+    )
 
 
 def _evaluate_usage(tmp_path: Path, merged: Path, truth: Path) -> list[tuple[str, list[str], list[str]]]:
+    m, t = str(merged), str(truth)
     return [
-        ("no-truth", [str(merged)], ["--truth"]),
-        ("no-merged", ["--truth", str(truth)], ["--truth"]),
-        ("two-modes", ["--holdout", "--study"], ["--holdout", "--study"]),
-        ("study-with-input", ["--study", str(merged)], ["--study"]),
-        ("study-grouped-truth", ["--study", "--truth", str(tmp_path / "grouped.csv")], ["--study", "truth table"]),
-        ("holdout-unknown-method", ["--holdout", "--methods", "much,magic"], ["unknown method 'magic'"]),
-        ("holdout-twice", ["--holdout", "--methods", "much,much"], ["method 'much' is given twice"]),
-        ("holdout-no-anchor", ["--holdout", str(tmp_path / "cover.csv"), "--methods", "hrm"], ["hrm needs an anchor"]),
-        ("runs-with-input", ["--plot-runs", str(tmp_path / "r.png"), str(merged)], ["--plot-runs"]),
-        ("missing-truth-file", [str(merged), "--truth", str(tmp_path / "nope.csv")], ["nope.csv", "no such file"]),
-        ("output-is-input", [str(merged), "--truth", str(truth), "-o", str(merged)], ["is also an input"]),
-        (
-            "output-missing-folder",
-            [str(merged), "--truth", str(truth), "-o", str(tmp_path / "n" / "p.csv")],
-            ["does not exist"],
-        ),
-        ("plot-device", [str(merged), "--truth", str(truth), "--plot", "/dev/full"], ["/dev/full"]),
-        ("study-splits-0", ["--study", "--splits", "0"], ["--splits"]),
-        ("study-reps-0", ["--study", "--reps", "0"], ["--reps"]),
-        ("study-level", ["--study", "--level", "2"], ["--level"]),
-        ("seed", ["--holdout", "--seed", "-3"], ["--seed"]),
+        ("no-truth", ["pairs", m], ["--truth"]),
+        ("no-merged", ["pairs", "--truth", t], ["MERGED"]),
+        ("study-with-input", ["study", m], ["unexpected extra argument", "evaluate study"]),
+        ("study-grouped-truth", ["study", "--truth", str(tmp_path / "grouped.csv")], ["--truth", "truth table"]),
+        ("holdout-unknown-method", ["holdout", "--methods", "much,magic"], ["unknown method 'magic'"]),
+        ("holdout-twice", ["holdout", "--methods", "much,much"], ["method 'much' is given twice"]),
+        ("holdout-no-anchor", ["holdout", str(tmp_path / "cover.csv"), "--methods", "hrm"], ["hrm needs an anchor"]),
+        ("runs-with-input", ["diagnostics", "--plot-runs", str(tmp_path / "r.png"), m], ["--plot-runs"]),
+        ("diagnostics-nothing", ["diagnostics"], ["--plot-sims", "--plot-runs", "--plot-design"]),
+        ("missing-truth-file", ["pairs", m, "--truth", str(tmp_path / "nope.csv")], ["nope.csv", "no such file"]),
+        ("output-is-input", ["pairs", m, "--truth", t, "-o", m], ["is also an input"]),
+        ("output-missing-folder", ["pairs", m, "--truth", t, "-o", str(tmp_path / "n" / "p.csv")], ["does not exist"]),
+        ("plot-device", ["pairs", m, "--truth", t, "--plot", "/dev/full"], ["/dev/full"]),
+        ("study-splits-0", ["study", "--splits", "0"], ["--splits"]),
+        ("study-reps-0", ["study", "--reps", "0"], ["--reps"]),
+        ("study-level", ["study", "--level", "2"], ["--level"]),
+        ("seed", ["holdout", "--seed", "-3"], ["--seed"]),
+        # the old flag forms, for one release
+        ("legacy-two-modes", ["--holdout", "--study"], ["--holdout", "--study"]),
+        ("legacy-no-truth", [m], ["--truth"]),
+        ("legacy-study-with-input", ["--study", m], ["unexpected extra argument"]),
     ]
 
 
@@ -292,7 +295,7 @@ def test_evaluate_usage(bad_input, files, tmp_path, case):
 def test_hrm_input_of_the_wrong_kind_for_holdout(bad_input, files, tmp_path):
     f = files("h.csv", t2080_hrm().to_tidy().to_csv(index=False))
     bad_input(
-        ["evaluate", "--holdout", f, "--methods", "hrm", "--anchor", "zz"],
+        ["evaluate", "holdout", f, "--methods", "hrm", "--anchor", "zz"],
         names=["unknown anchor 'zz'"],
         watch=[tmp_path],
     )

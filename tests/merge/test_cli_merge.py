@@ -33,8 +33,8 @@ def test_holdout_is_byte_identical_in_two_processes():
 
 
 def test_evaluate_holdout_prints_the_same_twice():
-    a = hemkit("evaluate", "--holdout", "--methods", "much,copula", "--seed", "3", "-q")
-    b = hemkit("evaluate", "--holdout", "--methods", "much,copula", "--seed", "3", "-q")
+    a = hemkit("evaluate", "holdout", "--methods", "much,copula", "--seed", "3", "-q")
+    b = hemkit("evaluate", "holdout", "--methods", "much,copula", "--seed", "3", "-q")
     assert a.returncode == 0, a.stderr
     assert a.stdout == b.stdout
     assert "much" in a.stdout and "copula" in a.stdout
@@ -107,6 +107,7 @@ def test_merge_several_files_and_evaluate_against_truth(cli, tmp_path):
     res = cli(
         [
             "evaluate",
+            "pairs",
             tmp_path / "m.csv",
             "--truth",
             tmp_path / "truth.csv",
@@ -121,14 +122,14 @@ def test_merge_several_files_and_evaluate_against_truth(cli, tmp_path):
     assert len(pairs) == 15 and (tmp_path / "f.png").stat().st_size > 5000
     assert pairs["diff_pearson"].abs().max() < 0.5
     # grouped readings as the reference: their observed pairwise correlations
-    res = cli(["evaluate", tmp_path / "m.csv", "--truth", tmp_path / "groups.csv"])
+    res = cli(["evaluate", "pairs", tmp_path / "m.csv", "--truth", tmp_path / "groups.csv"])
     assert res.exit_code == 0, res.stderr
     assert res.stdout.strip().splitlines()[-1].startswith("evaluate: 15 pairs of")
 
 
 def test_evaluate_study_on_the_bundled_truth(cli, tmp_path):
     res = cli(
-        ["evaluate", "--study", "--methods", "joint", "--pmcs", "4", "--splits", "1", "--reps", "1", "--level", "0.9"]
+        ["evaluate", "study", "--methods", "joint", "--pmcs", "4", "--splits", "1", "--reps", "1", "--level", "0.9"]
         + ["-o", tmp_path / "study.csv", "-q"]
     )
     assert res.exit_code == 0, res.stderr
@@ -138,7 +139,7 @@ def test_evaluate_study_on_the_bundled_truth(cli, tmp_path):
 
 
 def test_evaluate_draws_the_much_diagnostics(cli, tmp_path):
-    res = cli(["evaluate", "--plot-design", tmp_path / "f7.png", "-q"])
+    res = cli(["evaluate", "diagnostics", "--plot-design", tmp_path / "f7.png", "-q"])
     assert res.exit_code == 0, res.stderr
     assert (tmp_path / "f7.png").stat().st_size > 5000
 
@@ -187,5 +188,31 @@ def test_a_folder_of_perf_stat_files_merges(cli, tmp_path):
     last = res.stdout.strip().splitlines()[-1]
     assert "read 3 groups (24 runs, 4 events) from 24 files (run_01.csv ... run_24.csv)" in last
     assert len(pd.read_csv(tmp_path / "pi.csv")) == 6
-    res = cli(["evaluate", "--holdout", *files, "--methods", "much,joint", "-q"])
+    res = cli(["evaluate", "holdout", *files, "--methods", "much,joint", "-q"])
     assert res.exit_code == 0, res.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (["--plot-design", "{d}/f7.png"], "diagnostics"),
+        (["--study", "--methods", "joint", "--pmcs", "4", "--splits", "1", "--reps", "1"], "study"),
+        (["--holdout", "{d}/runs.csv", "--methods", "joint", "--seed", "3"], "holdout"),
+        (["{d}/truth.csv", "--truth", "{d}/truth.csv", "-o", "{d}/pairs.csv"], "pairs"),
+    ],
+    ids=["diagnostics", "study", "holdout", "pairs"],
+)
+def test_evaluate_flag_forms_still_work_and_say_the_subcommand(cli, tmp_path, old, new):
+    from hemkit.datasets import split_truth
+
+    split_truth(zen5_br_64kb(), 4, seed=0).to_tidy().to_csv(tmp_path / "runs.csv", index=False)
+    zen5_br_64kb().to_csv(tmp_path / "truth.csv", index=False)
+    args = [a.format(d=tmp_path) for a in old]
+    res = cli(["evaluate", *args, "-q"] if new != "pairs" else ["evaluate", *args])
+    assert res.exit_code == 0, res.stderr
+    flag = "MERGED --truth TRUTH" if new == "pairs" else old[0]
+    assert f"hemkit: warning: hemkit evaluate {flag} is deprecated; use hemkit evaluate {new}\n" in res.stderr
+    modern = [a for a in args if a not in ("--holdout", "--study")]
+    again = cli(["evaluate", new, *modern, "-q"] if new != "pairs" else ["evaluate", new, *modern])
+    assert again.exit_code == 0 and "deprecated" not in again.stderr
+    assert again.stdout == res.stdout

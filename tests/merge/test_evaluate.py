@@ -38,7 +38,7 @@ def test_known_pair_differences():
 
 def test_a_merge_result_is_evaluated_by_its_data_and_named_by_its_method():
     r = t2080_much()
-    res = merge(r, "much", seed=0, n=1000, n_sims=30)
+    res = merge(r, "much", seed=0, rows=1000, n_sims=30)
     ev = evaluate(res, r)
     assert ev.label == "much" and len(ev.pairs) == 120
     assert ev.mse() == pytest.approx(res.summary().loc["much", "pearson_mse"])
@@ -94,7 +94,7 @@ def test_evaluate_files_names_the_file(tmp_path):
 
 
 def test_holdout_is_a_result_with_a_plot(tmp_path):
-    res = holdout(t2080_much(), ["much"], seed=1, options={"much": {"n_sims": 30, "n": 1000}})
+    res = holdout(t2080_much(), ["much"], seed=1, options={"much": {"n_sims": 30, "rows": 1000}})
     assert isinstance(res, HoldoutResult) and isinstance(res["much"], Evaluation)
     assert res["much"].pairs.shape[0] == 120
     assert list(res.summary().columns) == ["pairs", "pearson_mse", "pearson_max", "spearman_mse", "spearman_max"]
@@ -109,7 +109,7 @@ def test_holdout_is_a_result_with_a_plot(tmp_path):
 
 def test_holdout_methods_have_their_own_streams():
     # a method's numbers do not depend on which other methods ran (streams by name)
-    opts = {"much": {"n_sims": 30, "n": 500}, "copula": {"n": 500}}
+    opts = {"much": {"n_sims": 30, "rows": 500}, "copula": {"rows": 500}}
     alone = holdout(t2080_much(), ["copula"], seed=3, options=opts).summary()
     both = holdout(t2080_much(), ["much", "copula"], seed=3, options=opts).summary()
     pd.testing.assert_series_equal(alone.loc["copula"], both.loc["copula"])

@@ -28,9 +28,9 @@ from hemkit.report.sections import variability
 
 ANCHOR = "PROCESSOR_CYCLES"
 METHODS = {
-    "much": {"n": 2000, "n_sims": 30},
+    "much": {"rows": 2000, "n_sims": 30},
     "copula": {},
-    "joint": {"n": 2000},
+    "joint": {"rows": 2000},
 }
 
 
@@ -125,7 +125,7 @@ def test_hrm_float32_keeps_the_readings_and_the_float64_quantiles():
     assert not bool((q.astype(np.float32) == q).all()) and a.data[ANCHOR].dtype == np.float64
     # also when every quantile happens to be a reading: the dtype does not depend on the values
     small = Readings({g: pd.DataFrame({"x": np.arange(8.0) + g, f"e{g}": np.arange(8.0)[::-1] ** 2}) for g in (1, 2)})
-    res = run(as_float32(small), "hrm", anchor="x", n=5)
+    res = run(as_float32(small), "hrm", anchor="x", rows=5)
     assert res.data["x"].dtype == np.float64 and (res.data.drop(columns="x").dtypes == np.float32).all()
 
 
@@ -150,7 +150,7 @@ def test_mixed_groups_give_float32_only_to_events_read_only_in_float32():
 
 
 def test_intervals_of_a_float32_merge_are_the_float64_ones(much32, much64):
-    kw = {"n": 2000, "pearson_weight": 0.0, "level": 0.9}
+    kw = {"rows": 2000, "pearson_weight": 0.0, "level": 0.9}
     a, b = run(much32, "copula", **kw), run(much64, "copula", **kw)
     assert a.pair_intervals is not None and b.pair_intervals is not None
     pd.testing.assert_frame_equal(a.pair_intervals, b.pair_intervals, rtol=0, atol=1e-9)

@@ -63,7 +63,7 @@ def test_identified_range_is_the_3x3_psd_bound():
 
 def test_interval_table_shape_and_centre():
     r = t2080_much()
-    res = merge(r, "much", seed=0, level=0.9, n=1000, n_sims=30)
+    res = merge(r, "much", seed=0, level=0.9, rows=1000, n_sims=30)
     iv = res.pair_intervals
     assert list(iv.columns) == list(INTERVAL_COLUMNS) and len(iv) == 120
     assert (iv["lower"] <= iv["estimate"]).all() and (iv["estimate"] <= iv["upper"]).all()
@@ -76,7 +76,7 @@ def test_interval_table_shape_and_centre():
 
 def test_wider_at_higher_level():
     r = t2080_much()
-    res = merge(r, "copula", seed=0, pearson_weight=0.0, n=2000)
+    res = merge(r, "copula", seed=0, pearson_weight=0.0, rows=2000)
     w90 = with_intervals(res, r, IntervalOptions(0.9)).pair_intervals
     w99 = with_intervals(res, r, IntervalOptions(0.99)).pair_intervals
     assert ((w99["upper"] - w99["lower"]) >= (w90["upper"] - w90["lower"]) - 1e-12).all()
@@ -129,7 +129,7 @@ def test_real_truth_coverage_beats_the_naive_bootstrap():
 
 def test_intervals_of_a_merge_need_its_events():
     r = t2080_much()
-    res = merge(r, "copula", seed=0, pearson_weight=0.0, n=500)
+    res = merge(r, "copula", seed=0, pearson_weight=0.0, rows=500)
     other = Readings({1: pd.DataFrame({"x": [1.0, 2, 3], "y": [3.0, 1, 2]})})
     with pytest.raises(InputError, match="not in the readings"):
         with_intervals(res, other)

@@ -11,7 +11,7 @@ from hemkit.merge import CopulaOptions, merge_copula
 from hemkit.merge.copula import choose_pearson_weight, iman_conover, whiten
 from hemkit.merge.correlation import normal_scores
 
-SMALL = CopulaOptions(n=3000)
+SMALL = CopulaOptions(rows=3000)
 
 
 def test_iman_conover_hits_the_target_exactly():
@@ -55,9 +55,9 @@ def test_bad_weight(weight):
 
 
 def test_bad_rows_and_refine():
-    with pytest.raises(InputError, match="n \\(merged runs\\) must be an integer of at least 3"):
-        merge_copula(t2080_much(), options=CopulaOptions(n=1))
-    with pytest.raises(InputError, match="refine must be an integer >= 0"):
+    with pytest.raises(InputError, match="rows \\(merged runs\\) must be an integer of at least 3"):
+        merge_copula(t2080_much(), options=CopulaOptions(rows=1))
+    with pytest.raises(InputError, match="refine must be an integer of at least 0"):
         merge_copula(t2080_much(), options=CopulaOptions(refine=-1))
 
 

@@ -41,7 +41,7 @@ def test_groups_of_different_sizes_are_quantile_resampled():
     # the 5-run group contributes its sorted rows at ranks round(linspace(0, 4, 10))
     np.testing.assert_array_equal(m["y"].to_numpy(), 100 + np.rint(np.linspace(0, 4, 10)))
     assert set(m["y"]) <= set(g2["y"])
-    m6 = merge_hrm(Readings({1: g1, 2: g2}), "a", n=6).data
+    m6 = merge_hrm(Readings({1: g1, 2: g2}), "a", rows=6).data
     assert len(m6) == 6
 
 
@@ -51,8 +51,8 @@ def test_errors():
         merge_hrm(r, "NOPE")
     with pytest.raises(HemkitError, match="not read in group 2"):
         merge_hrm(r, "CYCLES_LSU_SCHEDULE_STALLED")
-    with pytest.raises(InputError, match="n \\(merged runs\\) must be an integer of at least 3"):
-        merge_hrm(r, "PROCESSOR_CYCLES", n=2)
+    with pytest.raises(InputError, match="rows \\(merged runs\\) must be an integer of at least 3"):
+        merge_hrm(r, "PROCESSOR_CYCLES", rows=2)
 
 
 @settings(max_examples=25, deadline=None)

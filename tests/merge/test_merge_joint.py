@@ -103,7 +103,7 @@ def test_more_accurate_than_the_paper_on_the_real_truth(pmcs, seed):
 
 def test_options_are_checked():
     r = split_truth(zen5_br_64kb(), 4, seed=0)
-    with pytest.raises(InputError, match="tails must be a positive robust z"):
+    with pytest.raises(InputError, match=r"tails \(robust z\) must be a positive number"):
         merge_joint(r, options=JointOptions(tails=-1))
     with pytest.raises(InputError, match="boot must be an integer of at least 1"):
         merge_joint(r, options=JointOptions(boot=0))

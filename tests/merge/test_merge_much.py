@@ -18,7 +18,7 @@ from hemkit.merge.correlation import complete_maxdet, nearest_correlation
 from hemkit.merge.much import pooled_normal_scores
 from hemkit.merge.reorder import default_rows, pooled_counts
 
-SMALL = MuchOptions(n=1000)
+SMALL = MuchOptions(rows=1000)
 
 
 def five_events(truth: pd.DataFrame) -> list[list[str]]:
@@ -71,12 +71,12 @@ def test_default_rows_are_every_reading():
     r = split_into_groups(truth, groups, 40, seed=0)
     assert default_rows(r) == int(pooled_counts(r).max()) == 120  # ev[1] is read in 3 groups of 40
     res = merge_much(r, n_sims=30, seed=0)
-    assert len(res.data) == 120 and res.params["n"] == 120
+    assert len(res.data) == 120 and res.params["rows"] == 120
     np.testing.assert_array_equal(np.sort(res.data[ev[1]]), np.sort(np.concatenate([r[g][ev[1]] for g in (1, 3, 4)])))
 
 
 def test_dep_lvl_compatibility_mode_keeps_7_of_16():
-    m = merge_much(t2080_much(), n_sims=30, seed=0, options=MuchOptions(n=500, dep_lvl=0.85))
+    m = merge_much(t2080_much(), n_sims=30, seed=0, options=MuchOptions(rows=500, dep_lvl=0.85))
     assert m.data.shape[1] == 7 and len(m.diagnostics["dropped"]) == 9
 
 
@@ -98,7 +98,7 @@ def test_single_group_events_are_permuted_not_resampled(seed, n):
     ev = list(truth.columns)
     groups = five_events(truth)
     r = split_into_groups(truth, groups, n, seed=seed)
-    m = quiet(merge_much, r, n_sims=2, seed=seed, options=MuchOptions(n=n)).data
+    m = quiet(merge_much, r, n_sims=2, seed=seed, options=MuchOptions(rows=n)).data
     assert len(m) == n
     for e in ev:
         pooled = np.sort(np.concatenate([t[e].to_numpy() for t in r.groups.values() if e in t.columns]))
@@ -197,10 +197,10 @@ def test_n_sims_must_be_positive_and_few_sims_warn():
     with pytest.raises(InputError, match="n_sims"):
         merge_much(t2080_much(), n_sims=0)
     with pytest.warns(HemkitWarning, match="n_sims=10 is below 30"):
-        merge_much(t2080_much(), n_sims=10, seed=0, options=MuchOptions(n=300))
+        merge_much(t2080_much(), n_sims=10, seed=0, options=MuchOptions(rows=300))
     with warnings.catch_warnings():
         warnings.simplefilter("error", HemkitWarning)
-        merge_much(t2080_much(), n_sims=30, seed=0, options=MuchOptions(n=300))
+        merge_much(t2080_much(), n_sims=30, seed=0, options=MuchOptions(rows=300))
 
 
 def test_groups_under_30_runs_warn_as_the_paper_asks():
@@ -224,7 +224,7 @@ def test_bartlett_scatter_is_wishart():
 
 def test_sample_criterion_keeps_events_and_is_seeded():
     r = t2080_much()
-    opts = MuchOptions(n=1000, criterion="sample")
+    opts = MuchOptions(rows=1000, criterion="sample")
     a = merge_much(r, seed=2, options=opts)
     pd.testing.assert_frame_equal(a.data, merge_much(r, seed=2, options=opts).data)
     assert a.data.shape == (1000, 16) and a.diagnostics["criterion"] == "sample"
@@ -237,7 +237,7 @@ def test_large_tables_judge_draws_by_the_sample():
     from hemkit.merge.much import ARRANGED_BUDGET
 
     r = t2080_much()
-    res = merge_much(r, n_sims=30, seed=0, options=MuchOptions(n=ARRANGED_BUDGET // (16 * 30) + 1))
+    res = merge_much(r, n_sims=30, seed=0, options=MuchOptions(rows=ARRANGED_BUDGET // (16 * 30) + 1))
     assert res.params["criterion"] == "sample"
 
 

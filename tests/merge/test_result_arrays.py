@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,7 +22,7 @@ def readings():
 
 @pytest.mark.parametrize("method", ["much", "copula", "joint"])
 def test_row_is_the_summary(readings, method):
-    res = merge(readings, method, seed=1, n=300, **({"n_sims": 30} if method == "much" else {}))
+    res = merge(readings, method, seed=1, rows=300, **({"n_sims": 30} if method == "much" else {}))
     row = res.row()
     summary = res.summary()
     assert list(summary.columns) == list(row)
@@ -33,7 +35,7 @@ def test_row_is_the_summary(readings, method):
 
 
 def test_data_is_a_copy_of_read_only_arrays(readings):
-    res = merge(readings, "much", seed=1, n=300, n_sims=30)
+    res = merge(readings, "much", seed=1, rows=300, n_sims=30)
     first = res.arrays[res.events[0]].copy()
     shown = res.data
     shown.iloc[:, 0] = -1.0
@@ -97,3 +99,26 @@ def test_show_row_on_a_terminal_is_show_tables_rich_table(capsys, monkeypatch):
     rich = capsys.readouterr().out
     show_table(pd.DataFrame([row], index=pd.Index(["much"], name="method")), "T")
     assert rich == capsys.readouterr().out and "0.007917" in rich
+
+
+@pytest.mark.parametrize("method", ["joint", "copula", "much", "hrm"])
+def test_n_is_the_deprecated_name_of_rows(method):
+    """One name, ``rows``, as on the command line (--rows); ``n=`` still works for one release and says so."""
+    from hemkit.datasets import t2080_hrm
+
+    readings = t2080_hrm() if method == "hrm" else t2080_much()
+    extra = {"anchor": "PROCESSOR_CYCLES"} if method == "hrm" else {"n_sims": 30} if method == "much" else {}
+    new = merge(readings, method, seed=1, rows=300, **extra)
+    with pytest.warns(FutureWarning, match=r"n= is deprecated; use rows="):
+        old = merge(readings, method, seed=1, n=300, **extra)
+    assert new.params["rows"] == old.params["rows"] == 300 and new.data.equals(old.data)
+
+
+def test_options_take_the_old_n_with_a_warning():
+    from hemkit.merge import CopulaOptions, JointOptions, MuchOptions
+
+    for cls in (MuchOptions, JointOptions, CopulaOptions):
+        with pytest.warns(FutureWarning, match="use rows="):
+            opts = cls(n=500)
+        assert opts.rows == 500 and "n" not in dataclasses.asdict(opts)
+        assert cls(rows=500) == opts

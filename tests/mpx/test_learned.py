@@ -139,7 +139,7 @@ def test_one_workload_validates_on_its_runs():
 
 
 def test_train_options_are_checked():
-    with pytest.raises(InputError, match="epochs must be a whole number >= 1"):
+    with pytest.raises(InputError, match="epochs must be an integer of at least 1"):
         TrainOptions(epochs=0)
     with pytest.raises(InputError, match="seed"):
         TrainOptions(seed=-1)

@@ -251,7 +251,7 @@ def test_planner_and_make_plan():
         (dict(events=["a", ""], pmcs=2), InputError, "empty"),
         (dict(events=["a", "b c"], pmcs=2), InputError, "white space"),
         (dict(events=["a", "b\x00"], pmcs=2), InputError, "control"),
-        (dict(events=["a", "b"], pmcs=0), InputError, "pmcs must be at least 1, got 0"),
+        (dict(events=["a", "b"], pmcs=0), InputError, "pmcs must be an integer of at least 1, got 0"),
         (dict(events=["a", "b"], pmcs=2.5), InputError, "pmcs must be an integer"),
         (dict(events=["a", "b"], pmcs=1), DesignError, "pmcs is 1"),
         (dict(events=list("abc"), pmcs=3, constraints=Constraints(must_share=[["a", "z"]])), InputError, "'z'"),

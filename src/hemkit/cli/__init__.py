@@ -24,7 +24,7 @@ from hemkit.core.errors import HemkitError
 #: command name -> "module:attribute" of its click command or group
 COMMANDS = {
     "merge": "hemkit.cli.merge:merge",
-    "evaluate": "hemkit.cli.merge:evaluate",
+    "evaluate": "hemkit.cli.evaluate:evaluate",
     "plan": "hemkit.cli.plan:plan",
     "probe": "hemkit.cli.collect:probe",
     "collect": "hemkit.cli.collect:collect",
@@ -166,7 +166,9 @@ class _HemkitGroup(click.Group):
             module, attr = COMMANDS[name].split(":")
             if importlib.util.find_spec(module) is None:
                 return None
-            return getattr(importlib.import_module(module), attr)
+            from hemkit.cli._options import add_old_spellings
+
+            return add_old_spellings(getattr(importlib.import_module(module), attr))
         return super().get_command(ctx, name)
 
     def _leaf(self, args: list[str]) -> click.Command | None:

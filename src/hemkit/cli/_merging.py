@@ -57,12 +57,12 @@ class MergeChoice:
     def kwargs(self, method: str, *, progress: bool = False) -> dict[str, Any]:
         """The keyword arguments of :func:`hemkit.merge.merge` that ``method`` takes (``jobs`` aside)."""
         if method == "hrm":
-            return {"anchor": self.anchor, "n": self.rows}
+            return {"anchor": self.anchor, "rows": self.rows}
         if method == "much":
             return {
                 "n_sims": self.n_sims,
                 "mode": self.mode,
-                "n": self.rows,
+                "rows": self.rows,
                 "impute": self.impute,
                 "criterion": self.criterion,
                 "dep_lvl": self.dep_lvl,
@@ -71,9 +71,9 @@ class MergeChoice:
                 "progress": progress,
             }
         if method == "copula":
-            opts = {"pearson_weight": self.pearson_weight, "n": self.rows, "impute": self.impute}
+            opts = {"pearson_weight": self.pearson_weight, "rows": self.rows, "impute": self.impute}
             return {**opts, "outliers": self.outliers, "z": self.z}
-        return {"n": self.rows, "impute": self.impute, "tails": self.tails or None, "progress": progress}
+        return {"rows": self.rows, "impute": self.impute, "tails": self.tails or None, "progress": progress}
 
 
 _OPTIONS = [

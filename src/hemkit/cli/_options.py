@@ -14,8 +14,11 @@ option              meaning
 ``--quiet``         no progress display
 ==================  ===================================================================
 
-Older spellings (``--out``, ``--png``, ``--counters`` ...) are hidden aliases that still
-work for one release and print a deprecation warning; :func:`alias` makes them.
+Older spellings (``--out``, ``--png``, ``--repeats``, ``-c/--counters``) are hidden aliases
+that still work for one release and print a deprecation warning: :data:`OLD_SPELLINGS` lists
+them once and :func:`add_old_spellings` gives them to every command that has the new option.
+Old spellings that belong to one command only (``--plots``, ``--R``, ``--db``) are made there
+with :func:`alias`.
 """
 
 from __future__ import annotations
@@ -58,7 +61,11 @@ def plot_option(what: str = "", help: str = "Write the figure here (PNG, SVG or 
 
 
 def pmcs_option(
-    help: str = "Counters per run.", *, required: bool = False, default: int | None = None, multiple: bool = False
+    help: str = "Counters per run.",
+    *,
+    required: bool = False,
+    default: int | tuple[int, ...] | None = None,
+    multiple: bool = False,
 ) -> Callable[[F], F]:
     """``--pmcs N`` (counters per run)."""
     return click.option("--pmcs", type=PMCS, required=required, multiple=multiple, help=help, **_defaults(default))
@@ -91,22 +98,33 @@ def quiet_option() -> Callable[[F], F]:
 
 
 class AliasOption(click.Option):
-    """A hidden, deprecated spelling of another option (see :func:`alias`)."""
+    """A hidden, deprecated spelling of another option (see :func:`alias`).
+
+    It is eager, so it is read before every other option: given on the command line, it
+    warns once and hands its raw value to the new option as if that had been given (unless
+    it was given too), so the new option converts, checks and requires it as usual.
+    """
 
     def __init__(self, *args: Any, dest: str = "", new: str = "", **kwargs: Any):
-        kwargs.update(hidden=True, expose_value=not dest)
+        kwargs.update(hidden=True, expose_value=not dest, is_eager=True)
         super().__init__(*args, **kwargs)
         self.dest, self.new = dest, new
 
     def handle_parse_result(self, ctx: click.Context, opts: Any, args: list[str]) -> tuple[Any, list[str]]:
         """When given on the command line: warn once and hand the value to the new option's parameter."""
-        value, args = super().handle_parse_result(ctx, opts, args)
-        if self.name and ctx.get_parameter_source(self.name) == click.core.ParameterSource.COMMANDLINE:
+        if self.name in opts:
             click.echo(f"hemkit: warning: {self.opts[0]} is deprecated; use {self.new}", err=True)
-            if self.dest:
-                ctx.params[self.dest] = value
-                ctx.set_parameter_source(self.dest, click.core.ParameterSource.COMMANDLINE)
-        return value, args
+            self.hand_over(opts, opts[self.name])
+        return super().handle_parse_result(ctx, opts, args)
+
+    def hand_over(self, opts: dict[str, Any], raw: Any) -> None:
+        """Give the raw command-line value to the new option (a repeatable one gets the values of both)."""
+        if not self.dest:
+            return
+        if self.dest not in opts:
+            opts[self.dest] = raw
+        elif isinstance(opts[self.dest], list) and isinstance(raw, list):
+            opts[self.dest] = opts[self.dest] + raw
 
 
 def alias(old: str, dest: str, new: str, *, separate: bool = False, **kwargs: Any) -> Callable[[F], F]:
@@ -129,6 +147,50 @@ INPUTS_HELP = (
     "raw CSV (with --pmcs), 'hemkit collect' databases (several of one plan and command are one set of "
     "readings), perf stat -x, or -j files, or folders of them (one run per file)."
 )
+
+
+#: old spelling -> the options it stands for, by long name (the first one a command has)
+OLD_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "--out": ("--output",),
+    "--png": ("--plot",),
+    "--repeats": ("--runs", "--reps"),
+    "--counters": ("--pmcs",),
+    "-c": ("--pmcs",),
+}
+
+C = TypeVar("C", bound=click.Command)
+
+
+def add_old_spellings(command: C) -> C:
+    """Give ``command`` (and each subcommand of a group) every :data:`OLD_SPELLINGS` alias of an option it has.
+
+    An old spelling a command already defines (its own alias, or an option of that name) is left alone.
+    """
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            add_old_spellings(sub)
+        return command
+    taken = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+    shown = [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
+    for old, news in OLD_SPELLINGS.items():
+        target = next((p for new in news for p in shown if new in p.opts), None)
+        if old in taken or target is None or target.name is None:
+            continue
+        name = "alias_" + old.lstrip("-").replace("-", "_")
+        new = "/".join(sorted(target.opts, key=len))
+        command.params.append(
+            AliasOption(
+                [old, name],
+                dest=target.name,
+                new=new,
+                type=target.type,
+                multiple=target.multiple,
+                nargs=target.nargs,
+                metavar=target.metavar,
+            )
+        )
+        taken.add(old)
+    return command
 
 
 def readings_input_options(f: F) -> F:

@@ -80,7 +80,6 @@ def _given_command() -> tuple[str, ...]:
 @click.argument("events", nargs=-1, required=True)
 @click.option("--workload", help=_WORKLOAD_HELP)
 @runs_option(help="Runs per measurement (medians are compared).", default=3)
-@alias("--repeats", "runs", "--runs", type=POSITIVE)
 @click.option("--tol", type=TOL, default=0.3, show_default=True, help="Accepted in-group vs alone difference.")
 @click.option("--pin", type=PIN, help="CPU to run on.")
 @click.option("--timeout", type=TIMEOUT, help="Seconds per run before it is killed.")

@@ -122,7 +122,6 @@ def derive() -> None:
 @click.option("--kernel-mode", is_flag=True, help="perf: also count kernel mode (default: user mode only, :u).")
 @seed_option()
 @output_option("Write the measurements here (CSV, or Parquet by suffix).", default="derive-measurements.csv")
-@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @quiet_option()
 def run(
     family, backend, events, runs, iterations, cache, jobs, group, threads, kernel_mode, seed, output, quiet,
@@ -148,7 +147,7 @@ def run(
         write_measurements(m, output)
     show_table(m.summary(), f"{family}: counts per iteration ({m.backend})")
     geometry = f", caches {m.params['cache']}" if m.backend == "valgrind" else ""
-    click.echo(f"{m.describe()}{geometry}; backend {m.backend}: {m.params.get('backend_reason', '')}")
+    click.echo(f"{m.line()}{geometry}; backend {m.backend}: {m.params.get('backend_reason', '')}")
     wrote(output, f"{len(m.data)} measurements to")
 
 
@@ -169,7 +168,6 @@ def run(
 @click.option("--define-tol", type=NON_NEGATIVE, help="Largest backward error (Eq. 5) of a defined metric.")
 @click.option("--quantum", type=NON_NEGATIVE, help="Round counts per iteration to multiples of this (branch: 0.25).")
 @output_option("Write the analysis here (JSON).", default="derive-result.json")
-@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @plot_option(help="Write the variability figure (the paper's Fig. 2) here.")
 def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, quantum, output, plot):
     """Noise filter, projection, pivoted QR and least squares; print and save the definitions.
@@ -202,7 +200,7 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
             write_figure(ax.figure, plot)
             plt.close(ax.figure)
     show_table(res.summary(), f"{res.family}: metric definitions ({res.signatures} signatures)")
-    click.echo(f"read {source}: {res.describe()}")
+    click.echo(f"read {source}: {res.line()}")
     wrote(output, "the analysis to")
     if plot:
         wrote(plot, "the variability figure to")
@@ -211,7 +209,6 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
 @derive.command()
 @click.argument("result", required=False, default="derive-result.json", type=click.Path(dir_okay=False))
 @output_option("Write the definition table here (.md, .csv or .json).")
-@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @plot_option(help="Write the variability figure (the paper's Fig. 2) here.")
 @click.option(
     "--presets",
@@ -247,7 +244,7 @@ def report(result, output, plot, presets):
             write_figure(figure, plot)
             plt.close(figure)
     show_table(defs.summary(), f"{res.family}: metric definitions")
-    click.echo(f"read {result}: {defs.describe()}")
+    click.echo(f"read {result}: {defs.line()}")
     if output:
         wrote(output, "the definition table to")
     if plot:

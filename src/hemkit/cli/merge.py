@@ -1,4 +1,4 @@
-"""``hemkit merge`` and ``hemkit evaluate``: thin wrappers over :mod:`hemkit.merge` and :mod:`hemkit.evaluate`.
+"""``hemkit merge``: a thin wrapper over :mod:`hemkit.merge` (``hemkit evaluate`` is in :mod:`hemkit.cli.evaluate`).
 
 Each command parses its options, checks every output place first, reads the input through
 :func:`hemkit.io.read_readings` (or the bundled data), calls one library function, shows its
@@ -24,16 +24,11 @@ from hemkit.cli._options import (
     plot_option,
     quiet_option,
     read_inputs,
-    readings_input_options,
     readings_inputs,
-    reps_option,
     seed_option,
     show_row,
-    show_table,
     wrote,
 )
-
-EVAL_METHODS = "joint, copula, much, much-paper, hrm"
 
 
 @contextmanager
@@ -197,186 +192,3 @@ def merge(
         f"merged into {rows_note} x {n_events} events; wrote {', '.join(written) or 'nothing'}; "
         f"{_dropped(messages, readings, res.diagnostics.get('imputed'))}"
     )
-
-
-@click.command()
-@click.argument("inputs", nargs=-1, type=click.Path(dir_okay=True))
-@click.option(
-    "--truth",
-    "truth",
-    multiple=True,
-    type=click.Path(dir_okay=True),
-    help="Reference: a truth table (all events read in the same runs) or grouped readings.",
-)
-@click.option(
-    "--holdout", is_flag=True, help="Split INPUT's runs (default: bundled T2080), merge half, compare with the rest."
-)
-@click.option(
-    "--study", is_flag=True, help="Split --truth (default: bundled Zen 5 br_64kb) into MUCH designs and score methods."
-)
-@readings_input_options
-@click.option(
-    "--methods", default="much,joint", show_default=True, help=f"Methods for --holdout/--study ({EVAL_METHODS})."
-)
-@click.option("--anchor", help="Anchor for hrm in --holdout.")
-@click.option("--impute", type=click.Choice(["maxdet"]), help="--holdout/--study: fill pairs never read together.")
-@click.option("--splits", type=click.IntRange(min=1), default=5, show_default=True, help="--study: splits per --pmcs.")
-@reps_option("--study: merges per split; diagnostics: merges per point.", default=3)
-@click.option("--level", type=LEVEL, help="--study: also score per-pair intervals at this level.")
-@seed_option()
-@output_option("Write the per-pair (or per-split) table (CSV or Parquet).")
-@plot_option(help="Figure: sorted per-pair differences per method (MUCH paper, Fig. 5).")
-@plot_option("sims", help="Figure: MUCH's MSE against the number of simulations (held-out runs).")
-@plot_option("runs", help="Figure: HRM and MUCH MSE against the number of runs (MUCH paper, Fig. 6).")
-@plot_option("design", help="Figure: runs MUCH and HRM need against the number of events (MUCH paper, Fig. 7).")
-@quiet_option()
-def evaluate(
-    inputs: tuple[str, ...],
-    truth: tuple[str, ...],
-    holdout: bool,
-    study: bool,
-    pmcs: int | None,
-    codes: str | None,
-    drop_constant: bool,
-    methods: str,
-    anchor: str | None,
-    impute: str | None,
-    splits: int,
-    reps: int,
-    level: float | None,
-    seed: int,
-    output: str | None,
-    plot: str | None,
-    plot_sims: str | None,
-    plot_runs: str | None,
-    plot_design: str | None,
-    quiet: bool,
-) -> None:
-    """How well MERGED keeps the pairwise correlations of TRUTH (Pearson and Spearman).
-
-    \b
-    hemkit evaluate merged.csv --truth truth.csv --plot pairs.png -o pairs.csv
-    hemkit evaluate --holdout runs.csv --methods much,joint --seed 3
-    hemkit evaluate --study --methods much-paper,much,joint --level 0.9
-    hemkit evaluate --plot-sims sims.png --plot-runs runs.png --plot-design design.png
-
-    TRUTH is a truth table read all at once (columns = events) or grouped readings, whose
-    observed pairwise correlations are then the reference.  --holdout needs no truth;
-    --study splits a truth table into MUCH designs (3 and 4 counters, or --pmcs) and compares
-    the methods with the MUCH paper as written; --plot-sims/--plot-runs/--plot-design draw
-    MUCH's own diagnostics on INPUT (default: the bundled T2080 data).
-    """
-    from hemkit.io import check_output, write_figure, write_table
-
-    diagnostics = {"sims": plot_sims, "runs": plot_runs, "design": plot_design}
-    modes = [m for m, on in (("holdout", holdout), ("study", study), ("diagnostics", any(diagnostics.values()))) if on]
-    if len(modes) > 1:
-        raise click.UsageError(
-            f"choose one of --holdout, --study, --plot-sims/--plot-runs/--plot-design (got {', '.join(modes)})"
-        )
-    mode = modes[0] if modes else "evaluate"
-    _distinct_outputs(output=output, plot=plot, **{f"plot-{k}": v for k, v in diagnostics.items()})
-    inputs_all = (*inputs, *truth)
-    for path, what in ((output, "output"), (plot, "plot"), *((v, f"plot-{k}") for k, v in diagnostics.items())):
-        if path:
-            check_output(path, inputs=inputs_all, what=what)
-    messages: list[str] = []
-    written: list[str] = []
-    if mode == "evaluate":
-        from hemkit.evaluate import evaluate_files
-
-        if len(inputs) != 1 or not truth:
-            raise click.UsageError("give one MERGED table and --truth FILE (or --holdout, --study, --plot-sims ...)")
-        with warnings_to_stderr(messages):
-            ev = evaluate_files(inputs[0], list(truth), pmcs=pmcs, codes=codes, drop_constant=drop_constant)
-        show_table(ev.summary(), f"{inputs[0]} vs {' '.join(truth)}")
-        if output:
-            write_table(ev.pairs.reset_index(), output, inputs=inputs_all, what="output")
-            written.append(output)
-        if plot:
-            write_figure(ev.plot().figure, plot)
-            written.append(plot)
-        summary = f"evaluate: {ev.row()['pairs']} pairs of {inputs[0]} compared with {' '.join(truth)}"
-    elif mode == "holdout":
-        from hemkit.evaluate import holdout as run_holdout
-        from hemkit.evaluate import parse_methods
-
-        names = parse_methods(methods)
-        options = {m: {"impute": impute} for m in names if m != "hrm" and impute}
-        if anchor and "hrm" in names:
-            options["hrm"] = {"anchor": anchor}
-        with warnings_to_stderr(messages):
-            readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=False)
-            res = run_holdout(readings, names, seed=seed, options=options)
-        show_table(res.summary(), "Held-out pairwise correlation differences")
-        if output:
-            write_table(res.to_frame().reset_index(), output, inputs=inputs_all, what="output")
-            written.append(output)
-        if plot:
-            write_figure(res.plot().figure, plot)
-            written.append(plot)
-        summary = (
-            f"holdout: {len(readings)} groups of {_inputs_label(inputs, 'bundled T2080 MUCH data')} split in halves "
-            f"(seed {seed}); {', '.join(res.evaluations)} merged one half, compared with the other"
-        )
-    elif mode == "study":
-        import pandas as pd
-
-        from hemkit.evaluate import StudyOptions, read_reference, truth_study
-
-        if inputs:
-            raise click.UsageError("--study reads its truth table from --truth, not INPUT")
-        with warnings_to_stderr(messages):
-            if truth:
-                ref = read_reference(list(truth))
-                if not isinstance(ref, pd.DataFrame):
-                    raise click.UsageError("--study needs a truth table (one column per event), not grouped readings")
-                table = ref
-            else:
-                from hemkit.datasets import zen5_br_64kb
-
-                table = zen5_br_64kb()
-            opts = StudyOptions(pmcs=(pmcs,) if pmcs else (3, 4), splits=splits, reps=reps, level=level)
-            mopts = {m: {"impute": impute} for m in methods.split(",") if impute and m.strip() != "hrm"}
-            st = truth_study(table, methods, seed=seed, options=opts, merge_options=mopts, progress=not quiet)
-        show_table(st.summary(), "Merged vs truth correlations (ratios: MSE over the MUCH paper's)")
-        if output:
-            write_table(st.to_frame(), output, inputs=inputs_all, what="output")
-            written.append(output)
-        summary = (
-            f"study: {' '.join(truth) or 'bundled Zen 5 br_64kb truth'} ({len(table)} runs, {table.shape[1]} events) "
-            f"split {splits}x into MUCH designs on {', '.join(map(str, opts.pmcs))} counters"
-        )
-    else:
-        from hemkit.evaluate import CurveOptions, design_runs, runs_curve, sims_curve
-
-        shown = []
-        with warnings_to_stderr(messages):
-            if plot_design:
-                d = design_runs(pmcs=pmcs or 6)
-                write_figure(d.plot().figure, plot_design)
-                written.append(plot_design)
-                shown.append("design")
-            if plot_sims:
-                readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=False)
-                sc = sims_curve(readings, seed=seed, options=CurveOptions((1, 3, 10, 30, 100, 300), reps=reps))
-                show_table(sc.summary(), "MUCH: MSE against the number of simulations")
-                write_figure(sc.plot().figure, plot_sims)
-                written.append(plot_sims)
-                shown.append("simulations")
-            if plot_runs:
-                if inputs:
-                    raise click.UsageError("--plot-runs uses the bundled T2080 HRM and MUCH data (no INPUT)")
-                from hemkit.datasets import t2080_hrm, t2080_much
-
-                rc = runs_curve(
-                    t2080_much(), t2080_hrm(), seed=seed, options=CurveOptions((50, 100, 200, 400), reps=reps)
-                )
-                show_table(rc.summary(), "MSE against the number of runs (MUCH paper, Fig. 6)")
-                write_figure(rc.plot().figure, plot_runs)
-                written.append(plot_runs)
-                shown.append("runs")
-        summary = f"diagnostics: {', '.join(shown)} on {_inputs_label(inputs, 'bundled T2080 data')}"
-    for p in written:
-        wrote(p)
-    click.echo(f"{summary}; wrote {', '.join(written) or 'nothing'}; {_dropped(messages)}")

@@ -13,7 +13,6 @@ import click
 
 from hemkit.cli._options import (
     PMCS,
-    alias,
     output_option,
     plot_option,
     quiet_option,
@@ -58,14 +57,8 @@ def trace_inputs(f: Any) -> Any:
 
 
 def pmcs_options(help: str, *, default: Any, multiple: bool = False) -> Any:
-    """``--pmcs N`` and its hidden, deprecated spellings ``-c`` / ``--counters`` (their value lands in ``pmcs``)."""
-
-    def wrap(f: Any) -> Any:
-        f = alias("--counters", "pmcs", "--pmcs", type=PMCS, multiple=multiple)(f)
-        f = alias("-c", "pmcs", "--pmcs", type=PMCS, multiple=multiple)(f)
-        return click.option("--pmcs", type=PMCS, multiple=multiple, default=default, show_default=True, help=help)(f)
-
-    return wrap
+    """``--pmcs N`` (its deprecated spellings ``-c`` / ``--counters`` come from :data:`OLD_SPELLINGS`)."""
+    return click.option("--pmcs", type=PMCS, multiple=multiple, default=default, show_default=True, help=help)
 
 
 def _read(paths: Any, workload: str | None, pattern: str | None, wraps: str) -> Any:

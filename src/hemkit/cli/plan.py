@@ -6,10 +6,12 @@ shows the groups and writes the plan through :mod:`hemkit.io.planfile`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from hemkit.cli._options import (
-    alias,
+    AliasOption,
     output_option,
     pmcs_option,
     quiet_option,
@@ -17,6 +19,27 @@ from hemkit.cli._options import (
     show_table,
     warnings_to_stderr,
 )
+
+
+class _OldCounters(AliasOption):
+    """``--counters``: plan's old spelling of --event-counters (EVENT=C1,C2), and -c/--counters N of --pmcs.
+
+    Both old meanings still work for one release: a value with ``=`` goes to ``event_counters``,
+    a number to ``pmcs``; each says which option replaces it.
+    """
+
+    def handle_parse_result(self, ctx: click.Context, opts: Any, args: list[str]) -> tuple[Any, list[str]]:
+        values = opts.pop(self.name, None) or []
+        specs = [v for v in values if "=" in v]
+        numbers = [v for v in values if "=" not in v]
+        for dest, new, given in (("event_counters", "--event-counters", specs), ("pmcs", "--pmcs", numbers[-1:])):
+            if given:
+                what = " EVENT=C1,C2" if dest == "event_counters" else ""
+                click.echo(f"hemkit: warning: --counters{what} is deprecated; use {new}", err=True)
+                self.dest = dest
+                self.hand_over(opts, given if dest == "event_counters" else given[0])
+        return click.Option.handle_parse_result(self, ctx, opts, args)
+
 
 #: with -o, the groups are listed only up to this many
 SHOW_GROUPS = 60
@@ -102,7 +125,9 @@ def _check_with_perf(events: list[str]) -> None:
     metavar="EVENT=C1,C2",
     help="Counters an event may use, numbered from 0 (repeatable).",
 )
-@alias("--counters", "event_counters", "--event-counters", multiple=True, metavar="EVENT=C1,C2")
+@click.option(
+    "--counters", "alias_counters", cls=_OldCounters, dest="event_counters", multiple=True, metavar="N|EVENT=C1,C2"
+)
 @click.option("--budget", type=click.IntRange(1, 64), help="Most events per group, when below --pmcs.")
 @click.option(
     "--time-budget",
@@ -148,11 +173,11 @@ def plan(
     planner = Planner(design, anchor, constraints, SearchOptions(time_budget=time_budget))
     with warnings_to_stderr():
         p = planner.plan(split_events(events), pmcs, seed=seed, progress=not quiet)
-    click.echo(p.describe())
+    click.echo(p.line())
     if not output or p.size <= SHOW_GROUPS:  # thousands of rows belong in the file, not the terminal
         show_table(p.to_frame())
     if output:
-        write_plan_file(output, p.to_dict(), header=f"hemkit {p.describe()}")
+        write_plan_file(output, p.to_dict(), header=f"hemkit {p.line()}")
     seconds = p.diagnostics.get("seconds", 0.0)
     how = p.diagnostics.get("construction")
     end = f"; wrote {output}" if output else ""

@@ -113,7 +113,6 @@ def sampling() -> None:
 @plot_option("means", "Figure: mean profiled share against the true share.")
 @plot_option("histogram", "Figure: histogram of profiled shares (the paper's Fig. 11 with --paper).")
 @quiet_option()
-@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
 @alias("--plots", "plots", "--plot-sd, --plot-means, --plot-histogram", separate=True, type=click.Path(file_okay=False))
 def simulate(
     paper,
@@ -221,8 +220,6 @@ def simulate(
 @output_option("Write the full table here (CSV, or Parquet by suffix).")
 @plot_option(help="Figure: bars of the largest shares with their intervals.")
 @quiet_option()
-@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
-@alias("--png", "plot", "--plot", type=click.Path(dir_okay=False))
 def profile(source, by, comm, event, level, method, top, output, plot, quiet):
     """Shares with confidence intervals of a perf.data file or `perf script` text.
 
@@ -313,8 +310,6 @@ def model(shares, ratios, samples, half_width, level, output, plot):
 @output_option("Write every case here (CSV, or Parquet by suffix).")
 @plot_option(help="Figure: coverage per setting and method against the nominal level.")
 @quiet_option()
-@alias("--out", "output", "-o/--output", type=click.Path(dir_okay=False))
-@alias("--repeats", "runs", "--runs", type=POSITIVE)
 def check(periods, freqs, granularities, runs, event, level, methods, seed, output, plot, quiet):
     """Record the known-share workload with perf and report how often intervals cover the truth.
 

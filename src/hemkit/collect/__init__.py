@@ -3,18 +3,20 @@
 - :func:`collect` -- run a :class:`hemkit.plan.Plan` round-robin, validate, store, resume;
   :class:`CollectOptions` (pin, co-runner, timeout, ...), :class:`CollectResult`, and
   :class:`CollectionInterrupted` for Ctrl-C / SIGTERM.
-- :func:`load_readings` / :func:`export` -- the valid runs as :class:`hemkit.Readings` or a
-  tidy CSV/Parquet file (export reads any readings input); :func:`status` -- progress.
+- :func:`export` -- the valid runs as a tidy CSV/Parquet file (export reads any readings
+  input; :func:`hemkit.io.read_readings` reads a collection as :class:`hemkit.Readings`);
+  :func:`status` -- progress.
 - :func:`probe` -- which events count here and how many count correctly at once.
 - :func:`ubench_command`, :func:`corunner_command` -- the bundled C workloads.
 
 Examples
 --------
 >>> from hemkit.plan import make_plan
->>> from hemkit.collect import collect, load_readings, ubench_command
+>>> from hemkit.collect import collect, ubench_command
+>>> from hemkit.io import read_readings
 >>> plan = make_plan(["task-clock", "page-faults", "context-switches"], pmcs=2)
 >>> collect(plan, ubench_command("iadd", "L2", 10**5, jitter=0.5), "c.db", runs=5)  # doctest: +SKIP
->>> load_readings("c.db")  # doctest: +SKIP
+>>> read_readings("c.db")  # doctest: +SKIP
 """
 
 from hemkit.collect.collector import (
@@ -31,7 +33,6 @@ from hemkit.collect.export import ExportResult, export
 from hemkit.collect.probe import ProbeOptions, ProbeResult, event_kind, probe
 from hemkit.collect.validate import check_reading
 from hemkit.collect.workloads import LEVELS, OPS, corunner_command, corunner_path, ubench_command, ubench_path
-from hemkit.io.collection import CollectionDB, load_readings
 
 __all__ = [
     "DEFAULT_RUNS",
@@ -39,7 +40,6 @@ __all__ = [
     "OPS",
     "CollectOptions",
     "CollectResult",
-    "CollectionDB",
     "CollectionInterrupted",
     "ExportResult",
     "ProbeOptions",
@@ -50,7 +50,6 @@ __all__ = [
     "corunner_path",
     "event_kind",
     "export",
-    "load_readings",
     "machine_info",
     "perf_events",
     "probe",

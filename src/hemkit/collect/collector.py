@@ -45,6 +45,7 @@ import pandas as pd
 
 from hemkit import __version__
 from hemkit.collect.validate import check_reading
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
@@ -175,7 +176,7 @@ class CollectOptions:
     >>> CollectOptions(timeout=-1)
     Traceback (most recent call last):
     ...
-    hemkit.core.errors.InputError: timeout must be a number of seconds above 0, got -1
+    hemkit.core.errors.InputError: timeout (seconds) must be a positive number, got -1.0
     """
 
     pin: int | None = None
@@ -191,13 +192,8 @@ class CollectOptions:
             cpus = available_cpus()
             if isinstance(self.pin, bool) or not isinstance(self.pin, int) or self.pin not in cpus:
                 raise InputError(f"pin must be one of the CPUs hemkit may use ({_ranges(cpus)}), got {self.pin}")
-        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
-            raise InputError(f"max_attempts must be at least 1, got {self.max_attempts}")
-        timeout = self.timeout
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)):
-            raise InputError(f"timeout must be a number of seconds above 0, got {timeout!r}")
-        if timeout is not None and not 0 < timeout < float("inf"):
-            raise InputError(f"timeout must be a number of seconds above 0, got {self.timeout}")
+        check_scalar(self.max_attempts, "max_attempts", min_val=1)
+        check_scalar(self.timeout, "timeout", "real", min_val=0, closed="right", allow_none=True, what="seconds")
         if self.fmt is not None and self.fmt not in ("csv", "json"):
             raise InputError(f"fmt must be 'csv' or 'json', got {self.fmt!r}")
         if self.corunner is not None:
@@ -489,8 +485,7 @@ def collect(
     'c.db: 15 of 15 runs valid (15 added now); complete'
     """
     opts = options or CollectOptions()
-    if runs is not None and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 1):
-        raise InputError(f"runs must be at least 1, got {runs}")
+    check_scalar(runs, "runs", min_val=1, allow_none=True)
     if command is not None and len(command) == 0:
         command = None
     exe = find_perf(opts.perf)

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.collect.collector import available_cpus
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
 from hemkit.core.results import Result, result
@@ -107,8 +108,7 @@ class ProbeOptions:
     allow_failure: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.tol, int | float) or not 0 <= self.tol < float("inf"):
-            raise InputError(f"tol must be a number >= 0, got {self.tol}")
+        check_scalar(self.tol, "tol", "real", min_val=0)
         if self.pin is not None and self.pin not in available_cpus():
             raise InputError(f"pin must be one of the CPUs hemkit may use, got {self.pin}")
         if self.fmt not in ("csv", "json"):
@@ -223,8 +223,7 @@ def probe(
     """
     if not events:
         raise InputError("no events to probe")
-    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
-        raise InputError(f"runs must be at least 1, got {runs}")
+    check_scalar(runs, "runs", min_val=1)
     if not command:
         raise InputError("no command to measure")
     opts = options or ProbeOptions()

@@ -7,6 +7,7 @@ Everything else in hemkit builds on these; they import nothing from the rest of 
 - :mod:`hemkit.core.rng` -- the ``seed`` policy (:func:`as_generator`, :func:`spawn`, :func:`child`).
 - :mod:`hemkit.core.progress` -- the ``progress`` protocol.
 - :mod:`hemkit.core.results` -- the :class:`Result` base of every result object.
+- :mod:`hemkit.core.checks` -- :func:`check_scalar`, the one check of an integer or number parameter.
 - :mod:`hemkit.core.lazy` -- package attributes loaded on first use.
 """
 
@@ -26,6 +27,7 @@ from hemkit.core.lazy import lazy_attributes
 _LAZY = {
     "ProgressLike": "hemkit.core.progress",
     "as_progress": "hemkit.core.progress",
+    "check_scalar": "hemkit.core.checks",
     "Result": "hemkit.core.results",
     "result": "hemkit.core.results",
     "TIDY_COLUMNS": "hemkit.core.readings",

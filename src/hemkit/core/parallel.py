@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from hemkit.core.errors import InputError
+from hemkit.core.checks import check_scalar
 
 _JOBS: ContextVar[int] = ContextVar("hemkit_jobs", default=1)
 
@@ -47,9 +47,7 @@ def check_jobs(n: Any) -> int:
     """
     if n is None:
         return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InputError(f"jobs must be a whole number >= 1 (or None: one per CPU), got {n!r}")
-    return n
+    return check_scalar(n, "jobs", min_val=1, what="None: one per CPU")
 
 
 @contextmanager

@@ -5,6 +5,8 @@ next, e.g. :class:`hemkit.merge.MergeResult` (the merged table, the method, its 
 and diagnostics).  Each result
 
 - has ``summary() -> pandas.DataFrame``: the few numbers a user reads first;
+- has ``line() -> str``: the same in one line, what a command prints last (a default here
+  from the summary; a result overrides it with a sentence of its own);
 - prints readably (``repr`` shows the class and the summary table, ``_repr_html_`` the same
   in a notebook);
 - has ``to_frame()`` where a table is its natural form, and ``plot(ax=None) -> Axes`` where
@@ -33,6 +35,8 @@ Examples
 Demo
       value
 demo    1.5
+>>> Demo(1.5).line()
+'Demo demo: value 1.5'
 """
 
 from __future__ import annotations
@@ -53,6 +57,26 @@ class Result:
         """The few numbers a user reads first, as a DataFrame."""
         raise NotImplementedError
 
+    def line(self) -> str:
+        """One line saying what the result holds (by default its summary's rows, shortened)."""
+        try:
+            table = self.summary()
+        except Exception as exc:  # a summary line must never raise either
+            return f"{type(self).__name__} (summary unavailable: {exc})"
+        name = type(self).__name__
+        if len(table) == 1:
+            cells = ", ".join(f"{c} {_cell(v)}" for c, v in table.iloc[0].items())
+            return f"{name} {table.index[0]}: {cells}"
+        shown = ", ".join(map(str, table.index[:5])) + (", ..." if len(table) > 5 else "")
+        return f"{name}: {len(table)} rows ({shown})"
+
+    def describe(self) -> str:
+        """The old name of :meth:`line` (deprecated)."""
+        import warnings
+
+        warnings.warn("describe() is deprecated; use line()", FutureWarning, stacklevel=2)
+        return self.line()
+
     def __repr__(self) -> str:
         try:
             table = self.summary().to_string()
@@ -62,6 +86,10 @@ class Result:
 
     def _repr_html_(self) -> str:
         return f"<b>{type(self).__name__}</b>" + self.summary().to_html()
+
+
+def _cell(value: object) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 @dataclass_transform(eq_default=False, frozen_default=True)

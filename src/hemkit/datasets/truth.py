@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
@@ -63,7 +64,7 @@ def split_truth(
     pmcs: int,
     *,
     design: str = "much",
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     runs_per_group: int | None = None,
     anchor: str | None = None,
 ) -> Readings:
@@ -95,8 +96,7 @@ def split_truth(
 
     truth = check_truth_table(truth)
     events = list(truth.columns)
-    if isinstance(pmcs, bool) or not isinstance(pmcs, int | np.integer) or pmcs < 2:
-        raise InputError(f"pmcs must be an integer of at least 2 to read pairs together, got {pmcs!r}")
+    check_scalar(pmcs, "pmcs", min_val=2)  # two counters read a pair together
     if design == "much":
         groups = much_design(events, int(pmcs)) if pmcs < len(events) else [events]
     elif design == "hrm":
@@ -116,7 +116,7 @@ def split_truth(
 
 
 def split_into_runs(
-    truth: pd.DataFrame, groups: Sequence[Sequence[str]], runs_per_group: int, *, seed: SeedLike = None
+    truth: pd.DataFrame, groups: Sequence[Sequence[str]], runs_per_group: int, *, seed: SeedLike = 0
 ) -> Readings:
     """Give each group its own disjoint, randomly chosen runs of ``truth``, reading only its events.
 

@@ -308,7 +308,7 @@ class DeriveAnalysis(Result):
         """The definition table as Markdown."""
         return to_markdown(self.table())
 
-    def describe(self) -> str:
+    def line(self) -> str:
         """One line: events measured, dropped at each step, chosen, metrics defined."""
         counts = self.dropped.groupby("step").size().to_dict() if not self.dropped.empty else {}
         verdicts = self.definitions["verdict"].value_counts().to_dict()

@@ -56,7 +56,7 @@ class EventTable:
         """Whether ``cpu`` is one this table's raw codes are valid for."""
         return cpu.vendor == self.vendor and cpu.family in self.cpu_families
 
-    def describe(self) -> str:
+    def line(self) -> str:
         """``AMD Zen 5 (AuthenticAMD family 26 / 0x1a)``."""
         fams = ", ".join(f"{f} / {f:#x}" for f in self.cpu_families)
         return f"{self.title} ({self.vendor} family {fams})"
@@ -144,7 +144,7 @@ def check_table_cpu(table: str, cpu: CpuIdentity | None = None) -> EventTable:
     cpu = cpu or cpu_identity()
     if not t.matches(cpu):
         raise SetupError(
-            f"the event table {table} is for {t.describe()}, but this CPU is {cpu.describe()}: its raw codes would "
+            f"the event table {table} is for {t.line()}, but this CPU is {cpu.line()}: its raw codes would "
             "count other events here; list this CPU's events in a file, or use the generic events"
         )
     return t
@@ -274,9 +274,9 @@ def resolve_events(
     for name, table in EVENT_TABLES.items():
         if table.matches(cpu):
             return family_events(family, table=name)
-    bundled = "; ".join(t.describe() for t in EVENT_TABLES.values())
+    bundled = "; ".join(t.line() for t in EVENT_TABLES.values())
     raise SetupError(
-        f"no bundled event table for this CPU ({cpu.describe()}; bundled: {bundled}); list this CPU's raw events "
+        f"no bundled event table for this CPU ({cpu.line()}; bundled: {bundled}); list this CPU's raw events "
         "in a file, or use the generic events"
     )
 

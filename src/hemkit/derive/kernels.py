@@ -40,7 +40,7 @@ class CpuIdentity:
 
     Examples
     --------
-    >>> CpuIdentity("AuthenticAMD", 26, 2, "AMD EPYC").describe()
+    >>> CpuIdentity("AuthenticAMD", 26, 2, "AMD EPYC").line()
     'AuthenticAMD family 26 (0x1a) model 2 (AMD EPYC)'
     """
 
@@ -49,7 +49,7 @@ class CpuIdentity:
     model: int
     name: str = ""
 
-    def describe(self) -> str:
+    def line(self) -> str:
         """``AuthenticAMD family 25 (0x19) model 1 (AMD EPYC)``."""
         text = f"{self.vendor} family {self.family} ({self.family:#x}) model {self.model}"
         return text + (f" ({self.name})" if self.name else "")

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
@@ -115,20 +116,14 @@ class MeasureOptions:
 
     def checked(self) -> MeasureOptions:
         """These options, or an :class:`InputError` naming the one out of range."""
-        if self.runs < 2:
-            raise InputError(f"runs must be at least 2 (the noise filter compares runs), got {self.runs}")
-        if self.iterations is not None and self.iterations < 1:
-            raise InputError(f"iterations must be at least 1, got {self.iterations}")
-        if not 1 <= self.group <= MAX_GROUP:
-            raise InputError(
-                f"group must be 1..{MAX_GROUP} events per run (a 6th counter reads 0 on Zen 5), got {self.group}"
-            )
-        if self.threads < 1:
-            raise InputError(f"threads must be at least 1, got {self.threads}")
-        if self.jobs is not None and self.jobs < 1:
-            raise InputError(f"jobs must be at least 1, got {self.jobs}")
-        if not self.timeout > 0:
-            raise InputError(f"timeout must be positive, got {self.timeout}")
+        check_scalar(self.runs, "runs", min_val=2, what="the noise filter compares runs")
+        check_scalar(self.iterations, "iterations", min_val=1, allow_none=True)
+        check_scalar(
+            self.group, "group", min_val=1, max_val=MAX_GROUP, what="events per run; a 6th counter reads 0 on Zen 5"
+        )
+        check_scalar(self.threads, "threads", min_val=1)
+        check_scalar(self.jobs, "jobs", min_val=1, allow_none=True)
+        check_scalar(self.timeout, "timeout", "real", min_val=0, closed="neither", what="seconds")
         return self
 
 
@@ -180,7 +175,7 @@ class Measurements(Result):
         """The tidy table."""
         return self.data.copy()
 
-    def describe(self) -> str:
+    def line(self) -> str:
         """One line: what was measured, how, and how long it took."""
         n_ev = self.data["event"].nunique()
         n_loops = len(self.data.groupby(["kernel", "size"]))
@@ -264,7 +259,7 @@ def cache_geometry(specs: Sequence[str] = (), root: str | Path = "/sys/devices/s
 
     Examples
     --------
-    >>> cache_geometry(["L1=32k,8,64 LL=8M,16,64"]).describe()
+    >>> cache_geometry(["L1=32k,8,64 LL=8M,16,64"]).line()
     'L1d 32768 B 8-way, LL 8388608 B 16-way, 64 B lines'
     """
     given: dict[str, CacheSpec] = {}
@@ -566,11 +561,11 @@ def measure(
         "iterations": base,
         "seed": opts.seed if isinstance(opts.seed, int) else "generator",
         "events": len(ev),
-        "cpu": cpu_identity().describe(),
+        "cpu": cpu_identity().line(),
         "seconds": seconds,
     }
     if backend == "valgrind":
-        params["cache"] = opts.cache.describe() if opts.cache else ""
+        params["cache"] = opts.cache.line() if opts.cache else ""
         params["valgrind"] = valgrind_version(opts.valgrind)
     else:
         params.update(group=opts.group, threads=opts.threads, user_only=opts.user_only)
@@ -602,7 +597,7 @@ def run_family(
     Examples
     --------
     >>> m = run_family("branch", backend="valgrind", options=MeasureOptions(iterations=1024))  # doctest: +SKIP
-    >>> m.describe()                                                                         # doctest: +SKIP
+    >>> m.line()                                                                         # doctest: +SKIP
     'branch with valgrind: 13 events x 21 kernel loops x 3 runs in 9 s'
     """
     opts = (options or MeasureOptions()).checked()

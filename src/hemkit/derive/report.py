@@ -103,7 +103,7 @@ class Definitions(Result):
         """The table as Markdown."""
         return to_markdown(self.table)
 
-    def describe(self) -> str:
+    def line(self) -> str:
         """One line: metrics defined, not definable, not measured, agreeing with the presets."""
         v = self.table["verdict"].value_counts().to_dict()
         agree = self.table["agree"].dropna()

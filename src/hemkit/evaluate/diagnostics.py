@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
@@ -65,10 +66,11 @@ class CurveOptions:
 
 
 def _check_curve(opts: CurveOptions, what: str) -> None:
-    if not opts.values or any(isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1 for v in opts.values):
-        raise InputError(f"{what} must be integers of at least 1, got {opts.values!r}")
-    if isinstance(opts.reps, bool) or not isinstance(opts.reps, int) or opts.reps < 1:
-        raise InputError(f"reps must be an integer of at least 1, got {opts.reps!r}")
+    if not opts.values:
+        raise InputError(f"{what}: give at least one value")
+    for v in opts.values:
+        check_scalar(v, what, min_val=1)
+    check_scalar(opts.reps, "reps", min_val=1)
     if opts.kind not in ("pearson", "spearman"):
         raise InputError(f"kind must be 'pearson' or 'spearman', got {opts.kind!r}")
 
@@ -125,7 +127,7 @@ class SimsCurve(Result):
 def sims_curve(
     readings: Readings,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: CurveOptions | None = None,
     merge_options: Mapping[str, Any] | None = None,
     progress: ProgressLike = None,
@@ -139,7 +141,7 @@ def sims_curve(
     --------
     >>> from hemkit.datasets import t2080_much
     >>> c = sims_curve(t2080_much(), seed=0, options=CurveOptions(values=(1, 30), reps=2),
-    ...                merge_options={"n": 1000})
+    ...                merge_options={"rows": 1000})
     >>> list(c.summary().index)
     [1, 30]
     """
@@ -225,7 +227,7 @@ def runs_curve(
     hrm_readings: Readings,
     *,
     reference: pd.DataFrame | Readings | None = None,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: CurveOptions | None = None,
     merge_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> RunsCurve:
@@ -242,7 +244,7 @@ def runs_curve(
     --------
     >>> from hemkit.datasets import t2080_hrm, t2080_much
     >>> c = runs_curve(t2080_much(), t2080_hrm(), seed=0, options=CurveOptions(values=(50,), reps=1),
-    ...                merge_options={"much": {"n_sims": 30, "n": 1000}})
+    ...                merge_options={"much": {"n_sims": 30, "rows": 1000}})
     >>> sorted(c.table["method"].unique())
     ['hrm', 'much']
     """
@@ -342,10 +344,8 @@ def design_runs(events: Sequence[int] = tuple(range(6, 61)), *, pmcs: int = 6, r
     >>> design_runs((16,), pmcs=6, runs_per_group=100).table.loc[16].tolist()
     [800, 800, 300]
     """
-    if isinstance(pmcs, bool) or not isinstance(pmcs, int) or pmcs < 2:
-        raise InputError(f"pmcs must be an integer of at least 2, got {pmcs!r}")
-    if isinstance(runs_per_group, bool) or not isinstance(runs_per_group, int) or runs_per_group < 1:
-        raise InputError(f"runs_per_group must be an integer of at least 1, got {runs_per_group!r}")
+    check_scalar(pmcs, "pmcs", min_val=2)
+    check_scalar(runs_per_group, "runs_per_group", min_val=1)
     nh = [int(v) for v in events]
     if not nh or min(nh) < 2:
         raise InputError("events must be numbers of events of at least 2")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
@@ -59,7 +60,7 @@ def default_anchor(readings: Readings) -> str:
 
 
 def run_method(
-    name: str, readings: Readings, *, seed: SeedLike = None, options: Mapping[str, Any] | None = None
+    name: str, readings: Readings, *, seed: SeedLike = 0, options: Mapping[str, Any] | None = None
 ) -> MergeResult:
     """Merge ``readings`` with the named method (a key of :data:`METHOD_SPECS`).
 
@@ -128,7 +129,7 @@ def holdout(
     methods: str | Sequence[str] = ("much", "joint"),
     *,
     fraction: float = 0.5,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> HoldoutResult:
     """Merge one part of each group's runs and compare with the other part's observed correlations.
@@ -148,13 +149,13 @@ def holdout(
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
-    >>> res = holdout(t2080_much(), ["much", "copula"], seed=3, options={"much": {"n": 1000}, "copula": {"n": 1000}})
+    >>> small = {"much": {"rows": 1000}, "copula": {"rows": 1000}}
+    >>> res = holdout(t2080_much(), ["much", "copula"], seed=3, options=small)
     >>> list(res.summary().index)
     ['much', 'copula']
     """
     names = parse_methods(methods)
-    if not (isinstance(fraction, int | float) and 0 < fraction < 1):
-        raise InputError(f"fraction must be in (0, 1), got {fraction!r}")
+    check_scalar(fraction, "fraction", "real", min_val=0, max_val=1, closed="neither")
     opts = {str(k): dict(v) for k, v in (options or {}).items()}
     unknown = [k for k in opts if k not in METHOD_SPECS]
     if unknown:

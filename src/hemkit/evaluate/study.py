@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.checks import check_scalar
+from hemkit.core.errors import HemkitWarning
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.core.rng import SeedLike, child
@@ -124,7 +125,7 @@ def truth_study(
     truth: pd.DataFrame,
     methods: str | Sequence[str] = ("much-paper", "much", "copula", "joint"),
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: StudyOptions | None = None,
     merge_options: Mapping[str, Mapping[str, Any]] | None = None,
     progress: ProgressLike = None,
@@ -160,9 +161,7 @@ def truth_study(
     if opts.reference not in names:
         names = [opts.reference, *names]
     for name in ("splits", "reps"):
-        v = getattr(opts, name)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InputError(f"{name} must be an integer of at least 1, got {v!r}")
+        check_scalar(getattr(opts, name), name, min_val=1)
     mopts = {str(k): dict(v) for k, v in (merge_options or {}).items()}
     cases = [(p, s) for p in opts.pmcs for s in range(opts.splits)]
     rows = []
@@ -228,10 +227,6 @@ class StudyResult(Result):
         """One row per method: pairs, Pearson and Spearman MSE and max ``|difference|``."""
         return compare(dict(self.evaluations))
 
-    def table(self) -> pd.DataFrame:
-        """Alias of :meth:`summary` (kept for earlier callers)."""
-        return self.summary()
-
 
 def synthetic_study(
     n_events: int = 16,
@@ -239,7 +234,7 @@ def synthetic_study(
     *,
     runs_per_much_group: int = 50,
     marginals: str = "mixed",
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     methods: Sequence[str] = ("hrm", "much", "copula", "joint"),
 ) -> StudyResult:
     """Merge one synthetic truth with each method at the same total number of runs.

@@ -131,7 +131,7 @@ class CacheGeometry:
         """Cachegrind's command-line options for this geometry."""
         return [f"--I1={self.I1.option()}", f"--D1={self.D1.option()}", f"--LL={self.LL.option()}"]
 
-    def describe(self) -> str:
+    def line(self) -> str:
         """``L1 32768 B 8-way, LL 33554432 B 16-way, 64 B lines``."""
         return (
             f"L1d {self.D1.size} B {self.D1.assoc}-way, LL {self.LL.size} B {self.LL.assoc}-way, {self.D1.line} B lines"

@@ -31,17 +31,21 @@ _TOP: dict[str, tuple[str, ...]] = {
     "much": ("n_sims", "mode", "progress"),
     "copula": ("pearson_weight",),
     "joint": ("progress",),
-    "hrm": ("anchor", "n"),
+    "hrm": ("anchor", "rows"),
 }
 
 
 def _split_options(method: str, options: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     """Top-level keyword arguments of the method, and the rest as its options dataclass."""
+    if "n" in options:
+        from hemkit.merge.checks import renamed_n
+
+        options["rows"] = renamed_n(options.pop("n"), stacklevel=4)
     top = {k: v for k, v in options.items() if k in _TOP[method]}
     rest = {k: v for k, v in options.items() if k not in _TOP[method]}
     if method == "hrm":
         if rest:
-            raise InputError(f"option {next(iter(rest))!r} does not apply to hrm (it takes anchor and n)")
+            raise InputError(f"option {next(iter(rest))!r} does not apply to hrm (it takes anchor and rows)")
         return top, None
     module, name = _OPTIONS[method]
     cls = getattr(importlib.import_module(module), name)
@@ -57,7 +61,7 @@ def merge(
     readings: Readings,
     method: str = DEFAULT_METHOD,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     level: float | None = None,
     jobs: int | None = 1,
     **options: Any,
@@ -78,7 +82,7 @@ def merge(
     **options
         The method's keyword arguments (``anchor`` for hrm, ``n_sims``/``mode`` for much,
         ``pearson_weight`` for copula) and the fields of its options dataclass
-        (:class:`MuchOptions`, :class:`CopulaOptions`, :class:`JointOptions`), e.g. ``n``.
+        (:class:`MuchOptions`, :class:`CopulaOptions`, :class:`JointOptions`), e.g. ``rows``.
 
     Examples
     --------
@@ -106,7 +110,7 @@ def _merge(readings: Readings, method: str, seed: SeedLike, level: float | None,
 
         if not top.get("anchor"):
             raise InputError("HRM needs an anchor event (read in every group)")
-        res = merge_hrm(readings, top["anchor"], n=top.get("n"))
+        res = merge_hrm(readings, top["anchor"], rows=top.get("rows"))
     elif method == "much":
         from hemkit.merge.much import merge_much
 
@@ -130,7 +134,7 @@ def pair_intervals(
     readings: Readings,
     method: str = DEFAULT_METHOD,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: IntervalOptions | None = None,
     merge_options: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
@@ -139,7 +143,7 @@ def pair_intervals(
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
-    >>> iv = pair_intervals(t2080_much(), "much", seed=0, merge_options={"n": 1000, "n_sims": 30})
+    >>> iv = pair_intervals(t2080_much(), "much", seed=0, merge_options={"rows": 1000, "n_sims": 30})
     >>> list(iv.columns)
     ['event_a', 'event_b', 'estimate', 'lower', 'upper', 'runs_together']
     """

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 
@@ -77,19 +78,35 @@ def need_mergeable(readings: Readings, impute: str | None = None, *, pairs: bool
         readings.check_pairs(impute)
 
 
-def check_rows(n: Any, name: str = "n") -> int | None:
-    """``n`` merged runs: None (the method's default) or an integer >= 3.
+def renamed_n(n: Any, stacklevel: int = 3) -> Any:
+    """The value of the deprecated ``n=``, with a :class:`FutureWarning` saying its new name ``rows=``."""
+    warnings.warn("n= is deprecated; use rows= (the rows of the merged table)", FutureWarning, stacklevel=stacklevel)
+    return n
+
+
+def take_old_n(options: Any, n: Any) -> None:
+    """An options dataclass given the deprecated ``n=``: its value becomes ``rows``."""
+    if n is not None:
+        object.__setattr__(options, "rows", renamed_n(n, stacklevel=5))
+
+
+def check_rows(n: Any, name: str = "rows") -> int | None:
+    """``n`` merged rows: None (the method's default) or an integer >= 3.
 
     Examples
     --------
     >>> check_rows(None), check_rows(10)
     (None, 10)
     """
-    if n is None:
-        return None
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 3:
-        raise InputError(f"{name} (merged runs) must be an integer of at least 3, got {n!r}")
-    return int(n)
+    return check_scalar(n, name, min_val=3, allow_none=True, what="merged runs")
 
 
-__all__ = ["check_rows", "need_mergeable", "need_two_events", "observed_noise", "warn_small_groups"]
+__all__ = [
+    "check_rows",
+    "need_mergeable",
+    "need_two_events",
+    "observed_noise",
+    "renamed_n",
+    "take_old_n",
+    "warn_small_groups",
+]

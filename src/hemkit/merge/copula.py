@@ -41,15 +41,16 @@ raw readings:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import InitVar, asdict, dataclass, field
 
 import numpy as np
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
-from hemkit.merge.checks import check_rows, need_mergeable
+from hemkit.merge.checks import check_rows, need_mergeable, take_old_n
 from hemkit.merge.correlation import (
     assemble_target,
     average_ranks,
@@ -144,8 +145,8 @@ class CopulaOptions:
 
     Attributes
     ----------
-    n : int, optional
-        Merged rows; default every reading of the event read most often
+    rows : int, optional
+        Merged rows (``n``: its old name, deprecated); default every reading of the event read most often
         (:func:`hemkit.merge.reorder.default_rows`): all readings are used, so the merged
         correlations carry less sampling noise (events read less often are spread over
         their order statistics, see :func:`hemkit.merge.reorder.event_values`).  This is
@@ -158,15 +159,19 @@ class CopulaOptions:
 
     Examples
     --------
-    >>> CopulaOptions(n=1000).n
+    >>> CopulaOptions(rows=1000).rows
     1000
     """
 
-    n: int | None = None
+    rows: int | None = None
     refine: int = 10
     outliers: str = "keep"
     z: float = 3.0
     impute: str | None = None
+    n: InitVar[int | None] = None
+
+    def __post_init__(self, n: int | None) -> None:
+        take_old_n(self, n)
 
 
 def _problem(readings: Readings, rng: np.random.Generator, opts: CopulaOptions) -> _Problem:
@@ -179,7 +184,7 @@ def _problem(readings: Readings, rng: np.random.Generator, opts: CopulaOptions) 
     pearson, _ = pairwise_correlation(readings, kind="pearson", outliers=opts.outliers, z=opts.z)
     goal = upper(pearson.loc[events, events].to_numpy())
     observed = ~np.isnan(goal)
-    n = int(opts.n) if opts.n is not None else default_rows(readings)
+    n = int(opts.rows) if opts.rows is not None else default_rows(readings)
     if n < 3:
         raise InputError(f"cannot merge into {n} runs; at least 3 are needed")
     white = white_scores(k, n, rng)
@@ -214,9 +219,8 @@ def white_scores(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _check(opts: CopulaOptions) -> None:
-    check_rows(opts.n)
-    if isinstance(opts.refine, bool) or not isinstance(opts.refine, int | np.integer) or opts.refine < 0:
-        raise InputError(f"refine must be an integer >= 0, got {opts.refine!r}")
+    check_rows(opts.rows)
+    check_scalar(opts.refine, "refine", min_val=0)
 
 
 HOLDOUT_RUNS = 10_000
@@ -244,7 +248,7 @@ def _at_most(readings: Readings, runs: int, rng: np.random.Generator) -> Reading
 def choose_pearson_weight(
     readings: Readings,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     grid: tuple[float, ...] = WEIGHT_GRID,
     options: CopulaOptions | None = None,
 ) -> tuple[float, dict[float, float]]:
@@ -296,7 +300,7 @@ def choose_pearson_weight(
 def merge_copula(
     readings: Readings,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     pearson_weight: float | str = "auto",
     options: CopulaOptions | None = None,
 ) -> MergeResult:
@@ -354,7 +358,7 @@ def merge_copula(
     order = prob.order(target)
     merged = place_by(order, prob.values)
     params = {"pearson_weight": w, "auto": bool(holdout_scores), **asdict(opts)}
-    params["n"] = merged.shape[1]
+    params["rows"] = merged.shape[1]
     diagnostics = {
         "pearson_weight": w,
         "holdout_mse": {str(k): v for k, v in holdout_scores.items()},

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.normal import rank_scores
 from hemkit.core.parallel import rowwise
@@ -269,8 +270,7 @@ def pairwise_matrices(
     """
     if outliers not in OUTLIER_POLICIES:
         raise InputError(f"unknown outlier policy {outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
-    if not (np.isfinite(z) and z > 0):
-        raise InputError(f"z must be a positive number, got {z}")
+    check_scalar(z, "z", "real", min_val=0, closed="neither")
     if scores is not None:
         return _pairwise(readings, kind, outliers, z, scores, centre)
     # from the readings alone: computed once per Readings (a merge's target and its summary's
@@ -488,12 +488,3 @@ def upper(corr: np.ndarray) -> np.ndarray:
     """The strict upper triangle of a square matrix as a flat vector (one value per pair)."""
     i, j = np.triu_indices(len(corr), 1)
     return np.asarray(corr)[i, j]
-
-
-def pair_labels(events: Sequence[str]) -> pd.MultiIndex:
-    """(event_a, event_b) for every pair, in :func:`upper` order."""
-    import pandas as pd
-
-    i, j = np.triu_indices(len(events), 1)
-    ev = np.asarray(list(events), dtype=object)
-    return pd.MultiIndex.from_arrays([ev[i], ev[j]], names=["event_a", "event_b"])

@@ -21,7 +21,7 @@ import numpy as np
 
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
-from hemkit.merge.checks import check_rows, need_two_events
+from hemkit.merge.checks import check_rows, need_two_events, renamed_n
 from hemkit.merge.result import MergeResult, make_result
 
 
@@ -46,7 +46,7 @@ def quantile_type2(values: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return np.where(nppm > j, hi, 0.5 * lo + 0.5 * hi)
 
 
-def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> MergeResult:
+def merge_hrm(readings: Readings, anchor: str, *, rows: int | None = None, n: int | None = None) -> MergeResult:
     """Merge by the order statistics of ``anchor`` (HRM).
 
     Parameters
@@ -55,13 +55,15 @@ def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> Merge
         Groups that all read ``anchor``.
     anchor : str
         The event read in every group.
-    n : int, optional
+    rows : int, optional
         Rows of the merged table; default the largest group's run count.
+    n : int, optional
+        The old name of ``rows`` (deprecated).
 
     Returns
     -------
     MergeResult
-        ``data``: ``n`` rows, the anchor first, then the other events in group order.
+        ``data``: ``rows`` rows, the anchor first, then the other events in group order.
         ``diagnostics``: ``ignored`` (events read in several groups: group ids not used).
 
     Examples
@@ -74,9 +76,11 @@ def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> Merge
     if not isinstance(anchor, str) or not anchor:
         raise InputError("HRM needs an anchor event (read in every group)")
     readings.check_anchor(anchor)
-    check_rows(n)
+    if n is not None:
+        rows = renamed_n(n)
+    check_rows(rows)
     need_two_events(readings)
-    n = int(n or readings.n_runs.max())
+    n = int(rows or readings.n_runs.max())
     ignored: dict[str, list[str]] = {}
     columns: dict[str, np.ndarray] = {}
     anchors = []
@@ -102,4 +106,4 @@ def merge_hrm(readings: Readings, anchor: str, *, n: int | None = None) -> Merge
     anchor_col = quantile_type2(pooled, np.linspace(0, 1, n))
     merged = {anchor: anchor_col, **columns}
     # the anchor's quantiles may average two readings: float64, whatever the readings' dtype
-    return make_result(merged, "hrm", {"anchor": anchor, "n": n}, {"ignored": ignored}, readings, computed=[anchor])
+    return make_result(merged, "hrm", {"anchor": anchor, "rows": n}, {"ignored": ignored}, readings, computed=[anchor])

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
@@ -69,9 +70,7 @@ class IntervalOptions:
 
 
 def _check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
-        raise InputError(f"level must be a number in (0, 1), got {level!r}")
-    return float(level)
+    return check_scalar(level, "level", "real", min_val=0, max_val=1, closed="neither")
 
 
 def _atanh(r: np.ndarray) -> np.ndarray:
@@ -265,7 +264,7 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
     >>> from hemkit.datasets import t2080_much
     >>> from hemkit.merge import merge_copula, CopulaOptions
     >>> r = t2080_much()
-    >>> iv = compute_intervals(merge_copula(r, seed=0, pearson_weight=0, options=CopulaOptions(n=2000)), r)
+    >>> iv = compute_intervals(merge_copula(r, seed=0, pearson_weight=0, options=CopulaOptions(rows=2000)), r)
     >>> bool(((iv["lower"] <= iv["estimate"]) & (iv["estimate"] <= iv["upper"])).all())
     True
     """
@@ -323,7 +322,7 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
 
 
 def with_intervals(
-    result: MergeResult, readings: Readings, options: IntervalOptions | None = None, *, seed: SeedLike = None
+    result: MergeResult, readings: Readings, options: IntervalOptions | None = None, *, seed: SeedLike = 0
 ) -> MergeResult:
     """``result`` with its per-pair intervals attached (``pair_intervals``, ``params["level"]``).
 
@@ -344,7 +343,7 @@ def with_intervals(
     return dataclasses.replace(result, pair_intervals=table, params=frozen_mapping(params))
 
 
-def naive_intervals(readings: Readings, *, level: float = 0.9, seed: SeedLike = None, boot: int = 400) -> pd.DataFrame:
+def naive_intervals(readings: Readings, *, level: float = 0.9, seed: SeedLike = 0, boot: int = 400) -> pd.DataFrame:
     """The naive interval, for comparison: percentile bootstrap of the pooled pairwise Pearson correlation.
 
     Runs are resampled within groups ``boot`` times; ``estimate`` is the pooled pairwise

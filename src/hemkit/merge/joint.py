@@ -37,17 +37,17 @@ seeds each) and on synthetic heavy-tailed data: see ``BENCHMARKS.md``.
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import InitVar, asdict, dataclass
 from typing import Any
 
 import numpy as np
 
-from hemkit.core.errors import InputError
+from hemkit.core.checks import check_scalar
 from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator, child, spawn
-from hemkit.merge.checks import check_rows, need_mergeable
+from hemkit.merge.checks import check_rows, need_mergeable, take_old_n
 from hemkit.merge.copula import iman_conover, white_scores
 from hemkit.merge.correlation import (
     assemble_target,
@@ -77,8 +77,9 @@ class JointOptions:
 
     Attributes
     ----------
-    n : int, optional
-        Merged rows; default every reading of the event read most often.
+    rows : int, optional
+        Merged rows; default every reading of the event read most often.  (``n``: its old
+        name, deprecated.)
     impute : {None, "maxdet"}
         Pairs never read together: an error naming the pair, or the maximum-determinant
         completion as the likelihood fit's start.
@@ -101,23 +102,24 @@ class JointOptions:
     True
     """
 
-    n: int | None = None
+    rows: int | None = None
     impute: str | None = None
     ranks: bool = True
     tails: float | None = 6.0
     boot: int = 40
     ml_iter: int | None = None
+    n: InitVar[int | None] = None
+
+    def __post_init__(self, n: int | None) -> None:
+        take_old_n(self, n)
 
 
 def _check(opts: JointOptions) -> None:
-    check_rows(opts.n)
-    if opts.tails is not None and not (isinstance(opts.tails, int | float) and opts.tails > 0):
-        raise InputError(f"tails must be a positive robust z (or None), got {opts.tails!r}")
-    if isinstance(opts.boot, bool) or not isinstance(opts.boot, int | np.integer) or opts.boot < 1:
-        raise InputError(f"boot must be an integer of at least 1, got {opts.boot!r}")
+    check_rows(opts.rows)
+    check_scalar(opts.tails, "tails", "real", min_val=0, closed="neither", allow_none=True, what="robust z")
+    check_scalar(opts.boot, "boot", min_val=1)
     it = opts.ml_iter
-    if it is not None and (isinstance(it, bool) or not isinstance(it, int | np.integer) or it < 0):
-        raise InputError(f"ml_iter must be an integer >= 0, got {it!r}")
+    check_scalar(it, "ml_iter", min_val=0, allow_none=True)
 
 
 # ----------------------------------------------------------- maximum likelihood
@@ -465,7 +467,7 @@ def rank_target(
 def merge_joint(
     readings: Readings,
     *,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     options: JointOptions | None = None,
     progress: ProgressLike = None,
 ) -> MergeResult:
@@ -493,7 +495,7 @@ def merge_joint(
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
-    >>> res = merge_joint(t2080_much(), seed=0, options=JointOptions(n=2000))
+    >>> res = merge_joint(t2080_much(), seed=0, options=JointOptions(rows=2000))
     >>> res.data.shape, res.method
     ((2000, 16), 'joint')
     """
@@ -503,7 +505,7 @@ def merge_joint(
     rng = as_generator(seed)
     events = readings.events
     k = len(events)
-    n = int(opts.n) if opts.n is not None else default_rows(readings)
+    n = int(opts.rows) if opts.rows is not None else default_rows(readings)
     prog = as_progress(progress)
     with prog.task("joint merge", total=4) as task:
         scores = group_normal_scores(readings)
@@ -532,7 +534,7 @@ def merge_joint(
     obs = upper(observed.loc[events, events].to_numpy())
     mine = upper(batch_correlation(np.asarray(merged, dtype=np.float64)))
     ok = ~np.isnan(obs)
-    params: dict[str, Any] = {**asdict(opts), "n": n}
+    params: dict[str, Any] = {**asdict(opts), "rows": n}
     diagnostics = {
         "ml_iterations": it_z,
         "rank_mse": rank_hist,

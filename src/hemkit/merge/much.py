@@ -46,17 +46,18 @@ themselves (``mergingTools`` bootstraps them), and outliers are handled by an ex
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import InitVar, asdict, dataclass
 from typing import Any
 
 import numpy as np
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
-from hemkit.merge.checks import check_rows, need_mergeable
+from hemkit.merge.checks import check_rows, need_mergeable, take_old_n
 from hemkit.merge.correlation import (
     OUTLIER_POLICIES,
     assemble_target,
@@ -83,12 +84,12 @@ class MuchOptions:
 
     Attributes
     ----------
-    n : int, optional
+    rows : int, optional
         Merged rows; default every reading of the event read most often
-        (:func:`hemkit.merge.reorder.default_rows`).
+        (:func:`hemkit.merge.reorder.default_rows`).  (``n``: its old name, deprecated.)
     criterion : {"arranged", "sample"}, optional
         How draws are judged (step 4); default in hemkit mode ``"arranged"`` up to
-        :data:`ARRANGED_BUDGET` sorted values (``n x events x n_sims``, e.g. the bundled
+        :data:`ARRANGED_BUDGET` sorted values (``rows x events x n_sims``, e.g. the bundled
         T2080 data at 24 000 rows) and ``"sample"`` above it; ``"sample"`` in paper mode.
         ``arranged``: the Pearson correlations of the readings arranged by each draw (one
         sort of the table per draw).  ``sample``: the correlation matrix of the Gaussian
@@ -109,16 +110,20 @@ class MuchOptions:
 
     Examples
     --------
-    >>> MuchOptions(n=1000, criterion="sample").criterion
+    >>> MuchOptions(rows=1000, criterion="sample").criterion
     'sample'
     """
 
-    n: int | None = None
+    rows: int | None = None
     criterion: str | None = None
     outliers: str = "keep"
     z: float = 3.0
     impute: str | None = None
     dep_lvl: float | None = None
+    n: InitVar[int | None] = None
+
+    def __post_init__(self, n: int | None) -> None:
+        take_old_n(self, n)
 
 
 def pooled_normal_scores(readings: Readings) -> dict:
@@ -167,8 +172,7 @@ def _sims_per_chunk(n: int, k: int, budget_bytes: float = 256e6) -> int:
 
 def check_n_sims(n_sims: Any) -> int:
     """``n_sims`` as an int >= 1, with a warning under :data:`MIN_SIMS`."""
-    if isinstance(n_sims, bool) or not isinstance(n_sims, int | np.integer) or n_sims < 1:
-        raise InputError(f"n_sims must be an integer of at least 1, got {n_sims!r}")
+    n_sims = check_scalar(n_sims, "n_sims", min_val=1)
     if n_sims < MIN_SIMS:
         warnings.warn(
             f"n_sims={int(n_sims)} is below {MIN_SIMS}: MUCH keeps the best of only {int(n_sims)} draws, "
@@ -187,9 +191,8 @@ def _check_options(opts: MuchOptions, mode: str) -> str | None:
         raise InputError(f"unknown criterion {criterion!r}; choose 'arranged' or 'sample'")
     if opts.outliers not in OUTLIER_POLICIES:
         raise InputError(f"unknown outlier policy {opts.outliers!r}; choose one of {', '.join(OUTLIER_POLICIES)}")
-    if opts.dep_lvl is not None and not (isinstance(opts.dep_lvl, int | float) and 0 < opts.dep_lvl <= 1):
-        raise InputError(f"dep_lvl must be a number in (0, 1], got {opts.dep_lvl!r}")
-    check_rows(opts.n)
+    check_scalar(opts.dep_lvl, "dep_lvl", "real", min_val=0, max_val=1, closed="right", allow_none=True)
+    check_rows(opts.rows)
     return criterion
 
 
@@ -197,7 +200,7 @@ def merge_much(
     readings: Readings,
     *,
     n_sims: int = 100,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     mode: str = "hemkit",
     options: MuchOptions | None = None,
     progress: ProgressLike = None,
@@ -216,14 +219,14 @@ def merge_much(
         ``paper``: the paper's algorithm as written; ``hemkit``: per-group centring and the
         arranged criterion (see the module docstring for the measured difference).
     options : MuchOptions, optional
-        ``n``, ``criterion``, ``outliers``, ``z``, ``impute``, ``dep_lvl``.
+        ``rows``, ``criterion``, ``outliers``, ``z``, ``impute``, ``dep_lvl``.
     progress : bool or Progress, optional
         Reports the simulations (:mod:`hemkit.core.progress`).
 
     Returns
     -------
     MergeResult
-        ``data``: ``n`` rows x events.  ``diagnostics``: ``mse_to_observed`` (the kept draw
+        ``data``: ``rows`` rows x events.  ``diagnostics``: ``mse_to_observed`` (the kept draw
         against the measured correlations), ``sim_mse`` (every draw's), ``criterion``,
         ``repaired`` (``Sigma_0`` was not positive definite), ``imputed`` pairs and
         ``dropped`` events (``dep_lvl``).
@@ -237,7 +240,7 @@ def merge_much(
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
-    >>> res = merge_much(t2080_much(), n_sims=30, seed=1, options=MuchOptions(n=1000))
+    >>> res = merge_much(t2080_much(), n_sims=30, seed=1, options=MuchOptions(rows=1000))
     >>> res.data.shape
     (1000, 16)
     """
@@ -272,7 +275,7 @@ def merge_much(
     observed = ~np.isnan(goal_all)
     goal = goal_all[observed]
 
-    n = int(opts.n) if opts.n is not None else default_rows(readings)
+    n = int(opts.rows) if opts.rows is not None else default_rows(readings)
     k = len(events)
     if criterion is None:
         criterion = "arranged" if n * k * n_sims <= ARRANGED_BUDGET else "sample"
@@ -301,7 +304,7 @@ def merge_much(
     # in float64 (batch_correlation of float32 readings works in float32, meant for judging draws)
     best_corr = batch_correlation(np.asarray(best, dtype=np.float64))
     best_err = float(((upper(best_corr)[observed] - goal) ** 2).mean()) if goal.size else 0.0
-    params = {**asdict(opts), "n_sims": n_sims, "mode": mode, "n": n, "criterion": criterion}
+    params = {**asdict(opts), "n_sims": n_sims, "mode": mode, "rows": n, "criterion": criterion}
     diagnostics = {
         "mse_to_observed": best_err,
         "sim_mse": [float(e) for e in errors],

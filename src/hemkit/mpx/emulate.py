@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.results import Result, result
 
@@ -309,8 +310,7 @@ def schedule(n_steps: int, n_events: int, pmcs: int, *, period: int = 1, shift: 
 
 def _check_rotation(pmcs: int, period: int, shift: int, offset: int) -> None:
     for name, value, low in (("pmcs", pmcs, 1), ("period", period, 1), ("shift", shift, 1), ("offset", offset, 0)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-            raise InputError(f"{name} must be a whole number >= {low}, got {value!r}")
+        check_scalar(value, name, min_val=low)
 
 
 @dataclass(frozen=True)

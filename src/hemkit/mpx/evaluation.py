@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.numbers import format_count
 from hemkit.core.progress import ProgressLike, as_progress
@@ -53,8 +54,7 @@ class ScoreOptions:
         if not self.pmcs:
             raise InputError("pmcs: give at least one counter count")
         for c in self.pmcs:
-            if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 1:
-                raise InputError(f"pmcs must be whole numbers >= 1, got {c!r}")
+            check_scalar(c, "pmcs", min_val=1)
 
 
 def drop_unseen(mpx: MpxData) -> tuple[MpxData, list[str]]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.progress import ProgressLike
 from hemkit.core.results import Result, result
@@ -61,8 +62,10 @@ class FitOptions:
     max_steps: int = 512
 
     def __post_init__(self) -> None:
-        if not self.pmcs or any(isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 1 for c in self.pmcs):
-            raise InputError(f"pmcs must be whole numbers >= 1, got {self.pmcs!r}")
+        if not self.pmcs:
+            raise InputError("pmcs: give at least one counter count")
+        for c in self.pmcs:
+            check_scalar(c, "pmcs", min_val=1)
 
 
 @result

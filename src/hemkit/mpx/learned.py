@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.rng import child, integer_seed
@@ -99,20 +100,13 @@ class TrainOptions:
     per_epoch: int | None = None
 
     def __post_init__(self) -> None:
-        def whole(name: str, value: Any, low: int, none_ok: bool = False) -> None:
-            if value is None and none_ok:
-                return
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-                raise InputError(f"{name} must be a whole number >= {low}, got {value!r}")
-
-        whole("epochs", self.epochs, 1)
-        whole("patience", self.patience, 0)
-        whole("seed", self.seed, 0, none_ok=True)
-        whole("threads", self.threads, 1, none_ok=True)
-        whole("batch_size", self.batch_size, 1, none_ok=True)
-        whole("per_epoch", self.per_epoch, 0, none_ok=True)
-        if self.lr is not None and not (isinstance(self.lr, int | float) and 0 < self.lr < 10):
-            raise InputError(f"lr must be a positive number below 10, got {self.lr!r}")
+        check_scalar(self.epochs, "epochs", min_val=1)
+        check_scalar(self.patience, "patience", min_val=0)
+        check_scalar(self.seed, "seed", min_val=0, allow_none=True)
+        check_scalar(self.threads, "threads", min_val=1, allow_none=True)
+        check_scalar(self.batch_size, "batch_size", min_val=1, allow_none=True)
+        check_scalar(self.per_epoch, "per_epoch", min_val=0, allow_none=True)
+        check_scalar(self.lr, "lr", "real", min_val=0, max_val=10, closed="neither", allow_none=True)
         if self.loss not in ("mse", "ra"):
             raise InputError(f"loss must be 'mse' or 'ra', got {self.loss!r}")
 
@@ -422,12 +416,10 @@ class MLPEstimator(_TorchEstimator):
         self.train = train
 
     def _build(self, torch: Any, n_features: int, rng: np.random.Generator) -> Any:
-        if not all(isinstance(h, int | np.integer) and h >= 1 for h in self.hidden):
-            raise InputError(f"mlp: hidden layer widths must be whole numbers >= 1, got {self.hidden}")
-        if not 0 <= self.dropout < 1:
-            raise InputError(f"mlp: dropout must be in [0, 1), got {self.dropout}")
-        if not isinstance(self.window, int | np.integer) or self.window < 0:
-            raise InputError(f"mlp: window must be a whole number >= 0, got {self.window}")
+        for h in self.hidden:
+            check_scalar(h, "hidden", min_val=1, what="mlp layer widths")
+        check_scalar(self.dropout, "dropout", "real", min_val=0, max_val=1, closed="left", what="mlp")
+        check_scalar(self.window, "window", min_val=0, what="mlp")
         nn = torch.nn
         Dropout = _dropout_module(torch)
         layers: list[Any] = []
@@ -532,8 +524,7 @@ class BiGRUEstimator(_TorchEstimator):
 
     def _build(self, torch: Any, n_features: int, rng: np.random.Generator) -> Any:
         for name, value in (("hidden", self.hidden), ("layers", self.layers), ("crop", self.crop)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise InputError(f"bigru: {name} must be a whole number >= 1, got {value!r}")
+            check_scalar(value, name, min_val=1, what="bigru")
         nn = torch.nn
         hidden, layers = int(self.hidden), int(self.layers)
         module: Any = nn.Module

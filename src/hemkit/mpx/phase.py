@@ -45,7 +45,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import InputError
+from hemkit.core.checks import check_scalar
 from hemkit.mpx.emulate import MpxData
 from hemkit.mpx.estimators import (
     FixedInterpolation,
@@ -232,8 +232,7 @@ class PhaseInterpolation(MpxEstimator):
             ("floor", self.floor, 1e-9, 1e6),
             ("min_relevance", self.min_relevance, 0.0, 1.0),
         ):
-            if isinstance(value, bool) or not (isinstance(value, int | float) and low <= float(value) <= high):
-                raise InputError(f"phase interpolation: {name} must be in [{low:g}, {high:g}], got {value!r}")
+            check_scalar(value, name, "real", min_val=low, max_val=high, what="phase interpolation")
 
     def estimate_array(self, mpx: MpxData) -> np.ndarray:
         """Phase-aware estimates, (S, T)."""

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
@@ -68,10 +69,8 @@ class TraceOptions:
     allow_failure: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.interval_ms, int) or self.interval_ms < 1:
-            raise InputError(f"interval_ms must be a whole number of milliseconds >= 1, got {self.interval_ms!r}")
-        if not isinstance(self.runs, int) or self.runs < 1:
-            raise InputError(f"runs must be at least 1, got {self.runs!r}")
+        check_scalar(self.interval_ms, "interval_ms", min_val=1, what="milliseconds")
+        check_scalar(self.runs, "runs", min_val=1)
         if self.timeout is not None and not self.timeout > 0:
             raise InputError(f"timeout must be positive, got {self.timeout!r}")
 

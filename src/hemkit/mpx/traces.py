@@ -25,12 +25,7 @@ from hemkit.core.rng import SeedLike, as_generator
 from hemkit.io.traces import read_trace
 from hemkit.mpx.emulate import MpxData
 
-__all__ = [
-    "clean_runs",
-    "read_multiplexed",
-    "split_workloads",
-    "to_wide",
-]
+__all__ = ["clean_runs", "read_multiplexed", "split_workloads", "to_wide"]
 
 
 def to_wide(trace: pd.DataFrame, run: str) -> pd.DataFrame:

@@ -24,7 +24,6 @@ Examples
 
 from hemkit.plan.bounds import BEST_KNOWN, best_known, schonheim_bound
 from hemkit.plan.designs import (
-    CoveringResult,
     Planner,
     SearchOptions,
     covering_design,
@@ -39,7 +38,6 @@ from hemkit.plan.result import Plan
 __all__ = [
     "BEST_KNOWN",
     "Constraints",
-    "CoveringResult",
     "Plan",
     "Planner",
     "SearchOptions",

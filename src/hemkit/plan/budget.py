@@ -21,7 +21,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from hemkit.core.errors import InputError
+from hemkit.core.checks import check_scalar
 from hemkit.core.progress import ProgressTask
 
 
@@ -55,10 +55,7 @@ class SearchOptions:
     def __post_init__(self) -> None:
         for name in ("time_budget", "effort", "exact_time"):
             value = getattr(self, name)
-            if value is None and name == "time_budget":
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-                raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
+            check_scalar(value, name, "real", min_val=0, allow_none=name == "time_budget")
 
 
 class Clock:

@@ -107,11 +107,7 @@ def make_plan(
     return Planner(design, anchor).plan(events, pmcs, seed=seed, progress=progress)
 
 
-#: the result of :func:`covering_design` (kept for older code: it is a :class:`Plan`)
-CoveringResult = Plan
-
 __all__ = [
-    "CoveringResult",
     "Planner",
     "SearchOptions",
     "covering_design",

@@ -25,11 +25,11 @@ Examples
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import DesignError, InputError
 from hemkit.plan.bounds import schonheim_bound
 
@@ -106,16 +106,6 @@ def check_name(e: object, what: str) -> str:
     return e
 
 
-def _int(value: object, what: str, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputError(f"{what} must be an integer, got {value!r}")
-    v = int(value)
-    if v < lo or (hi is not None and v > hi):
-        rng = f"at least {lo}" if hi is None else f"between {lo} and {hi}"
-        raise InputError(f"{what} must be {rng}, got {v}")
-    return v
-
-
 def counter_match(events: Sequence[str], counters: Mapping[str, Sequence[int]], n_counters: int) -> bool:
     """Whether each event can get its own allowed counter (bipartite matching, augmenting paths).
 
@@ -174,8 +164,8 @@ class Problem:
         c = constraints
         self.events = check_events(events)
         known = set(self.events)
-        self.n_counters = _int(pmcs, "pmcs", 1)
-        budget = None if c.budget is None else _int(c.budget, "budget", 1)
+        self.n_counters = check_scalar(pmcs, "pmcs", min_val=1)
+        budget = check_scalar(c.budget, "budget", min_val=1, allow_none=True)
         cap = self.n_counters if budget is None else min(self.n_counters, budget)
         self.fixed = None if c.fixed is None else check_name(c.fixed, "fixed event")
         if self.fixed is not None and self.fixed not in known:
@@ -190,7 +180,8 @@ class Problem:
             if isinstance(cs, str | bytes) or not isinstance(cs, Sequence) or not cs:
                 raise InputError(f"event {e!r}: allowed counters must be a non-empty list of counter numbers")
             self.counters[e] = sorted(
-                {_int(x, f"event {e!r}: counter", 0, self.n_counters - 1) for x in cs}  # 0-based
+                # counters are numbered from 0
+                {check_scalar(x, f"event {e!r}: counter", min_val=0, max_val=self.n_counters - 1) for x in cs}
             )
         rest = [e for e in self.events if e != self.fixed]
         if self.fixed is not None:

@@ -272,12 +272,12 @@ class Plan(Result):
         )
         return frame
 
-    def describe(self) -> str:
+    def line(self) -> str:
         """One line: events, groups, counters, bound and best known.
 
         Examples
         --------
-        >>> Plan([["a", "b"], ["a", "c"], ["b", "c"]], design="much", pmcs=2, lower_bound=3, optimal=True).describe()
+        >>> Plan([["a", "b"], ["a", "c"], ["b", "c"]], design="much", pmcs=2, lower_bound=3, optimal=True).line()
         'much plan: 3 events in 3 groups of at most 2 counters (lower bound 3, optimal)'
         """
         extra = []
@@ -407,7 +407,7 @@ class Plan(Result):
         """
         from hemkit.io.planfile import write_plan_file
 
-        return write_plan_file(path, self.to_dict(), header=f"hemkit {self.describe()}")
+        return write_plan_file(path, self.to_dict(), header=f"hemkit {self.line()}")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Plan):
