@@ -12,7 +12,7 @@ import pytest
 
 from hemkit import InputError
 from hemkit.collect import collect
-from hemkit.collect import load_readings as load_one
+from hemkit.io.collection import load_readings as load_one
 from hemkit.io import read_readings
 from hemkit.plan import Plan
 
