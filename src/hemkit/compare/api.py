@@ -118,7 +118,7 @@ def compare(
     b: Readings,
     *,
     level: float = 0.95,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
     pairs: bool = False,
 ) -> CompareResult:
     """Compare two sets of readings event by event (and pair by pair): what changed, by how much.
@@ -131,7 +131,7 @@ def compare(
     level : float in (0, 1), default 0.95
         Level of the ratio intervals; ``changed`` controls the false discovery rate across
         events (and across pairs) at ``1 - level`` (Benjamini-Hochberg).
-    seed : int, Generator or None
+    seed : int, Generator or None, default 0
         Randomness of the bootstrap intervals (and of the merges ``pairs`` may need).
     pairs : bool, default False
         Also compare every pair's correlation (:attr:`CompareResult.pairs`).

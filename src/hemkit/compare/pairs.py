@@ -103,7 +103,7 @@ def _side(readings: Readings, events: list[str], level: float, seed: SeedLike, s
 
 
 def correlation_changes(
-    a: Readings, b: Readings, events: list[str], *, level: float = 0.95, seed: SeedLike = None
+    a: Readings, b: Readings, events: list[str], *, level: float = 0.95, seed: SeedLike = 0
 ) -> pd.DataFrame:
     """Per pair of ``events``: the correlation in A and in B, its change with an interval, and ``changed``.
 
@@ -114,7 +114,7 @@ def correlation_changes(
         Events read on both sides.
     level : float
         Interval level; ``changed`` controls the false discovery rate at ``1 - level``.
-    seed : int, Generator or None
+    seed : int, Generator or None, default 0
         Of the merges (for pairs never read together on a side).
 
     Examples

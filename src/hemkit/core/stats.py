@@ -353,7 +353,7 @@ def median_ratio(
     *,
     level: float = 0.95,
     n_boot: int = 2000,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
 ) -> Ratios:
     """Ratio of medians ``B / A`` per event with a percentile bootstrap interval at ``level``.
 
@@ -365,7 +365,7 @@ def median_ratio(
         Interval level, in (0, 1).
     n_boot : int
         Bootstrap medians per side and event.
-    seed : int, Generator or None
+    seed : int, Generator or None, default 0
 
     Examples
     --------
@@ -495,7 +495,7 @@ def detectable_change(
     alpha: float,
     power: float = 0.9,
     change: float = 0.01,
-    seed: SeedLike = None,
+    seed: SeedLike = 0,
 ) -> Power:
     """Per event: the smallest change the Brunner-Munzel test detects, and the runs a ``change`` needs.
 
@@ -518,7 +518,7 @@ def detectable_change(
         Probability of flagging the change.
     change : float
         The relative change for :attr:`Power.runs_needed`.
-    seed : int, Generator or None
+    seed : int, Generator or None, default 0
         Chooses the readings the shift is estimated on, where there are more than 2000.
 
     Examples
