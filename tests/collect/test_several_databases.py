@@ -12,8 +12,8 @@ import pytest
 
 from hemkit import InputError
 from hemkit.collect import collect
-from hemkit.io.collection import load_readings as load_one
 from hemkit.io import read_readings
+from hemkit.io.collection import load_readings as load_one
 from hemkit.plan import Plan
 
 from ..conftest import run_cli

@@ -255,8 +255,7 @@ def study(
     """
     import pandas as pd
 
-    from hemkit.evaluate import StudyOptions, truth_study
-    from hemkit.evaluate import read_reference
+    from hemkit.evaluate import StudyOptions, read_reference, truth_study
     from hemkit.io import write_table
 
     _check_outputs(truth, output=output)
