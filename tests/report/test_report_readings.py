@@ -371,3 +371,12 @@ def test_a_plan_of_hundreds_of_groups_is_drawn_at_a_readable_size():
         assert width <= sec.MAX_INCHES and height <= sec.MAX_INCHES
         ax = f.figure.axes[0]
         assert 0 < len(_ticks(ax)) <= sec.MAX_NAMES and 0 < len(_ticks(ax, "y")) <= sec.MAX_NAMES
+
+
+def test_a_value_that_does_not_exist_is_a_dash_not_nan():
+    import pandas as pd
+
+    from hemkit.report.html import _table
+
+    page = _table("", pd.DataFrame({"median": [0.0, 2.0], "cv": [float("nan"), 0.5]}, index=["zero", "b"]))
+    assert "NaN" not in page and "\u2014" in page

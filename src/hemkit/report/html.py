@@ -75,7 +75,9 @@ def png(figure: Any, dpi: int = 110) -> bytes:
 
 
 def _table(caption: str, frame: Any) -> str:
-    body = frame.to_html(border=0, float_format=lambda v: f"{v:.4g}", escape=True)
+    # a value that does not exist (the spread of an event that is 0 in every run, the runs of a
+    # group dropped when read) is a dash, never "NaN"
+    body = frame.to_html(border=0, float_format=lambda v: f"{v:.4g}", escape=True, na_rep="\u2014")
     return f"<p class='note'>{html.escape(caption)}</p>{body}" if caption else body
 
 
