@@ -99,7 +99,7 @@ def test_mergingtools_with_pmcs(tmp_path, refused):
     refused(e, "raw.txt", "give pmcs")
     with pytest.raises(InputError) as e:
         read_readings(tmp_path / "raw.txt", pmcs=0)
-    refused(e, "pmcs must be at least 1, got 0")
+    refused(e, "pmcs must be an integer of at least 1, got 0")
 
 
 def test_perf_files_whatever_the_names(tmp_path):

@@ -32,8 +32,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitError, HemkitWarning, InputError
 from hemkit.core.readings import TIDY_COLUMNS, Readings
 from hemkit.io.formats import PARQUET_MAGIC, SQLITE_MAGIC
@@ -263,13 +262,6 @@ def _read_table_file(
     raise InputError(f"{path}: not a readings file (no columns {', '.join(TIDY_COLUMNS)}); {RECOGNISED}")
 
 
-def _check_int(name: str, value: object, least: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise InputError(f"{name} must be an integer, got {value!r}")
-    if value < least:
-        raise InputError(f"{name} must be at least {least}, got {value}")
-
-
 def read_readings(
     source: PathLike | Sequence[PathLike],
     *,
@@ -315,8 +307,8 @@ def read_readings(
     """
     paths = _as_paths(source)
     if pmcs is not None:
-        _check_int("pmcs", pmcs, 1)
-    _check_int("min_runs", min_runs, 1)
+        check_scalar(pmcs, "pmcs", min_val=1)
+    check_scalar(min_runs, "min_runs", min_val=1)
     if perf is not None:  # whoever made one has loaded its module already
         from hemkit.io.perf_files import PerfOptions
 
