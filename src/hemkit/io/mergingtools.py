@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings, first_repeat
 from hemkit.io.table import csv_rows, is_parquet_file, numeric_csv, read_table
@@ -109,8 +110,7 @@ def from_mergingtools(
     >>> r
     Readings(3 groups, 16 events, 1000-1000 runs per group)
     """
-    if isinstance(n_pmcs, bool) or not isinstance(n_pmcs, int | np.integer) or n_pmcs < 1:
-        raise InputError(f"pmcs (counters per group) must be an integer of at least 1, got {n_pmcs!r}")
+    check_scalar(n_pmcs, "pmcs", min_val=1)
     path = Path(data) if isinstance(data, str | os.PathLike) else None
     source = str(data) if path is not None else "raw table"
     plain = numeric_csv(path) if path is not None and not is_parquet_file(path) else None
