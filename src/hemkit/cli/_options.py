@@ -252,6 +252,22 @@ def read_inputs(
     return read_readings(list(inputs), pmcs=pmcs, codes=codes, drop_constant=drop_constant)
 
 
+def distinct_outputs(**paths: str | None) -> None:
+    """Refuse one file given for two outputs of a command (``-o x.csv --pairs x.csv``), naming both."""
+    import os
+
+    from hemkit.core.errors import OutputError
+
+    seen: dict[str, str] = {}
+    for name, p in paths.items():
+        if not p:
+            continue
+        key = os.path.realpath(p)
+        if key in seen:
+            raise OutputError(f"{p}: given for both {seen[key]} and {name}; give two different files")
+        seen[key] = name
+
+
 @contextmanager
 def warnings_to_stderr() -> Iterator[None]:
     """Show every :class:`hemkit.HemkitWarning` raised inside as ``hemkit: warning: ...`` on stderr."""

@@ -13,6 +13,7 @@ import click
 
 from hemkit.cli._options import (
     LEVEL,
+    distinct_outputs,
     output_option,
     plot_option,
     readings_input_options,
@@ -33,19 +34,6 @@ def _read(path: str, side: str, **options: Any) -> Any:
         return read_readings(path, min_runs=1, **options)
     except HemkitError as exc:
         raise exc.reworded(f"{side}: {exc.message}") from exc
-
-
-def _distinct(paths: dict[str, str | None]) -> None:
-    from hemkit.core.errors import OutputError
-
-    seen: dict[str, str] = {}
-    for name, p in paths.items():
-        if not p:
-            continue
-        key = os.path.realpath(p)
-        if key in seen:
-            raise OutputError(f"{p}: given for both {seen[key]} and {name}; give two different files")
-        seen[key] = name
 
 
 @click.command()
@@ -89,7 +77,7 @@ def compare(
     from hemkit.core.errors import HemkitWarning
     from hemkit.io import check_output, write_figure, write_table
 
-    _distinct({"output": output, "pairs": pairs, "plot": plot, "plot-power": plot_power})
+    distinct_outputs(**{"output": output, "pairs": pairs, "plot": plot, "plot-power": plot_power})
     for path, what in ((output, "output"), (pairs, "pairs"), (plot, "plot"), (plot_power, "power plot")):
         if path:
             check_output(path, inputs=[a, b], what=what)

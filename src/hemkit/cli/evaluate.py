@@ -18,6 +18,7 @@ import click
 
 from hemkit.cli._options import (
     LEVEL,
+    distinct_outputs,
     output_option,
     plot_option,
     pmcs_option,
@@ -28,7 +29,7 @@ from hemkit.cli._options import (
     show_table,
     wrote,
 )
-from hemkit.cli.merge import _distinct_outputs, _dropped, _inputs_label, _load, warnings_to_stderr
+from hemkit.cli.merge import _dropped, _inputs_label, _load, warnings_to_stderr
 
 EVAL_METHODS = "joint, copula, much, much-paper, hrm"
 
@@ -87,7 +88,7 @@ def _check_outputs(inputs: tuple[str, ...], **paths: str | None) -> None:
     from hemkit.io import check_output
 
     named = {what.replace("_", "-"): path for what, path in paths.items()}
-    _distinct_outputs(**named)
+    distinct_outputs(**named)
     for what, path in named.items():
         if path:
             check_output(path, inputs=inputs, what=what)

@@ -20,6 +20,7 @@ from hemkit.cli._merging import MERGE_METHODS, MergeChoice, merge_options
 from hemkit.cli._options import (
     LEVEL,
     check_input_options,
+    distinct_outputs,
     output_option,
     plot_option,
     quiet_option,
@@ -66,21 +67,6 @@ def _load(inputs: tuple[str, ...], *, pmcs: int | None, codes: str | None, drop_
         check_input_options(pmcs, codes)
         return datasets.t2080_hrm() if hrm else datasets.t2080_much()
     return read_inputs(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
-
-
-def _distinct_outputs(**paths: str | None) -> None:
-    import os
-
-    from hemkit.core.errors import OutputError
-
-    seen: dict[str, str] = {}
-    for name, p in paths.items():
-        if not p:
-            continue
-        key = os.path.realpath(p)
-        if key in seen:
-            raise OutputError(f"{p}: given for both {seen[key]} and {name}; give two different files")
-        seen[key] = name
 
 
 def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
@@ -145,7 +131,7 @@ def merge(
     from hemkit.io import check_output, write_figure, write_table
     from hemkit.merge import merge as run_merge
 
-    _distinct_outputs(output=output, pair_intervals=pair_intervals, plot=plot)
+    distinct_outputs(output=output, pair_intervals=pair_intervals, plot=plot)
     for path, what in ((output, "output"), (pair_intervals, "pair intervals"), (plot, "plot")):
         if path:
             check_output(path, inputs=inputs, what=what)
