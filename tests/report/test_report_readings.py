@@ -380,3 +380,25 @@ def test_a_value_that_does_not_exist_is_a_dash_not_nan():
 
     page = _table("", pd.DataFrame({"median": [0.0, 2.0], "cv": [float("nan"), 0.5]}, index=["zero", "b"]))
     assert "NaN" not in page and "\u2014" in page
+
+
+def test_report_compare_section_names_what_changed_and_survives_bad_b(cli, tmp_path):
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data" / "compare"
+    a, b = data / "kernel_a.db", data / "kernel_b.db"  # the kernel touching 1.05x the pages, looping 1.3x
+    out = tmp_path / "r.html"
+    res = cli(["report", a, "--compare", b, "-o", out, "-q", "-m", "none"])
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text(encoding="utf-8")
+    assert "Compared with B" in page and "page-faults" in page
+    assert "events changed from A (these readings) to B" in page
+    same = cli(["report", a, "--compare", a, "-o", tmp_path / "same.html", "-q", "-m", "none"])
+    assert same.exit_code == 0, same.stderr
+    assert "0 of 3 events changed" in (tmp_path / "same.html").read_text(encoding="utf-8")
+    before = out.read_bytes()
+    bad = cli(["report", a, "--compare", tmp_path / "missing.db", "-o", out, "-q"])
+    assert bad.exit_code == 2 and "compare (B)" in bad.stderr and "missing.db" in bad.stderr
+    assert out.read_bytes() == before
+    usage = cli(["report", "--compare", b, "-o", out])
+    assert usage.exit_code == 2 and "--compare" in usage.stderr

@@ -46,6 +46,14 @@ from hemkit.cli._options import (
     metavar="PERF_DATA",
     help="A perf record file (perf.data or perf script text): add its sampling profile (repeatable).",
 )
+@click.option(
+    "--compare",
+    "compare_with",
+    multiple=True,
+    type=click.Path(dir_okay=True),
+    metavar="B",
+    help="Readings B (read as INPUT is): add what changed from INPUT to B (repeat for several files of B).",
+)
 @seed_option()
 @output_option("The HTML page to write.", required=True)
 @quiet_option()
@@ -60,6 +68,7 @@ def report(
     title: str,
     traces: tuple[str, ...],
     profiles: tuple[str, ...],
+    compare_with: tuple[str, ...],
     seed: int,
     output: str,
     quiet: bool,
@@ -73,6 +82,7 @@ def report(
     hemkit report much_raw.csv --pmcs 6 --codes code2name.csv -o report.html
     hemkit report plan.db --mpx trace_r1.csv --profile perf.data -o report.html
     hemkit report --mpx trace_r1.csv -o report.html      (only the trace's section)
+    hemkit report isolation.db --compare contention.db -o report.html
 
     The page (no network needed, figures inline) shows the runs of each group (for a
     collection database also the invalid ones and why, the measured command and the
@@ -83,7 +93,7 @@ def report(
     perf's scaling and hemkit's multiplexing estimate per event (a trace recorded without
     multiplexing is multiplexed in emulation on 2 counters and compared with its exact
     counts); with --profile, the sampling profile by DSO and by symbol with confidence
-    intervals.
+    intervals; with --compare B, what changed from INPUT to B ('hemkit compare INPUT B').
     """
     from hemkit.cli import render_error
     from hemkit.core.readings import Readings
@@ -92,7 +102,9 @@ def report(
 
     if method == "hrm" and not merging.anchor:
         raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
-    check_output(output, inputs=[*inputs, *traces, *profiles], what="report")
+    if compare_with and not inputs:
+        raise click.BadParameter("needs INPUT: the readings B is compared with", param_hint="'--compare'")
+    check_output(output, inputs=[*inputs, *traces, *profiles, *compare_with], what="report")
     paths = list(inputs)
     source: Readings | list[str] | None
     if not paths and (traces or profiles):
@@ -116,6 +128,7 @@ def report(
         merge_options={k: v for k, v in merge_kwargs.items() if k != "progress"},
         jobs=merging.jobs,
         explain=lambda exc: render_error(exc, report),  # a fix named as this command's option
+        compare=list(compare_with) or None,
     )
     read = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant}
     with warnings_to_stderr():  # a failed section among them: "report section 'merge' failed: ..."

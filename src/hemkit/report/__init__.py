@@ -62,6 +62,10 @@ class ReportOptions:
     explain : callable, optional
         How the error of a failed section is worded (default ``str``: the library's words,
         ``pass impute='maxdet'``); ``hemkit report`` passes one that names its own options.
+    compare : Readings, path or paths, optional
+        Side B of a comparison (:func:`hemkit.compare.compare`) with the report's readings as
+        side A: a section with the events that changed, their ratios with intervals, and the
+        pairs whose correlation changed.  Paths are read with the report's ``read_options``.
     """
 
     method: str = "joint"
@@ -73,6 +77,7 @@ class ReportOptions:
     merge_options: Mapping[str, Any] = field(default_factory=dict)
     jobs: int | None = 1
     explain: Callable[[HemkitError], str] | None = None
+    compare: Readings | PathLike | Sequence[PathLike] | None = None
 
 
 @result
@@ -194,7 +199,12 @@ def _with_reading_notes(section: Section, notes: list[str]) -> Section:
 
 
 def _readings_sections(
-    readings: Readings, source: str, collection: _Collection | None, options: ReportOptions, seed: SeedLike
+    readings: Readings,
+    source: str,
+    collection: _Collection | None,
+    options: ReportOptions,
+    seed: SeedLike,
+    other: tuple[Readings, str] | None = None,
 ) -> list[Section]:
     from hemkit.report import sections as sec
 
@@ -224,6 +234,8 @@ def _readings_sections(
     parts.append(guard("variability", "Variability of the readings", lambda: sec.variability(readings)))
     if options.method:
         parts.append(guard("merge", "Merged correlations", lambda: sec.merged(readings, options, seed, constants)))
+    if other is not None:
+        parts.append(guard("compare", "Compared with B", lambda: sec.comparison(readings, other, options, seed)))
     return parts
 
 
@@ -292,7 +304,20 @@ def build_report(
         collection = _collection(paths[0]) if len(paths) == 1 else None
         readings, notes = _read(paths[0] if len(paths) == 1 else paths, read_options or {})
     source = source or "readings"
-    parts = _readings_sections(readings, source, collection, options, seed)
+    other = None
+    if options.compare is not None:
+        b = options.compare
+        if isinstance(b, Readings):
+            other = (b, b.source or "B")
+        else:
+            b_paths = [b] if isinstance(b, str | os.PathLike) else list(b)
+            try:
+                b_read, b_notes = _read(b_paths[0] if len(b_paths) == 1 else b_paths, read_options or {})
+            except HemkitError as exc:
+                raise exc.reworded(f"compare (B): {exc.message}") from exc
+            notes += [f"B: {n}" for n in b_notes]
+            other = (b_read, " ".join(str(os.fspath(p)) for p in b_paths))
+    parts = _readings_sections(readings, source, collection, options, seed, other)
     if notes:
         parts[0] = _with_reading_notes(parts[0], notes)
     parts = _unique_keys([*parts, *figures, *extra])

@@ -546,6 +546,57 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
     )
 
 
+# ------------------------------------------------------------------ comparison
+def comparison(readings: Readings, other: tuple[Readings, str], options: Any, seed: Any) -> Section:
+    """The comparison of the readings (A) with ``other`` (B): changed events, ratios with intervals, changed pairs.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> a = Readings({1: pd.DataFrame({"x": rng.poisson(900, 40), "y": rng.poisson(90, 40)})})
+    >>> b = Readings({1: pd.DataFrame({"x": rng.poisson(1000, 40), "y": rng.poisson(90, 40)})})
+    >>> comparison(a, (b, "after"), None, 0).paragraphs[0]
+    '1 of 2 events changed from A (these readings) to B (after) at a false discovery rate of 5 %: x.'
+    """
+    from hemkit.compare import compare
+
+    b, name = other
+    notes: list[str] = []
+    with _warnings_into(notes):
+        res = compare(readings, b, level=0.95, seed=seed, pairs=True)
+    table = res.to_frame().set_index("event")
+    changed = res.changed
+    shown = ", ".join(changed[:20]) + (f" ... ({len(changed)} in all)" if len(changed) > 20 else "")
+    paragraphs = [
+        f"{len(changed)} of {len(table)} events changed from A (these readings) to B ({name}) at a false "
+        f"discovery rate of 5 %" + (f": {shown}." if changed else ".")
+    ]
+    if res.only_a or res.only_b:
+        paragraphs.append(
+            f"Not compared: read in A only {', '.join(map(str, res.only_a)) or 'none'}; "
+            f"in B only {', '.join(map(str, res.only_b)) or 'none'}."
+        )
+    cols = ["median_a", "median_b", "ratio", "lower", "upper", "q_value", "changed", "note"]
+    order = table.assign(_c=~table["changed"]).sort_values(["_c", "q_value"]).index
+    tables: list[tuple[str, Any]] = [
+        (
+            "Per event: medians, the ratio B / A with its 95 % interval, the FDR-adjusted p-value.",
+            table.loc[order, cols],
+        )
+    ]
+    if res.pairs is not None and len(res.pairs):
+        pairs = res.pairs
+        moved = pairs[pairs["changed"]] if "changed" in pairs else pairs.iloc[:0]
+        if len(moved):
+            keep = [c for c in ("event_a", "event_b", "r_a", "r_b", "difference", "lower", "upper") if c in moved]
+            tables.append(("Pairs whose correlation changed (Benjamini-Hochberg across pairs).", moved[keep]))
+        else:
+            paragraphs.append(f"No pair's correlation changed ({len(pairs)} pairs compared).")
+    figures = (Figure.of("Ratio B / A per event with its interval; changed events marked.", res.plot().figure),)
+    return Section("compare", "Compared with B", tuple(paragraphs), tuple(tables), figures, tuple(notes))
+
+
 # ------------------------------------------------------------------ multiplexing and sampling
 @contextmanager
 def _warnings_into(notes: list[str]) -> Iterator[None]:
