@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.numbers import format_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -155,9 +156,37 @@ def first_repeat(items: Sequence | np.ndarray) -> Any:
     return runs[int(np.argmax(repeat))]
 
 
-def _count(value: float) -> str:
-    """A count in a message: an integer as itself, anything else in at most 6 significant digits."""
-    return f"{value:.0f}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:.6g}"
+def unread_pairs_error(pairs: Sequence[tuple[Any, Any]], *, source: str = "", why: Any = None) -> InputError:
+    """The error for pairs of events never read together: up to ten named, all in ``details``, the fix ``impute``.
+
+    ``why(a, b)`` may say why a pair is unread (a constant event dropped from its only group).
+
+    Examples
+    --------
+    >>> str(unread_pairs_error([("a", "b")], source="x.csv"))[:50]
+    "x.csv: events 'a' and 'b' were never read together"
+    """
+    from hemkit.core.errors import Fix
+
+    def reason(a: Any, b: Any) -> str:
+        return why(a, b) if why is not None else ""
+
+    def name(a: Any, b: Any) -> str:
+        text = reason(a, b)
+        return f"{_q(a)} and {_q(b)}" + (f" ({text})" if text else "")
+
+    n = len(pairs)
+    shown = "; ".join(name(a, b) for a, b in pairs[:10])
+    more = f" (and {n - 10} more)" if n > 10 else ""
+    head = "events" if n == 1 else f"{n} pairs of events were never read together:"
+    its = "its correlation" if n == 1 else "their correlations"
+    tail = " were never read together" if n == 1 else ""
+    return InputError(
+        f"{source + ': ' if source else ''}{head} {shown}{more}{tail}; "
+        f"no merge can know {its}: add a group with both to the plan, or fill it from the others",
+        fix=Fix("impute", "maxdet"),
+        details=[f"{a}\t{b}\t{reason(a, b)}".rstrip("\t") for a, b in pairs] if n > 10 else None,
+    )
 
 
 def _check_group(gid: Hashable, group: Group, min_runs: int, source: str, drop_constant: bool = False) -> Group:
@@ -465,7 +494,7 @@ class Readings:
             by_event.setdefault(e, []).append((g, v))
         parts = []
         for e, found in by_event.items():
-            values = sorted({_count(v) for _, v in found})
+            values = sorted({format_count(v) for _, v in found})
             groups = ", ".join(_q(g) for g, _ in found[:8]) + (f" ... ({len(found)} groups)" if len(found) > 8 else "")
             parts.append(
                 f"event {_q(e)} is constant ({', '.join(values[:3])}) in every run of "
@@ -604,12 +633,13 @@ class Readings:
 
     def why_missing(self, a: str, b: str) -> str:
         """Why ``a`` and ``b`` are never read together: the constant event dropped from their only group, or ''."""
-        for gid, e, _ in self._dropped:
+        dropped = {(g, e) for g, e, _ in self._dropped}
+        for gid, e, _ in self._dropped:  # in group order: the first group that explains it
             other = b if e == a else a if e == b else None
             if other is None:
                 continue
             grp = self._arrays.get(gid)
-            if (grp is not None and other in grp.events) or (gid, other) in {(g, x) for g, x, _ in self._dropped}:
+            if (grp is not None and other in grp.events) or (gid, other) in dropped:
                 return f"dropping constant {_q(e)} in group {_q(gid)} removed the only reading of {_q(a)} with {_q(b)}"
         return ""
 
@@ -636,24 +666,7 @@ class Readings:
         missing = self.missing_pairs()
         if not missing or impute is not None:
             return missing
-        from hemkit.core.errors import Fix
-
-        def name(pair: tuple[str, str]) -> str:
-            why = self.why_missing(*pair)
-            return f"{_q(pair[0])} and {_q(pair[1])}" + (f" ({why})" if why else "")
-
-        n = len(missing)
-        shown = "; ".join(name(p) for p in missing[:10])
-        more = f" (and {n - 10} more)" if n > 10 else ""
-        head = "events" if n == 1 else f"{n} pairs of events were never read together:"
-        its = "its correlation" if n == 1 else "their correlations"
-        tail = " were never read together" if n == 1 else ""
-        raise InputError(
-            f"{self.source + ': ' if self.source else ''}{head} {shown}{more}{tail}; "
-            f"no merge can know {its}: add a group with both to the plan, or fill it from the others",
-            fix=Fix("impute", "maxdet"),
-            details=[f"{a}\t{b}\t{self.why_missing(a, b)}" for a, b in missing] if n > 10 else None,
-        )
+        raise unread_pairs_error(missing, source=self.source, why=self.why_missing)
 
     def check_anchor(self, anchor: str) -> None:
         """Raise unless ``anchor`` is read in every group."""

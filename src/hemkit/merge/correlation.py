@@ -451,16 +451,9 @@ def assemble_target(
     miss = np.argwhere(np.triu(np.isnan(c), 1))
     pairs = [(names[a], names[b]) for a, b in miss]
     if pairs and impute is None:
-        from hemkit.core.errors import Fix
+        from hemkit.core.readings import unread_pairs_error
 
-        shown = "; ".join(f"{a!r} and {b!r}" for a, b in pairs[:10])
-        more = f" (and {len(pairs) - 10} more)" if len(pairs) > 10 else ""
-        raise InputError(
-            f"{len(pairs)} pair(s) of events were never read together: {shown}{more}; add a group with both "
-            "to the plan, or fill them from the others",
-            fix=Fix("impute", "maxdet"),
-            details=[f"{a}\t{b}" for a, b in pairs] if len(pairs) > 10 else None,
-        )
+        raise unread_pairs_error(pairs)
     if pairs:
         if impute != "maxdet":
             raise InputError(f"unknown imputation {impute!r}; the only one is 'maxdet'")

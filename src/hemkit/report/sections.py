@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.numbers import format_count
 from hemkit.core.readings import Readings
 from hemkit.report.html import Figure, Section
 
@@ -85,10 +86,6 @@ def without_constant(readings: Readings) -> Readings:
     with warnings.catch_warnings():  # the merge section says what went, once
         warnings.simplefilter("ignore", HemkitWarning)
         return Readings.from_arrays(groups, source=readings.source, min_runs=readings.min_runs, drop_constant=True)
-
-
-def _count(value: float) -> str:
-    return f"{value:.0f}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:.6g}"
 
 
 # ------------------------------------------------------------------ what was read
@@ -345,7 +342,7 @@ def constants_section(constants: Sequence[Constant], readings: Readings) -> Sect
         {
             "group": [str(g) for g, _, _ in constants],
             "event": [e for _, e, _ in constants],
-            "value": [_count(v) for _, _, v in constants],
+            "value": [format_count(v) for _, _, v in constants],
             "runs": [readings.run_counts.get(g) for g, _, _ in constants],
             "kept": ["no: dropped when read" if (g, e) in dropped else "yes" for g, e, _ in constants],
         }
