@@ -269,20 +269,25 @@ def distinct_outputs(**paths: str | None) -> None:
 
 
 @contextmanager
-def warnings_to_stderr() -> Iterator[None]:
-    """Show every :class:`hemkit.HemkitWarning` raised inside as ``hemkit: warning: ...`` on stderr."""
+def warnings_to_stderr(messages: list[str] | None = None) -> Iterator[None]:
+    """Show every :class:`hemkit.HemkitWarning` raised inside as one line ``hemkit: warning: ...`` on stderr.
+
+    Each text is shown once; with ``messages``, the texts are also kept there (and one already
+    in it is not shown again), for the command's summary line.
+    """
     from hemkit.core.errors import HemkitWarning
 
+    seen = messages if messages is not None else []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HemkitWarning)
         try:
             yield
         finally:
-            seen = set()
             for w in caught:
-                if issubclass(w.category, HemkitWarning) and str(w.message) not in seen:
-                    seen.add(str(w.message))
-                    click.echo(f"hemkit: warning: {w.message}", err=True)
+                text = " ".join(str(w.message).split())
+                if issubclass(w.category, HemkitWarning) and text not in seen:
+                    seen.append(text)
+                    click.echo(f"hemkit: warning: {text}", err=True)
 
 
 def show_row(

@@ -27,9 +27,10 @@ from hemkit.cli._options import (
     reps_option,
     seed_option,
     show_table,
+    warnings_to_stderr,
     wrote,
 )
-from hemkit.cli.merge import _dropped, _inputs_label, _load, warnings_to_stderr
+from hemkit.cli.merge import _dropped, _inputs_label, _load
 
 EVAL_METHODS = "joint, copula, much, much-paper, hrm"
 

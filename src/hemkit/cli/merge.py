@@ -8,9 +8,6 @@ written and dropped.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -28,25 +25,9 @@ from hemkit.cli._options import (
     readings_inputs,
     seed_option,
     show_row,
+    warnings_to_stderr,
     wrote,
 )
-
-
-@contextmanager
-def warnings_to_stderr(messages: list[str]) -> Iterator[None]:
-    """Show each :class:`hemkit.HemkitWarning` raised inside as ``hemkit: warning: ...``; keep their texts."""
-    from hemkit.core.errors import HemkitWarning
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", HemkitWarning)
-        try:
-            yield
-        finally:
-            for w in caught:
-                text = " ".join(str(w.message).split())
-                if issubclass(w.category, HemkitWarning) and text not in messages:
-                    messages.append(text)
-                    click.echo(f"hemkit: warning: {text}", err=True)
 
 
 def _inputs_label(inputs: tuple[str, ...], bundled: str) -> str:
