@@ -14,10 +14,12 @@ from typing import Any, TypeVar
 
 import click
 
+from hemkit.merge.api import METHODS
+
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: the merge methods, the default first (as :data:`hemkit.merge.METHODS`, without importing it)
-MERGE_METHODS = ["joint", "copula", "much", "hrm"]
+#: the merge methods, the default first: the library's one list
+MERGE_METHODS = list(METHODS)
 
 
 class _Weight(click.ParamType):
