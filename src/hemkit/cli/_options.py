@@ -347,6 +347,29 @@ def show_table(frame: Any, title: str = "", *, float_format: str = "{:.4g}") -> 
     _rich_table(title, str(index_name), list(frame.columns), rows)
 
 
+def show_rows(
+    rows: list[tuple[str, list[Any]]], columns: list[str], index: str, title: str = "", *, float_format: str = "{:.4g}"
+) -> None:
+    """Print a table given as ``(label, cells)`` rows, without pandas (as :func:`show_table` prints a DataFrame).
+
+    For a command whose table is all it shows and whose time is counted (``compare``: no
+    pandas import for the table alone).  Floats are formatted with ``float_format``.
+    """
+    import sys
+
+    text = [(label, [float_format.format(v) if isinstance(v, float) else str(v) for v in row]) for label, row in rows]
+    if sys.stdout.isatty():
+        _rich_table(title, index, columns, text)
+        return
+    if title:
+        click.echo(title)
+    width0 = max([len(index)] + [len(label) for label, _ in text])
+    widths = [max([len(c)] + [len(cells[j]) for _, cells in text]) for j, c in enumerate(columns)]
+    click.echo("  ".join([index.ljust(width0)] + [c.rjust(w) for c, w in zip(columns, widths)]).rstrip())
+    for label, cells in text:
+        click.echo("  ".join([label.ljust(width0)] + [v.rjust(w) for v, w in zip(cells, widths)]).rstrip())
+
+
 def _rich_table(title: str, index: str, columns: list, rows: list[tuple[str, list[str]]]) -> None:
     """A table on the terminal (rich): the index left, every column right-aligned."""
     from rich.console import Console

@@ -18,7 +18,7 @@ from hemkit.cli._options import (
     plot_option,
     readings_input_options,
     seed_option,
-    show_table,
+    show_rows,
     warnings_to_stderr,
     wrote,
 )
@@ -91,11 +91,13 @@ def compare(
         else:
             rb = _read(b, "B", **options)
         res = run_compare(ra, rb, level=level, seed=seed, pairs=bool(pairs))
-    frame = res.to_frame()
-    show_table(frame[SHOWN].set_index("event"), f"B / A per event ({level:.0%} intervals)")
+    t = res.table
+    numbers = [getattr(t, c) for c in SHOWN[1:-2]]
+    cells = [[float(col[i]) for col in numbers] + [bool(t.changed[i]), t.note[i]] for i in range(len(t.events))]
+    show_rows(list(zip(map(str, t.events), cells)), SHOWN[1:], "event", f"B / A per event ({level:.0%} intervals)")
     written = []
     if output:
-        write_table(frame, output, inputs=[a, b], what="output")
+        write_table(res.to_frame(), output, inputs=[a, b], what="output")
         written.append(output)
     if pairs and res.pairs is not None:
         write_table(res.pairs, pairs, inputs=[a, b], what="pairs")

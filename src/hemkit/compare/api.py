@@ -19,7 +19,7 @@ from hemkit.compare.result import CompareResult, EventTable
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, child
-from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio
+from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, sort_samples
 
 #: fewest runs per side and event a comparison accepts, and fewest it accepts without a warning
 MIN_RUNS = 5
@@ -68,7 +68,7 @@ def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarra
     out, few = [], []
     for e in events:
         parts = [g.values[:, g.events.index(e)] for g in readings.arrays.values() if e in g.events]
-        x = np.sort(parts[0] if len(parts) == 1 else np.concatenate(parts)).astype(np.float64, copy=False)
+        x = parts[0] if len(parts) == 1 else np.concatenate(parts)
         if len(x) < MIN_RUNS:
             raise InputError(
                 f"{_name(readings, side)}: event {e!r} has {len(x)} run{'s' if len(x) != 1 else ''}; a comparison "
@@ -85,7 +85,7 @@ def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarra
             HemkitWarning,
             stacklevel=3,
         )
-    return out
+    return sort_samples(out)
 
 
 def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray]) -> list[str]:

@@ -236,13 +236,10 @@ def _check_group(gid: Hashable, group: Group, min_runs: int, source: str, drop_c
     return Group(runs, events, arr)
 
 
-def _group_blocks(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
-    """Group ids and row bounds when each group's rows are contiguous (numeric ids), else None."""
-    import pandas as pd
-
-    if not pd.api.types.is_integer_dtype(col.dtype):
+def _group_blocks(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Group ids and row bounds when each group's rows are contiguous (integer ids), else None."""
+    if arr.dtype.kind not in "iu" or not len(arr):
         return None
-    arr = col.to_numpy()
     starts = np.r_[0, np.flatnonzero(arr[1:] != arr[:-1]) + 1]
     ids = arr[starts]
     if len(np.unique(ids)) != len(ids):  # a group comes back later: not contiguous
@@ -718,7 +715,8 @@ class Readings:
         value = np.array(values.to_numpy(dtype=dtype, na_value=np.nan), copy=True)
         e_codes, e_names = pd.factorize(t["event"], sort=False)
         runs_col = t["run"].to_numpy()
-        blocks = _group_blocks(t["group"])
+        g_col = t["group"]
+        blocks = _group_blocks(g_col.to_numpy()) if pd.api.types.is_integer_dtype(g_col.dtype) else None
         spans: list[Any]  # per group its rows: an index array, or a slice when they are contiguous
         if blocks is None:
             g_codes, g_ids = pd.factorize(t["group"], sort=False)
@@ -762,6 +760,57 @@ class Readings:
                     f"{where}: event {_q(e_names[ev_order[ci]])} {what} in run {_q(r_ids[ri])} of group {_q(gid)}"
                 )
             groups[gid] = (np.asarray(r_ids), list(e_names[ev_order]), dense)
+        return cls.from_arrays(groups, source=source, min_runs=min_runs, drop_constant=drop_constant, copy=False)
+
+    @classmethod
+    def from_laid_out(
+        cls,
+        columns: Mapping[str, np.ndarray],
+        event_names: Sequence[str],
+        *,
+        source: str = "",
+        min_runs: int = 3,
+        drop_constant: bool = False,
+    ) -> Readings | None:
+        """Readings from the tidy columns as NumPy arrays, when they are laid out as hemkit writes them.
+
+        ``columns`` holds ``group``, ``run``, ``event`` (codes indexing ``event_names``) and
+        ``value``.  Laid out: integer group ids whose rows are contiguous, each group's rows
+        run by run with integer run ids, every run of a group with its events in one order,
+        no NaN.  Then each group's table is its values reshaped (runs x events): no hashing,
+        no pandas (a Parquet reader hands its columns straight over).  Anything else returns
+        None, and the caller reads the table through :meth:`from_tidy`, which also names what
+        is wrong.  A float32 ``value`` gives float32 groups.
+
+        Examples
+        --------
+        >>> cols = {"group": np.array([1, 1, 1, 1]), "run": np.array([0, 0, 1, 1]),
+        ...         "event": np.array([0, 1, 0, 1]), "value": np.array([1.0, 5, 2, 7])}
+        >>> r = Readings.from_laid_out(cols, ["a", "b"], min_runs=2)
+        >>> r.events, r.arrays[1].values.tolist()
+        (['a', 'b'], [[1.0, 5.0], [2.0, 7.0]])
+        >>> Readings.from_laid_out({**cols, "event": np.zeros(4, int)}, ["a"]) is None
+        True
+        """
+        group, run, event_codes, value = (np.asarray(columns[c]) for c in TIDY_COLUMNS)
+        blocks = _group_blocks(np.asarray(group))
+        if blocks is None or run.dtype.kind not in "iu" or len(run) != len(group):
+            return None
+        if value.dtype.kind not in "fiu" or len(value) != len(group) or len(event_codes) != len(group):
+            return None
+        dtype = np.float32 if value.dtype == np.float32 else np.float64
+        names = np.asarray(event_names, dtype=object)
+        groups: dict[Any, tuple[np.ndarray, list, np.ndarray]] = {}
+        g_ids, starts = blocks
+        for gid, a, b in zip(g_ids, starts[:-1], starts[1:]):
+            laid_out = _run_blocks(run[a:b], event_codes[a:b])
+            if laid_out is None:
+                return None
+            r_ids, ev_order = laid_out
+            block = np.array(value[a:b], dtype=dtype).reshape(len(r_ids), len(ev_order))
+            if np.isnan(block).any():
+                return None
+            groups[gid] = (np.array(r_ids), list(names[ev_order]), block)
         return cls.from_arrays(groups, source=source, min_runs=min_runs, drop_constant=drop_constant, copy=False)
 
     def to_tidy(self) -> pd.DataFrame:

@@ -244,20 +244,24 @@ def _read_table_file(
     path: Path, *, pmcs: int | None, codes: PathLike | None, drop_constant: bool, min_runs: int
 ) -> Readings:
     from hemkit.io.mergingtools import from_mergingtools, read_code_names
-    from hemkit.io.table import read_table
-    from hemkit.io.tidy import tidy_cells
+    from hemkit.io.table import is_parquet_file, read_arrow, read_table
+    from hemkit.io.tidy import tidy_cells, tidy_from_arrow
 
     if pmcs is not None:
         names = read_code_names(codes) if codes is not None else None
         return from_mergingtools(path, pmcs, code_names=names, drop_constant=drop_constant, min_runs=min_runs)
-    table = read_table(path)
-    if set(TIDY_COLUMNS) <= set(map(str, table.columns)):
+    parquet = is_parquet_file(path)  # read without pandas when laid out as hemkit writes it
+    table = read_arrow(path) if parquet else read_table(path)
+    columns = [str(c) for c in (table.schema.names if parquet else table.columns)]
+    if set(TIDY_COLUMNS) <= set(columns):
         if codes is not None:
             _ignored("codes", path, "a tidy table")
+        if parquet:
+            return tidy_from_arrow(table, str(path), min_runs=min_runs, drop_constant=drop_constant)
         return Readings.from_tidy(
             tidy_cells(table, path), source=str(path), min_runs=min_runs, drop_constant=drop_constant
         )
-    if len(table.columns) and all(str(c).startswith("X") for c in table.columns):
+    if columns and all(c.startswith("X") for c in columns):
         raise InputError(f"{path}: looks like a mergingTools raw file; give pmcs (counters per group)")
     raise InputError(f"{path}: not a readings file (no columns {', '.join(TIDY_COLUMNS)}); {RECOGNISED}")
 

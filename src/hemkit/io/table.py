@@ -96,21 +96,45 @@ def _parquet_version(path: Path, metadata: Mapping[bytes, bytes] | None) -> None
         check_version(path, int(text) if text.isdigit() else text, TABLE_VERSION, "Parquet table")
 
 
-def _read_parquet(path: Path) -> pd.DataFrame:
-    """A Parquet file; the tidy table's ``group`` and ``event`` columns read as categories.
+def read_arrow(path: PathLike, *, what: str = "") -> pa.Table:
+    """A Parquet file as an Arrow table (no pandas), its ``group`` and ``event`` columns as dictionaries.
 
     A tidy table repeats a handful of group ids and event names millions of times: read as
     dictionaries they cost a byte or two per row instead of a string each (6e6 rows: about
     half the memory), and factorising them later is free.
+
+    Raises
+    ------
+    InputError
+        As :func:`read_table`: missing, unreadable, not Parquet, a column name twice, a
+        file of a newer hemkit.
     """
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = pq.read_schema(path)
-    _parquet_version(path, schema.metadata)
-    dictionary = [c for c in ("group", "event") if c in set(schema.names)]
-    arrow = pq.read_table(path, read_dictionary=dictionary)
-    # hand each column over as it is converted, and give Arrow's freed buffers back
+    path = Path(os.fspath(path))
+    if _regular_file(path, what) != PARQUET_MAGIC:
+        raise InputError(f"{path}: not a Parquet file")
+    try:
+        # ParquetFile, not pq.read_table: that one goes through pyarrow.dataset, which imports pandas
+        with pq.ParquetFile(path) as fh:
+            schema = fh.schema_arrow
+            _parquet_version(path, schema.metadata)
+            _check_header(path, list(schema.names))
+            dictionary = [c for c in ("group", "event") if c in set(schema.names)]
+        with pq.ParquetFile(path, read_dictionary=dictionary) as fh:
+            return fh.read()
+    except InputError:
+        raise
+    except MemoryError:
+        raise InputError(f"{path}: too large to read") from None
+    except Exception as exc:  # pyarrow raises many kinds of exception on bad bytes
+        raise InputError(f"{path}: cannot be read as Parquet ({_first_line(exc)})") from None
+
+
+def arrow_frame(arrow: pa.Table) -> pd.DataFrame:
+    """An Arrow table as a DataFrame, each column handed over as it is converted (the table is used up)."""
+    import pyarrow as pa
+
     frame = arrow.to_pandas(split_blocks=True, self_destruct=True)
     del arrow
     pa.default_memory_pool().release_unused()
@@ -155,7 +179,7 @@ def read_table(
     parquet = _regular_file(path, what) == PARQUET_MAGIC
     try:
         if parquet:
-            table = _read_parquet(path)
+            table = arrow_frame(read_arrow(path, what=what))
             names = [str(c) for c in table.columns]
         else:
             header = pd.read_csv(path, header=None, nrows=1, dtype=str, encoding="utf-8", comment=comment)
@@ -288,4 +312,4 @@ def numeric_csv(path: PathLike) -> tuple[list[str], np.ndarray] | None:
     return header, values.reshape(-1, len(header))
 
 
-__all__ = ["csv_rows", "is_parquet_file", "numeric_csv", "read_table", "write_table"]
+__all__ = ["arrow_frame", "csv_rows", "is_parquet_file", "numeric_csv", "read_arrow", "read_table", "write_table"]

@@ -14,10 +14,11 @@ import numpy as np
 
 from hemkit.core.errors import InputError
 from hemkit.core.readings import TIDY_COLUMNS, Readings
-from hemkit.io.table import read_table
+from hemkit.io.table import arrow_frame, is_parquet_file, read_arrow, read_table
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 # what pandas.api.types.infer_dtype calls a column of plain values
 _PLAIN_KINDS = frozenset({"empty", "string", "integer", "floating", "mixed-integer-float", "boolean"})
@@ -67,6 +68,86 @@ def tidy_cells(table: pd.DataFrame, source: str | os.PathLike[str]) -> pd.DataFr
     return pd.DataFrame(out, index=table.index)
 
 
+def _numpy(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A column of integers or floats without nulls as one NumPy array, read off its buffers.
+
+    (pyarrow's ``to_numpy`` imports pandas, half a second hemkit does not otherwise need here.)
+    """
+    import pyarrow as pa
+
+    kind = "f" if pa.types.is_floating(col.type) else "u" if pa.types.is_unsigned_integer(col.type) else "i"
+    dtype = np.dtype(f"{kind}{col.type.bit_width // 8}")
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    parts = [np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c), offset=c.offset * dtype.itemsize) for c in chunks]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _laid_out(arrow: pa.Table, source: str, *, min_runs: int, drop_constant: bool) -> Readings | None:
+    """Readings straight from a tidy Arrow table as hemkit writes it (see :meth:`Readings.from_laid_out`), else None.
+
+    Integer groups and runs, string events (read as a dictionary), numeric values, no nulls:
+    the columns go to NumPy without pandas (2 x 6.4e6 rows: half a second less, and no
+    pandas import).  Anything else is left to the general reader, which names what is wrong.
+    """
+    import pyarrow as pa
+
+    names = arrow.schema.names
+    if any(names.count(c) != 1 for c in TIDY_COLUMNS):
+        return None
+    cols = {c: arrow.column(c) for c in TIDY_COLUMNS}
+    if any(col.null_count for col in cols.values()):
+        return None
+    ev_type = cols["event"].type
+    if not (pa.types.is_dictionary(ev_type) and pa.types.is_string(ev_type.value_type)):
+        return None
+    if not (pa.types.is_integer(cols["group"].type) and pa.types.is_integer(cols["run"].type)):
+        return None
+    if not (pa.types.is_floating(cols["value"].type) or pa.types.is_integer(cols["value"].type)):
+        return None
+    events = cols["event"].unify_dictionaries().combine_chunks()
+    if not isinstance(events, pa.DictionaryArray):
+        return None
+    return Readings.from_laid_out(
+        {
+            "group": _numpy(cols["group"]),
+            "run": _numpy(cols["run"]),
+            "event": _numpy(events.indices),
+            "value": _numpy(cols["value"]),
+        },
+        events.dictionary.to_pylist(),
+        source=source,
+        min_runs=min_runs,
+        drop_constant=drop_constant,
+    )
+
+
+def read_tidy_file(path: str | os.PathLike[str], *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
+    """Read a file that holds a tidy table (CSV or Parquet) into :class:`Readings`.
+
+    A Parquet file laid out as hemkit writes it is read without pandas; any other goes
+    through :func:`tidy_cells` and :meth:`Readings.from_tidy`.
+
+    Raises
+    ------
+    InputError
+        Not a tidy table (naming the missing columns), or a cell, run or group at fault.
+    """
+    if is_parquet_file(path):
+        return tidy_from_arrow(read_arrow(path), str(path), min_runs=min_runs, drop_constant=drop_constant)
+    table = read_table(path)
+    return Readings.from_tidy(tidy_cells(table, path), source=str(path), min_runs=min_runs, drop_constant=drop_constant)
+
+
+def tidy_from_arrow(arrow: pa.Table, source: str, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
+    """Readings from a tidy table read by :func:`hemkit.io.table.read_arrow` (without pandas when laid out)."""
+    if set(TIDY_COLUMNS) <= set(arrow.schema.names):
+        fast = _laid_out(arrow, source, min_runs=min_runs, drop_constant=drop_constant)
+        if fast is not None:
+            return fast
+    table = arrow_frame(arrow)
+    return Readings.from_tidy(tidy_cells(table, source), source=source, min_runs=min_runs, drop_constant=drop_constant)
+
+
 def read_tidy(path: str | Path, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
     """Read a tidy ``group, run, event, value`` file (CSV or Parquet) into :class:`Readings`.
 
@@ -79,5 +160,4 @@ def read_tidy(path: str | Path, *, min_runs: int = 3, drop_constant: bool = Fals
     >>> read_tidy(p).events
     ['a', 'b']
     """
-    table = tidy_cells(read_table(path), path)
-    return Readings.from_tidy(table, source=str(path), min_runs=min_runs, drop_constant=drop_constant)
+    return read_tidy_file(path, min_runs=min_runs, drop_constant=drop_constant)
