@@ -180,3 +180,73 @@ def test_compare_imports_no_scipy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _class_counts(a, b):
+    va, ca = stats._runs(a)
+    vb, cb = stats._runs(b)
+    pooled = np.union1d(va, vb)
+    counts_a, counts_b = np.zeros(len(pooled), int), np.zeros(len(pooled), int)
+    counts_a[np.searchsorted(pooled, va)] = ca
+    counts_b[np.searchsorted(pooled, vb)] = cb
+    return counts_a, counts_b
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 9), min_size=3, max_size=40),
+    st.lists(st.integers(0, 9), min_size=3, max_size=40),
+)
+def test_the_statistic_from_class_counts_is_brunner_munzels(a, b):
+    """What the permutations recompute (from counts per distinct value) is the statistic of the placements."""
+    sa, sb = _sorted(a, b)
+    _, pl = stats.brunner_munzel([sa], [sb])
+    t = stats._class_t(*(c[None, :] for c in _class_counts(sa, sb)))[0]
+    if pl.se[0] > 0:
+        assert t == pytest.approx((pl.superiority[0] - 0.5) / pl.se[0], rel=1e-9, abs=1e-12)
+    else:
+        assert t == (0.0 if pl.superiority[0] == 0.5 else np.copysign(np.inf, pl.superiority[0] - 0.5))
+
+
+def test_permutation_p_holds_its_level_on_random_halves_of_tied_counts():
+    """A/A: random halves of one pooled sample are exchangeable, so p <= 0.05 in at most ~5 % of them.
+
+    50 runs a side of 7 distinct counts (as page-faults of a small kernel): where the t
+    approximation need not hold, the permutation p-value is exact.  The permutation path
+    must be taken, agree with the asymptotic p where that is good, and not be degenerate.
+    """
+    rng = np.random.default_rng(11)
+    pooled = rng.choice(np.arange(20055.0, 20062.0), size=100, p=[0.03, 0.09, 0.2, 0.34, 0.29, 0.03, 0.02])
+    assert stats._small_or_tied(np.sort(pooled[:50]), np.sort(pooled[50:]))
+    hits, ps = 0, []
+    for s in range(300):
+        perm = rng.permutation(100)
+        a, b = np.sort(pooled[perm[:50]]), np.sort(pooled[perm[50:]])
+        p, _ = stats.brunner_munzel([a], [b], method="auto", resolution=0.05, seed=s)
+        hits += p[0] <= 0.05
+        ps.append(p[0])
+    assert hits / 300 <= 0.05 + 2.5 * np.sqrt(0.05 * 0.95 / 300)
+    assert 0.35 <= np.mean(ps) <= 0.65  # p-values of a true null: about uniform, not all 1 or all 0
+
+
+def test_permutation_p_resolves_small_p_values_and_keeps_decisive_ones():
+    rng = np.random.default_rng(1)
+    a = np.sort(rng.poisson(30, 60).astype(float))
+    b = np.sort(rng.poisson(34, 60).astype(float))
+    p_t, _ = stats.brunner_munzel([a], [b])
+    p_perm, _ = stats.brunner_munzel([a], [b], method="auto", resolution=0.001, seed=0)
+    assert 1e-3 < p_t[0] < 0.01  # a change near the resolution: drawn until resolved (2000 draws: +-0.001)
+    assert p_perm[0] == pytest.approx(p_t[0], rel=0.35)
+    assert p_perm[0] == stats.brunner_munzel([a], [b], method="auto", resolution=0.001, seed=0)[0][0]  # seeded
+    far = np.sort(rng.poisson(60, 60).astype(float))
+    p_far, _ = stats.brunner_munzel([a], [far], method="auto", resolution=0.001, seed=0)
+    assert p_far[0] == stats.brunner_munzel([a], [far])[0][0] < 1e-6  # decisive: the t tail, not 1 / draws
+
+
+def test_many_varied_runs_keep_the_t_approximation():
+    rng = np.random.default_rng(4)
+    a, b = _sorted(rng.lognormal(8, 0.1, 500), rng.lognormal(8, 0.1, 500))
+    assert not stats._small_or_tied(a, b)
+    assert stats.brunner_munzel([a], [b], method="auto", seed=0)[0][0] == stats.brunner_munzel([a], [b])[0][0]
+    with pytest.raises(ValueError, match="method"):
+        stats.brunner_munzel([a], [b], method="exact")

@@ -2,7 +2,8 @@
 
 Per event read on both sides (every group's readings of an event pooled, per side): the
 medians, their ratio ``B / A`` with a percentile-bootstrap interval, the Brunner-Munzel test
-(unequal spreads, tied counts) and Benjamini-Hochberg across events at ``1 - level``
+(unequal spreads, tied counts; its permutation p-value for few runs or heavily tied counts)
+and Benjamini-Hochberg across events at ``1 - level``
 (:mod:`hemkit.core.stats`; why these, by calibration: ``benchmarks/compare_calibration.py`` and
 BENCHMARKS.md).  With ``pairs=True`` also every pair's correlation on each side and its change
 (:mod:`hemkit.compare.pairs`).
@@ -166,7 +167,8 @@ def compare(
     events, only_a, only_b = _common_events(a, b)
     sa = _samples(a, events, "A")
     sb = _samples(b, events, "B")
-    pvals, pl = brunner_munzel(sa, sb)
+    alpha = 1.0 - level
+    pvals, pl = brunner_munzel(sa, sb, method="auto", resolution=alpha / len(events), seed=child(seed, "test"))
     ratios = median_ratio(sa, sb, level=level, seed=child(seed, "ratios"))
     q = fdr_bh(pvals)
     changed = q <= 1.0 - level

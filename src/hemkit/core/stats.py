@@ -8,6 +8,10 @@ vectorised over events (one sort per sample; no resampling of the runs themselve
   sample in the other.  It holds with unequal spreads and with discrete, tied counts (mid-ranks),
   where the t-test and the Mann-Whitney test do not.  Two samples that are each constant and
   differ get the exact permutation p-value ``2 / C(n_a + n_b, n_a)``, never a division by 0.
+  With ``method="auto"`` (what compare uses), events with few runs or heavily tied counts take
+  the studentized permutation p-value (Neubert & Brunner 2007), exact in an A/A comparison:
+  the statistic depends only on each side's counts per distinct value, so a permutation is
+  one multivariate hypergeometric draw.
 - :func:`median_ratio` -- the ratio of medians ``median(B) / median(A)`` with a percentile
   bootstrap interval.  The bootstrap distribution of a sample median is drawn exactly without
   resampling: the median of a resample of ``n`` sorted values is the value at index
@@ -33,7 +37,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import erfc, exp, lgamma, log, log1p, sqrt
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -226,13 +230,108 @@ def placements(a_sorted: Sequence[np.ndarray], b_sorted: Sequence[np.ndarray]) -
     return Placements(sup, va, vb, na, nb)
 
 
-def brunner_munzel(a_sorted: Sequence[np.ndarray], b_sorted: Sequence[np.ndarray]) -> tuple[np.ndarray, Placements]:
+#: samples with at most this many distinct values between them get the permutation p-value (``method="auto"``)
+PERMUTATION_CLASSES = 1000
+#: first permutations drawn per event; more where the p-value must be resolved below ``20 / PERMUTATIONS``
+PERMUTATIONS = 2000
+#: most permutations drawn for one event
+MAX_PERMUTATIONS = 100_000
+
+
+def _class_t(counts_a: np.ndarray, counts_b: np.ndarray) -> np.ndarray:
+    """Brunner-Munzel's studentized statistic from class counts (rows: samples, columns: sorted distinct values).
+
+    Every reading of class ``j`` has the same placement, so the statistic depends on the counts
+    alone: a permutation of the pooled runs is a draw of A's counts (multivariate hypergeometric).
+    """
+    na = counts_a.sum(axis=-1, keepdims=True).astype(np.float64)
+    nb = counts_b.sum(axis=-1, keepdims=True).astype(np.float64)
+    cum_a = np.cumsum(counts_a, axis=-1) - 0.5 * counts_a  # A below each class, ties halved
+    cum_b = np.cumsum(counts_b, axis=-1) - 0.5 * counts_b
+    place_a, place_b = cum_b / nb, cum_a / na  # an A reading's share of B below it, and a B reading's of A
+    sup = (counts_b * place_b).sum(axis=-1) / nb[..., 0]
+    mean_a = (counts_a * place_a).sum(axis=-1) / na[..., 0]
+    var_a = (counts_a * (place_a - mean_a[..., None]) ** 2).sum(axis=-1) / (na[..., 0] - 1)
+    var_b = (counts_b * (place_b - sup[..., None]) ** 2).sum(axis=-1) / (nb[..., 0] - 1)
+    se = np.sqrt(var_a / na[..., 0] + var_b / nb[..., 0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (sup - 0.5) / se
+    # no variance left: completely separated (infinite), or the same single value (0)
+    return np.where(se > 0, t, np.where(sup == 0.5, 0.0, np.copysign(np.inf, sup - 0.5)))
+
+
+def _small_or_tied(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two sorted samples take the permutation p-value: few runs, or heavily tied counts.
+
+    At most :data:`PERMUTATION_CLASSES` distinct values between them, and fewer than 100 runs
+    on a side or at most one distinct value per 4 runs (the t approximation is good for many
+    runs of varied counts, and the permutations would cost runs x distinct values there).
+    """
+    distinct = np.count_nonzero(a[1:] != a[:-1]) + np.count_nonzero(b[1:] != b[:-1]) + 2
+    if distinct > 2 * PERMUTATION_CLASSES:
+        return False
+    k = len(np.union1d(a, b))
+    return k <= PERMUTATION_CLASSES and (min(len(a), len(b)) < 100 or 4 * k <= len(a) + len(b))
+
+
+def _permutation_p(a: np.ndarray, b: np.ndarray, resolution: float, rng: np.random.Generator) -> float:
+    """Studentized permutation p-value of Brunner-Munzel (Neubert & Brunner 2007), two-sided.
+
+    Exact in level where the two sides are exchangeable (the null of an A/A comparison), and
+    asymptotically valid under unequal spreads as the t approximation is; with few runs or
+    few distinct counts it holds its level where the t approximation does not (BENCHMARKS.md).
+    ``PERMUTATIONS`` draws, then more (up to ``20 / resolution``) while fewer than 20 exceed
+    the observed statistic, so that a p-value near ``resolution`` is resolved.
+    """
+    va, counts_a = _runs(a)
+    vb, counts_b = _runs(b)
+    pooled = np.union1d(va, vb)
+    ca = np.zeros(len(pooled), dtype=np.int64)
+    cb = np.zeros(len(pooled), dtype=np.int64)
+    ca[np.searchsorted(pooled, va)] = counts_a
+    cb[np.searchsorted(pooled, vb)] = counts_b
+    colors = ca + cb
+    t_obs = abs(float(_class_t(ca[None, :], cb[None, :])[0]))
+    tol = 1e-9 * max(1.0, t_obs)
+    drawn = exceed = 0
+    need = min(MAX_PERMUTATIONS, int(np.ceil(20.0 / resolution)))
+    batch = PERMUTATIONS
+    how: Literal["count", "marginals"] = "count" if len(a) + len(b) <= 20 * len(colors) + 10_000 else "marginals"
+    while True:
+        draw_a = rng.multivariate_hypergeometric(colors, len(a), size=batch, method=how)
+        exceed += int(np.count_nonzero(np.abs(_class_t(draw_a, colors - draw_a)) >= t_obs - tol))
+        drawn += batch
+        if exceed >= 20 or drawn >= need:
+            break
+        batch = min(need - drawn, 4 * batch)
+    return (1.0 + exceed) / (1.0 + drawn)
+
+
+def brunner_munzel(
+    a_sorted: Sequence[np.ndarray],
+    b_sorted: Sequence[np.ndarray],
+    *,
+    method: str = "asymptotic",
+    resolution: float = 0.001,
+    seed: SeedLike = 0,
+) -> tuple[np.ndarray, Placements]:
     """Two-sided Brunner-Munzel p-values per event, and the placements they come from.
 
     Parameters
     ----------
     a_sorted, b_sorted : sequences of sorted 1-D arrays
         Side A's and side B's readings of each event, each sorted ascending (at least 2 each).
+    method : {"asymptotic", "auto"}, default "asymptotic"
+        ``"asymptotic"``: the t approximation with Welch's degrees of freedom (SciPy's
+        ``brunnermunzel``).  ``"auto"``: the studentized permutation p-value for events with
+        few runs or heavily tied counts (:func:`_small_or_tied`), where the t approximation
+        need not hold its level, the t approximation for the others.  Where the t approximation is already
+        below ``resolution / 1000`` the change is decisive and it is kept.
+    resolution : float, default 0.001
+        The smallest p-value that must be told apart (the first Benjamini-Hochberg threshold,
+        ``q / m``): permutations are drawn until a p-value near it is resolved.
+    seed : int, Generator or None, default 0
+        The permutations (``method="auto"``).
 
     Returns
     -------
@@ -249,6 +348,8 @@ def brunner_munzel(a_sorted: Sequence[np.ndarray], b_sorted: Sequence[np.ndarray
     >>> bool(np.isclose(p[0], brunnermunzel(a, b).pvalue))
     True
     """
+    if method not in ("asymptotic", "auto"):
+        raise ValueError(f"method must be 'asymptotic' or 'auto', got {method!r}")
     pl = placements(a_sorted, b_sorted)
     na, nb = pl.n_a, pl.n_b
     ua, ub = pl.var_a / na, pl.var_b / nb
@@ -261,6 +362,12 @@ def brunner_munzel(a_sorted: Sequence[np.ndarray], b_sorted: Sequence[np.ndarray
     p[ok] = [min(1.0, 2.0 * t_sf(abs(x), d)) for x, d in zip(w[ok], df[ok])]
     apart = ~ok & (np.abs(pl.superiority - 0.5) > 0)  # every A below every B (or above): no variance left
     p[apart] = [_exact_separated(int(x), int(y)) for x, y in zip(na[apart], nb[apart])]
+    if method == "auto":
+        rng = as_generator(seed)
+        for i in np.flatnonzero(ok & (p >= resolution / 1000.0)).tolist():
+            a, b = a_sorted[i], b_sorted[i]
+            if _small_or_tied(a, b):
+                p[i] = _permutation_p(a, b, resolution, rng)
     return p, pl
 
 
