@@ -247,6 +247,9 @@ def test_many_varied_runs_keep_the_t_approximation():
     rng = np.random.default_rng(4)
     a, b = _sorted(rng.lognormal(8, 0.1, 500), rng.lognormal(8, 0.1, 500))
     assert not stats._small_or_tied(a, b)
+    tied = _sorted(rng.poisson(20, 2000), rng.poisson(20, 2000))  # many runs, however tied: asymptotics hold
+    assert not stats._small_or_tied(*tied)
+    assert stats._small_or_tied(*_sorted(rng.poisson(20, 500), rng.poisson(20, 500)))
     assert stats.brunner_munzel([a], [b], method="auto", seed=0)[0][0] == stats.brunner_munzel([a], [b])[0][0]
     with pytest.raises(ValueError, match="method"):
         stats.brunner_munzel([a], [b], method="exact")

@@ -232,6 +232,8 @@ def placements(a_sorted: Sequence[np.ndarray], b_sorted: Sequence[np.ndarray]) -
 
 #: samples with at most this many distinct values between them get the permutation p-value (``method="auto"``)
 PERMUTATION_CLASSES = 1000
+#: samples with this many runs on a side keep the t approximation
+PERMUTATION_RUNS = 1000
 #: first permutations drawn per event; more where the p-value must be resolved below ``20 / PERMUTATIONS``
 PERMUTATIONS = 2000
 #: most permutations drawn for one event
@@ -263,10 +265,13 @@ def _class_t(counts_a: np.ndarray, counts_b: np.ndarray) -> np.ndarray:
 def _small_or_tied(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two sorted samples take the permutation p-value: few runs, or heavily tied counts.
 
-    At most :data:`PERMUTATION_CLASSES` distinct values between them, and fewer than 100 runs
-    on a side or at most one distinct value per 4 runs (the t approximation is good for many
-    runs of varied counts, and the permutations would cost runs x distinct values there).
+    Fewer than :data:`PERMUTATION_RUNS` runs on a side, at most :data:`PERMUTATION_CLASSES`
+    distinct values between them, and fewer than 100 runs on a side or at most one distinct
+    value per 4 runs.  The t approximation is good for many runs (tied or not), and the
+    permutations would cost draws x distinct values (1e5 runs: seconds).
     """
+    if min(len(a), len(b)) >= PERMUTATION_RUNS:
+        return False
     distinct = np.count_nonzero(a[1:] != a[:-1]) + np.count_nonzero(b[1:] != b[:-1]) + 2
     if distinct > 2 * PERMUTATION_CLASSES:
         return False
