@@ -121,23 +121,6 @@ def _laid_out(arrow: pa.Table, source: str, *, min_runs: int, drop_constant: boo
     )
 
 
-def read_tidy_file(path: str | os.PathLike[str], *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
-    """Read a file that holds a tidy table (CSV or Parquet) into :class:`Readings`.
-
-    A Parquet file laid out as hemkit writes it is read without pandas; any other goes
-    through :func:`tidy_cells` and :meth:`Readings.from_tidy`.
-
-    Raises
-    ------
-    InputError
-        Not a tidy table (naming the missing columns), or a cell, run or group at fault.
-    """
-    if is_parquet_file(path):
-        return tidy_from_arrow(read_arrow(path), str(path), min_runs=min_runs, drop_constant=drop_constant)
-    table = read_table(path)
-    return Readings.from_tidy(tidy_cells(table, path), source=str(path), min_runs=min_runs, drop_constant=drop_constant)
-
-
 def tidy_from_arrow(arrow: pa.Table, source: str, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
     """Readings from a tidy table read by :func:`hemkit.io.table.read_arrow` (without pandas when laid out)."""
     if set(TIDY_COLUMNS) <= set(arrow.schema.names):
@@ -151,6 +134,10 @@ def tidy_from_arrow(arrow: pa.Table, source: str, *, min_runs: int = 3, drop_con
 def read_tidy(path: str | Path, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
     """Read a tidy ``group, run, event, value`` file (CSV or Parquet) into :class:`Readings`.
 
+    A Parquet file laid out as hemkit writes it is read without pandas
+    (:meth:`Readings.from_laid_out`); any other goes through :func:`tidy_cells` and
+    :meth:`Readings.from_tidy`, which name the cell, run or group at fault.
+
     Examples
     --------
     >>> import tempfile, os
@@ -160,4 +147,7 @@ def read_tidy(path: str | Path, *, min_runs: int = 3, drop_constant: bool = Fals
     >>> read_tidy(p).events
     ['a', 'b']
     """
-    return read_tidy_file(path, min_runs=min_runs, drop_constant=drop_constant)
+    if is_parquet_file(path):
+        return tidy_from_arrow(read_arrow(path), str(path), min_runs=min_runs, drop_constant=drop_constant)
+    table = read_table(path)
+    return Readings.from_tidy(tidy_cells(table, path), source=str(path), min_runs=min_runs, drop_constant=drop_constant)
