@@ -176,3 +176,19 @@ def test_figures_are_titled_labelled_and_grow_with_100_events():
     assert ax2.get_title() and "runs" in ax2.get_yticklabels()[0].get_text()
     pw = res.power()
     assert (pw["detectable"] > 0).all() and len(pw) == 100
+
+
+def test_a_change_of_spread_alone_is_said_in_the_note():
+    """Brunner-Munzel sees a lopsided widening the medians do not: changed, and the note says why."""
+    rng = np.random.default_rng(0)
+    n = 400
+    base = rng.normal(1000, 5, n)
+    up = rng.uniform(size=n) < 0.5  # B: half spread upwards, half just below the same median
+    wide = np.where(up, 1000 + np.abs(rng.normal(0, 5, n)), 1000 - np.abs(rng.normal(0, 0.5, n)))
+    same = rng.normal(50, 1, n)
+    a = Readings({1: pd.DataFrame({"x": base, "y": same})})
+    b = Readings({1: pd.DataFrame({"x": wide, "y": same})})
+    t = compare(a, b, seed=0).to_frame().set_index("event")
+    assert t.loc["x", "changed"] and t.loc["x", "lower"] <= 1 <= t.loc["x", "upper"]
+    assert "spread or shape" in t.loc["x", "note"]
+    assert not t.loc["y", "changed"] and "spread or shape" not in t.loc["y", "note"]

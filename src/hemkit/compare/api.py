@@ -89,7 +89,7 @@ def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarra
     return sort_samples(out)
 
 
-def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray]) -> list[str]:
+def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray], changed: np.ndarray) -> list[str]:
     notes = []
     for i, basis in enumerate(ratios.basis):
         a0, a1, b0, b1 = sa[i][0], sa[i][-1], sb[i][0], sb[i][-1]
@@ -108,6 +108,9 @@ def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray]) -> list[str]
         else:
             notes.append("")
         r = ratios.ratio[i]
+        if changed[i] and basis == "median" and ratios.lower[i] <= 1.0 <= ratios.upper[i]:
+            shape = "changed in spread or shape: the medians' ratio interval holds 1"
+            notes[-1] = f"{notes[-1]}; {shape}" if notes[-1] else shape
         if basis in ("median", "mean") and (r > 10 or r < 0.1):
             far = f"B is {r:.3g} x A: another program, unit or scale?"
             notes[-1] = f"{notes[-1]}; {far}" if notes[-1] else far
@@ -190,7 +193,7 @@ def compare(
         difference=ratios.median_b - ratios.median_a,
         runs_a=pl.n_a.astype(np.int64),
         runs_b=pl.n_b.astype(np.int64),
-        note=tuple(_notes(ratios, sa, sb)),
+        note=tuple(_notes(ratios, sa, sb, changed)),
         basis=tuple(ratios.basis),
     )
     pair_table = None
