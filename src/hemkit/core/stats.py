@@ -558,7 +558,7 @@ def median_ratio(
             r = xb / xa
             out["ratio"][i], out["lower"][i], out["upper"][i] = r, r * np.exp(-z * se), r * np.exp(z * se)
             out["log_se"][i] = se
-            out["boot_p"][i] = float(2.0 * _norm_sf(abs(np.log(r)) / se)) if se > 0 else float(r == 1.0)
+            out["boot_p"][i] = float(2.0 * normal_sf(abs(np.log(r)) / se)) if se > 0 else float(r == 1.0)
             basis[i] = "mean"
             continue
         # a side is 0 in every run (the other is not): the ratio is 0 or infinite
@@ -569,7 +569,14 @@ def median_ratio(
     return Ratios(basis=basis, **out)
 
 
-def _norm_sf(x: float) -> float:
+def normal_sf(x: float) -> float:
+    """``P(Z > x)`` for a standard normal ``Z`` (no SciPy).
+
+    Examples
+    --------
+    >>> round(normal_sf(1.959964), 6)
+    0.025
+    """
     return 0.5 * erfc(x / sqrt(2.0))
 
 
