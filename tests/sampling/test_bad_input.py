@@ -122,7 +122,7 @@ def test_perf_data_without_samples(bad_input, perf_can_record, tmp_path):
 
     data = tmp_path / "none.data"
     perf_record(["true"], data, event="cpu-clock", period=10**12)  # no sample fits in `true`
-    bad_input(["sampling", "profile", data], names=[f"{data}: perf script cannot decode it"], watch=[tmp_path])
+    bad_input(["sampling", "profile", data], names=[f"{data}: no samples (perf recorded none"], watch=[tmp_path])
 
 
 # ------------------------------------------------------------------ options out of range

@@ -30,13 +30,19 @@ import os
 import re
 import struct
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from pandas.api.types import union_categoricals
 
 from hemkit.core.errors import HemkitWarning, InputError
 
 COLUMNS = ["comm", "tid", "time", "event", "period", "ip", "sym", "dso"]
+_CATEGORICAL = ("comm", "event", "sym", "dso")
 #: The fields hemkit asks ``perf script`` for (``-F``): enough to name symbols and objects.
 FIELDS = "comm,tid,time,event,ip,sym,dso,period"
 
@@ -183,12 +189,236 @@ class _Parser:
         self.in_chain = True
 
 
-def parse_perf_script(text: str, source: str = "perf script output") -> pd.DataFrame:
+# ------------------------------------------------------------------ the array parser
+# perf script prints one sample per line as "COMM TID TIME: PERIOD EVENT: IP SYM (DSO)", the
+# fields padded with spaces.  _parse_fast finds the two ": " of each line and the tokens
+# around them with NumPy over the bytes, and reads the parts that repeat (the text before the
+# time: command, thread and CPU; the event; the text after the IP: symbol and DSO) once per
+# distinct value with the line parser's own functions, so both parsers give the same table.
+# A text it does not recognise in full (call chains, a field missing, tabs, a line that is
+# neither a sample nor a comment) is left to the line parser.
+
+
+def _is_digit(w: np.ndarray) -> np.ndarray:
+    return (w - np.uint8(ord("0"))) < 10  # uint8 arithmetic wraps: one comparison
+
+
+def _is_hex(w: np.ndarray) -> np.ndarray:
+    return _is_digit(w) | ((w - np.uint8(ord("a"))) < 6)  # lower case, as perf prints it
+
+
+_SPACE, _COLON, _NEWLINE = ord(" "), ord(":"), ord("\n")
+_MAX_WINDOW = 96  # widest " PERIOD EVENT" read (perf pads the period to 10; event names are short)
+_CHUNK = 1 << 30  # views address the text in 1 GiB pieces (Arrow's offsets are 32-bit) ...
+_OVERLAP = 1 << 20  # ... that overlap by 1 MiB, so that every line shorter than that lies in one
+
+
+def _window(b: np.ndarray, start: np.ndarray, width: int) -> np.ndarray:
+    """``b[start : start + width]`` per row as an (n, width) array; bytes outside ``b`` read as newline.
+
+    Lines need no other bound: the byte before a line and the byte after it are newlines.
+    """
+    inside = (start >= 0) & (start <= len(b) - width)
+    if len(b) >= width and inside.all():
+        return np.lib.stride_tricks.sliding_window_view(b, width)[start]
+    idx = start[:, None] + np.arange(width)
+    valid = (idx >= 0) & (idx < len(b))
+    return np.where(valid, b[np.clip(idx, 0, max(len(b) - 1, 0))], _NEWLINE).astype(np.uint8)
+
+
+def _first(mask: np.ndarray, after: np.ndarray | None = None) -> np.ndarray:
+    """Per row, the first column where ``mask`` holds (at or after ``after``); the width if none."""
+    if after is not None:
+        mask = mask & (np.arange(mask.shape[1]) >= after[:, None])
+    at = mask.argmax(axis=1)
+    return np.where(mask[np.arange(len(mask)), at], at, mask.shape[1])
+
+
+def _views(buffer: pa.Buffer, start: np.ndarray, length: np.ndarray) -> pa.Array:
+    """Arrow ``binary_view`` array of ``buffer[start : start + length]`` (no copy of long strings)."""
+    n = len(start)
+    b = np.frombuffer(buffer, np.uint8)
+    v = np.empty((n, 16), np.uint8)
+    v[:, 4:16] = _window(b, start, 12)
+    v[:, 4:16] *= np.arange(12) < length[:, None]  # inline strings are padded with zeros
+    words = v.view("<i4")
+    words[:, 0] = length
+    long_ = np.flatnonzero(length > 12)  # prefix (kept), piece, offset
+    piece = start[long_] // _CHUNK
+    words[long_, 2] = piece
+    words[long_, 3] = start[long_] - piece * _CHUNK
+    pieces = [buffer[k * _CHUNK : k * _CHUNK + _CHUNK + _OVERLAP] for k in range(max(1, -(-len(b) // _CHUNK)))]
+    return pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(v), *pieces])
+
+
+def _digits(w: np.ndarray, count: np.ndarray, point: np.ndarray | None = None) -> np.ndarray:
+    """The integer of the first ``count`` ASCII digits of each row of ``w``, least significant first.
+
+    ``point`` is a column per row that is not a digit (a decimal point) and is passed over.
+    """
+    width = int(count.max(initial=0))
+    col = np.arange(width)
+    d = w[:, :width].astype(np.int64) - ord("0")
+    power = col - (col > point[:, None]) if point is not None else np.broadcast_to(col, d.shape)
+    use = col < count[:, None]
+    if point is not None:
+        use &= col != point[:, None]
+    return (np.where(use, d, 0) * 10 ** np.minimum(power, 18)).sum(axis=1)
+
+
+def _distinct(values: pa.Array) -> tuple[np.ndarray, list[str]] | None:
+    """Codes and the distinct values as str, or None when one is not UTF-8."""
+    enc = pc.dictionary_encode(values)
+    try:
+        uniq = [x.decode("utf-8") for x in enc.dictionary.to_pylist()]
+    except UnicodeDecodeError:
+        return None
+    return enc.indices.to_numpy(zero_copy_only=False), uniq
+
+
+def _header_prefix(prefix: str) -> tuple[str, int] | None:
+    """``(comm, tid)`` of the text before a sample's time, as :meth:`_Parser.header` reads it; None if it would not."""
+    if _TIME.search(prefix) is not None:  # an earlier "time:" in the line: the line parser decides
+        return None
+    prefix = prefix.rstrip()
+    if prefix.endswith("]"):  # [CPU]
+        i = prefix.rfind("[")
+        if i > 0 and _CPU.fullmatch(prefix[i:]) and prefix[i - 1].isspace():
+            prefix = prefix[:i].rstrip()
+    cut = max(prefix.rfind(" "), prefix.rfind("\t"))
+    tid = _TID.fullmatch(prefix[cut + 1 :])
+    comm = prefix[: max(cut, 0)].strip()
+    if tid is None or not comm or not -1 <= int(tid.group(1)) < _MAX_TID:
+        return None
+    return comm, int(tid.group(1))
+
+
+def _tail(text: str) -> tuple[str, str]:
+    """``(sym, dso)`` of the text after a sample's IP, as :meth:`_Parser.header` reads it."""
+    text = text.strip()
+    if not text:
+        return "[unknown]", ""
+    sym, dso = _symbol(text)
+    return sym, dso if dso is not None else ""
+
+
+def _categorical(values: list[str], codes: np.ndarray | None = None) -> pd.Categorical:
+    """``values[codes]`` (or ``values``) as a categorical of str, categories in order of appearance."""
+    inner, uniq = pd.factorize(pd.Index(values, dtype=str))
+    return pd.Categorical.from_codes(inner if codes is None else inner[codes], categories=uniq)
+
+
+def _parse_fast(data: bytes) -> pd.DataFrame | None:
+    """The table of :func:`parse_perf_script` for text in perf's one-line layout, or None for the line parser."""
+    b = np.frombuffer(data, np.uint8)
+    controls = np.flatnonzero(b < 32)
+    if len(b) == 0 or (b[controls] != _NEWLINE).any():  # tabs, CRs, NULs...: the line parser
+        return None
+    ends = controls if data.endswith(b"\n") else np.append(controls, len(b))
+    starts = np.concatenate([[0], controls + 1])[: len(ends)]
+    colons = np.flatnonzero(b == _COLON)
+    seps = colons[b[np.minimum(colons + 1, len(b) - 1)] == _SPACE]  # ": "
+    j = np.searchsorted(seps, starts)
+    seps = np.append(seps, [len(b), len(b)])
+    c1, c2 = seps[j], seps[j + 1]
+    cand = np.flatnonzero(c2 < ends)  # lines with two ": "
+    c1, c2, line_start, line_end = c1[cand], c2[cand], starts[cand], ends[cand]
+    # the time: 1-9 digits, ".", 1-12 digits before the first ": ", after a space
+    tw = _window(b, c1 - 23, 23)[:, ::-1]
+    at = np.arange(len(cand))
+    frac = _first(~_is_digit(tw))
+    whole = _first(~_is_digit(tw), frac + 1) - frac - 1
+    time_len = frac + 1 + whole
+    ok = (frac >= 1) & (frac <= 9) & (whole >= 1) & (whole <= 12)
+    ok &= (tw[at, np.minimum(frac, 22)] == ord(".")) & (tw[at, np.minimum(time_len, 22)] == _SPACE)
+    # the period and the event between the two ": "
+    rel = c2 - c1 - 1  # where the event's ":" is in the window
+    width = int(max(int(rel.max(initial=0)) + 3, 8))
+    if width > _MAX_WINDOW:
+        return None
+    pw = _window(b, c1 + 1, width)
+    p0 = _first(pw != _SPACE)
+    p1 = _first(~_is_digit(pw), p0)
+    e0 = _first(pw != _SPACE, p1)
+    ok &= (p0 >= 1) & (p1 - p0 >= 1) & (p1 - p0 <= 18) & (e0 > p1) & (e0 <= rel)
+    ok &= _first(pw == _SPACE, e0) == rel + 1  # no space inside the event
+    # the IP after the second ": "
+    iw = _window(b, c2 + 1, 24)
+    i0 = _first(iw != _SPACE)
+    i1 = _first(~_is_hex(iw), i0)
+    after_ip = iw[at, np.minimum(i1, 23)]
+    ok &= (i1 - i0 >= 1) & (i1 - i0 <= 16) & (i1 < 24) & ((after_ip == _SPACE) | (after_ip == _NEWLINE))
+    good = np.zeros(len(starts), bool)
+    good[cand[ok]] = True
+    for i in np.flatnonzero(~good):  # only blank lines and comments may be left
+        line = data[starts[i] : ends[i]].decode("utf-8", errors="replace").strip()
+        if line and not line.startswith("#"):
+            return None
+    if not ok.any():
+        return None
+    c1, c2, line_start, line_end = c1[ok], c2[ok], line_start[ok], line_end[ok]
+    frac, time_len, p0, p1, e0, rel, i0, i1 = (x[ok] for x in (frac, time_len, p0, p1, e0, rel, i0, i1))
+    buffer = pa.py_buffer(data)
+    time_start = c1 - time_len
+    tail_start = c2 + 1 + i1
+    prefix = _distinct(_views(buffer, line_start, time_start - line_start))
+    event = _distinct(_views(buffer, c1 + 1 + e0, rel - e0))
+    tail = _distinct(_views(buffer, tail_start, line_end - tail_start))
+    if prefix is None or event is None or tail is None:
+        return None
+    if any(e.split() != [e] for e in event[1] if e):  # whitespace beyond ASCII in an event: the line parser
+        return None
+    heads: list[tuple[str, int] | None] = []
+    for text in prefix[1]:
+        head = None if text.strip().startswith("#") else _header_prefix(text)
+        if head is None and not text.strip().startswith("#"):
+            return None
+        heads.append(head)
+    keep = np.array([h is not None for h in heads])[prefix[0]]  # a comment can look like a sample
+    if not keep.any():
+        return None
+    tw, pw = tw[ok], pw[ok]
+    if not keep.all():
+        c1, c2, time_start, tail_start, frac, time_len, p0, p1, i0, i1, tw, pw = (
+            x[keep] for x in (c1, c2, time_start, tail_start, frac, time_len, p0, p1, i0, i1, tw, pw)
+        )
+        prefix, event, tail = ((codes[keep], uniq) for codes, uniq in (prefix, event, tail))
+    # the time as Python's float() reads it: digits / 10^decimals is correctly rounded while
+    # the digits are exact (< 2^53), the period as an exact integer (at most 18 digits)
+    if (time_len - 1 > 15).any():
+        times = pc.cast(_views(buffer, time_start, c1 - time_start), pa.string()).cast(pa.float64()).to_numpy()
+    else:
+        times = _digits(tw, time_len, point=frac).astype(np.float64) / 10.0**frac
+    periods = _digits(_window(b, c1 + 1 + p1 - 18, 18)[:, ::-1], p1 - p0)
+    ips = pc.cast(_views(buffer, c2 + 1 + i0, i1 - i0), pa.large_string())
+    syms = [_tail(t) for t in tail[1]]
+    return pd.DataFrame(
+        {
+            "comm": _categorical([h[0] if h else "" for h in heads], prefix[0]),
+            "tid": np.array([h[1] if h else 0 for h in heads], np.int64)[prefix[0]],
+            "time": times,
+            "event": _categorical(event[1], event[0]),
+            "period": periods,
+            "ip": pd.Series(ips.to_pandas()),
+            "sym": _categorical([s[0] for s in syms], tail[0]),
+            "dso": _categorical([s[1] for s in syms], tail[0]),
+        }
+    )
+
+
+def parse_perf_script(text: str | bytes, source: str = "perf script output") -> pd.DataFrame:
     """Parse ``perf script`` text into one row per sample.
+
+    Text in perf's own layout (one line per sample, as :data:`FIELDS` prints it) is read
+    with array operations over its bytes (:func:`_parse_fast`); anything else (call chains,
+    missing fields, lines that are not samples) goes through the line-by-line parser, which
+    gives the same table and names the first bad line.
 
     Parameters
     ----------
-    text : str
+    text : str or bytes
+        The text; bytes are UTF-8, where a sequence that is not UTF-8 is read as U+FFFD with
+        one warning (:func:`warn_replaced`).
     source : str
         Name used in error messages (usually the file name).
 
@@ -211,14 +441,240 @@ def parse_perf_script(text: str, source: str = "perf script output") -> pd.DataF
     >>> row["comm"], int(row["tid"]), int(row["period"]), row["sym"], row["dso"]
     ('spin', 4574, 100000, 'f1', '/tmp/spin')
     """
+    if isinstance(text, bytes):
+        data = text
+        if not data.isascii():
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = data.decode("utf-8", errors="replace")
+                warn_replaced(text, source)
+                data = text.encode("utf-8")
+    else:
+        data = text.encode("utf-8", errors="surrogatepass")
+    df = _parse_fast(data)
+    if df is None:
+        df = _parse_lines(text if isinstance(text, str) else data.decode("utf-8", errors="replace"), source)
+    df.attrs["source"] = source
+    return df
+
+
+def _parse_lines(text: str, source: str) -> pd.DataFrame:
+    """The line-by-line parser: every layout :func:`parse_perf_script` reads, and its errors."""
     parser = _Parser(source)
     for lineno, raw in enumerate(text.split("\n"), 1):
         parser.line(lineno, raw.rstrip("\r"))
     if not parser.rows:
         raise InputError(f"{source}: no samples")
-    df = pd.DataFrame(parser.rows, columns=COLUMNS).astype({"tid": "int64", "time": "float64", "period": "int64"})
+    cols = list(zip(*parser.rows, strict=True))
+    return pd.DataFrame(
+        {
+            "comm": _categorical(list(cols[0])),
+            "tid": np.array(cols[1], np.int64),
+            "time": np.array(cols[2], np.float64),
+            "event": _categorical(list(cols[3])),
+            "period": np.array(cols[4], np.int64),
+            "ip": pd.Series(list(cols[5]), dtype=str),
+            "sym": _categorical(list(cols[6])),
+            "dso": _categorical(list(cols[7])),
+        }
+    )
+
+
+#: One sample as ``hemkit/sampling/c/samples_dlfilter.c`` writes it (perf script ``--dlfilter``).
+RECORD = np.dtype(
+    [
+        ("tid", "<i4"),
+        ("comm", "<u4"),
+        ("time", "<u8"),
+        ("period", "<u8"),
+        ("ip", "<u8"),
+        ("event", "<u4"),
+        ("sym", "<u4"),
+        ("dso", "<u4"),
+        ("pad", "<u4"),
+    ]
+)
+_HEX_PAIRS = np.array([list(f"{i:02x}".encode()) for i in range(256)], np.uint8)
+
+
+def _hex_strings(values: np.ndarray) -> pd.Series:
+    """Lower-case hex of unsigned 64-bit integers without leading zeros, as perf prints an IP."""
+    n = len(values)
+    big_endian = values.astype(">u8").view(np.uint8).reshape(n, 8)
+    chars = np.ascontiguousarray(_HEX_PAIRS[big_endian].reshape(n, 16))
+    lead = np.minimum(_first(chars != ord("0")), 15)
+    start = np.arange(n, dtype=np.int64) * 16 + lead
+    views = _views(pa.py_buffer(chars), start, 16 - lead)
+    return pd.Series(pc.cast(views, pa.large_string()).to_pandas())
+
+
+def _read_names(data: bytes, source: str) -> list[str]:
+    """Names for :func:`read_dlfilter_output` (0: no name); bytes not UTF-8 read as U+FFFD, with one warning."""
+    out, bad, i = [""], 0, 0
+    while i + 4 <= len(data):
+        n = int.from_bytes(data[i : i + 4], "little")
+        raw = data[i + 4 : i + 4 + n]
+        if len(raw) != n:
+            raise InputError(f"{source}: the names perf script wrote are cut short")
+        try:
+            out.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            bad += 1
+            out.append(raw.decode("utf-8", errors="replace"))
+        i += 4 + n
+    if bad:
+        first = next(name for name in out if REPLACED in name)
+        warnings.warn(
+            f"{source}: {bad} name(s) that are not UTF-8 (through perf script), the first {first!r}; perf gives names "
+            "as the binaries hold them: read with each such byte shown as U+FFFD",
+            HemkitWarning,
+            stacklevel=3,
+        )
+    return out
+
+
+def _named(ids: np.ndarray, names: list[str], tidy: Callable[[str | None], str]) -> pd.Categorical:
+    """A categorical column of the names ``ids`` refer to (0: None), each passed through ``tidy``."""
+    codes, uniq = pd.factorize(ids)
+    return _categorical([tidy(names[i] if i else None) for i in uniq], codes)
+
+
+def _tidy_sym(name: str | None) -> str:
+    return (_SYMOFF.sub("", name.strip()) or "[unknown]") if name else "[unknown]"
+
+
+def read_dlfilter_output(records: str | os.PathLike[str], names: str | os.PathLike[str], source: str) -> pd.DataFrame:
+    """The samples ``perf script --dlfilter samples_dlfilter.so`` wrote, as :func:`parse_perf_script` reads its text.
+
+    The same table as the text of ``perf script -G -F`` :data:`FIELDS` gives: the time in
+    seconds to the microsecond (as perf prints it), the IP in hex, ``[unknown]`` for a
+    symbol or object perf could not name.
+
+    Parameters
+    ----------
+    records, names : path
+        The two files the filter wrote (see ``samples_dlfilter.c``).
+    source : str
+        Name of the perf.data file, in messages and ``attrs["source"]``.
+
+    Raises
+    ------
+    InputError
+        Files cut short, or no samples.
+    """
+    size = os.path.getsize(records)
+    if size % RECORD.itemsize:
+        raise InputError(f"{source}: the samples perf script wrote are cut short")
+    r = np.frombuffer(Path(records).read_bytes(), RECORD)  # binary records, not a table
+    if not len(r):
+        raise InputError(f"{source}: no samples")
+    name_list = _read_names(Path(names).read_bytes(), source)
+    if int(max(r["comm"].max(), r["event"].max(), r["sym"].max(), r["dso"].max())) >= len(name_list):
+        raise InputError(f"{source}: the names perf script wrote are cut short")
+    if (r["period"] > _MAX_PERIOD).any():
+        raise InputError(f"{source}: a sample has a period beyond 2^63")
+    df = pd.DataFrame(
+        {
+            "comm": _named(r["comm"], name_list, lambda s: (s or "").strip()),
+            "tid": r["tid"].astype(np.int64),
+            "time": (r["time"] // 1000).astype(np.float64) / 1e6,
+            "event": _named(r["event"], name_list, lambda s: s or ""),
+            "period": r["period"].astype(np.int64),
+            "ip": _hex_strings(r["ip"]),
+            "sym": _named(r["sym"], name_list, _tidy_sym),
+            "dso": _named(r["dso"], name_list, lambda s: s or "[unknown]"),
+        }
+    )
     df.attrs["source"] = source
     return df
+
+
+class ScriptChunks:
+    """Parse ``perf script`` output piece by piece as it arrives (:meth:`feed`), then :meth:`result`.
+
+    Every piece of whole lines is parsed by the array parser as soon as it is
+    ``chunk_bytes`` long, so a large output is parsed while perf is still writing it and is
+    never held as a whole.  Output the array parser does not read (call chains, names that
+    are not UTF-8, ...) is parsed whole, by :func:`parse_perf_script`, in :meth:`result`.
+
+    Examples
+    --------
+    >>> chunks = ScriptChunks("x.txt", chunk_bytes=40)
+    >>> chunks.feed(b"  a 1 2.000001: 10 cpu-clock:  4011a6 f (/bin/a)\\n  a 1 2.0000")
+    >>> chunks.feed(b"02: 10 cpu-clock:  4011a7 g (/bin/a)\\n")
+    >>> chunks.result(lambda: b"").sym.tolist()
+    ['f', 'g']
+    """
+
+    def __init__(self, source: str, chunk_bytes: int = 16 << 20) -> None:
+        self.source, self.chunk_bytes = source, chunk_bytes
+        self.frames: list[pd.DataFrame] = []
+        self.pending: list[bytes] = []
+        self.pending_bytes = 0
+        self.fast = True  # every piece so far was read by the array parser
+        self.empty = True  # nothing but white space so far
+
+    def feed(self, data: bytes) -> None:
+        """Take the next bytes of the output."""
+        if self.empty and not data.isspace():
+            self.empty = False
+        if not self.fast or not data:
+            return
+        self.pending.append(data)
+        self.pending_bytes += len(data)
+        if self.pending_bytes >= self.chunk_bytes:
+            self._parse(final=False)
+
+    def _parse(self, final: bool) -> None:
+        text = b"".join(self.pending)
+        cut = len(text) if final else text.rfind(b"\n") + 1
+        if cut == 0:
+            return
+        self.pending = [text[cut:]] if cut < len(text) else []
+        self.pending_bytes = len(text) - cut
+        piece = text[:cut]
+        if not piece.strip():
+            return
+        df = _parse_fast(piece) if piece.isascii() or _is_utf8(piece) else None
+        if df is None:
+            self.fast, self.frames, self.pending = False, [], []
+        else:
+            self.frames.append(df)
+
+    def result(self, whole: Callable[[], str | bytes]) -> pd.DataFrame:
+        """The samples; ``whole()`` gives the complete output when it must be parsed whole.
+
+        Raises
+        ------
+        InputError
+            As :func:`parse_perf_script`.
+        """
+        if self.fast and self.pending:
+            self._parse(final=True)
+        if not self.fast or not self.frames:
+            return parse_perf_script(whole(), source=self.source)
+        if len(self.frames) == 1:
+            df = self.frames[0]
+        else:
+            df = pd.DataFrame(
+                {
+                    col: union_categoricals([f[col] for f in self.frames])
+                    if col in _CATEGORICAL
+                    else pd.concat([f[col] for f in self.frames], ignore_index=True)
+                    for col in COLUMNS
+                }
+            )
+        df.attrs["source"] = self.source
+        return df
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def is_perf_data(path: str | os.PathLike[str]) -> bool:
@@ -367,6 +823,9 @@ def read_perf_script(path: str | Path) -> pd.DataFrame:
 
 __all__ = [
     "COLUMNS",
+    "RECORD",
+    "read_dlfilter_output",
+    "ScriptChunks",
     "FIELDS",
     "check_perf_data",
     "dso_name",
