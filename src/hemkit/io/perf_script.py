@@ -304,6 +304,9 @@ def _tail(text: str) -> tuple[str, str]:
 
 def _categorical(values: list[str], codes: np.ndarray | None = None) -> pd.Categorical:
     """``values[codes]`` (or ``values``) as a categorical of str, categories in order of appearance."""
+    if codes is not None:  # only the values used, in the order they are first used
+        codes, used = pd.factorize(codes)
+        values = [values[i] for i in used]
     inner, uniq = pd.factorize(pd.Index(values, dtype=str))
     return pd.Categorical.from_codes(inner if codes is None else inner[codes], categories=uniq)
 
@@ -744,6 +747,78 @@ def check_perf_data(path: str | os.PathLike[str]) -> None:
         )
 
 
+_HEADER_CMDLINE = 11  # perf's feature bit of the recorded command line (tools/perf/util/header.h)
+#: perf record options that take a value as the next argument (the program is the first other argument)
+_RECORD_VALUE_OPTIONS = frozenset("-e -c -F -o -m -C -p -t -u -G -j -r -z -D --event --count --freq --output".split())
+#: perf record options that profile something other than one started program
+_RECORD_ATTACH = frozenset("-a --all-cpus -p --pid -t --tid -u --uid".split())
+
+
+def perf_data_command(path: str | os.PathLike[str]) -> list[str] | None:
+    """The command line ``perf record`` was run with, from a ``perf.data`` header (its ``cmdline`` feature).
+
+    None where the file has none (pipe mode, or an old perf) or its header cannot be read.
+
+    Examples
+    --------
+    >>> perf_data_command("perf.data")  # doctest: +SKIP
+    ['/usr/bin/perf', 'record', '-e', 'cpu-clock', '--', './prog', '60']
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(104)
+            if len(head) < 104 or head[:8] != MAGIC or struct.unpack_from("<Q", head, 8)[0] != 104:
+                return None
+            data_offset, data_size = struct.unpack_from("<QQ", head, 40)
+            features = int.from_bytes(head[72:104], "little")
+            if not features >> _HEADER_CMDLINE & 1:
+                return None
+            index = bin(features & ((1 << _HEADER_CMDLINE) - 1)).count("1")  # sections before it
+            fh.seek(data_offset + data_size + 16 * index)
+            offset, size = struct.unpack("<QQ", fh.read(16))
+            fh.seek(offset)
+            blob = fh.read(min(size, 1 << 20))
+        (count,) = struct.unpack_from("<I", blob, 0)
+        args, pos = [], 4
+        for _ in range(min(count, 10_000)):
+            (n,) = struct.unpack_from("<I", blob, pos)
+            args.append(blob[pos + 4 : pos + 4 + n].split(b"\0", 1)[0].decode("utf-8", errors="replace"))
+            pos += 4 + n
+    except (OSError, struct.error):
+        return None
+    return args
+
+
+def recorded_program(command: list[str]) -> str | None:
+    """The command name (``comm``, 15 characters at most) of the program ``perf record`` started, if one.
+
+    None for a system-wide or attached recording (``-a``, ``-p``, ``-t``, ``-u``) or when the
+    command line names no program.
+
+    Examples
+    --------
+    >>> recorded_program(["/usr/bin/perf", "record", "-e", "cpu-clock", "--", "./my_long_program_name", "9"])
+    'my_long_program'
+    >>> recorded_program(["perf", "record", "-a", "sleep", "1"]) is None
+    True
+    """
+    args = command[2:] if len(command) > 1 and command[1] == "record" else command[1:]
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            i += 1
+            break
+        if a.split("=", 1)[0] in _RECORD_ATTACH:
+            return None
+        if not a.startswith("-"):
+            break
+        i += 2 if a in _RECORD_VALUE_OPTIONS else 1
+    if i >= len(args):
+        return None
+    return os.path.basename(args[i].rstrip("/"))[:15] or None
+
+
 #: what a byte that is not UTF-8 is read as
 REPLACED = "\ufffd"
 #: text with more such bytes than this fraction is binary data, not perf script output
@@ -831,6 +906,8 @@ __all__ = [
     "dso_name",
     "is_perf_data",
     "parse_perf_script",
+    "perf_data_command",
+    "recorded_program",
     "read_perf_script",
     "warn_replaced",
 ]

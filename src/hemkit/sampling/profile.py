@@ -38,8 +38,10 @@ from hemkit.io.perf_script import (
     check_perf_data,
     dso_name,
     is_perf_data,
+    perf_data_command,
     read_dlfilter_output,
     read_perf_script,
+    recorded_program,
     warn_replaced,
 )
 from hemkit.sampling import model
@@ -77,6 +79,17 @@ def read_samples(path: str | os.PathLike[str], *, progress: ProgressLike = None)
         if samples is None:  # perf without --dlfilter (before 5.14), or no C compiler: perf's text
             samples = _decode(p)
         task.advance(info=f"{len(samples)} samples")
+    command = perf_data_command(p)
+    program = recorded_program(command) if command else None
+    if program is not None and not (samples["comm"] == program).any():
+        counts = samples["comm"].value_counts()
+        seen = ", ".join(f"{name} {n}" for name, n in counts[counts > 0].head(5).items())
+        warnings.warn(
+            f"{p}: no samples of the program perf recorded, {program!r} (samples of: {seen}): did it run shorter "
+            "than one sampling period, or start another program?",
+            HemkitWarning,
+            stacklevel=2,
+        )
     return samples
 
 
@@ -89,9 +102,14 @@ def _perf_says(path: str, err: list[str], done: Any) -> None:
     if done.returncode != 0:
         why = err[-1] if err else done.status()
         raise InputError(f"{path}: perf script cannot decode it: {why}")
-    for line in err:
-        if "lost" in line.lower():
-            warnings.warn(f"{path}: perf says: {line}", HemkitWarning, stacklevel=4)
+    lost = [line.rstrip("!") for line in err if "lost" in line.lower()]
+    if lost:
+        warnings.warn(
+            f"{path}: perf lost samples while recording ({'; '.join(lost)}): the shares are of the samples "
+            "kept (record with a larger -m buffer or a longer period to lose none)",
+            HemkitWarning,
+            stacklevel=4,
+        )
 
 
 def _decode_records(path: str) -> pd.DataFrame | None:
@@ -142,9 +160,7 @@ def _decode(path: str) -> pd.DataFrame:
         if done.returncode != 0 or chunks.empty:
             why = err[-1] if err else ("no samples" if done.returncode == 0 else done.status())
             raise InputError(f"{path}: perf script cannot decode it with -F {FIELDS}: {why}")
-        for line in err:
-            if "lost" in line.lower():
-                warnings.warn(f"{path}: perf says: {line}", HemkitWarning, stacklevel=3)
+        _perf_says(path, err, done)
 
         def whole() -> str | bytes:
             data = Path(out).read_bytes()
@@ -219,8 +235,17 @@ def _select(samples: pd.DataFrame, comm: str | None, event: str | None, source: 
         df = df[df["event"] == event] if events else df.iloc[:0]
         if df.empty:
             raise InputError(f"{source}: no samples of event {event!r} (events: {', '.join(events) or 'not printed'})")
-    elif len(events) > 1:
-        raise InputError(f"{source}: samples of several events ({', '.join(events)}); choose one event")
+    elif len(events) > 1:  # shares of different events do not add up: profile one, and say so
+        counts = df["event"].astype(str).value_counts(sort=False).reindex(events)
+        chosen = str(counts.idxmax())  # the most samples; the first of a tie
+        said = ", ".join(f"{e} {n}" for e, n in counts.items())
+        warnings.warn(
+            f"{source}: samples of {len(events)} events ({said}); profiled {chosen}, the one with the most "
+            f"samples (choose another with event={next(e for e in events if e != chosen)!r})",
+            HemkitWarning,
+            stacklevel=3,
+        )
+        return df[df["event"] == chosen], chosen
     return df, (event if event is not None else events[0] if events else "")
 
 
