@@ -51,6 +51,8 @@ def _check_outputs(outputs: dict[str, str | None], inputs: Iterable[str] = ()) -
 
 def _write_figures(figures: dict[str, tuple[str | None, Any]]) -> list[str]:
     """Draw and write each wanted figure: ``{what: (path, draw)}`` -> the paths written."""
+    if not any(path for path, _ in figures.values()):
+        return []  # no figure wanted: matplotlib (0.8 s to import) is not needed
     import matplotlib.pyplot as plt
 
     from hemkit.io import write_figure

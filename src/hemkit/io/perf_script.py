@@ -10,7 +10,8 @@ header line ends after the event and the frames follow on indented ``IP SYM (DSO
 the first frame (the leaf, where the sample hit) is kept.  Lines starting with ``#``
 (``perf script --header``) are skipped.
 
-Result columns: ``comm, tid, time, event, period, ip, sym, dso``.
+Result columns: ``comm, tid, time, event, period, ip, sym, dso``; ``comm``, ``event``, ``ip``,
+``sym`` and ``dso`` are categorical (each distinct name stored once: about 60 bytes per sample).
 
 - ``period`` is the number of base events the sample stands for (``-c N`` prints N; with
   ``-F HZ`` perf varies it), 1 when perf did not print it.
@@ -19,8 +20,12 @@ Result columns: ``comm, tid, time, event, period, ip, sym, dso``.
   ``/usr/lib/x86_64-linux-gnu/libc.so.6``, ``[unknown]``), or ``""`` when the text carries
   no DSO field.  :func:`dso_name` gives perf report's short name (``libc.so.6``).
 
-The parser reads each line in linear time and raises only
-:class:`~hemkit.core.errors.InputError`, naming the source and the line.
+Three readers give this same table: :func:`parse_perf_script` (an array parser over the
+bytes for text in perf's one-line layout, the line-by-line parser for anything else, such as
+call chains), :class:`ScriptChunks` (the same, fed piece by piece while perf writes) and
+:func:`read_dlfilter_output` (the binary records of ``perf script --dlfilter``, which
+:func:`hemkit.sampling.read_samples` uses for ``perf.data``).  They take linear time and
+memory and raise only :class:`~hemkit.core.errors.InputError`, naming the source and the line.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from pandas.api.types import union_categoricals
 from hemkit.core.errors import HemkitWarning, InputError
 
 COLUMNS = ["comm", "tid", "time", "event", "period", "ip", "sym", "dso"]
-_CATEGORICAL = ("comm", "event", "sym", "dso")
+_CATEGORICAL = ("comm", "event", "ip", "sym", "dso")
 #: The fields hemkit asks ``perf script`` for (``-F``): enough to name symbols and objects.
 FIELDS = "comm,tid,time,event,ip,sym,dso,period"
 
@@ -393,7 +398,9 @@ def _parse_fast(data: bytes) -> pd.DataFrame | None:
     else:
         times = _digits(tw, time_len, point=frac).astype(np.float64) / 10.0**frac
     periods = _digits(_window(b, c1 + 1 + p1 - 18, 18)[:, ::-1], p1 - p0)
-    ips = pc.cast(_views(buffer, c2 + 1 + i0, i1 - i0), pa.large_string())
+    ips = _distinct(_views(buffer, c2 + 1 + i0, i1 - i0))
+    if ips is None:
+        return None
     syms = [_tail(t) for t in tail[1]]
     return pd.DataFrame(
         {
@@ -402,7 +409,7 @@ def _parse_fast(data: bytes) -> pd.DataFrame | None:
             "time": times,
             "event": _categorical(event[1], event[0]),
             "period": periods,
-            "ip": pd.Series(ips.to_pandas()),
+            "ip": _categorical(ips[1], ips[0]),
             "sym": _categorical([s[0] for s in syms], tail[0]),
             "dso": _categorical([s[1] for s in syms], tail[0]),
         }
@@ -477,7 +484,7 @@ def _parse_lines(text: str, source: str) -> pd.DataFrame:
             "time": np.array(cols[2], np.float64),
             "event": _categorical(list(cols[3])),
             "period": np.array(cols[4], np.int64),
-            "ip": pd.Series(list(cols[5]), dtype=str),
+            "ip": _categorical(list(cols[5])),
             "sym": _categorical(list(cols[6])),
             "dso": _categorical(list(cols[7])),
         }
@@ -498,18 +505,12 @@ RECORD = np.dtype(
         ("pad", "<u4"),
     ]
 )
-_HEX_PAIRS = np.array([list(f"{i:02x}".encode()) for i in range(256)], np.uint8)
 
 
-def _hex_strings(values: np.ndarray) -> pd.Series:
-    """Lower-case hex of unsigned 64-bit integers without leading zeros, as perf prints an IP."""
-    n = len(values)
-    big_endian = values.astype(">u8").view(np.uint8).reshape(n, 8)
-    chars = np.ascontiguousarray(_HEX_PAIRS[big_endian].reshape(n, 16))
-    lead = np.minimum(_first(chars != ord("0")), 15)
-    start = np.arange(n, dtype=np.int64) * 16 + lead
-    views = _views(pa.py_buffer(chars), start, 16 - lead)
-    return pd.Series(pc.cast(views, pa.large_string()).to_pandas())
+def _hex_column(values: np.ndarray) -> pd.Categorical:
+    """Lower-case hex of unsigned 64-bit integers, as perf prints an IP, each distinct one spelled once."""
+    codes, uniq = pd.factorize(values)
+    return pd.Categorical.from_codes(codes, categories=pd.Index([f"{int(v):x}" for v in uniq], dtype=str))
 
 
 def _read_names(data: bytes, source: str) -> list[str]:
@@ -584,7 +585,7 @@ def read_dlfilter_output(records: str | os.PathLike[str], names: str | os.PathLi
             "time": (r["time"] // 1000).astype(np.float64) / 1e6,
             "event": _named(r["event"], name_list, lambda s: s or ""),
             "period": r["period"].astype(np.int64),
-            "ip": _hex_strings(r["ip"]),
+            "ip": _hex_column(r["ip"]),
             "sym": _named(r["sym"], name_list, _tidy_sym),
             "dso": _named(r["dso"], name_list, lambda s: s or "[unknown]"),
         }
