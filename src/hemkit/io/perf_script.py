@@ -453,20 +453,16 @@ def parse_perf_script(text: str | bytes, source: str = "perf script output") -> 
     """
     if isinstance(text, bytes):
         data = text
-        if not data.isascii():
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError:
-                text = data.decode("utf-8", errors="replace")
-                warn_replaced(text, source)
-                data = text.encode("utf-8")
+        if not data.isascii() and not _is_utf8(data):
+            text = data.decode("utf-8", errors="replace")
+            warn_replaced(text, source)
+            data = text.encode("utf-8")
     else:
         data = text.encode("utf-8", errors="surrogatepass")
-    df = _parse_fast(data)
-    if df is None:
-        df = _parse_lines(text if isinstance(text, str) else data.decode("utf-8", errors="replace"), source)
-    df.attrs["source"] = source
-    return df
+    chunks = ScriptChunks(source)  # pieces of 16 MiB: the array parser's memory stays bounded
+    for i in range(0, len(data), chunks.chunk_bytes):
+        chunks.feed(data[i : i + chunks.chunk_bytes])
+    return chunks.result(lambda: text)
 
 
 def _parse_lines(text: str, source: str) -> pd.DataFrame:
@@ -647,7 +643,7 @@ class ScriptChunks:
             self.frames.append(df)
 
     def result(self, whole: Callable[[], str | bytes]) -> pd.DataFrame:
-        """The samples; ``whole()`` gives the complete output when it must be parsed whole.
+        """The samples; ``whole()`` gives the complete output (str, or UTF-8 bytes) when it must be parsed whole.
 
         Raises
         ------
@@ -657,7 +653,12 @@ class ScriptChunks:
         if self.fast and self.pending:
             self._parse(final=True)
         if not self.fast or not self.frames:
-            return parse_perf_script(whole(), source=self.source)
+            text = whole()
+            if isinstance(text, bytes):  # UTF-8: a caller has warned about bytes that are not
+                text = text.decode("utf-8", errors="replace")
+            df = _parse_lines(text, self.source)
+            df.attrs["source"] = self.source
+            return df
         if len(self.frames) == 1:
             df = self.frames[0]
         else:
@@ -881,20 +882,25 @@ def read_perf_script(path: str | Path) -> pd.DataFrame:
         raise InputError(f"{p}: a perf.data file; decode it with 'perf script -F {FIELDS}' first")
     if not data.strip():
         raise InputError(f"{p}: empty file, no samples")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # perf prints command and symbol names as the binaries hold them: a few bytes that are
-        # not UTF-8 are names, not a sign of another kind of file
-        text = data.decode("utf-8", errors="replace")
-        if text.count(REPLACED) > len(data) * MAX_REPLACED:
-            raise InputError(f"{p}: neither perf.data nor perf script text (not UTF-8 at byte {exc.start})") from None
-        warn_replaced(text, str(p))
-    if "\x00" in text:
-        raise InputError(f"{p}: neither perf.data nor perf script text (binary data at byte {text.index(chr(0))})")
-    if not text.endswith("\n"):  # perf script ends every line: this file was cut short
-        raise InputError(f"{p}: ends in the middle of line {text.count(chr(10)) + 1} (cut short?)")
-    return parse_perf_script(text, source=str(p))
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # perf prints command and symbol names as the binaries hold them: a few bytes that are
+            # not UTF-8 are names, not a sign of another kind of file
+            text = data.decode("utf-8", errors="replace")
+            if text.count(REPLACED) > len(data) * MAX_REPLACED:
+                raise InputError(
+                    f"{p}: neither perf.data nor perf script text (not UTF-8 at byte {exc.start})"
+                ) from None
+            warn_replaced(text, str(p))
+            data = text.encode("utf-8")
+    if b"\x00" in data:
+        raise InputError(f"{p}: neither perf.data nor perf script text (binary data at byte {data.index(0)})")
+    if not data.endswith(b"\n"):  # perf script ends every line: this file was cut short
+        lines = data.count(b"\n") + 1
+        raise InputError(f"{p}: ends in the middle of line {lines} (cut short?)")
+    return parse_perf_script(data, source=str(p))
 
 
 __all__ = [
