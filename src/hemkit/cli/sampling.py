@@ -209,7 +209,7 @@ def simulate(
     help="Rows: symbol (with its DSO), DSO, command or thread.",
 )
 @click.option("--comm", help="Only samples of this command.")
-@click.option("--event", help="Only samples of this event (needed when the file has several).")
+@click.option("--event", help="Only samples of this event (default: the most sampled one of several).")
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Confidence level of the intervals.")
 @click.option(
     "--method",

@@ -54,11 +54,16 @@ BY = ("sym", "dso", "comm", "tid")
 def read_samples(path: str | os.PathLike[str], *, progress: ProgressLike = None) -> pd.DataFrame:
     """Samples of a ``perf.data`` file (decoded with ``perf script``) or of ``perf script`` text.
 
-    A ``perf.data`` file is checked (a truncated one is refused) and decoded with ``perf
-    script -F`` :data:`hemkit.io.perf_script.FIELDS`; perf's own complaints (an unreadable
-    file, a field the recording lacks) become an :class:`InputError` naming the file, and
-    its warnings about lost samples a :class:`HemkitWarning`.  ``progress`` shows the
-    decoding and parsing of large files (see :mod:`hemkit.core.progress`).
+    A ``perf.data`` file is checked (a truncated one is refused) and decoded by ``perf
+    script --dlfilter`` with :data:`DLFILTER` (compiled once), which hands over binary
+    records; where perf cannot (before 5.14) or there is no C compiler, by ``perf script -G
+    -F`` :data:`hemkit.io.perf_script.FIELDS`, its text parsed while perf writes it.  Both
+    give the table of :func:`hemkit.io.perf_script.parse_perf_script`, in linear time and
+    memory (about 120 bytes per sample).  perf's own complaints (an unreadable file) and a
+    file without samples become an :class:`InputError` naming the file; lost samples, no
+    samples of the program perf recorded (named in the file's header) and names that are
+    not UTF-8 (read as U+FFFD) one :class:`HemkitWarning` each.  ``progress`` shows the
+    decoding of large files (see :mod:`hemkit.core.progress`).
 
     Examples
     --------
@@ -311,14 +316,15 @@ def profile_shares(
         Confidence level, in (0, 1).
     method : {"wilson", "bound"}
     comm, event : str, optional
-        Keep only samples of this command / event (an event is needed when the samples
-        hold several).
+        Keep only samples of this command / event.  Of samples of several events (whose
+        shares do not add up), without ``event`` the most sampled one is profiled, with a
+        :class:`HemkitWarning` naming the others.
 
     Raises
     ------
     InputError
-        Bad parameters, no samples left, several events, or ``by="dso"`` on text without
-        DSO names (each naming the source and the culprit).
+        Bad parameters, no samples left, or ``by="dso"`` on text without DSO names (each
+        naming the source and the culprit).
 
     Examples
     --------
