@@ -189,6 +189,7 @@ def test_a_dso_name_that_is_not_utf8_is_read_with_one_warning(tmp_path):
         (["/usr/bin/perf", "record", "-q", "-e", "cpu-clock", "-c", "1000", "-o", "x", "--", "./prog", "1"], "prog"),
         (["perf", "record", "-e", "cycles", "python3", "-c", "pass"], "python3"),
         (["perf", "record", "-g", "--call-graph=dwarf", "/opt/a/verylongprogramname"], "verylongprogram"),
+        (["perf", "record", "--call-graph", "dwarf", "-F", "997", "./prog"], "prog"),
         (["perf", "record", "-a", "--", "sleep", "1"], None),
         (["perf", "record", "-p", "123"], None),
         (["perf", "record"], None),

@@ -751,7 +751,10 @@ def check_perf_data(path: str | os.PathLike[str]) -> None:
 
 _HEADER_CMDLINE = 11  # perf's feature bit of the recorded command line (tools/perf/util/header.h)
 #: perf record options that take a value as the next argument (the program is the first other argument)
-_RECORD_VALUE_OPTIONS = frozenset("-e -c -F -o -m -C -p -t -u -G -j -r -z -D --event --count --freq --output".split())
+_RECORD_VALUE_OPTIONS = frozenset(
+    "-e -c -F -o -m -C -p -t -u -G -j -r -D --event --count --freq --output --call-graph --mmap-pages --cpu "
+    "--filter --cgroup --delay --branch-filter --realtime --user-regs --intr-regs --clockid --affinity".split()
+)
 #: perf record options that profile something other than one started program
 _RECORD_ATTACH = frozenset("-a --all-cpus -p --pid -t --tid -u --uid".split())
 
