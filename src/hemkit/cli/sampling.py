@@ -51,6 +51,8 @@ def _check_outputs(outputs: dict[str, str | None], inputs: Iterable[str] = ()) -
 
 def _write_figures(figures: dict[str, tuple[str | None, Any]]) -> list[str]:
     """Draw and write each wanted figure: ``{what: (path, draw)}`` -> the paths written."""
+    if not any(path for path, _ in figures.values()):
+        return []  # no figure wanted: matplotlib (0.8 s to import) is not needed
     import matplotlib.pyplot as plt
 
     from hemkit.io import write_figure
@@ -207,7 +209,7 @@ def simulate(
     help="Rows: symbol (with its DSO), DSO, command or thread.",
 )
 @click.option("--comm", help="Only samples of this command.")
-@click.option("--event", help="Only samples of this event (needed when the file has several).")
+@click.option("--event", help="Only samples of this event (default: the most sampled one of several).")
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Confidence level of the intervals.")
 @click.option(
     "--method",

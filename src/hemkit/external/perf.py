@@ -14,6 +14,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,16 @@ from typing import Any
 import pandas as pd
 
 from hemkit.core.errors import HemkitError, InputError, MeasurementError, SetupError
-from hemkit.external.process import Completed, Program, describe_status, find_tool, resolve_program, run
+from hemkit.external.process import (
+    Completed,
+    Program,
+    Writing,
+    describe_status,
+    find_tool,
+    resolve_program,
+    run,
+    writing,
+)
 from hemkit.io.perf_script import FIELDS
 from hemkit.io.perf_stat import parse_perf_stat
 
@@ -464,12 +474,17 @@ def perf_script_text(path: str | os.PathLike[str], *, perf: str | None = None) -
 
 
 def run_perf_script(
-    path: str | os.PathLike[str], *, fields: str = FIELDS, perf: str | None = None, timeout: float | None = 600
+    path: str | os.PathLike[str],
+    *,
+    fields: str = FIELDS,
+    perf: str | None = None,
+    timeout: float | None = 600,
 ) -> Completed:
     """Run ``perf script -i PATH -F FIELDS`` and return what happened, without judging it.
 
-    The caller decides what a non-zero exit or a message on stderr means (see
-    :func:`hemkit.sampling.read_samples`); :func:`perf_script_text` is the strict variant.
+    The caller decides what a non-zero exit or a message on stderr means;
+    :func:`perf_script_text` is the strict variant, :func:`perf_script_to_file` the one
+    for large files (:func:`hemkit.sampling.read_samples`).
 
     Examples
     --------
@@ -479,6 +494,59 @@ def run_perf_script(
     """
     exe = find_perf(perf)
     return run([exe, "script", "-i", os.fspath(path), "-F", fields], timeout=timeout, what="perf script")
+
+
+def perf_script_records(
+    path: str | os.PathLike[str],
+    dlfilter: str | os.PathLike[str],
+    records: str | os.PathLike[str],
+    names: str | os.PathLike[str],
+    *,
+    perf: str | None = None,
+    timeout: float | None = 600,
+) -> Completed:
+    """Run ``perf script -i PATH --dlfilter DLFILTER --dlarg RECORDS --dlarg NAMES`` (perf 5.14+).
+
+    The filter (``hemkit/sampling/c/samples_dlfilter.c``, compiled) writes the samples as
+    binary records to ``records`` and their names to ``names``, and perf prints nothing:
+    read them with :func:`hemkit.io.perf_script.read_dlfilter_output`.  What happened is
+    returned without judging it (an older perf refuses ``--dlfilter``).
+
+    Examples
+    --------
+    >>> done = perf_script_records("perf.data", "samples_dlfilter.so", "rec.bin", "names.bin")  # doctest: +SKIP
+    """
+    exe = find_perf(perf)
+    args = [exe, "script", "-i", os.fspath(path), "--dlfilter", os.fspath(dlfilter)]
+    args += ["--dlarg", os.fspath(records), "--dlarg", os.fspath(names)]
+    return run(args, timeout=timeout, what="perf script")
+
+
+def perf_script_to_file(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    *,
+    fields: str = FIELDS,
+    perf: str | None = None,
+    timeout: float | None = 600,
+) -> AbstractContextManager[Writing]:
+    """Run ``perf script -G -i PATH -F FIELDS`` with its output written to ``output`` (see :func:`writing`).
+
+    ``-G`` prints each sample on one line, without its call chain (of a ``perf record -g``
+    file): the leaf, where the sample hit, is the sample's IP.  The caller reads
+    ``output`` while perf writes it and judges ``completed`` (exit status, stderr) after.
+
+    Examples
+    --------
+    >>> with perf_script_to_file("perf.data", "script.txt") as job:  # doctest: +SKIP
+    ...     while job.running():
+    ...         time.sleep(0.1)
+    >>> job.completed.returncode  # doctest: +SKIP
+    0
+    """
+    exe = find_perf(perf)
+    args = [exe, "script", "-G", "-i", os.fspath(path), "-F", fields]
+    return writing(args, output, timeout=timeout, what="perf script")
 
 
 def perf_record(

@@ -18,7 +18,10 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,6 +227,85 @@ def run(
     return Completed(tuple(argv), proc.returncode, out or "", err or "")
 
 
+class Writing:
+    """A program started by :func:`writing`, whose standard output goes to a file.
+
+    Attributes
+    ----------
+    completed : Completed or None
+        Its exit status and standard error (``stdout`` is ``""``: the output is in the
+        file), once the ``with`` block has ended.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], argv: list[str], err: Any, deadline: float | None) -> None:
+        self.proc, self.argv, self._err, self.deadline = proc, argv, err, deadline
+        self.completed: Completed | None = None
+
+    def running(self) -> bool:
+        """Whether the program is still running (past its time limit: stopped, MeasurementError)."""
+        if self.proc.poll() is not None:
+            return False
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            _kill_group(self.proc, True)
+            raise MeasurementError(f"{os.path.basename(self.argv[0])}: still running after its time limit; stopped")
+        return True
+
+    def _finish(self) -> None:
+        self.proc.wait()
+        self._err.seek(0)
+        err = self._err.read().decode(errors="replace")
+        self.completed = Completed(tuple(self.argv), self.proc.returncode, "", err)
+
+
+@contextmanager
+def writing(
+    args: Sequence[str], output: str | os.PathLike[str], *, timeout: float | None = None, what: str | None = None
+) -> Iterator[Writing]:
+    """Run ``args`` with its standard output written to the file ``output`` while the block runs.
+
+    The block may read ``output`` as it grows (:meth:`Writing.running` says when the
+    program is done): a program's large output is then parsed while it is written, on
+    another core, and never held in memory as a whole.  When the block ends the program is
+    waited for (:attr:`Writing.completed`); if the block raises, or hemkit is interrupted,
+    the program and what it started are killed first.
+
+    Raises
+    ------
+    SetupError
+        The program does not exist or cannot be executed.
+    MeasurementError
+        It ran longer than ``timeout`` (checked by :meth:`Writing.running`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> out = os.path.join(tempfile.mkdtemp(), "out.txt")
+    >>> with writing(["echo", "hello"], out) as job:
+    ...     while job.running():
+    ...         pass
+    >>> open(out).read(), job.completed.returncode
+    ('hello\\n', 0)
+    """
+    argv = [os.fspath(a) for a in args]
+    name = what or os.path.basename(argv[0])
+    with open(output, "wb") as out, tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(
+                argv, env=user_environment(), stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
+            )
+        except FileNotFoundError:
+            raise SetupError(f"{name}: program not found ({argv[0]})") from None
+        except PermissionError:
+            raise SetupError(f"{name}: not executable ({argv[0]})") from None
+        job = Writing(proc, argv, err, None if timeout is None else time.monotonic() + timeout)
+        try:
+            yield job
+        except BaseException:  # an error, Ctrl-C, SIGTERM: nothing of ours may outlive hemkit
+            _kill_group(proc, True)
+            raise
+        job._finish()
+
+
 def start(
     args: Sequence[str],
     *,
@@ -282,4 +364,15 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
         pass
 
 
-__all__ = ["Completed", "Program", "describe_status", "resolve_program", "run", "start", "stop", "user_environment"]
+__all__ = [
+    "Completed",
+    "Program",
+    "Writing",
+    "describe_status",
+    "resolve_program",
+    "run",
+    "start",
+    "stop",
+    "user_environment",
+    "writing",
+]

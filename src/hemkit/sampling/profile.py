@@ -20,7 +20,10 @@ of the same key form one run (runs shorter than an interval count as one).
 from __future__ import annotations
 
 import os
+import tempfile
+import time
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,11 +34,14 @@ from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.io.perf_script import (
     FIELDS,
+    ScriptChunks,
     check_perf_data,
     dso_name,
     is_perf_data,
-    parse_perf_script,
+    perf_data_command,
+    read_dlfilter_output,
     read_perf_script,
+    recorded_program,
     warn_replaced,
 )
 from hemkit.sampling import model
@@ -48,11 +54,16 @@ BY = ("sym", "dso", "comm", "tid")
 def read_samples(path: str | os.PathLike[str], *, progress: ProgressLike = None) -> pd.DataFrame:
     """Samples of a ``perf.data`` file (decoded with ``perf script``) or of ``perf script`` text.
 
-    A ``perf.data`` file is checked (a truncated one is refused) and decoded with ``perf
-    script -F`` :data:`hemkit.io.perf_script.FIELDS`; perf's own complaints (an unreadable
-    file, a field the recording lacks) become an :class:`InputError` naming the file, and
-    its warnings about lost samples a :class:`HemkitWarning`.  ``progress`` shows the
-    decoding and parsing of large files (see :mod:`hemkit.core.progress`).
+    A ``perf.data`` file is checked (a truncated one is refused) and decoded by ``perf
+    script --dlfilter`` with :data:`DLFILTER` (compiled once), which hands over binary
+    records; where perf cannot (before 5.14) or there is no C compiler, by ``perf script -G
+    -F`` :data:`hemkit.io.perf_script.FIELDS`, its text parsed while perf writes it.  Both
+    give the table of :func:`hemkit.io.perf_script.parse_perf_script`, in linear time and
+    memory (about 120 bytes per sample).  perf's own complaints (an unreadable file) and a
+    file without samples become an :class:`InputError` naming the file; lost samples, no
+    samples of the program perf recorded (named in the file's header) and names that are
+    not UTF-8 (read as U+FFFD) one :class:`HemkitWarning` each.  ``progress`` shows the
+    decoding of large files (see :mod:`hemkit.core.progress`).
 
     Examples
     --------
@@ -60,8 +71,6 @@ def read_samples(path: str | os.PathLike[str], *, progress: ProgressLike = None)
     >>> samples.columns.tolist()  # doctest: +SKIP
     ['comm', 'tid', 'time', 'event', 'period', 'ip', 'sym', 'dso']
     """
-    from hemkit.external.perf import run_perf_script
-
     p = os.fspath(path)
     bar = as_progress(progress)
     if not os.path.isfile(p) or not is_perf_data(p):
@@ -71,20 +80,102 @@ def read_samples(path: str | os.PathLike[str], *, progress: ProgressLike = None)
         return samples
     check_perf_data(p)
     with bar.task(f"perf script -i {os.path.basename(p)}") as task:
-        done = run_perf_script(p)
-        task.advance()
-    err = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-    if done.returncode != 0 or not done.stdout.strip():
-        why = err[-1] if err else ("no samples" if done.returncode == 0 else done.status())
-        raise InputError(f"{p}: perf script cannot decode it with -F {FIELDS}: {why}")
-    for line in err:
-        if "lost" in line.lower():
-            warnings.warn(f"{p}: perf says: {line}", HemkitWarning, stacklevel=2)
-    warn_replaced(done.stdout, f"{p} (through perf script)")  # names as the binaries hold them
-    with bar.task("parsing samples") as task:
-        samples = parse_perf_script(done.stdout, source=p)
+        samples = _decode_records(p)
+        if samples is None:  # perf without --dlfilter (before 5.14), or no C compiler: perf's text
+            samples = _decode(p)
         task.advance(info=f"{len(samples)} samples")
+    command = perf_data_command(p)
+    program = recorded_program(command) if command else None
+    if program is not None and not (samples["comm"] == program).any():
+        counts = samples["comm"].value_counts()
+        seen = ", ".join(f"{name} {n}" for name, n in counts[counts > 0].head(5).items())
+        warnings.warn(
+            f"{p}: no samples of the program perf recorded, {program!r} (samples of: {seen}): did it run shorter "
+            "than one sampling period, or start another program?",
+            HemkitWarning,
+            stacklevel=2,
+        )
     return samples
+
+
+#: The perf script filter that hands hemkit the samples as binary records (package data).
+DLFILTER = "hemkit.sampling:c/samples_dlfilter.c"
+
+
+def _perf_says(path: str, err: list[str], done: Any) -> None:
+    """Judge perf script's exit and messages: an error when it decoded nothing, a warning for lost samples."""
+    if done.returncode != 0:
+        why = err[-1] if err else done.status()
+        raise InputError(f"{path}: perf script cannot decode it: {why}")
+    lost = [line.rstrip("!") for line in err if "lost" in line.lower()]
+    if lost:
+        warnings.warn(
+            f"{path}: perf lost samples while recording ({'; '.join(lost)}): the shares are of the samples "
+            "kept (record with a larger -m buffer or a longer period to lose none)",
+            HemkitWarning,
+            stacklevel=4,
+        )
+
+
+def _decode_records(path: str) -> pd.DataFrame | None:
+    """Samples of a ``perf.data`` file through the ``--dlfilter`` of :data:`DLFILTER`; None where it cannot run."""
+    from hemkit.core.errors import HemkitError
+    from hemkit.external.compiler import compile_c
+    from hemkit.external.perf import perf_script_records
+
+    try:
+        dlfilter = compile_c(DLFILTER, flags=("-O2", "-shared", "-fPIC"))
+    except HemkitError:
+        return None
+    with tempfile.TemporaryDirectory(prefix="hemkit-script-") as tmp:
+        records, names = os.path.join(tmp, "records.bin"), os.path.join(tmp, "names.bin")
+        done = perf_script_records(path, dlfilter, records, names)
+        err = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        if done.returncode != 0 and not os.path.exists(names) and any("dlfilter" in line for line in err):
+            return None  # this perf has no --dlfilter
+        _perf_says(path, err, done)
+        if not os.path.exists(records) or os.path.getsize(records) == 0:
+            raise InputError(
+                f"{path}: no samples (perf recorded none: was the program shorter than one sampling period? "
+                "record with a smaller -c or a larger -F)"
+            )
+        return read_dlfilter_output(records, names, source=path)
+
+
+def _decode(path: str) -> pd.DataFrame:
+    """Samples of a ``perf.data`` file, parsed while ``perf script`` writes them to a temporary file."""
+    from hemkit.external.perf import perf_script_to_file
+
+    with tempfile.TemporaryDirectory(prefix="hemkit-script-") as tmp:
+        out = os.path.join(tmp, "script.txt")
+        chunks = ScriptChunks(path)
+        with perf_script_to_file(path, out) as job, open(out, "rb") as fh:
+            while True:
+                running = job.running()
+                data = fh.read(chunks.chunk_bytes)
+                if data:
+                    chunks.feed(data)
+                elif running:
+                    time.sleep(0.01)
+                else:
+                    break
+        done = job.completed
+        assert done is not None
+        err = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        if done.returncode != 0 or chunks.empty:
+            why = err[-1] if err else ("no samples" if done.returncode == 0 else done.status())
+            raise InputError(f"{path}: perf script cannot decode it with -F {FIELDS}: {why}")
+        _perf_says(path, err, done)
+
+        def whole() -> str | bytes:
+            data = Path(out).read_bytes()
+            if data.isascii():
+                return data
+            text = data.decode("utf-8", errors="replace")  # names as the binaries hold them
+            warn_replaced(text, f"{path} (through perf script)")
+            return text
+
+        return chunks.result(whole)
 
 
 @result
@@ -149,9 +240,43 @@ def _select(samples: pd.DataFrame, comm: str | None, event: str | None, source: 
         df = df[df["event"] == event] if events else df.iloc[:0]
         if df.empty:
             raise InputError(f"{source}: no samples of event {event!r} (events: {', '.join(events) or 'not printed'})")
-    elif len(events) > 1:
-        raise InputError(f"{source}: samples of several events ({', '.join(events)}); choose one event")
+    elif len(events) > 1:  # shares of different events do not add up: profile one, and say so
+        counts = df["event"].astype(str).value_counts(sort=False).reindex(events)
+        chosen = str(counts.idxmax())  # the most samples; the first of a tie
+        said = ", ".join(f"{e} {n}" for e, n in counts.items())
+        warnings.warn(
+            f"{source}: samples of {len(events)} events ({said}); profiled {chosen}, the one with the most "
+            f"samples (choose another with event={next(e for e in events if e != chosen)!r})",
+            HemkitWarning,
+            stacklevel=3,
+        )
+        return df[df["event"] == chosen], chosen
     return df, (event if event is not None else events[0] if events else "")
+
+
+def _factorize(column: pd.Series, as_str: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and distinct values (in order of appearance) of a column, categorical or not."""
+    codes, uniq = pd.factorize(column)
+    values = np.asarray(uniq.astype(str) if as_str else np.asarray(uniq))
+    return codes, values
+
+
+def _key_codes(df: pd.DataFrame, by: str, has_dso: bool) -> tuple[np.ndarray, pd.DataFrame]:
+    """Per sample the code of its key, and the distinct keys (in order of appearance).
+
+    By symbol with DSO names, a key is the pair (symbol, DSO): the two columns are
+    factorized apart and their codes combined, which keeps categorical columns (as
+    :func:`hemkit.io.perf_script.parse_perf_script` gives them) from being spelled out.
+    """
+    if by == "sym" and has_dso:
+        sym_codes, syms = _factorize(df["sym"], as_str=True)
+        dso_codes, dsos = _factorize(df["dso"], as_str=True)
+        codes, first = pd.factorize(sym_codes.astype(np.int64) * len(dsos) + dso_codes)
+        first = np.asarray(first)
+        keys = pd.DataFrame({"sym": syms[first // len(dsos)], "dso": dsos[first % len(dsos)]}, dtype=str)
+        return codes, keys
+    codes, values = _factorize(df[by], as_str=by in ("sym", "dso") or isinstance(df[by].dtype, pd.CategoricalDtype))
+    return codes, pd.DataFrame({by: values})
 
 
 def _labels(keys: pd.DataFrame, by: str) -> tuple[pd.Index, dict[str, Any]]:
@@ -191,14 +316,15 @@ def profile_shares(
         Confidence level, in (0, 1).
     method : {"wilson", "bound"}
     comm, event : str, optional
-        Keep only samples of this command / event (an event is needed when the samples
-        hold several).
+        Keep only samples of this command / event.  Of samples of several events (whose
+        shares do not add up), without ``event`` the most sampled one is profiled, with a
+        :class:`HemkitWarning` naming the others.
 
     Raises
     ------
     InputError
-        Bad parameters, no samples left, several events, or ``by="dso"`` on text without
-        DSO names (each naming the source and the culprit).
+        Bad parameters, no samples left, or ``by="dso"`` on text without DSO names (each
+        naming the source and the culprit).
 
     Examples
     --------
@@ -227,19 +353,13 @@ def profile_shares(
     df, ev = _select(samples, comm, event, source)
     if df.empty:
         raise InputError(f"{source}: no samples to profile")
-    has_dso = "dso" in df.columns and not (df["dso"].astype(str) == "").all()
+    has_dso = "dso" in df.columns and not (df["dso"] == "").all()
     if by == "dso" and not has_dso:
         raise InputError(f"{source}: the samples carry no DSO names; decode perf.data with 'perf script -F {FIELDS}'")
     w = pd.to_numeric(df["period"], errors="coerce").to_numpy(dtype=float)
     if not np.all(np.isfinite(w) & (w > 0)):
         raise InputError(f"{source}: samples with a period that is not a positive number")
-    if by == "sym" and has_dso:
-        codes, uniq = pd.factorize(pd.MultiIndex.from_frame(df[["sym", "dso"]].astype(str)))
-        keys = pd.DataFrame(list(uniq), columns=["sym", "dso"])
-    else:
-        col = df[by].astype(str) if by in ("sym", "dso") else df[by]
-        codes, values = pd.factorize(col)
-        keys = pd.DataFrame({by: values})
+    codes, keys = _key_codes(df, by, has_dso)
     index, extra = _labels(keys, by)
     total = w.sum()
     n_eff = total**2 / np.sum(w**2)
