@@ -870,11 +870,12 @@ def sampling(
     with _naming(where), _warnings_into(notes):
         samples = source if isinstance(source, pd.DataFrame) else read_samples(source)
         if event is None and "event" in samples.columns:
-            counts = samples["event"].astype(str).value_counts()
+            counts = samples["event"].value_counts()  # categorical: unsampled categories count 0
+            counts = counts[counts > 0]
             if len(counts) > 1:
                 event = str(counts.index[0])
                 notes.append(f"{where}: samples of {len(counts)} events; shown: {event} (the most sampled)")
-        if "dso" in samples.columns and (samples["dso"].astype(str) != "").any():
+        if "dso" in samples.columns and (samples["dso"] != "").any():
             profiles.append(profile_shares(samples, by="dso", level=level, method=method, event=event))
         else:
             notes.append(f"{where}: the samples carry no DSO names: no profile by DSO")

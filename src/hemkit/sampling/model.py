@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaincinv, ndtri
 
 from hemkit.core.errors import InputError
+from hemkit.core.normal import ndtri
 from hemkit.core.results import Result, result
 
 
@@ -158,7 +158,7 @@ def _check_level(level: float) -> None:
 def _z(level: float) -> float:
     """The two-sided normal quantile of ``level``."""
     _check_level(level)
-    return float(ndtri(0.5 + level / 2))
+    return float(ndtri(0.5 + level / 2))  # hemkit.core.normal: no SciPy import for the profile's intervals
 
 
 def _interval_inputs(count, n, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -199,6 +199,8 @@ def bound_interval(count, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarra
     count, n = _interval_inputs(count, n, level)
     a = 1 - level
     with np.errstate(invalid="ignore", divide="ignore"):
+        from scipy.special import gammaincinv  # only the bound needs it (0.4 s to import)
+
         # chi2.ppf(q, 2k) / 2 == gammaincinv(k, q): Garwood's limits on a Poisson mean
         lo = np.where(count > 0, gammaincinv(np.maximum(count, 1e-300), a / 2), 0.0) / n
         hi = gammaincinv(count + 1, 1 - a / 2) / n
