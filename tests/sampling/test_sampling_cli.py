@@ -97,7 +97,7 @@ def test_profile_text_fixture(cli, tmp_path):
     assert res.exit_code == 0, res.stderr
     assert "work_3" in res.stdout and "226 samples of cpu-clock" in res.stdout
     assert (tmp_path / "bar.png").stat().st_size > 1000
-    assert (tmp_path / "shares.csv").read_text().startswith("sym,samples,period,share,low,high")
+    assert (tmp_path / "shares.csv").read_text().startswith("sym,samples,period,share,se,low,high")
     assert last_line(res) == (
         f"sampling profile: read 226 samples from {DATA / 'known_shares.script.txt'}; 6 rows; "
         f"wrote {tmp_path / 'shares.csv'}, {tmp_path / 'bar.png'}"
@@ -188,7 +188,8 @@ def test_check_command(perf_can_record, cli, tmp_path):
     )
     assert res.exit_code == 0, res.stderr
     assert "coverage" in res.stdout and "all" in res.stdout
-    assert last_line(res).startswith("sampling check: 1 perf record runs of cpu-clock, coverage wilson ")
+    assert last_line(res).startswith("sampling check: 1 perf record runs of cpu-clock, coverage systematic ")
+    assert "width/ideal" in res.stdout and "-c 500000 g50 t1 systematic" in res.stdout
     cases = pd.read_csv(tmp_path / "cases.csv")
-    assert len(cases) == 8 and set(cases["method"]) == {"wilson", "bound"}
+    assert len(cases) == 12 and set(cases["method"]) == {"systematic", "wilson", "bound"}
     assert (tmp_path / "cov.png").stat().st_size > 1000

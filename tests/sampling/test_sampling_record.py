@@ -45,7 +45,7 @@ def test_profile_by_dso_lists_binary_libc_and_kernel(libc_kernel_record, cli, tm
     # perf's own numbers for the very same samples
     assert (t["share"] * 100).round(2).to_dict() == perf_report_dso(data)
     saved = (tmp_path / "dso.csv").read_text().splitlines()
-    assert saved[0].startswith("dso,path,samples,period,share,low,high")
+    assert saved[0].startswith("dso,path,samples,period,share,se,low,high")
     assert (tmp_path / "dso.png").stat().st_size > 1000
 
 
