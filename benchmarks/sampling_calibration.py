@@ -81,27 +81,29 @@ def load(folder: str) -> list[dict]:
 
 
 def cases(runs: list[dict], methods, level: float = 0.95) -> pd.DataFrame:
-    """One row per (run, function, method); a method ``systematic:K`` uses the power K."""
+    """One row per (run, function, method); a method ``systematic:K:F`` uses the power K and the floor F."""
     from hemkit.sampling import profile
 
     frames = []
-    default = profile.IID_POWER
+    default = (profile.IID_POWER, profile.FLOOR)
     for one in runs:
         funcs = one["truth"].index
         mine = one["samples"][one["samples"]["sym"].isin(funcs)]
         for m in methods:
-            name, _, power = m.partition(":")
-            profile.IID_POWER = float(power) if power else default
+            name, *params = m.split(":")
+            profile.IID_POWER = float(params[0]) if params else default[0]
+            profile.FLOOR = float(params[1]) if len(params) > 1 else default[1]
             try:
                 t = profile.profile_shares(mine, by="sym", level=level, method=name).table.reindex(funcs)
             finally:
-                profile.IID_POWER = default
+                profile.IID_POWER, profile.FLOOR = default
             frames.append(
                 pd.DataFrame(
                     {
                         "function": funcs,
                         "truth": one["truth"].to_numpy(),
                         "share": t["share"].to_numpy(),
+                        "se": t["se"].to_numpy(),
                         "low": t["low"].to_numpy(),
                         "high": t["high"].to_numpy(),
                         "n": len(mine),
@@ -117,17 +119,83 @@ def cases(runs: list[dict], methods, level: float = 0.95) -> pd.DataFrame:
     c["covered"] = (c["low"] <= c["truth"]) & (c["truth"] <= c["high"])
     c["half"] = (c["high"] - c["low"]) / 2
     c["err2"] = (c["share"] - c["truth"]) ** 2
+    c["z2"] = c["err2"] / c["se"] ** 2
     return c
 
 
 def table(c: pd.DataFrame, z: float = 1.959964) -> pd.DataFrame:
+    """Per cell and method: cases, coverage, width/ideal (median half-width over z x RMS error), RMS of error / se.
+
+    The overall rows pool the cases for coverage and RMS z and take the largest width/ideal of the cells.
+    """
+
     def agg(d: pd.DataFrame) -> pd.Series:
         ideal = z * np.sqrt(d["err2"].mean())
-        return pd.Series({"cases": len(d), "coverage": d["covered"].mean(), "width/ideal": d["half"].median() / ideal})
+        return pd.Series(
+            {
+                "cases": len(d),
+                "coverage": d["covered"].mean(),
+                "width/ideal": d["half"].median() / ideal,
+                "rms_z": np.sqrt(d["z2"].mean()),
+            }
+        )
 
     keys = ["setting", "granularity", "threads", "method"]
-    t = c.groupby(keys, sort=False)[["covered", "half", "err2"]].apply(agg)
-    return t
+    cols = ["covered", "half", "err2", "z2"]
+    t = c.groupby(keys, sort=False)[cols].apply(agg)
+    overall = c.groupby("method", sort=False)[cols].apply(agg)
+    overall["width/ideal"] = t.groupby("method", sort=False)["width/ideal"].max()
+    overall.index = pd.MultiIndex.from_tuples([("all", "", "", m) for m in overall.index], names=keys)
+    return pd.concat([t, overall])
+
+
+#: The cells the power and floor of the systematic interval are chosen on; every other cell checks them.
+CHOICE = (("-F 997", 1), ("-c 50000", 1))
+POWERS = (2, 4, 8, 16, 32)
+FLOORS = (0.0, 0.002, 0.005, 0.01, 0.02)
+
+
+def is_choice(run: dict) -> bool:
+    return (run["setting"], run["threads"]) in CHOICE
+
+
+def choose(runs: list[dict]) -> tuple[float, float]:
+    """Power and floor that make the SE match the actual error best: least mean log(RMS z)^2 over the choice cells."""
+    grid = [(k, f) for k in POWERS for f in FLOORS]
+    c = cases([r for r in runs if is_choice(r)], [f"systematic:{k}:{f}" for k, f in grid])
+    rows = []
+    for k, f in grid:
+        d = c[c["method"] == f"systematic:{k}:{f}"]
+        t = table(d).drop(index="all", level="setting")
+        rows.append(
+            {
+                "power": k,
+                "floor": f,
+                "coverage": d["covered"].mean(),
+                "worst cell coverage": t["coverage"].min(),
+                "max width/ideal": t["width/ideal"].max(),
+                "loss": float(np.mean(np.log(t["rms_z"]) ** 2)),
+            }
+        )
+    out = pd.DataFrame(rows)
+    best = out.sort_values(["loss", "power"]).iloc[0]
+    print("choice cells: " + ", ".join(f"{s} {t} thread(s)" for s, t in CHOICE))
+    print(out.round(3).to_string(index=False))
+    print(f"chosen: power {best['power']:g}, floor {best['floor']:g}")
+    return float(best["power"]), float(best["floor"])
+
+
+def markdown(t: pd.DataFrame, methods) -> str:
+    """One row per cell: samples, then coverage and width/ideal of each method."""
+    cells = t.index.droplevel("method").unique()
+    head = "| perf record | gran | threads | cases | " + " | ".join(f"cover {m} | width/ideal {m}" for m in methods)
+    lines = [head + " |", "|" + " --- |" * (4 + 2 * len(methods))]
+    for cell in cells:
+        row = [str(x) for x in cell] + [f"{int(t.loc[(*cell, methods[0]), 'cases'])}"]
+        for m in methods:
+            row += [f"{t.loc[(*cell, m), 'coverage']:.3f}", f"{t.loc[(*cell, m), 'width/ideal']:.2f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -138,14 +206,26 @@ def main() -> None:
     rec.add_argument("--rounds", type=int, default=10)
     ev = sub.add_parser("evaluate")
     ev.add_argument("--dir", default="/tmp/hemkit-cal")
-    ev.add_argument("--methods", default="wilson")
+    ev.add_argument("--methods", default="systematic,wilson,bound")
+    ev.add_argument("--choose", action="store_true", help="also choose the power on the choice cells")
     args = ap.parse_args()
     if args.cmd == "record":
         record(args.dir, args.rounds)
         return
-    pd.set_option("display.width", 200)
-    c = cases(load(args.dir), args.methods.split(","))
-    print(table(c).unstack("method").round(3).to_string())
+    pd.set_option("display.width", 250)
+    t0 = time.time()
+    runs = load(args.dir)
+    methods = args.methods.split(",")
+    if args.choose:
+        choose(runs)
+    c = cases(runs, methods)
+    t = table(c)
+    print(t.unstack("method").round(3).to_string())
+    print(markdown(t, methods))
+    held = c[[not is_choice({"setting": s_, "threads": t_}) for s_, t_ in zip(c["setting"], c["threads"])]]
+    print("held-out cells only:")
+    print(table(held).xs("all", level="setting").round(3).to_string())
+    print(f"{len(runs)} runs, {time.time() - t0:.0f} s")
 
 
 if __name__ == "__main__":

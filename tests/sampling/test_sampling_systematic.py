@@ -88,7 +88,8 @@ def test_threads_add_their_variances():
     for seq in (a, b):  # residuals of each thread about the pooled share, one thread at a time
         for k in range(3):
             r = (seq == k) - s[k]
-            r1 = np.mean(np.diff(r) ** 2) / 2 / np.mean(r**2)
+            changes = np.count_nonzero(np.diff(seq == k))  # samples where k starts or stops
+            r1 = np.mean(np.diff(r) ** 2) / 2 / np.mean(r**2) * (1 + 1 / np.sqrt(changes))
             expect[k] += np.sum(r**2) * systematic_factor(r1)
     assert np.allclose(both, expect / n**2)
     pooled, _ = systematic_variance(np.concatenate([a, b]), np.ones(n))  # one thread: a different answer
@@ -107,9 +108,12 @@ def test_unequal_periods_match_kish_when_independent():
 
 
 def test_factor_limits():
-    f = systematic_factor(np.array([0.0, 0.05, 1.0, 1.7]))
+    """1/12 sample^2 per boundary for long runs (r1 / 6), the binomial for independent samples, never above it."""
+    f = systematic_factor(np.array([0.0, 0.05, 1.0, 1.7]), power=8, floor=0.0)
     assert f[0] == 0 and f[1] == pytest.approx(0.05 / 6, rel=1e-3) and f[2] == 1 and f[3] == 1
+    assert systematic_factor(0.0, floor=0.01) == pytest.approx(0.01)
     assert np.all(np.diff(systematic_factor(np.linspace(0, 1, 50))) > 0)
+    assert systematic_factor(1.0) == 1 and systematic_factor(0.0) < 0.05
 
 
 def test_profile_default_is_systematic_with_se_column():

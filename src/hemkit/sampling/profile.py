@@ -49,6 +49,8 @@ from hemkit.sampling import model
 METHODS = ("systematic", "wilson", "bound")
 #: Power ``k`` of :func:`systematic_factor` (calibrated: BENCHMARKS.md, "Calibrated intervals").
 IID_POWER = 8.0
+#: Least variance ratio of :func:`systematic_factor`: error no run structure removes (calibrated likewise).
+FLOOR = 0.0
 #: What a profile can be keyed by: symbol (with its DSO), DSO, command, thread.
 BY = ("sym", "dso", "comm", "tid")
 
@@ -100,7 +102,7 @@ def _sums(index: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(index, weights=weights, minlength=n).astype(float, copy=False)
 
 
-def systematic_factor(r1, power: float | None = None) -> np.ndarray:
+def systematic_factor(r1, power: float | None = None, floor: float | None = None) -> np.ndarray:
     """Variance of a systematic sample over the binomial's, from the lag-1 variogram ratio ``r1``.
 
     ``r1`` is half the mean squared difference of successive samples' residuals over their
@@ -109,16 +111,19 @@ def systematic_factor(r1, power: float | None = None) -> np.ndarray:
     sampling grid is uniform, adding 1/12 sample^2 (Wen et al. 2021, Eq. 6 averaged over
     the fraction): a variance ratio of ``r1 / 6`` (Wolter's successive-difference estimator
     divided by 6).  Where samples look independent (``r1`` near 1) it is the binomial's.
-    ``r1 / 6 + (5 / 6) r1 ** power`` joins the two; ``power`` (default :data:`IID_POWER`) is
-    calibrated on real profiles (BENCHMARKS.md).  Ratios above 1 (samples alternating more than chance) give 1.
+    ``floor + r1 / 6 + (5 / 6) r1 ** power`` joins the two, at most 1; ``power`` (default
+    :data:`IID_POWER`) and ``floor`` (default :data:`FLOOR`, the error that no run structure
+    removes on real machines: timer and CPU-time accounting jitter) are calibrated on real
+    profiles (BENCHMARKS.md).  Ratios above 1 (samples alternating more than chance) give 1.
 
     Examples
     --------
-    >>> systematic_factor([0.0, 0.3, 1.0, 1.4]).round(3).tolist()
+    >>> systematic_factor([0.0, 0.3, 1.0, 1.4], floor=0.0).round(3).tolist()
     [0.0, 0.05, 1.0, 1.0]
     """
     r = np.clip(np.asarray(r1, dtype=float), 0.0, 1.0)
-    return r / 6 + (5 / 6) * r ** (IID_POWER if power is None else power)
+    k = IID_POWER if power is None else power
+    return np.minimum((FLOOR if floor is None else floor) + r / 6 + (5 / 6) * r**k, 1.0)
 
 
 def systematic_variance(
@@ -135,9 +140,11 @@ def systematic_variance(
     ``a_i = w_i ([key_i == k] - s_k) / sum(w)``; independent samples would give it the
     variance ``sum(a_i^2)`` (binomial, Kish for unequal ``w``).  Periodic samples do far
     better where a key's runs span several intervals: per thread, the lag-1 variogram ratio
-    ``r1 = mean((a_{i+1} - a_i)^2) / (2 mean(a_i^2))`` of the residuals in time order
-    scales that variance by :func:`systematic_factor` (threads are sampled on their own
-    clocks, so their variances add).  A key's variance is at least one run's boundary
+    ``r1 = mean((a_{i+1} - a_i)^2) / (2 mean(a_i^2))`` of the residuals in time order,
+    raised by its own relative error ``1 / sqrt(changes)`` (``changes``: the samples where
+    the key starts or stops, so that a few chance repeats do not pass for runs), scales
+    that variance by :func:`systematic_factor` (threads are sampled on their own clocks, so
+    their variances add).  A key's variance is at least one run's boundary
     uncertainty (1/6 of a mean sample^2).
 
     Parameters
@@ -189,13 +196,13 @@ def systematic_variance(
     v2_t = np.bincount(pair_t, weights=dv * dv, minlength=n_thr)
     pairs_t = np.maximum(m_t - 1, 1.0)
 
-    def factor(S: np.ndarray, D: np.ndarray, m: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    def factor(S: np.ndarray, D: np.ndarray, m: np.ndarray, pairs: np.ndarray, changes: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
-            r1 = (D / pairs) / (S / m)
+            r1 = (D / pairs) / (S / m) * (1 + 1 / np.sqrt(np.maximum(changes, 1)))
         return np.where((m >= 2) & (S > 0), systematic_factor(np.nan_to_num(r1, nan=1.0), power), 1.0)
 
     # threads where a key never occurs: residuals -s_k w_i only
-    g_w = factor(w2_t, v2_t / 2, m_t, pairs_t)
+    g_w = factor(w2_t, v2_t / 2, m_t, pairs_t, np.full(n_thr, np.inf))
     absent_all = np.sum(w2_t * g_w)
     # (thread, key) groups that occur
     group, first = np.unique(t * k + c, return_inverse=True)
@@ -214,7 +221,10 @@ def systematic_variance(
     uv = _sums(g1[diff], (wb * v)[diff], group.size) - _sums(g0[diff], (wa * v)[diff], group.size)
     uv += _sums(g0[~diff], v[~diff] ** 2, group.size)
     D = (u2 - 2 * a_s * uv + a_s**2 * v2_t[gt]) / 2
-    present = S * factor(S, D, m_t[gt], pairs_t[gt])
+    changes = _sums(g1[diff], np.ones(int(diff.sum())), group.size) + _sums(
+        g0[diff], np.ones(int(diff.sum())), group.size
+    )
+    present = S * factor(S, D, m_t[gt], pairs_t[gt], changes)
     var = np.bincount(gk, weights=present, minlength=k)
     var += s**2 * (absent_all - np.bincount(gk, weights=(w2_t * g_w)[gt], minlength=k))
     iid = np.bincount(gk, weights=S, minlength=k) + s**2 * (w2.sum() - np.bincount(gk, weights=w2_t[gt], minlength=k))

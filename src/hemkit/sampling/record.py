@@ -340,7 +340,8 @@ class CoverageResult(Result):
 
         ``width/ideal`` is the median half-width of the intervals over the ideal one,
         ``z`` times the RMS of ``share - truth`` in the same cell (``z`` of the level): near 1
-        an interval is as narrow as the actual error allows, above it wider than needed.
+        an interval is as narrow as the actual error allows, above it wider than needed; the
+        overall rows give the largest of the cells'.
         ``sd/binomial`` is the RMS of ``(share - truth) / sqrt(truth (1 - truth) / n)``:
         below 1 the binomial interval is wider than needed.
         """
@@ -365,9 +366,11 @@ class CoverageResult(Result):
         t = c.groupby(["setting", "granularity", "threads", "method"], sort=False).agg(**aggs)
         overall = c.groupby("method", sort=False).agg(**aggs)
         overall.index = pd.MultiIndex.from_tuples([("all", "", "", m) for m in overall.index], names=t.index.names)
-        t = pd.concat([t, overall])
         with np.errstate(divide="ignore", invalid="ignore"):
             t["width/ideal"] = t.pop("half") / (float(ndtri(0.5 + self.level / 2)) * np.sqrt(t.pop("err2")))
+        overall = overall.drop(columns=["half", "err2"])
+        overall["width/ideal"] = t["width/ideal"].groupby(level="method", sort=False).max().to_numpy()
+        t = pd.concat([t, overall])
         t["sd/binomial"] = np.sqrt(t.pop("z2"))
         return t
 
