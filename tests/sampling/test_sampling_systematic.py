@@ -17,13 +17,17 @@ Z95 = 1.959964
 
 
 def phase_estimates(states, interval: int, phases=None):
-    """Per start phase: profiled share, estimated SE (systematic and binomial) of every owner."""
+    """Per start phase: profiled share, estimated SE (systematic and binomial) of every owner.
+
+    The floor of the real-machine calibration (timer and accounting noise) is left out: the
+    simulated sampling has none, and the model itself is what is checked here.
+    """
     st = np.asarray(states.states)
     k = len(states.names)
     rows = []
     for phi in range(interval) if phases is None else phases:
         seq = st[phi::interval]
-        var, iid = systematic_variance(seq, np.ones(seq.size), n_keys=k)
+        var, iid = systematic_variance(seq, np.ones(seq.size), n_keys=k, floor=0.0)
         share = np.bincount(seq, minlength=k) / seq.size
         rows.append(
             pd.DataFrame({"owner": list(states.names), "share": share, "se": np.sqrt(var), "iid": np.sqrt(iid)})
@@ -62,7 +66,7 @@ def test_long_runs_se_matches_exact_sd():
     """Runs of 2.5-6 intervals: the binomial SD is 2-5x the exact one; the estimate is within 25 %."""
     tasks = [Task("a", 0.3, 400, "uniform"), Task("b", 0.25, 250, "exponential"), Task("c", 0.2, 600, "uniform")]
     t = check_against_exact(tasks, 200_000, 100, range(8), idle_granularity=300, idle_distribution="exponential")
-    assert (t["se"] / t["exact_sd"]).between(0.8, 1.25).all(), t
+    assert (t["se"] / t["exact_sd"]).between(0.85, 1.25).all(), t
     assert (t["iid"] / t["exact_sd"] > 2).all(), t  # what the binomial says: far too wide
     assert t["coverage"].between(0.9, 0.99).all(), t
 
@@ -131,3 +135,12 @@ def test_profile_default_is_systematic_with_se_column():
     shuffled = df.assign(time=rng.permutation(df["time"].to_numpy()))  # same samples, no runs left
     s2 = profile_shares(shuffled).table
     assert (s2["se"] / w["se"]).between(0.9, 1.01).all()
+
+
+def test_floor_adds_a_share_of_the_binomial_variance():
+    rng = np.random.default_rng(4)
+    seq = np.repeat(rng.integers(0, 3, 300), 30)  # runs of 30 samples
+    bare, iid = systematic_variance(seq, np.ones(seq.size), floor=0.0)
+    floored, _ = systematic_variance(seq, np.ones(seq.size), floor=0.01)
+    assert np.allclose(floored - bare, 0.01 * iid, rtol=1e-6)
+    assert np.all(bare < iid / 50)

@@ -48,9 +48,9 @@ from hemkit.sampling import model
 
 METHODS = ("systematic", "wilson", "bound")
 #: Power ``k`` of :func:`systematic_factor` (calibrated: BENCHMARKS.md, "Calibrated intervals").
-IID_POWER = 8.0
+IID_POWER = 32.0
 #: Least variance ratio of :func:`systematic_factor`: error no run structure removes (calibrated likewise).
-FLOOR = 0.0
+FLOOR = 0.01
 #: What a profile can be keyed by: symbol (with its DSO), DSO, command, thread.
 BY = ("sym", "dso", "comm", "tid")
 
@@ -133,6 +133,7 @@ def systematic_variance(
     n_keys: int | None = None,
     *,
     power: float | None = None,
+    floor: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Variance of every key's share in a periodic (systematic) sample, estimated from the sample.
 
@@ -157,8 +158,9 @@ def systematic_variance(
         Thread of every sample; each thread's samples contiguous (default: one thread).
     n_keys : int, optional
         Number of keys (default: ``codes.max() + 1``).
-    power : float, optional
-        See :func:`systematic_factor` (default :data:`IID_POWER`).
+    power, floor : float, optional
+        See :func:`systematic_factor` (defaults :data:`IID_POWER`, :data:`FLOOR`; a floor of
+        0 gives the model alone, as for noise-free simulated sampling).
 
     Returns
     -------
@@ -199,7 +201,7 @@ def systematic_variance(
     def factor(S: np.ndarray, D: np.ndarray, m: np.ndarray, pairs: np.ndarray, changes: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             r1 = (D / pairs) / (S / m) * (1 + 1 / np.sqrt(np.maximum(changes, 1)))
-        return np.where((m >= 2) & (S > 0), systematic_factor(np.nan_to_num(r1, nan=1.0), power), 1.0)
+        return np.where((m >= 2) & (S > 0), systematic_factor(np.nan_to_num(r1, nan=1.0), power, floor), 1.0)
 
     # threads where a key never occurs: residuals -s_k w_i only
     g_w = factor(w2_t, v2_t / 2, m_t, pairs_t, np.full(n_thr, np.inf))
@@ -228,8 +230,8 @@ def systematic_variance(
     var = np.bincount(gk, weights=present, minlength=k)
     var += s**2 * (absent_all - np.bincount(gk, weights=(w2_t * g_w)[gt], minlength=k))
     iid = np.bincount(gk, weights=S, minlength=k) + s**2 * (w2.sum() - np.bincount(gk, weights=w2_t[gt], minlength=k))
-    floor = (np.bincount(c, weights=w2, minlength=k) / np.maximum(np.bincount(c, minlength=k), 1)) / 6
-    return np.maximum(var, floor) / total**2, iid / total**2
+    least = (np.bincount(c, weights=w2, minlength=k) / np.maximum(np.bincount(c, minlength=k), 1)) / 6
+    return np.maximum(var, least) / total**2, iid / total**2
 
 
 @result
