@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -193,3 +194,19 @@ def test_check_command(perf_can_record, cli, tmp_path):
     cases = pd.read_csv(tmp_path / "cases.csv")
     assert len(cases) == 12 and set(cases["method"]) == {"systematic", "wilson", "bound"}
     assert (tmp_path / "cov.png").stat().st_size > 1000
+
+
+def test_profile_default_method_is_systematic_with_se(cli, tmp_path):
+    """The default interval is the calibrated one; every method writes the standard error it used."""
+    src = DATA / "known_shares.script.txt"
+    res = cli(["sampling", "profile", src, "-o", tmp_path / "s.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert "95% intervals (systematic)" in res.stdout and " se " in res.stdout.splitlines()[1]
+    wil = cli(["sampling", "profile", src, "--method", "wilson", "-o", tmp_path / "w.csv"])
+    assert wil.exit_code == 0 and "95% intervals (wilson)" in wil.stdout
+    s, w = pd.read_csv(tmp_path / "s.csv", index_col="sym"), pd.read_csv(tmp_path / "w.csv", index_col="sym")
+    n = 226
+    assert w["se"].to_numpy() == pytest.approx(np.sqrt(w["share"] * (1 - w["share"]) / n).to_numpy())
+    # a real profile at ~1.5 samples per call: the calibrated SE is at most the binomial's, and not far below
+    assert ((s["se"] / w["se"]).between(0.5, 1.0 + 1e-9)).all()
+    assert ((s["low"] <= s["share"]) & (s["share"] <= s["high"])).all()
