@@ -72,9 +72,9 @@ def main() -> None:
     c = res.cases[res.cases["method"] == "wilson"]
     hit = (c["low"] <= c["designed"]) & (c["designed"] <= c["high"])
     by = hit.groupby([c["setting"], c["granularity"]], sort=False).mean()
-    out["cover_wilson_designed"] = [hit.mean() if s_ == "all" else by.loc[(s_, g_)] for s_, g_ in out.index]
+    out["cover_wilson_designed"] = [hit.mean() if s_ == "all" else by.loc[(s_, g_)] for s_, g_, *_ in out.index]
     ns = float(cal["ns_per_unit"].mean())
-    out["model/binomial"] = [model_sd_ratio(s_, g_, ns) if s_ != "all" else np.nan for s_, g_ in out.index]
+    out["model/binomial"] = [model_sd_ratio(s_, g_, ns) if s_ != "all" else np.nan for s_, g_, *_ in out.index]
     print(out.round(4).to_string())
     cases = res.cases
     print(f"max |measured - designed share|: {(cases['truth'] - cases['designed']).abs().max():.4f}")

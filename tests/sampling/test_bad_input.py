@@ -174,6 +174,9 @@ def test_perf_data_without_samples(bad_input, perf_can_record, tmp_path):
         (["check", "--level", "1.5"], "--level"),
         (["check", "--seed", "-1"], "--seed"),
         (["check", "--method", "bayes"], "--method"),
+        (["check", "--threads", "0"], "--threads"),
+        (["check", "--threads", "65"], "--threads"),
+        (["profile", str(DATA / "known_shares.script.txt"), "--method", "bootstrap"], "--method"),
     ],
 )
 def test_options_out_of_range(bad_input, tmp_path, args, culprit):

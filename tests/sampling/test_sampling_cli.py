@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -97,7 +98,7 @@ def test_profile_text_fixture(cli, tmp_path):
     assert res.exit_code == 0, res.stderr
     assert "work_3" in res.stdout and "226 samples of cpu-clock" in res.stdout
     assert (tmp_path / "bar.png").stat().st_size > 1000
-    assert (tmp_path / "shares.csv").read_text().startswith("sym,samples,period,share,low,high")
+    assert (tmp_path / "shares.csv").read_text().startswith("sym,samples,period,share,se,low,high")
     assert last_line(res) == (
         f"sampling profile: read 226 samples from {DATA / 'known_shares.script.txt'}; 6 rows; "
         f"wrote {tmp_path / 'shares.csv'}, {tmp_path / 'bar.png'}"
@@ -188,7 +189,24 @@ def test_check_command(perf_can_record, cli, tmp_path):
     )
     assert res.exit_code == 0, res.stderr
     assert "coverage" in res.stdout and "all" in res.stdout
-    assert last_line(res).startswith("sampling check: 1 perf record runs of cpu-clock, coverage wilson ")
+    assert last_line(res).startswith("sampling check: 1 perf record runs of cpu-clock, coverage systematic ")
+    assert "width/ideal" in res.stdout and "-c 500000 g50 t1 systematic" in res.stdout
     cases = pd.read_csv(tmp_path / "cases.csv")
-    assert len(cases) == 8 and set(cases["method"]) == {"wilson", "bound"}
+    assert len(cases) == 12 and set(cases["method"]) == {"systematic", "wilson", "bound"}
     assert (tmp_path / "cov.png").stat().st_size > 1000
+
+
+def test_profile_default_method_is_systematic_with_se(cli, tmp_path):
+    """The default interval is the calibrated one; every method writes the standard error it used."""
+    src = DATA / "known_shares.script.txt"
+    res = cli(["sampling", "profile", src, "-o", tmp_path / "s.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert "95% intervals (systematic)" in res.stdout and " se " in res.stdout.splitlines()[1]
+    wil = cli(["sampling", "profile", src, "--method", "wilson", "-o", tmp_path / "w.csv"])
+    assert wil.exit_code == 0 and "95% intervals (wilson)" in wil.stdout
+    s, w = pd.read_csv(tmp_path / "s.csv", index_col="sym"), pd.read_csv(tmp_path / "w.csv", index_col="sym")
+    n = 226
+    assert w["se"].to_numpy() == pytest.approx(np.sqrt(w["share"] * (1 - w["share"]) / n).to_numpy())
+    # a real profile at ~1.5 samples per call: the calibrated SE is at most the binomial's, and not far below
+    assert ((s["se"] / w["se"]).between(0.5, 1.0 + 1e-9)).all()
+    assert ((s["low"] <= s["share"]) & (s["share"] <= s["high"])).all()

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from hemkit.core.errors import InputError
 from hemkit.core.progress import RecordingProgress
 from hemkit.external.perf import find_perf
 from hemkit.external.process import run
@@ -45,7 +46,7 @@ def test_profile_by_dso_lists_binary_libc_and_kernel(libc_kernel_record, cli, tm
     # perf's own numbers for the very same samples
     assert (t["share"] * 100).round(2).to_dict() == perf_report_dso(data)
     saved = (tmp_path / "dso.csv").read_text().splitlines()
-    assert saved[0].startswith("dso,path,samples,period,share,low,high")
+    assert saved[0].startswith("dso,path,samples,period,share,se,low,high")
     assert (tmp_path / "dso.png").stat().st_size > 1000
 
 
@@ -84,3 +85,19 @@ def test_record_cycles_on_a_pmu_machine(hardware_perf):
     t = coverage_table(run_)
     assert run_.event == "cycles" and t["n"].iloc[0] > 100
     assert (t["share"] - t["truth"]).abs().max() < 0.05
+
+
+def test_known_shares_in_two_threads(perf_can_record):
+    """Two worker threads, each sampled on its own clock: the truth sums both, the profile spans both."""
+    run_ = record_known_shares((20_000, 40_000), period=250_000, event="cpu-clock", threads=2, granularity=500)
+    mine = run_.samples[run_.samples["sym"].isin(run_.truth.index)]
+    assert mine["tid"].nunique() == 2
+    assert (run_.truth - [1 / 3, 2 / 3]).abs().max() < 0.03
+    t = coverage_table(run_)
+    wide = coverage_table(run_, method="wilson")
+    # calls of ~4 sampling intervals: the calibrated interval is several times narrower than the binomial
+    assert ((t["high"] - t["low"]) < (wide["high"] - wide["low"]) / 2).all()
+    with pytest.raises(InputError, match="threads must be 1 to 64"):
+        record_known_shares((1, 1), period=250_000, threads=0)
+    with pytest.raises(InputError, match="threads"):
+        CheckOptions(periods=(250_000,), threads=(0,))

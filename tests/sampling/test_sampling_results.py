@@ -114,7 +114,14 @@ def test_coverage_result_without_perf():
                     )
     res = CoverageResult(cases=pd.DataFrame(rows), level=0.95, event="cpu-clock")
     s = res.summary()
-    assert s.loc[("all", "", "bound"), "cases"] == 12 and 0 <= s.loc[("all", "", "wilson"), "coverage"] <= 1
+    assert s.loc[("all", "", "", "bound"), "cases"] == 12 and 0 <= s.loc[("all", "", "", "wilson"), "coverage"] <= 1
+    bound = res.cases[res.cases["method"] == "bound"]
+    ideal = [
+        1.959964 * np.sqrt(np.mean((d["share"] - d["truth"]) ** 2)) for _, d in bound.groupby("setting", sort=False)
+    ]
+    assert s.loc[("cpu-clock -F 997", 50, 1, "bound"), "width/ideal"] == pytest.approx(0.03 / ideal[1], rel=1e-5)
+    assert s.loc[("all", "", "", "bound"), "width/ideal"] == pytest.approx(0.03 / min(ideal), rel=1e-5)  # worst cell
+    assert s.loc[("cpu-clock -F 997", 50, 1, "wilson"), "cases"] == 6  # cases without threads: one thread
     assert res.to_frame().shape == (24, 14)
     check_figure(res.plot(), series=3, units=("x", "y"))  # two methods and the nominal level
 

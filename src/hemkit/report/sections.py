@@ -840,7 +840,7 @@ def _shares_figure(profile: Any, top: int) -> Any:
 
 
 def sampling(
-    source: Any, *, top: int = 15, level: float = 0.95, method: str = "wilson", event: str | None = None
+    source: Any, *, top: int = 15, level: float = 0.95, method: str = "systematic", event: str | None = None
 ) -> Section:
     """A ``perf record`` profile by DSO and by symbol: the ``top`` shares with confidence intervals.
 

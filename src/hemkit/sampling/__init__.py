@@ -9,7 +9,8 @@
   the exact start-phase distribution, intervals and samples needed (:func:`share_model`).
 - :mod:`hemkit.sampling.paper` -- the paper's Tables 2-6 and Fig. 11 re-run beside its figures.
 - :mod:`hemkit.sampling.profile` -- shares of real ``perf record`` profiles by symbol, DSO,
-  command or thread, with intervals (:func:`profile_shares`).
+  command or thread, with standard errors and intervals calibrated for periodic sampling
+  (:func:`profile_shares`, :func:`systematic_variance`).
 - :mod:`hemkit.sampling.record` -- perf record of a known-share C workload; interval coverage.
 - :mod:`hemkit.sampling.plots` -- the figures (``ax=None`` -> Axes).
 
@@ -35,7 +36,7 @@ from hemkit.sampling.model import (
     start_phase_profiles,
     wilson_interval,
 )
-from hemkit.sampling.profile import SamplingProfile, profile_shares, read_samples
+from hemkit.sampling.profile import SamplingProfile, profile_shares, read_samples, systematic_variance
 from hemkit.sampling.record import CheckOptions, CoverageResult, KnownShareRun, record_known_shares, validate_coverage
 from hemkit.sampling.simulate import Sampler, SimulationResult, simulate_profiles, simulate_workload
 from hemkit.sampling.states import RunningStates, Task, Workload, generate_states
@@ -63,6 +64,7 @@ __all__ = [
     "simulate_profiles",
     "simulate_workload",
     "start_phase_profiles",
+    "systematic_variance",
     "validate_coverage",
     "wilson_interval",
 ]

@@ -154,6 +154,8 @@ def plot_coverage(res: Any, ax: Any = None) -> Any:
     ax = _axes(ax)
     s = res.summary().drop(index="all", level="setting", errors="ignore").reset_index()
     s["case"] = s["setting"].str.replace(f"{res.event} ", "", regex=False) + ", g=" + s["granularity"].astype(str)
+    if "threads" in s.columns and (s["threads"].astype(str) != "1").any():
+        s["case"] += ", t=" + s["threads"].astype(str)
     cases = list(dict.fromkeys(s["case"]))
     methods = list(dict.fromkeys(s["method"]))
     width = 0.8 / max(len(methods), 1)
@@ -164,7 +166,10 @@ def plot_coverage(res: Any, ax: Any = None) -> Any:
     ax.axhline(res.level, color="black", lw=1, ls="--", label=f"nominal level {res.level:.0%}")
     ax.set_xticks(x, cases, rotation=30, ha="right", fontsize="small")
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel(f"perf record setting ({res.event}; -c in events, ns for cpu-clock; -F in Hz), granularity in units")
+    ax.set_xlabel(
+        f"perf record setting ({res.event}; -c in events, ns for cpu-clock; -F in Hz), granularity g in units"
+        + (", t threads" if "t=" in "".join(cases) else "")
+    )
     ax.set_ylabel("coverage (fraction of cases, 0-1)")
     ax.set_title(f"Coverage of {res.level:.0%} intervals on the known-share workload ({len(res.cases)} cases)")
     ax.legend(fontsize="small")

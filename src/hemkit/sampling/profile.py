@@ -11,8 +11,14 @@ only where it occurs in several), a DSO by perf report's short name (``[kernel.k
 ``libc.so.6``, the binary's file name, ``[unknown]``; the full path where two paths share a
 file name), ``[unknown]`` where perf could not name the symbol.
 
-Intervals: ``"wilson"`` (binomial, the default) or ``"bound"`` (the Poisson bound that
-holds for any run lengths under the paper's model, see :mod:`hemkit.sampling.model`).
+Intervals: ``"systematic"`` (the default) estimates each share's sampling error from the
+profile itself, as a systematic (periodic) sample: see :func:`systematic_variance`.
+``"wilson"`` (binomial, which ignores that the samples are periodic and is many times too
+wide where runs last several sampling intervals) and ``"bound"`` (the Poisson bound that
+holds for any run lengths under the paper's model, see :mod:`hemkit.sampling.model`) stay
+as options.  Every method gives each share its standard error (the ``se`` column), which
+is what comparisons of two profiles need.
+
 The run ratio of each key is estimated as in the paper's Sec. 5.1.2: consecutive samples
 of the same key form one run (runs shorter than an interval count as one).
 """
@@ -46,7 +52,11 @@ from hemkit.io.perf_script import (
 )
 from hemkit.sampling import model
 
-METHODS = ("wilson", "bound")
+METHODS = ("systematic", "wilson", "bound")
+#: Power ``k`` of :func:`systematic_factor` (calibrated: BENCHMARKS.md, "Calibrated intervals").
+IID_POWER = 32.0
+#: Least variance ratio of :func:`systematic_factor`: error no run structure removes (calibrated likewise).
+FLOOR = 0.01
 #: What a profile can be keyed by: symbol (with its DSO), DSO, command, thread.
 BY = ("sym", "dso", "comm", "tid")
 
@@ -178,6 +188,143 @@ def _decode(path: str) -> pd.DataFrame:
         return chunks.result(whole)
 
 
+def _sums(index: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
+    """``np.bincount`` with weights, always float (also for no entries)."""
+    return np.bincount(index, weights=weights, minlength=n).astype(float, copy=False)
+
+
+def systematic_factor(r1, power: float | None = None, floor: float | None = None) -> np.ndarray:
+    """Variance of a systematic sample over the binomial's, from the lag-1 variogram ratio ``r1``.
+
+    ``r1`` is half the mean squared difference of successive samples' residuals over their
+    variance (1 for independent samples, near 0 for long runs).  Where runs last several
+    sampling intervals, every observed change of key is a boundary whose phase against the
+    sampling grid is uniform, adding 1/12 sample^2 (Wen et al. 2021, Eq. 6 averaged over
+    the fraction): a variance ratio of ``r1 / 6`` (Wolter's successive-difference estimator
+    divided by 6).  Where samples look independent (``r1`` near 1) it is the binomial's.
+    ``floor + r1 / 6 + (5 / 6) r1 ** power`` joins the two, at most 1; ``power`` (default
+    :data:`IID_POWER`) and ``floor`` (default :data:`FLOOR`, the error that no run structure
+    removes on real machines: timer and CPU-time accounting jitter) are calibrated on real
+    profiles (BENCHMARKS.md).  Ratios above 1 (samples alternating more than chance) give 1.
+
+    Examples
+    --------
+    >>> systematic_factor([0.0, 0.3, 1.0, 1.4], floor=0.0).round(3).tolist()
+    [0.0, 0.05, 1.0, 1.0]
+    """
+    r = np.clip(np.asarray(r1, dtype=float), 0.0, 1.0)
+    k = IID_POWER if power is None else power
+    return np.minimum((FLOOR if floor is None else floor) + r / 6 + (5 / 6) * r**k, 1.0)
+
+
+def systematic_variance(
+    codes: np.ndarray,
+    weights: np.ndarray,
+    threads: np.ndarray | None = None,
+    n_keys: int | None = None,
+    *,
+    power: float | None = None,
+    floor: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Variance of every key's share in a periodic (systematic) sample, estimated from the sample.
+
+    The share ``s_k = sum(w [key == k]) / sum(w)`` has the residuals
+    ``a_i = w_i ([key_i == k] - s_k) / sum(w)``; independent samples would give it the
+    variance ``sum(a_i^2)`` (binomial, Kish for unequal ``w``).  Periodic samples do far
+    better where a key's runs span several intervals: per thread, the lag-1 variogram ratio
+    ``r1 = mean((a_{i+1} - a_i)^2) / (2 mean(a_i^2))`` of the residuals in time order,
+    raised by its own relative error ``1 / sqrt(changes)`` (``changes``: the samples where
+    the key starts or stops, so that a few chance repeats do not pass for runs), scales
+    that variance by :func:`systematic_factor` (threads are sampled on their own clocks, so
+    their variances add).  A key's variance is at least one run's boundary
+    uncertainty (1/6 of a mean sample^2).
+
+    Parameters
+    ----------
+    codes : array of int
+        Key of every sample (0 .. n_keys - 1), in time order within each thread.
+    weights : array of float
+        Positive weight (period) of every sample.
+    threads : array, optional
+        Thread of every sample; each thread's samples contiguous (default: one thread).
+    n_keys : int, optional
+        Number of keys (default: ``codes.max() + 1``).
+    power, floor : float, optional
+        See :func:`systematic_factor` (defaults :data:`IID_POWER`, :data:`FLOOR`; a floor of
+        0 gives the model alone, as for noise-free simulated sampling).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Per key: the estimated variance of the share, and the independent-samples variance.
+
+    Examples
+    --------
+    >>> long = np.repeat([0, 1, 0, 1], 250)  # runs of 250 samples
+    >>> var, iid = systematic_variance(long, np.ones(1000))
+    >>> bool(var[0] < iid[0] / 50)
+    True
+    >>> rng = np.random.default_rng(0)
+    >>> var, iid = systematic_variance(rng.integers(0, 2, 10_000), np.ones(10_000))
+    >>> bool(0.8 < var[0] / iid[0] <= 1)
+    True
+    """
+    c = np.asarray(codes, dtype=np.int64)
+    w = np.asarray(weights, dtype=float)
+    k = int(n_keys if n_keys is not None else (c.max() + 1 if c.size else 0))
+    if threads is None:
+        t = np.zeros(c.size, dtype=np.int64)
+    else:
+        t = pd.factorize(np.asarray(threads), sort=False)[0].astype(np.int64)
+    n_thr = int(t.max()) + 1 if t.size else 0
+    total = w.sum()
+    s = np.bincount(c, weights=w, minlength=k) / total
+    w2 = w * w
+    # per thread: samples, sum of w^2, successive pairs and their (w_{i+1} - w_i)^2
+    m_t = np.bincount(t, minlength=n_thr).astype(float)
+    w2_t = np.bincount(t, weights=w2, minlength=n_thr)
+    same_t = t[1:] == t[:-1]
+    dv = (w[1:] - w[:-1])[same_t]
+    pair_t = t[1:][same_t]
+    v2_t = np.bincount(pair_t, weights=dv * dv, minlength=n_thr)
+    pairs_t = np.maximum(m_t - 1, 1.0)
+
+    def factor(S: np.ndarray, D: np.ndarray, m: np.ndarray, pairs: np.ndarray, changes: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r1 = (D / pairs) / (S / m) * (1 + 1 / np.sqrt(np.maximum(changes, 1)))
+        return np.where((m >= 2) & (S > 0), systematic_factor(np.nan_to_num(r1, nan=1.0), power, floor), 1.0)
+
+    # threads where a key never occurs: residuals -s_k w_i only
+    g_w = factor(w2_t, v2_t / 2, m_t, pairs_t, np.full(n_thr, np.inf))
+    absent_all = np.sum(w2_t * g_w)
+    # (thread, key) groups that occur
+    group, first = np.unique(t * k + c, return_inverse=True)
+    gt, gk = group // k, group % k
+    a1 = np.bincount(first, weights=w2, minlength=group.size)
+    a_s = s[gk]
+    S = a1 * (1 - 2 * a_s) + a_s**2 * w2_t[gt]
+    # successive pairs within a thread: u = w_{i+1}[c_{i+1} = k] - w_i [c_i = k], v = w_{i+1} - w_i
+    i0 = np.flatnonzero(same_t)
+    g0, g1 = first[i0], first[i0 + 1]
+    wa, wb = w[i0], w[i0 + 1]
+    v = wb - wa
+    diff = g0 != g1
+    u2 = _sums(g1[diff], wb[diff] ** 2, group.size) + _sums(g0[diff], wa[diff] ** 2, group.size)
+    u2 += _sums(g0[~diff], v[~diff] ** 2, group.size)
+    uv = _sums(g1[diff], (wb * v)[diff], group.size) - _sums(g0[diff], (wa * v)[diff], group.size)
+    uv += _sums(g0[~diff], v[~diff] ** 2, group.size)
+    D = (u2 - 2 * a_s * uv + a_s**2 * v2_t[gt]) / 2
+    changes = _sums(g1[diff], np.ones(int(diff.sum())), group.size) + _sums(
+        g0[diff], np.ones(int(diff.sum())), group.size
+    )
+    present = S * factor(S, D, m_t[gt], pairs_t[gt], changes)
+    var = np.bincount(gk, weights=present, minlength=k)
+    var += s**2 * (absent_all - np.bincount(gk, weights=(w2_t * g_w)[gt], minlength=k))
+    iid = np.bincount(gk, weights=S, minlength=k) + s**2 * (w2.sum() - np.bincount(gk, weights=w2_t[gt], minlength=k))
+    least = (np.bincount(c, weights=w2, minlength=k) / np.maximum(np.bincount(c, minlength=k), 1)) / 6
+    return np.maximum(var, least) / total**2, iid / total**2
+
+
 @result
 class SamplingProfile(Result):
     """Shares of one profile by ``by``, with their confidence intervals.
@@ -186,7 +333,8 @@ class SamplingProfile(Result):
     ----------
     table : pandas.DataFrame
         One row per key (index named ``by``), largest share first: ``samples``,
-        ``period`` (base events), ``share``, ``low``, ``high``, ``runs``, ``R_est``;
+        ``period`` (base events), ``share``, ``se`` (its standard error under ``method``),
+        ``low``, ``high``, ``runs``, ``R_est``;
         by symbol also ``dso`` (short name), by DSO also ``path`` (as perf printed it).
     n_samples : int
         Samples profiled (after the ``comm`` / ``event`` selection).
@@ -195,7 +343,7 @@ class SamplingProfile(Result):
     level : float
         Confidence level of the intervals.
     method : str
-        ``"wilson"`` or ``"bound"``.
+        ``"systematic"``, ``"wilson"`` or ``"bound"``.
     by : str
         ``"sym"``, ``"dso"``, ``"comm"`` or ``"tid"``.
     event : str
@@ -298,7 +446,7 @@ def profile_shares(
     *,
     by: str = "sym",
     level: float = 0.95,
-    method: str = "wilson",
+    method: str = "systematic",
     comm: str | None = None,
     event: str | None = None,
 ) -> SamplingProfile:
@@ -314,7 +462,10 @@ def profile_shares(
         Symbol (with its DSO), DSO, command or thread.
     level : float
         Confidence level, in (0, 1).
-    method : {"wilson", "bound"}
+    method : {"systematic", "wilson", "bound"}
+        ``"systematic"``: each share's error estimated from the samples in time order per
+        thread (:func:`systematic_variance`), a Wilson interval on the effective number of
+        samples it implies; ``"wilson"``: binomial; ``"bound"``: Poisson bound.
     comm, event : str, optional
         Keep only samples of this command / event.  Of samples of several events (whose
         shares do not add up), without ``event`` the most sampled one is profiled, with a
@@ -330,9 +481,12 @@ def profile_shares(
     --------
     >>> df = pd.DataFrame({"sym": ["f"] * 30 + ["g"] * 70, "dso": "/bin/x", "period": 1000,
     ...                    "comm": "x", "event": "cpu-clock"})
-    >>> p = profile_shares(df)
+    >>> p = profile_shares(df, method="wilson")
     >>> p.table.loc["f", ["share", "low", "high"]].round(3).tolist()
     [0.3, 0.219, 0.396]
+    >>> sys = profile_shares(df)  # one run of f, then one of g: far less error than binomial
+    >>> bool(sys.table.loc["f", "se"] < p.table.loc["f", "se"] / 5)
+    True
     >>> profile_shares(df, by="dso").table.index.tolist()
     ['x']
     """
@@ -367,18 +521,42 @@ def profile_shares(
     whole = np.all(w == np.round(w)) and period.max() < 2.0**62
     period_col = period.round().astype(np.int64) if whole else period
     share = period / total
-    interval = model.wilson_interval if method == "wilson" else model.bound_interval
-    low, high = interval(share * n_eff, n_eff, level)
-    # runs of consecutive samples of one key (Sec. 5.1.2), in time order per thread
+    # time order per thread: the runs of consecutive samples of one key (Sec. 5.1.2) and the
+    # successive differences of the systematic variance
     if {"time", "tid"} <= set(df.columns):
-        seq = codes[np.lexsort((df["time"].to_numpy(), df["tid"].to_numpy()))]
+        order = np.lexsort((df["time"].to_numpy(), df["tid"].to_numpy()))
+        tids: np.ndarray | None = df["tid"].to_numpy()[order]
     else:
-        seq = codes
+        order, tids = np.arange(len(df)), None
+    seq = codes[order]
+    if method == "systematic":
+        var, _ = systematic_variance(seq, w[order], tids, len(keys))
+        se = np.sqrt(var)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n_key = np.where(var > 0, share * (1 - share) / var, np.inf)
+        finite = np.isfinite(n_key) & (n_key > 0)
+        lo_w, hi_w = model.wilson_interval(share * n_key, n_key, level)
+        low, high = np.where(finite, lo_w, share), np.where(finite, hi_w, share)
+    elif method == "wilson":
+        se = np.sqrt(share * (1 - share) / n_eff)
+        low, high = model.wilson_interval(share * n_eff, n_eff, level)
+    else:
+        se = np.sqrt(share / n_eff)
+        low, high = model.bound_interval(share * n_eff, n_eff, level)
     new_run = np.concatenate([[True], seq[1:] != seq[:-1]])
     runs = np.bincount(seq[new_run], minlength=len(keys))
     count = np.bincount(codes, minlength=len(keys))
     table = pd.DataFrame(
-        {**extra, "samples": count, "period": period_col, "share": share, "low": low, "high": high, "runs": runs},
+        {
+            **extra,
+            "samples": count,
+            "period": period_col,
+            "share": share,
+            "se": se,
+            "low": low,
+            "high": high,
+            "runs": runs,
+        },
         index=index,
     )
     table["R_est"] = table["samples"] / table["runs"]

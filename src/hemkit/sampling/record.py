@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri
 
 from hemkit.core.errors import InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, as_progress
@@ -38,6 +39,7 @@ from hemkit.sampling.profile import METHODS, profile_shares, read_samples
 SOURCE = "hemkit.sampling:c/shares.c"
 DEFAULT_UNITS = (60_000, 120_000, 180_000, 240_000)  # 10/20/30/40 %, about 0.9 s in all here
 MAX_FUNCTIONS = 8
+MAX_THREADS = 64
 
 
 def workload() -> str:
@@ -48,7 +50,7 @@ def workload() -> str:
     >>> os.path.basename(workload()).startswith("shares-")  # doctest: +SKIP
     True
     """
-    return os.fspath(compile_c(SOURCE, flags=("-O1",)))
+    return os.fspath(compile_c(SOURCE, flags=("-O1", "-pthread")))
 
 
 def default_event() -> str:
@@ -71,16 +73,23 @@ def _parse_truth(text: str) -> pd.DataFrame:
     return df[df["units"] > 0]
 
 
-def _check_units(units: Sequence[int], granularity: int) -> list[int]:
+def _check_units(units: Sequence[int], granularity: int, threads: int = 1) -> list[int]:
     u = [int(x) for x in units]
     if not 1 <= len(u) <= MAX_FUNCTIONS or any(x < 0 for x in u) or sum(u) == 0:
         raise InputError(f"units must be 1 to {MAX_FUNCTIONS} non-negative counts, not all 0, got {list(units)}")
     if granularity < 1:
         raise InputError(f"granularity must be at least 1 unit, got {granularity}")
+    if not 1 <= threads <= MAX_THREADS:
+        raise InputError(f"threads must be 1 to {MAX_THREADS}, got {threads}")
     return u
 
 
-def run_workload(units: Sequence[int], granularity: int = 50, seed: SeedLike = 0) -> pd.DataFrame:
+def _command(units: list[int], granularity: int, seed: SeedLike, threads: int) -> list[str]:
+    t = ["-t", str(int(threads))] if threads > 1 else []
+    return [workload(), *t, str(int(granularity)), str(integer_seed(seed)), *map(str, units)]
+
+
+def run_workload(units: Sequence[int], granularity: int = 50, seed: SeedLike = 0, threads: int = 1) -> pd.DataFrame:
     """Run the workload without perf: per function ``units, cpu_ns, calls``.
 
     Examples
@@ -88,8 +97,8 @@ def run_workload(units: Sequence[int], granularity: int = 50, seed: SeedLike = 0
     >>> run_workload([1000, 3000]).loc["work_1", "units"]  # doctest: +SKIP
     3000
     """
-    u = _check_units(units, granularity)
-    done = run([workload(), str(int(granularity)), str(integer_seed(seed)), *map(str, u)], what="shares workload")
+    u = _check_units(units, granularity, threads)
+    done = run(_command(u, granularity, seed, threads), what="shares workload")
     if done.failed:
         raise MeasurementError(f"the known-share workload failed: {done.status()}")
     return _parse_truth(done.stdout)
@@ -148,7 +157,7 @@ class KnownShareRun(Result):
         return pd.DataFrame({"truth": self.truth, "designed": self.designed, "samples": counts}).rename_axis("function")
 
 
-def record_known_shares(
+def record_known_shares(  # noqa: PLR0913 - the workload's units, granularity, threads and seed; perf's -c, -F and event
     units: Sequence[int] = DEFAULT_UNITS,
     *,
     granularity: int = 50,
@@ -156,6 +165,7 @@ def record_known_shares(
     freq: int | None = None,
     event: str | None = None,
     seed: SeedLike = 0,
+    threads: int = 1,
 ) -> KnownShareRun:
     """Sample the known-share workload with ``perf record -e EVENT -c PERIOD`` (or ``-F FREQ``).
 
@@ -171,6 +181,9 @@ def record_known_shares(
         Default: :func:`default_event`.
     seed : int, numpy.random.Generator or None
         Seed of the workload's interleaving of calls.
+    threads : int
+        Threads of the workload, each running an even part of every function's units with
+        its own interleaving (each thread is sampled on its own CPU time).
 
     Examples
     --------
@@ -180,13 +193,12 @@ def record_known_shares(
     """
     if (period is None) == (freq is None):
         raise InputError("give exactly one of period (-c) and freq (-F)")
-    u = _check_units(units, granularity)
+    u = _check_units(units, granularity, threads)
     event = event or default_event()
-    prog = workload()
     with tempfile.TemporaryDirectory(prefix="hemkit-rec-") as tmp:
         data = os.path.join(tmp, "perf.data")
         done = perf_record(
-            [prog, str(int(granularity)), str(integer_seed(seed)), *map(str, u)],
+            _command(u, granularity, seed, threads),
             data,
             event=event,
             period=period,
@@ -200,7 +212,7 @@ def record_known_shares(
     return KnownShareRun(samples=samples, truth=truth, designed=designed, event=event, setting=setting)
 
 
-def coverage_table(run_: KnownShareRun, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
+def coverage_table(run_: KnownShareRun, level: float = 0.95, method: str = "systematic") -> pd.DataFrame:
     """Per function of one run: true share, profiled share, interval, whether it covers.
 
     Shares are over the functions' samples only (the workload's other code is left out).
@@ -223,6 +235,7 @@ def coverage_table(run_: KnownShareRun, level: float = 0.95, method: str = "wils
             "truth": run_.truth,
             "designed": run_.designed,
             "share": t["share"].fillna(0.0),
+            "se": t["se"],
             "low": t["low"],
             "high": t["high"],
             "samples": t["samples"].fillna(0).astype(int),
@@ -231,10 +244,11 @@ def coverage_table(run_: KnownShareRun, level: float = 0.95, method: str = "wils
         }
     )
     if out["low"].isna().any():  # a function without samples: its interval from a zero count
-        interval = model.wilson_interval if method == "wilson" else model.bound_interval
+        interval = model.bound_interval if method == "bound" else model.wilson_interval
         lo, hi = interval(np.zeros(1), p.n_eff, level)
         out["low"] = out["low"].fillna(float(lo[0]))
         out["high"] = out["high"].fillna(float(hi[0]))
+        out["se"] = out["se"].fillna(0.0)
     out["covered"] = (out["low"] <= out["truth"]) & (out["truth"] <= out["high"])
     return out.rename_axis("function")
 
@@ -252,11 +266,13 @@ class CheckOptions:
     granularities : sequence of int
         Mean work units per call of the workload.
     runs : int
-        perf record runs per (setting, granularity).
+        perf record runs per (setting, granularity, threads).
     units : sequence of int
         Work units per function (the designed shares).
     event : str, optional
         Sampling event (default: :func:`default_event`).
+    threads : sequence of int
+        Threads of the workload (1: single-threaded; more: each runs its share of the units).
 
     Examples
     --------
@@ -270,18 +286,21 @@ class CheckOptions:
     runs: int = 3
     units: tuple[int, ...] = DEFAULT_UNITS
     event: str | None = None
+    threads: tuple[int, ...] = (1,)
 
     def __post_init__(self) -> None:
-        for name in ("periods", "freqs", "granularities", "units"):
+        for name in ("periods", "freqs", "granularities", "units", "threads"):
             object.__setattr__(self, name, tuple(int(v) for v in getattr(self, name)))
         if not self.periods and not self.freqs:
             raise InputError("no sampling periods or frequencies to check")
-        for name in ("periods", "freqs", "granularities"):
+        for name in ("periods", "freqs", "granularities", "threads"):
             bad = [v for v in getattr(self, name) if v < 1]
             if bad:
                 raise InputError(f"{name} must be at least 1, got {bad[0]}")
         if not self.granularities:
             raise InputError("no granularities to check")
+        if not self.threads or max(self.threads) > MAX_THREADS:
+            raise InputError(f"threads must be 1 to {MAX_THREADS}, got {list(self.threads)}")
         if self.runs < 1:
             raise InputError(f"runs must be at least 1, got {self.runs}")
         _check_units(self.units, 1)
@@ -294,18 +313,18 @@ class CheckOptions:
     @property
     def n_runs(self) -> int:
         """The number of perf record runs in all."""
-        return len(self.settings) * len(self.granularities) * self.runs
+        return len(self.settings) * len(self.granularities) * len(self.threads) * self.runs
 
 
 @result
 class CoverageResult(Result):
-    """All cases of :func:`validate_coverage`: one row per (setting, granularity, run, function, method).
+    """All cases of :func:`validate_coverage`: one row per (setting, granularity, threads, run, function, method).
 
     Attributes
     ----------
     cases : pandas.DataFrame
-        Columns ``function, truth, designed, share, low, high, samples, n, R_est,
-        covered, setting, granularity, run, method``.
+        Columns ``function, truth, designed, share, se, low, high, samples, n, R_est,
+        covered, setting, granularity, threads, run, method``.
     level : float
         Confidence level of the intervals.
     event : str
@@ -317,12 +336,18 @@ class CoverageResult(Result):
     event: str
 
     def summary(self) -> pd.DataFrame:
-        """Coverage per sampling setting, granularity and interval method, plus overall rows.
+        """Coverage and width per sampling setting, granularity, threads and interval method, plus overall rows.
 
+        ``width/ideal`` is the median half-width of the intervals over the ideal one,
+        ``z`` times the RMS of ``share - truth`` in the same cell (``z`` of the level): near 1
+        an interval is as narrow as the actual error allows, above it wider than needed; the
+        overall rows give the largest of the cells'.
         ``sd/binomial`` is the RMS of ``(share - truth) / sqrt(truth (1 - truth) / n)``:
         below 1 the binomial interval is wider than needed.
         """
         c = self.cases.assign(
+            half=(self.cases["high"] - self.cases["low"]) / 2,
+            err2=(self.cases["share"] - self.cases["truth"]) ** 2,
             abs_err=(self.cases["share"] - self.cases["truth"]).abs(),
             z2=(self.cases["share"] - self.cases["truth"]) ** 2
             / (self.cases["truth"] * (1 - self.cases["truth"]) / self.cases["n"]),
@@ -333,10 +358,18 @@ class CoverageResult(Result):
             "samples": ("n", "mean"),
             "mean_abs_err": ("abs_err", "mean"),
             "z2": ("z2", "mean"),
+            "half": ("half", "median"),
+            "err2": ("err2", "mean"),
         }
-        t = c.groupby(["setting", "granularity", "method"], sort=False).agg(**aggs)
+        if "threads" not in c.columns:
+            c["threads"] = 1
+        t = c.groupby(["setting", "granularity", "threads", "method"], sort=False).agg(**aggs)
         overall = c.groupby("method", sort=False).agg(**aggs)
-        overall.index = pd.MultiIndex.from_tuples([("all", "", m) for m in overall.index], names=t.index.names)
+        overall.index = pd.MultiIndex.from_tuples([("all", "", "", m) for m in overall.index], names=t.index.names)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t["width/ideal"] = t.pop("half") / (float(ndtri(0.5 + self.level / 2)) * np.sqrt(t.pop("err2")))
+        overall = overall.drop(columns=["half", "err2"])
+        overall["width/ideal"] = t["width/ideal"].groupby(level="method", sort=False).max().to_numpy()
         t = pd.concat([t, overall])
         t["sd/binomial"] = np.sqrt(t.pop("z2"))
         return t
@@ -356,20 +389,20 @@ def validate_coverage(
     options: CheckOptions | None = None,
     *,
     level: float = 0.95,
-    methods: Sequence[str] = ("wilson",),
+    methods: Sequence[str] = ("systematic",),
     seed: SeedLike = 0,
     progress: ProgressLike = None,
 ) -> CoverageResult:
     """How often the true shares lie inside the ``level`` intervals, over sampling settings.
 
-    Every (setting, granularity, run) is one ``perf record`` run of the known-share
+    Every (setting, granularity, threads, run) is one ``perf record`` run of the known-share
     workload, with its own interleaving of calls (a stream of ``seed`` named after the
     case); each interval method is applied to the same samples.
 
     Examples
     --------
     >>> res = validate_coverage(CheckOptions(periods=(250_000,), runs=2))  # doctest: +SKIP
-    >>> res.summary().loc[("all", "", "wilson"), "coverage"] >= 0.9  # doctest: +SKIP
+    >>> res.summary().loc[("all", "", "", "systematic"), "coverage"] >= 0.9  # doctest: +SKIP
     True
     """
     options = options or CheckOptions()
@@ -383,13 +416,23 @@ def validate_coverage(
     with as_progress(progress).task("perf record runs", total=options.n_runs) as task:
         for flag, value in options.settings:
             for g in options.granularities:
-                for r in range(options.runs):
-                    kw = {"period": value} if flag == "-c" else {"freq": value}
-                    case_seed = child(seed, f"{flag} {value}", f"granularity {g}", f"run {r}")
-                    one = record_known_shares(options.units, granularity=g, event=event, seed=case_seed, **kw)
-                    for method in methods:
-                        t = coverage_table(one, level=level, method=method).reset_index()
-                        t["setting"], t["granularity"], t["run"], t["method"] = f"{event} {flag} {value}", g, r, method
-                        frames.append(t)
-                    task.advance(info=f"{event} {flag} {value}, granularity {g}")
+                for th in options.threads:
+                    for r in range(options.runs):
+                        kw = {"period": value} if flag == "-c" else {"freq": value}
+                        names = [
+                            f"{flag} {value}",
+                            f"granularity {g}",
+                            *([f"threads {th}"] if th > 1 else []),
+                            f"run {r}",
+                        ]
+                        one = record_known_shares(
+                            options.units, granularity=g, event=event, seed=child(seed, *names), threads=th, **kw
+                        )
+                        for method in methods:
+                            t = coverage_table(one, level=level, method=method).reset_index()
+                            t["setting"], t["granularity"], t["threads"] = f"{event} {flag} {value}", g, th
+                            t["run"], t["method"] = r, method
+                            frames.append(t)
+                        threads = f", {th} threads" if th > 1 else ""
+                        task.advance(info=f"{event} {flag} {value}, granularity {g}{threads}")
     return CoverageResult(cases=pd.concat(frames, ignore_index=True), level=level, event=event)
