@@ -126,3 +126,15 @@ def test_cli_bad_inputs(bad_input, tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("")
     bad_input(["sampling", "diff", str(empty), str(src)], names=["A:", "empty.txt"], watch=[tmp_path])
+
+
+def test_report_with_two_profiles_has_the_diff_section(tmp_path):
+    from hemkit.report import ReportOptions, build_report
+
+    src = FIXTURES / "known_shares.script.txt"
+    rep = build_report(None, options=ReportOptions(profiles=(src, src)))
+    keys = [s.key for s in rep.sections]
+    assert "profile-diff" in keys
+    diff = rep.sections[keys.index("profile-diff")]
+    assert diff.paragraphs[0].startswith("0 of") and diff.figures
+    assert "Sampling profiles compared" in rep.html
