@@ -353,3 +353,56 @@ def check(periods, freqs, granularities, threads, runs, event, level, methods, s
     overall = res.summary().xs("all", level="setting")["coverage"]
     cover = ", ".join(f"{key[-1]} {v:.3f}" for key, v in overall.items())
     click.echo(f"sampling check: {options.n_runs} perf record runs of {res.event}, coverage {cover}{_wrote(written)}")
+
+
+@sampling.command()
+@click.argument("a", type=click.Path())
+@click.argument("b", type=click.Path())
+@click.option(
+    "--by",
+    type=click.Choice(["sym", "dso", "comm", "tid"]),
+    default="sym",
+    show_default=True,
+    help="Rows: symbol (with its DSO), DSO, command or thread.",
+)
+@click.option("--comm", help="Only samples of this command (both profiles).")
+@click.option("--event", help="Only samples of this event (needed when a file has several).")
+@click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Interval level; FDR is 1 - level.")
+@click.option("--top", type=POSITIVE, default=20, show_default=True, help="Rows to show (and to plot).")
+@output_option("Write the full table here (CSV, or Parquet by suffix).")
+@plot_option(help="Figure: the largest share changes with their intervals, changed ones marked.")
+@quiet_option()
+def diff(a, b, by, comm, event, level, top, output, plot, quiet):
+    """Which functions' shares changed from profile A to profile B, with a controlled false discovery rate.
+
+    \b
+    perf record -e cpu-clock -F 997 -o before.data -- ./prog-old
+    perf record -e cpu-clock -F 997 -o after.data -- ./prog-new
+    hemkit sampling diff before.data after.data --plot diff.png -o diff.csv
+
+    Per key: share in A and B, the difference with its interval (from each profile's own,
+    calibrated error of each share), and changed with Benjamini-Hochberg at 1 - level.
+    """
+    from hemkit.core.errors import HemkitError
+    from hemkit.io import write_table
+    from hemkit.sampling.diff import profile_diff
+    from hemkit.sampling.profile import read_samples
+
+    def _samples(path: str, side: str) -> Any:
+        try:
+            return read_samples(path, progress=not quiet)
+        except HemkitError as exc:
+            raise exc.reworded(f"{side}: {exc.message}") from exc
+
+    with warnings_to_stderr():
+        _check_outputs({"table": output, "plot": plot}, inputs=[a, b])
+        sa = _samples(a, "A")
+        sb = sa if os.path.realpath(a) == os.path.realpath(b) else _samples(b, "B")
+        d = profile_diff(sa, sb, by=by, level=level, comm=comm, event=event)
+        _show(d.summary(top), f"share B - A by {by} ({level:.0%} intervals), largest changes first:")
+        written = []
+        if output:
+            write_table(d.to_frame(), output, inputs=[a, b], what="table")
+            written.append(output)
+        written += _write_figures({"plot": (plot, lambda: d.plot(top=top))})
+    click.echo(f"sampling diff: {d.line()}{_wrote(written)}")

@@ -53,7 +53,8 @@ class ReportOptions:
         (:func:`hemkit.report.sections.multiplexing`).
     profiles : tuple of paths
         ``perf record`` files (``perf.data`` or ``perf script`` text): one sampling-profile
-        section each (:func:`hemkit.report.sections.sampling`).
+        section each (:func:`hemkit.report.sections.sampling`); with two or more, each later
+        one compared with the first (:func:`hemkit.report.sections.sampling_diff`).
     merge_options : mapping
         The method's further keyword arguments, as :func:`hemkit.merge.merge` takes them
         (``impute="maxdet"``, ``n_sims``, ``n`` ...).
@@ -288,6 +289,8 @@ def build_report(
 
     options = options or ReportOptions()
     figures = [sec.multiplexing(p) for p in options.mpx] + [sec.sampling(p) for p in options.profiles]
+    # two or more profiles: each later one compared with the first
+    figures += [sec.sampling_diff(options.profiles[0], p) for p in options.profiles[1:]]
     if readings is None:
         if not figures and not extra:
             raise InputError("nothing to report: give readings, a trace (mpx) or a profile")

@@ -839,6 +839,59 @@ def _shares_figure(profile: Any, top: int) -> Any:
     return fig
 
 
+def sampling_diff(a: Any, b: Any, *, top: int = 15, level: float = 0.95) -> Section:
+    """Two ``perf record`` profiles compared by symbol: which shares changed from A to B, with intervals.
+
+    Parameters
+    ----------
+    a, b : path or DataFrame
+        As :func:`sampling`'s ``source``.
+    top : int
+        Rows of the table and bars of the figure (largest changes first).
+    level : float
+        Level of the difference intervals; the false discovery rate is ``1 - level``.
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read or holds no samples (naming it).
+    """
+    from hemkit.sampling.diff import profile_diff
+    from hemkit.sampling.plots import plot_diff
+    from hemkit.sampling.profile import read_samples
+
+    names = [_where(x) for x in (a, b)]
+    notes: list[str] = []
+    sides = []
+    for where, x in zip(names, (a, b)):
+        with _naming(where), _warnings_into(notes):
+            sides.append(x if isinstance(x, pd.DataFrame) else read_samples(x))
+    with _warnings_into(notes):
+        d = profile_diff(sides[0], sides[1], by="sym", level=level)
+    changed = d.changed
+    shown = ", ".join(changed[:10]) + (f" ... ({len(changed)} in all)" if len(changed) > 10 else "")
+    paragraphs = [
+        f"{len(changed)} of {len(d.table)} symbols changed share from A ({os.path.basename(names[0])}, "
+        f"{d.samples_a} samples) to B ({os.path.basename(names[1])}, {d.samples_b} samples) at a false "
+        f"discovery rate of {1 - level:.0%}" + (f": {shown}." if changed else "."),
+        "Each difference's interval comes from both profiles' own errors of each share (estimated from "
+        "the samples in time order); perf diff prints the same differences without them.",
+    ]
+    cols = ["share_a", "share_b", "difference", "lower", "upper", "q_value", "changed", "note"]
+    table = d.table.head(top)[cols].copy()
+    table.index = pd.Index([str(i) for i in table.index], name="sym")
+    fig = _figure(8.5, 0.3 * min(top, len(d.table)) + 2.0)
+    plot_diff(d, ax=fig.subplots(), top=top)
+    return Section(
+        "profile-diff",
+        f"Sampling profiles compared: {os.path.basename(names[1])} vs {os.path.basename(names[0])}",
+        paragraphs=tuple(paragraphs),
+        tables=((f"The {len(table)} largest share changes (B - A, fractions 0-1) with {level:.0%} intervals.", table),),
+        figures=(Figure.of("Share changes by symbol with their intervals; changed ones in red.", fig),),
+        warnings=tuple(notes),
+    )
+
+
 def sampling(
     source: Any, *, top: int = 15, level: float = 0.95, method: str = "systematic", event: str | None = None
 ) -> Section:

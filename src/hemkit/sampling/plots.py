@@ -59,6 +59,43 @@ def plot_shares(profile: Any, ax: Any = None, top: int = 20) -> Any:
     return ax
 
 
+def plot_diff(diff: Any, ax: Any = None, top: int = 20) -> Any:
+    """Share differences (B - A) of the ``top`` largest changes of a profile diff, with intervals.
+
+    Changed keys (false discovery rate at ``1 - level``) are drawn in red, the others in grey;
+    keys sampled on one side only are marked in their label.
+
+    Examples
+    --------
+    >>> from hemkit.sampling.diff import profile_diff
+    >>> def run(w):
+    ...     seq = [f for f, n in w for _ in range(n)] * 20
+    ...     return pd.DataFrame({"sym": seq, "period": 1, "event": "cpu-clock", "tid": 1,
+    ...                          "time": np.arange(len(seq))})
+    >>> plot_diff(profile_diff(run([("f", 3), ("g", 7)]), run([("f", 4), ("g", 6)]))).get_xlabel()
+    'share in B - share in A (percentage points); bars: 95% intervals'
+    """
+    ax = _axes(ax)
+    t = diff.table.head(top).iloc[::-1]
+    pts = 100.0 * t["difference"].to_numpy(dtype=float)
+    err = 100.0 * np.vstack([t["difference"] - t["lower"], t["upper"] - t["difference"]])
+    changed = t["changed"].to_numpy(dtype=bool)
+    labels = [f"{k} ({n})" if n else str(k) for k, n in zip(t.index, t["note"])]
+    y = np.arange(len(t))
+    ax.barh(y, pts, xerr=err, color=np.where(changed, "tab:red", "0.7"), ecolor="black", capsize=3)
+    ax.set_yticks(y, labels, fontsize=8 if len(t) > 25 else 10)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    what = KEY_LABELS.get(diff.by, diff.by)
+    ax.set_title(
+        f"Share changes by {what.split(' ')[0]}: {diff.source_b} vs {diff.source_a}\n"
+        f"{int(changed.sum())} of the {len(t)} shown changed (red; FDR {1 - diff.level:.0%})",
+        fontsize=10,
+    )
+    ax.set_xlabel(f"share in B - share in A (percentage points); bars: {diff.level:.0%} intervals")
+    ax.set_ylabel(what)
+    return ax
+
+
 def plot_profiled_vs_true(table: pd.DataFrame, ax: Any = None, title: str = "Profiled vs true shares") -> Any:
     """Mean profiled share (+- SD) against the running-state mean; the diagonal is unbiased.
 

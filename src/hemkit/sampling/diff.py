@@ -1,0 +1,286 @@
+"""``profile_diff(a, b)``: which functions' (DSOs', commands') shares changed between two profiles.
+
+Per key (a symbol with its DSO, a DSO, a command or a thread) present in either profile:
+``share_a``, ``share_b``, their ``difference`` with an interval at ``level``, and ``changed``
+with the false discovery rate held at ``1 - level`` across keys (Benjamini-Hochberg, as
+:func:`hemkit.compare.compare` does across events).
+
+The interval and the test come from each profile's own standard error of each share (the
+``se`` column of :class:`~hemkit.sampling.profile.SamplingProfile`, calibrated from the
+samples in time order by the ``systematic`` method): ``z = difference / sqrt(se_a^2 + se_b^2)``,
+normal.  A key absent from one profile has share 0 there, with the standard error the other
+profile's share would have at this profile's number of samples (the null of no change).  Two
+profiles of different events or periods are compared as shares, and the result says so.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.normal import ndtri
+from hemkit.core.results import Result, result
+from hemkit.core.stats import fdr_bh, normal_sf
+from hemkit.sampling.profile import BY, SamplingProfile, profile_shares
+
+#: columns of :meth:`ProfileDiff.to_frame`, after the key
+COLUMNS = (
+    "share_a",
+    "share_b",
+    "difference",
+    "lower",
+    "upper",
+    "p_value",
+    "q_value",
+    "changed",
+    "samples_a",
+    "samples_b",
+    "note",
+)
+
+
+@result
+class ProfileDiff(Result):
+    """Per-key share differences between two profiles (B - A), largest first.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per key (index named ``by``), sorted by ``|difference|``: the columns of
+        :data:`COLUMNS` (shares in [0, 1]; ``note`` says "only in A" / "only in B").
+    level : float
+    by : str
+    only_a, only_b : tuple of str
+        Keys sampled in one profile only.
+    source_a, source_b : str
+    event_a, event_b : str
+        The sampling events (compared as shares where they differ).
+    samples_a, samples_b : int
+        Samples profiled on each side.
+    """
+
+    table: pd.DataFrame
+    level: float
+    by: str
+    only_a: tuple
+    only_b: tuple
+    source_a: str
+    source_b: str
+    event_a: str
+    event_b: str
+    samples_a: int
+    samples_b: int
+
+    @property
+    def changed(self) -> list[str]:
+        """Keys whose share changed (FDR at ``1 - level``), largest change first."""
+        return [str(k) for k in self.table.index[self.table["changed"].to_numpy(dtype=bool)]]
+
+    def summary(self, top: int | None = None) -> pd.DataFrame:
+        """The difference table (optionally only the ``top`` rows)."""
+        return self.table if top is None else self.table.head(top)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The full table with the key as its first column."""
+        return self.table.reset_index()
+
+    def line(self) -> str:
+        """One line: how many keys changed, the largest change, what was compared."""
+        ch = self.changed
+        biggest = ""
+        if ch:
+            row = self.table.loc[ch[0]]
+            biggest = f" (largest: {ch[0]} {100 * row['share_a']:.1f} % -> {100 * row['share_b']:.1f} %)"
+        events = (
+            f"; events differ ({self.event_a} in A, {self.event_b} in B): compared as shares"
+            if self.event_a and self.event_b and self.event_a != self.event_b
+            else ""
+        )
+        one_side = []
+        if self.only_a:
+            one_side.append(f"{len(self.only_a)} only in A")
+        if self.only_b:
+            one_side.append(f"{len(self.only_b)} only in B")
+        return (
+            f"{len(ch)} of {len(self.table)} {self.by} keys changed share at FDR {1 - self.level:.0%}{biggest}; "
+            f"A {self.source_a} ({self.samples_a} samples), B {self.source_b} ({self.samples_b} samples)"
+            f"{'; ' + ', '.join(one_side) if one_side else ''}{events}"
+        )
+
+    def plot(self, ax: Any = None, top: int = 20) -> Any:
+        """Differences of the ``top`` largest changes with their intervals, changed ones marked."""
+        from hemkit.sampling.plots import plot_diff
+
+        return plot_diff(self, ax=ax, top=top)
+
+
+def _raw_keys(p: SamplingProfile) -> pd.Index:
+    """The keys of a profile as the same thing is named in any profile (not its display labels).
+
+    By symbol: ``sym`` and DSO short name (a label qualified ``sym (dso)`` only where the
+    profile has the symbol in several DSOs); by DSO: the path as perf printed it.
+    """
+    t = p.table
+    if p.by == "sym" and "dso" in t.columns:
+        dso = t["dso"].astype(str).to_numpy()
+        labels = t.index.astype(str).to_numpy()
+        suffix = np.char.add(np.char.add(" (", dso.astype(str)), ")")
+        qualified = np.array([lab.endswith(s) for lab, s in zip(labels, suffix)], dtype=bool)
+        sym = np.array([lab[: -len(s)] if q else lab for lab, s, q in zip(labels, suffix, qualified)], dtype=object)
+        return pd.MultiIndex.from_arrays([sym, dso], names=["sym", "dso"])
+    if p.by == "dso" and "path" in t.columns:
+        return pd.Index(t["path"].astype(str).to_numpy(), name="path")
+    return pd.Index(t.index.to_numpy(), name=p.by)
+
+
+def _labels(keys: pd.Index, by: str) -> pd.Index:
+    """Display labels of the union of keys: a name, qualified by its DSO where it is not unique."""
+    if isinstance(keys, pd.MultiIndex):
+        sym = keys.get_level_values(0).astype(str)
+        dso = keys.get_level_values(1).astype(str)
+        clash = sym.duplicated(keep=False)
+        return pd.Index(np.where(clash, sym + " (" + dso + ")", sym), name=by)
+    if by == "dso":
+        from hemkit.io.perf_script import dso_name
+
+        short = pd.Series(keys.astype(str)).map(dso_name)
+        clash = short.duplicated(keep=False)
+        return pd.Index(short.where(~clash, pd.Series(keys.astype(str))), name=by)
+    return pd.Index(keys, name=by)
+
+
+def _profile(x: Any, side: str, by: str, level: float, **options: Any) -> SamplingProfile:
+    if isinstance(x, SamplingProfile):
+        if x.by != by:
+            raise InputError(f"{side}: a profile by {x.by!r}, but the difference is by {by!r}; profile both alike")
+        return x
+    if isinstance(x, pd.DataFrame | str | os.PathLike):
+        try:
+            return profile_shares(x, by=by, level=level, **options)
+        except InputError as exc:
+            raise exc.reworded(f"{side}: {exc.message}") from exc
+    raise InputError(f"{side} must be a SamplingProfile, samples or a file, got {type(x).__name__}")
+
+
+def profile_diff(
+    a: SamplingProfile | pd.DataFrame | str | os.PathLike[str],
+    b: SamplingProfile | pd.DataFrame | str | os.PathLike[str],
+    *,
+    by: str = "sym",
+    level: float = 0.95,
+    comm: str | None = None,
+    event: str | None = None,
+) -> ProfileDiff:
+    """Which keys' shares changed from profile A to profile B, with intervals and FDR control.
+
+    Parameters
+    ----------
+    a, b : SamplingProfile, samples or path
+        Profiles (from :func:`~hemkit.sampling.profile.profile_shares`, by ``by``), samples
+        from :func:`~hemkit.sampling.profile.read_samples`, or ``perf.data`` / ``perf script``
+        files, profiled here with the default (calibrated) interval method.
+    by : {"sym", "dso", "comm", "tid"}
+    level : float in (0, 1), default 0.95
+        Level of the difference intervals; ``changed`` holds the false discovery rate across
+        keys at ``1 - level``.
+    comm, event : str, optional
+        Keep only samples of this command / event (for samples and files).
+
+    Returns
+    -------
+    ProfileDiff
+
+    Raises
+    ------
+    InputError
+        Either side unreadable or empty (naming the side), profiles by different keys, a
+        level out of range, no standard errors in a profile.
+
+    Examples
+    --------
+    >>> def run(weights):
+    ...     seq = [f for f, w in weights for _ in range(w)] * 20
+    ...     return pd.DataFrame({"sym": seq, "dso": "/bin/x", "period": 1000, "comm": "x",
+    ...                          "event": "cpu-clock", "tid": 1, "time": np.arange(len(seq))})
+    >>> d = profile_diff(run([("f", 30), ("g", 70)]), run([("f", 40), ("g", 60)]))
+    >>> d.changed, round(float(d.table.loc["f", "difference"]), 2)
+    (['f', 'g'], 0.1)
+    """
+    if by not in BY:
+        raise InputError(f"cannot compare profiles by {by!r} (use {', '.join(BY)})")
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
+        raise InputError(f"level must be a number in (0, 1), got {level!r}")
+    options = {"comm": comm, "event": event}
+    pa, pb = _profile(a, "A", by, level, **options), _profile(b, "B", by, level, **options)
+    for side, p in (("A", pa), ("B", pb)):
+        if "se" not in p.table.columns:
+            raise InputError(f"{side}: {p.source}: the profile has no standard errors ('se'); profile it again")
+    ka, kb = _raw_keys(pa), _raw_keys(pb)
+    ta = pd.DataFrame(pa.table[["share", "se", "samples"]].to_numpy(), index=ka, columns=["share", "se", "samples"])
+    tb = pd.DataFrame(pb.table[["share", "se", "samples"]].to_numpy(), index=kb, columns=["share", "se", "samples"])
+    keys = ka.append(kb.difference(ka, sort=False)) if len(kb) else ka
+    ta, tb = ta.reindex(keys), tb.reindex(keys)
+    in_a, in_b = ta["share"].notna().to_numpy(), tb["share"].notna().to_numpy()
+    share_a = ta["share"].fillna(0.0).to_numpy(dtype=float)
+    share_b = tb["share"].fillna(0.0).to_numpy(dtype=float)
+    se_a, se_b = ta["se"].to_numpy(dtype=float), tb["se"].to_numpy(dtype=float)
+    # a key one profile did not sample: the error its share would have there under no change
+    scale = np.sqrt(max(pb.n_samples, 1) / max(pa.n_samples, 1))
+    se_a = np.where(in_a, se_a, se_b * scale)
+    se_b = np.where(in_b, se_b, se_a / scale)
+    diff = share_b - share_a
+    se = np.sqrt(se_a**2 + se_b**2)
+    z = float(ndtri(0.5 + level / 2.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stat = np.abs(diff) / se
+    p = np.array(
+        [min(1.0, 2.0 * normal_sf(s)) if np.isfinite(s) else (1.0 if d == 0 else 0.0) for s, d in zip(stat, diff)]
+    )
+    q = fdr_bh(p)
+    note = np.where(in_a & in_b, "", np.where(in_a, "only in A", "only in B"))
+    table = pd.DataFrame(
+        {
+            "share_a": share_a,
+            "share_b": share_b,
+            "difference": diff,
+            "lower": diff - z * se,
+            "upper": diff + z * se,
+            "p_value": p,
+            "q_value": q,
+            "changed": q <= 1.0 - level,
+            "samples_a": ta["samples"].fillna(0).to_numpy(dtype=np.int64),
+            "samples_b": tb["samples"].fillna(0).to_numpy(dtype=np.int64),
+            "note": note,
+        },
+        index=_labels(keys, by),
+    )
+    order = np.lexsort((-np.maximum(share_a, share_b), -np.abs(diff)))
+    table = table.iloc[order]
+    if pa.event and pb.event and pa.event != pb.event:
+        warnings.warn(
+            f"the profiles sample different events ({pa.event} in A, {pb.event} in B): compared as shares",
+            HemkitWarning,
+            stacklevel=2,
+        )
+    labels = table.index.astype(str)
+    return ProfileDiff(
+        table=table,
+        level=float(level),
+        by=by,
+        only_a=tuple(labels[table["note"].to_numpy() == "only in A"]),
+        only_b=tuple(labels[table["note"].to_numpy() == "only in B"]),
+        source_a=pa.source,
+        source_b=pb.source,
+        event_a=pa.event,
+        event_b=pb.event,
+        samples_a=int(pa.n_samples),
+        samples_b=int(pb.n_samples),
+    )
+
+
+__all__ = ["COLUMNS", "ProfileDiff", "profile_diff"]

@@ -1,0 +1,140 @@
+"""hemkit.sampling.diff (``hemkit sampling diff``): share changes between two profiles, with FDR control.
+
+Profiles are simulated as periodic samples of a program whose functions run in calls of known
+lengths and known shares, in time order (what the calibrated ``se`` reads), so the truth is known.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hemkit.sampling.diff import COLUMNS, profile_diff
+from hemkit.sampling.profile import profile_shares
+
+FIXTURES = __import__("pathlib").Path(__file__).parent / "data"
+
+
+def _program(shares, *, samples=1600, call=5.0, seed=0, dso="/bin/prog", event="cpu-clock"):
+    """Periodic samples of a program whose functions take exactly the given shares of its time.
+
+    As the bundled known-share workload: each function's time is cut into calls of uniform
+    length in ``[call / 2, 3 call / 2]`` sampling intervals, the calls of all functions are
+    interleaved at random, and a sample falls every interval from a random phase.  Each
+    function's time is fixed, so the shares' error is the sampling error alone.
+    """
+    rng = np.random.default_rng(seed)
+    names = np.array([f"f{i}" for i in range(len(shares))], dtype=object)
+    total = np.asarray(shares, dtype=float) / np.sum(shares) * samples
+    fn, length = [], []
+    for i, t in enumerate(total):
+        d = rng.uniform(call / 2, 1.5 * call, size=int(2 * t / call) + 2)
+        d = d[: int(np.searchsorted(np.cumsum(d), t)) + 1]
+        d[-1] -= d.sum() - t  # the last call ends the function's time exactly
+        fn.append(np.full(len(d), i))
+        length.append(d)
+    order = rng.permutation(sum(len(f) for f in fn))
+    fn_seq, ends = np.concatenate(fn)[order], np.cumsum(np.concatenate(length)[order])
+    at = rng.uniform() + np.arange(int(ends[-1]))
+    which = fn_seq[np.minimum(np.searchsorted(ends, at), len(fn_seq) - 1)]
+    return pd.DataFrame(
+        {"comm": "prog", "tid": 1, "time": at, "event": event, "period": 1000, "sym": names[which], "dso": dso}
+    )
+
+
+def test_columns_order_and_a_shift_is_flagged():
+    a = _program([0.30, 0.20, 0.50], seed=1)
+    b = _program([0.40, 0.20, 0.40], seed=2)
+    d = profile_diff(a, b)
+    assert list(d.to_frame().columns) == ["sym", *COLUMNS]
+    assert d.table.index[0] in ("f0", "f2")  # largest |difference| first
+    assert {"f0", "f2"} <= set(d.changed)
+    assert d.table.loc["f0", "difference"] == pytest.approx(0.10, abs=0.05)
+    assert d.table.loc["f0", "lower"] < d.table.loc["f0", "difference"] < d.table.loc["f0", "upper"]
+
+
+def test_the_same_program_flags_about_nothing_and_intervals_cover():
+    """A/A over 60 pairs of disjoint simulated runs: few keys flagged, the intervals cover 0."""
+    flagged = keys = covers = 0
+    for s in range(60):
+        d = profile_diff(_program([0.3, 0.2, 0.5], seed=2 * s), _program([0.3, 0.2, 0.5], seed=2 * s + 1))
+        flagged += int(d.table["changed"].sum())
+        keys += len(d.table)
+        covers += int(((d.table["lower"] <= 0) & (0 <= d.table["upper"])).sum())
+    assert flagged / keys <= 0.06
+    assert covers / keys >= 0.88
+
+
+def test_keys_in_one_profile_only_are_named_and_compared_against_zero():
+    a = _program([0.5, 0.5], seed=3)
+    b = _program([0.5, 0.3, 0.2], seed=4)
+    d = profile_diff(a, b)
+    assert d.only_b == ("f2",) and d.only_a == ()
+    row = d.table.loc["f2"]
+    assert row["share_a"] == 0 and row["note"] == "only in B" and row["changed"]
+    assert row["samples_a"] == 0 and row["samples_b"] > 0
+    assert "1 only in B" in d.line()
+
+
+def test_a_symbol_in_two_dsos_is_two_keys_named_by_their_dso():
+    a = _program([0.5, 0.5], seed=5)
+    b = _program([0.5, 0.5], seed=6)
+    b.loc[b["sym"] == "f1", "dso"] = "/lib/libc.so.6"  # f1 now comes from another DSO
+    d = profile_diff(a, b)
+    assert {"f1 (prog)", "f1 (libc.so.6)"} <= set(d.table.index)
+    assert d.table.loc["f1 (prog)", "note"] == "only in A"
+
+
+def test_profiles_of_different_events_are_compared_as_shares_and_said():
+    a = _program([0.5, 0.5], seed=7)
+    b = _program([0.5, 0.5], seed=8, event="task-clock")
+    with pytest.warns(UserWarning, match="different events"):
+        d = profile_diff(a, b)
+    assert "compared as shares" in d.line()
+
+
+def test_precomputed_profiles_must_be_by_the_same_key():
+    a = profile_shares(_program([0.5, 0.5], seed=9), by="dso")
+    with pytest.raises(Exception, match="by 'dso'"):
+        profile_diff(a, _program([0.5, 0.5], seed=10), by="sym")
+
+
+def test_plot_is_titled_and_labelled():
+    d = profile_diff(_program([0.3, 0.7], seed=11), _program([0.4, 0.6], seed=12))
+    ax = d.plot()
+    assert "Share changes" in ax.get_title() and "percentage points" in ax.get_xlabel()
+    assert ax.get_ylabel() == "symbol"
+
+
+def test_cli_diff_of_two_perf_script_files(cli, tmp_path):
+    """The real perf script fixture against itself: nothing changes; against a shifted copy: its key changes."""
+    src = FIXTURES / "known_shares.script.txt"
+    out, fig = tmp_path / "d.csv", tmp_path / "d.png"
+    res = cli(["sampling", "diff", str(src), str(src), "-o", str(out), "--plot", str(fig)])
+    assert res.exit_code == 0, res.stderr
+    assert "0 of" in res.stdout and "keys changed share" in res.stdout
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["sym", *COLUMNS] and not table["changed"].any()
+    assert fig.stat().st_size > 0
+
+
+def test_cli_bad_inputs(bad_input, tmp_path):
+    src = FIXTURES / "known_shares.script.txt"
+    bad_input(["sampling", "diff", str(src), str(tmp_path / "nope.data")], names=["B:", "nope.data"])
+    bad_input(["sampling", "diff", str(src), str(src), "--level", "2"], names=["--level"])
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    bad_input(["sampling", "diff", str(empty), str(src)], names=["A:", "empty.txt"], watch=[tmp_path])
+
+
+def test_report_with_two_profiles_has_the_diff_section(tmp_path):
+    from hemkit.report import ReportOptions, build_report
+
+    src = FIXTURES / "known_shares.script.txt"
+    rep = build_report(None, options=ReportOptions(profiles=(src, src)))
+    keys = [s.key for s in rep.sections]
+    assert "profile-diff" in keys
+    diff = rep.sections[keys.index("profile-diff")]
+    assert diff.paragraphs[0].startswith("0 of") and diff.figures
+    assert "Sampling profiles compared" in rep.html
