@@ -36,7 +36,7 @@ from hemkit.sampling.profile import read_samples
 from hemkit.sampling.record import _parse_truth, default_event, workload
 
 PERIOD_NS = 250_000  # cpu-clock: one sample per 0.25 ms of CPU time
-NS_PER_UNIT = 1500.0  # about 1.5 us per work unit here (hemkit.sampling.record.calibrate)
+NS_PER_UNIT = 2100.0  # about 2.1 us per work unit on this machine (hemkit.sampling.record.calibrate)
 
 
 def record(path: str, units: list[int], granularity: int, seed: int, event: str) -> pd.Series:
@@ -61,36 +61,24 @@ def perf_diff(a: str, b: str) -> dict[str, float]:
     return deltas
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=20)
-    ap.add_argument("--samples", type=int, default=1600)
-    ap.add_argument("--granularity", type=int, default=50)
-    ap.add_argument("--shift", type=float, default=0.03)
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
-    t0 = time.perf_counter()
-    event = default_event()
-    total = int(args.samples * PERIOD_NS / NS_PER_UNIT)
-    base_share = np.array([0.30, 0.20, 0.50])
-    moved = base_share * (1 - base_share[0] - args.shift) / (1 - base_share[0])
-    moved[0] = base_share[0] + args.shift
-    base_units = [int(round(s * total)) for s in base_share]
-    moved_units = [int(round(s * total)) for s in moved]
+def run_one(args: argparse.Namespace, granularity: int, event: str, base_units: list, moved_units: list) -> None:
+    """Record, then the three tables, at one running granularity."""
     with tempfile.TemporaryDirectory(prefix="hemkit-diff-") as tmp:
         paths = {"base": [], "moved": []}
         truths = {"base": [], "moved": []}
         for i in range(args.runs):
             for kind, units in (("base", base_units), ("moved", moved_units)):  # interleaved
                 p = os.path.join(tmp, f"{kind}{i}.data")
-                truths[kind].append(record(p, units, args.granularity, args.seed + 1000 * i + len(kind), event))
+                truths[kind].append(record(p, units, granularity, args.seed + 1000 * i + len(kind), event))
                 paths[kind].append(p)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", HemkitWarning)
             samples = {k: [read_samples(p) for p in v] for k, v in paths.items()}
         n = [len(s) for s in samples["base"] + samples["moved"]]
-        print(f"{2 * args.runs} recordings of {event} -c {PERIOD_NS}, granularity {args.granularity}: "
-              f"{min(n)}-{max(n)} samples (median {int(np.median(n))})")
+        print(
+            f"{2 * args.runs} recordings of {event} -c {PERIOD_NS}, granularity {granularity}: "
+            f"{min(n)}-{max(n)} samples (median {int(np.median(n))})"
+        )
 
         # 1. A/A
         keys_flagged = keys_all = pairs_any = pairs = 0
@@ -132,6 +120,26 @@ def main() -> None:
                 f"| base{i} vs moved{i} | {100 * true:+.2f} | {pd_delta:+.2f} | {100 * row['difference']:+.2f} "
                 f"[{100 * row['lower']:+.2f}, {100 * row['upper']:+.2f}] | {bool(row['changed'])} |"
             )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--samples", type=int, default=1600)
+    ap.add_argument("--granularity", type=int, nargs="+", default=[500, 50])
+    ap.add_argument("--shift", type=float, default=0.03)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    event = default_event()
+    total = int(args.samples * PERIOD_NS / NS_PER_UNIT)
+    base_share = np.array([0.30, 0.20, 0.50])
+    moved = base_share * (1 - base_share[0] - args.shift) / (1 - base_share[0])
+    moved[0] = base_share[0] + args.shift
+    base_units = [int(round(s * total)) for s in base_share]
+    moved_units = [int(round(s * total)) for s in moved]
+    for granularity in args.granularity:
+        run_one(args, granularity, event, base_units, moved_units)
     print(f"\n({time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f})")
 
 

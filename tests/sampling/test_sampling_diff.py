@@ -94,6 +94,14 @@ def test_profiles_of_different_events_are_compared_as_shares_and_said():
     assert "compared as shares" in d.line()
 
 
+def test_profiles_of_different_periods_are_compared_as_shares_and_said():
+    a = _program([0.5, 0.5], seed=13)
+    b = _program([0.5, 0.5], seed=14).assign(period=4000)
+    with pytest.warns(UserWarning, match="different periods"):
+        d = profile_diff(a, b)
+    assert "periods differ (1000 in A, 4000 in B)" in d.line()
+
+
 def test_precomputed_profiles_must_be_by_the_same_key():
     a = profile_shares(_program([0.5, 0.5], seed=9), by="dso")
     with pytest.raises(Exception, match="by 'dso'"):

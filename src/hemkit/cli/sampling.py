@@ -32,6 +32,14 @@ METHOD = click.Choice(["systematic", "wilson", "bound"])
 SHARE = click.FloatRange(0, 1)
 POSITIVE_FLOAT = click.FloatRange(min=0, min_open=True)
 NON_NEGATIVE = click.FloatRange(min=0)
+#: the rows of a profile (and of a profile diff)
+BY_OPTION = click.option(
+    "--by",
+    type=click.Choice(["sym", "dso", "comm", "tid"]),
+    default="sym",
+    show_default=True,
+    help="Rows: symbol (with its DSO), DSO, command or thread.",
+)
 
 
 def _show(frame: Any, title: str) -> None:
@@ -201,13 +209,7 @@ def simulate(
 
 @sampling.command()
 @click.argument("source", type=click.Path())
-@click.option(
-    "--by",
-    type=click.Choice(["sym", "dso", "comm", "tid"]),
-    default="sym",
-    show_default=True,
-    help="Rows: symbol (with its DSO), DSO, command or thread.",
-)
+@BY_OPTION
 @click.option("--comm", help="Only samples of this command.")
 @click.option("--event", help="Only samples of this event (default: the most sampled one of several).")
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Confidence level of the intervals.")
@@ -358,15 +360,9 @@ def check(periods, freqs, granularities, threads, runs, event, level, methods, s
 @sampling.command()
 @click.argument("a", type=click.Path())
 @click.argument("b", type=click.Path())
-@click.option(
-    "--by",
-    type=click.Choice(["sym", "dso", "comm", "tid"]),
-    default="sym",
-    show_default=True,
-    help="Rows: symbol (with its DSO), DSO, command or thread.",
-)
+@BY_OPTION
 @click.option("--comm", help="Only samples of this command (both profiles).")
-@click.option("--event", help="Only samples of this event (needed when a file has several).")
+@click.option("--event", help="Only samples of this event (default: the most sampled one of several).")
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Interval level; FDR is 1 - level.")
 @click.option("--top", type=POSITIVE, default=20, show_default=True, help="Rows to show (and to plot).")
 @output_option("Write the full table here (CSV, or Parquet by suffix).")

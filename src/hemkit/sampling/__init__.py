@@ -11,11 +11,13 @@
 - :mod:`hemkit.sampling.profile` -- shares of real ``perf record`` profiles by symbol, DSO,
   command or thread, with standard errors and intervals calibrated for periodic sampling
   (:func:`profile_shares`, :func:`systematic_variance`).
+- :mod:`hemkit.sampling.diff` -- which shares changed between two profiles, with intervals
+  from both profiles' errors and the false discovery rate held across keys (:func:`profile_diff`).
 - :mod:`hemkit.sampling.record` -- perf record of a known-share C workload; interval coverage.
 - :mod:`hemkit.sampling.plots` -- the figures (``ax=None`` -> Axes).
 
 Every analysis returns a result object (:class:`SimulationResult`, :class:`SamplingProfile`,
-:class:`ShareModel`, :class:`CoverageResult`, :class:`~hemkit.sampling.paper.PaperReproduction`)
+:class:`ShareModel`, :class:`CoverageResult`, :class:`ProfileDiff`, :class:`~hemkit.sampling.paper.PaperReproduction`)
 with ``summary()``, ``to_frame()`` and ``plot(ax=None)``.
 
 Examples
@@ -26,6 +28,7 @@ Examples
 True
 """
 
+from hemkit.sampling.diff import ProfileDiff, profile_diff
 from hemkit.sampling.model import (
     ShareModel,
     bound_interval,
@@ -45,6 +48,7 @@ __all__ = [
     "CheckOptions",
     "CoverageResult",
     "KnownShareRun",
+    "ProfileDiff",
     "RunningStates",
     "Sampler",
     "SamplingProfile",
@@ -55,6 +59,7 @@ __all__ = [
     "bound_interval",
     "capture_variance",
     "generate_states",
+    "profile_diff",
     "profile_shares",
     "read_samples",
     "record_known_shares",

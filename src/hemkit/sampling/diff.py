@@ -62,6 +62,9 @@ class ProfileDiff(Result):
         The sampling events (compared as shares where they differ).
     samples_a, samples_b : int
         Samples profiled on each side.
+    period_a, period_b : float
+        Mean period (events per sample) of each side: where they differ the profiles are
+        still compared as shares, and the result says so.
     """
 
     table: pd.DataFrame
@@ -75,6 +78,8 @@ class ProfileDiff(Result):
     event_b: str
     samples_a: int
     samples_b: int
+    period_a: float
+    period_b: float
 
     @property
     def changed(self) -> list[str]:
@@ -101,6 +106,8 @@ class ProfileDiff(Result):
             if self.event_a and self.event_b and self.event_a != self.event_b
             else ""
         )
+        if not events and not np.isclose(self.period_a, self.period_b, rtol=0.01):
+            events = f"; periods differ ({self.period_a:.4g} in A, {self.period_b:.4g} in B): compared as shares"
         one_side = []
         if self.only_a:
             one_side.append(f"{len(self.only_a)} only in A")
@@ -267,6 +274,12 @@ def profile_diff(
             HemkitWarning,
             stacklevel=2,
         )
+    elif not np.isclose(pa.table["period"].sum() / pa.n_samples, pb.table["period"].sum() / pb.n_samples, rtol=0.01):
+        warnings.warn(
+            "the profiles were sampled at different periods (events per sample): compared as shares",
+            HemkitWarning,
+            stacklevel=2,
+        )
     labels = table.index.astype(str)
     return ProfileDiff(
         table=table,
@@ -280,6 +293,8 @@ def profile_diff(
         event_b=pb.event,
         samples_a=int(pa.n_samples),
         samples_b=int(pb.n_samples),
+        period_a=float(pa.table["period"].sum() / max(pa.n_samples, 1)),
+        period_b=float(pb.table["period"].sum() / max(pb.n_samples, 1)),
     )
 
 
