@@ -224,9 +224,9 @@ def profile_diff(
         raise InputError(f"level must be a number in (0, 1), got {level!r}")
     options = {"comm": comm, "event": event}
     pa, pb = _profile(a, "A", by, level, **options), _profile(b, "B", by, level, **options)
-    for side, p in (("A", pa), ("B", pb)):
-        if "se" not in p.table.columns:
-            raise InputError(f"{side}: {p.source}: the profile has no standard errors ('se'); profile it again")
+    for side, prof in (("A", pa), ("B", pb)):
+        if "se" not in prof.table.columns:
+            raise InputError(f"{side}: {prof.source}: the profile has no standard errors ('se'); profile it again")
     ka, kb = _raw_keys(pa), _raw_keys(pb)
     ta = pd.DataFrame(pa.table[["share", "se", "samples"]].to_numpy(), index=ka, columns=["share", "se", "samples"])
     tb = pd.DataFrame(pb.table[["share", "se", "samples"]].to_numpy(), index=kb, columns=["share", "se", "samples"])
