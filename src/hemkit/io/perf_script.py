@@ -153,14 +153,7 @@ class _Parser:
         return parts[0].lower(), sym, dso
 
     def header(self, lineno: int, line: str, m: re.Match[str]) -> None:
-        prefix = line[: m.start()].rstrip()
-        if prefix.endswith("]"):  # [CPU]
-            i = prefix.rfind("[")
-            if i > 0 and _CPU.fullmatch(prefix[i:]) and prefix[i - 1].isspace():
-                prefix = prefix[:i].rstrip()
-        cut = max(prefix.rfind(" "), prefix.rfind("\t"))
-        tid = _TID.fullmatch(prefix[cut + 1 :])
-        comm = prefix[: max(cut, 0)].strip()
+        comm, tid = _comm_tid(line[: m.start()])
         if tid is None or not comm:
             raise self.fail(lineno, line)
         tid_value = int(tid.group(1))
@@ -285,17 +278,21 @@ def _header_prefix(prefix: str) -> tuple[str, int] | None:
     """``(comm, tid)`` of the text before a sample's time, as :meth:`_Parser.header` reads it; None if it would not."""
     if _TIME.search(prefix) is not None:  # an earlier "time:" in the line: the line parser decides
         return None
+    comm, tid = _comm_tid(prefix)
+    if tid is None or not comm or not -1 <= int(tid.group(1)) < _MAX_TID:
+        return None
+    return comm, int(tid.group(1))
+
+
+def _comm_tid(prefix: str) -> tuple[str, re.Match[str] | None]:
+    """The command and the thread-id match of the text before a sample's time (a ``[CPU]`` field skipped)."""
     prefix = prefix.rstrip()
     if prefix.endswith("]"):  # [CPU]
         i = prefix.rfind("[")
         if i > 0 and _CPU.fullmatch(prefix[i:]) and prefix[i - 1].isspace():
             prefix = prefix[:i].rstrip()
     cut = max(prefix.rfind(" "), prefix.rfind("\t"))
-    tid = _TID.fullmatch(prefix[cut + 1 :])
-    comm = prefix[: max(cut, 0)].strip()
-    if tid is None or not comm or not -1 <= int(tid.group(1)) < _MAX_TID:
-        return None
-    return comm, int(tid.group(1))
+    return prefix[: max(cut, 0)].strip(), _TID.fullmatch(prefix[cut + 1 :])
 
 
 def _tail(text: str) -> tuple[str, str]:
