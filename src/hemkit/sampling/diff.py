@@ -26,7 +26,7 @@ from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.results import Result, result
 from hemkit.core.stats import fdr_bh, normal_sf
-from hemkit.sampling.profile import BY, SamplingProfile, profile_shares
+from hemkit.sampling.profile import BY, SamplingProfile, key_labels, profile_shares
 
 #: columns of :meth:`ProfileDiff.to_frame`, after the key
 COLUMNS = (
@@ -146,19 +146,12 @@ def _raw_keys(p: SamplingProfile) -> pd.Index:
 
 
 def _labels(keys: pd.Index, by: str) -> pd.Index:
-    """Display labels of the union of keys: a name, qualified by its DSO where it is not unique."""
+    """Display labels of the union of keys, as a profile names its rows (:func:`key_labels`)."""
     if isinstance(keys, pd.MultiIndex):
-        sym = keys.get_level_values(0).astype(str)
-        dso = keys.get_level_values(1).astype(str)
-        clash = sym.duplicated(keep=False)
-        return pd.Index(np.where(clash, sym + " (" + dso + ")", sym), name=by)
-    if by == "dso":
-        from hemkit.io.perf_script import dso_name
-
-        short = pd.Series(keys.astype(str)).map(dso_name)
-        clash = short.duplicated(keep=False)
-        return pd.Index(short.where(~clash, pd.Series(keys.astype(str))), name=by)
-    return pd.Index(keys, name=by)
+        frame = pd.DataFrame({"sym": keys.get_level_values(0).astype(str), "dso": keys.get_level_values(1).astype(str)})
+    else:
+        frame = pd.DataFrame({by: keys.astype(str) if by == "dso" else keys})
+    return key_labels(frame, by)[0].rename(by)
 
 
 def _profile(x: Any, side: str, by: str, level: float, **options: Any) -> SamplingProfile:

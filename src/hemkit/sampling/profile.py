@@ -427,8 +427,12 @@ def _key_codes(df: pd.DataFrame, by: str, has_dso: bool) -> tuple[np.ndarray, pd
     return codes, pd.DataFrame({by: values})
 
 
-def _labels(keys: pd.DataFrame, by: str) -> tuple[pd.Index, dict[str, Any]]:
-    """Row names of the distinct keys, and the extra columns that describe them."""
+def key_labels(keys: pd.DataFrame, by: str) -> tuple[pd.Index, dict[str, Any]]:
+    """Row names of the distinct keys, and the extra columns that describe them.
+
+    By DSO: the short name, the path where two paths share one; by symbol (with a ``dso``
+    column): the name, ``sym (dso)`` where the symbol is in several DSOs.
+    """
     if by == "dso":
         short = keys["dso"].map(dso_name)
         clash = short.duplicated(keep=False)
@@ -514,7 +518,7 @@ def profile_shares(
     if not np.all(np.isfinite(w) & (w > 0)):
         raise InputError(f"{source}: samples with a period that is not a positive number")
     codes, keys = _key_codes(df, by, has_dso)
-    index, extra = _labels(keys, by)
+    index, extra = key_labels(keys, by)
     total = w.sum()
     n_eff = total**2 / np.sum(w**2)
     period = np.bincount(codes, weights=w, minlength=len(keys))
