@@ -182,16 +182,6 @@ def test_compare_imports_no_scipy():
     assert out.stdout.strip() == "False"
 
 
-def _class_counts(a, b):
-    va, ca = stats._runs(a)
-    vb, cb = stats._runs(b)
-    pooled = np.union1d(va, vb)
-    counts_a, counts_b = np.zeros(len(pooled), int), np.zeros(len(pooled), int)
-    counts_a[np.searchsorted(pooled, va)] = ca
-    counts_b[np.searchsorted(pooled, vb)] = cb
-    return counts_a, counts_b
-
-
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(st.integers(0, 9), min_size=3, max_size=40),
@@ -201,7 +191,7 @@ def test_the_statistic_from_class_counts_is_brunner_munzels(a, b):
     """What the permutations recompute (from counts per distinct value) is the statistic of the placements."""
     sa, sb = _sorted(a, b)
     _, pl = stats.brunner_munzel([sa], [sb])
-    t = stats._class_t(*(c[None, :] for c in _class_counts(sa, sb)))[0]
+    t = stats._class_t(*(c[None, :] for c in stats._class_counts(sa, sb)))[0]
     if pl.se[0] > 0:
         assert t == pytest.approx((pl.superiority[0] - 0.5) / pl.se[0], rel=1e-9, abs=1e-12)
     else:

@@ -279,6 +279,18 @@ def _small_or_tied(a: np.ndarray, b: np.ndarray) -> bool:
     return k <= PERMUTATION_CLASSES and (min(len(a), len(b)) < 100 or 4 * k <= len(a) + len(b))
 
 
+def _class_counts(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each sorted sample's counts over the distinct values of both (what :func:`_class_t` takes)."""
+    va, counts_a = _runs(a)
+    vb, counts_b = _runs(b)
+    pooled = np.union1d(va, vb)
+    ca = np.zeros(len(pooled), dtype=np.int64)
+    cb = np.zeros(len(pooled), dtype=np.int64)
+    ca[np.searchsorted(pooled, va)] = counts_a
+    cb[np.searchsorted(pooled, vb)] = counts_b
+    return ca, cb
+
+
 def _permutation_p(a: np.ndarray, b: np.ndarray, resolution: float, rng: np.random.Generator) -> float:
     """Studentized permutation p-value of Brunner-Munzel (Neubert & Brunner 2007), two-sided.
 
@@ -288,13 +300,7 @@ def _permutation_p(a: np.ndarray, b: np.ndarray, resolution: float, rng: np.rand
     ``PERMUTATIONS`` draws, then more (up to ``20 / resolution``) while fewer than 20 exceed
     the observed statistic, so that a p-value near ``resolution`` is resolved.
     """
-    va, counts_a = _runs(a)
-    vb, counts_b = _runs(b)
-    pooled = np.union1d(va, vb)
-    ca = np.zeros(len(pooled), dtype=np.int64)
-    cb = np.zeros(len(pooled), dtype=np.int64)
-    ca[np.searchsorted(pooled, va)] = counts_a
-    cb[np.searchsorted(pooled, vb)] = counts_b
+    ca, cb = _class_counts(a, b)
     colors = ca + cb
     t_obs = abs(float(_class_t(ca[None, :], cb[None, :])[0]))
     tol = 1e-9 * max(1.0, t_obs)
