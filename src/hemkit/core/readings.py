@@ -268,6 +268,24 @@ def _run_blocks(runs: np.ndarray, ev: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return ids, e[0]
 
 
+def _laid_out_block(
+    runs: np.ndarray, ev: np.ndarray, values: np.ndarray, names: Any
+) -> tuple[np.ndarray, list, np.ndarray] | None:
+    """One group's ``(run ids, events, runs x events values)`` when its rows are laid out, else None.
+
+    Laid out: run by run, every run's events in one order (:func:`_run_blocks`), no NaN.
+    ``values`` are the group's values in row order; ``names`` maps event codes to names.
+    """
+    laid_out = _run_blocks(runs, ev)
+    if laid_out is None:
+        return None
+    r_ids, ev_order = laid_out
+    block = values.reshape(len(r_ids), len(ev_order))
+    if np.isnan(block).any():
+        return None
+    return r_ids.copy(), list(names[ev_order]), block  # r_ids: a view of the caller's
+
+
 class FrozenGroups(Mapping):
     """A read-only mapping group id -> DataFrame that hands out copies.
 
@@ -729,13 +747,10 @@ class Readings:
         groups: dict[Any, tuple[np.ndarray, list, np.ndarray]] = {}
         for gid, rows in zip(g_ids, spans):  # a loop over groups; each step is vectorised over rows
             ev = e_codes[rows]
-            laid_out = _run_blocks(runs_col[rows], ev)
-            if laid_out is not None:
-                r_ids, ev_order = laid_out
-                block = value[rows].reshape(len(r_ids), len(ev_order))
-                if not np.isnan(block).any():
-                    groups[gid] = (r_ids.copy(), list(e_names[ev_order]), block)  # r_ids: a view of the caller's
-                    continue
+            fast = _laid_out_block(runs_col[rows], ev, value[rows], e_names)
+            if fast is not None:
+                groups[gid] = fast
+                continue
             r_codes, r_ids = pd.factorize(runs_col[rows], sort=False)
             present, first = np.unique(ev, return_index=True)
             ev_order = present[np.argsort(first)]  # events in order of first appearance
@@ -803,14 +818,10 @@ class Readings:
         groups: dict[Any, tuple[np.ndarray, list, np.ndarray]] = {}
         g_ids, starts = blocks
         for gid, a, b in zip(g_ids, starts[:-1], starts[1:]):
-            laid_out = _run_blocks(run[a:b], event_codes[a:b])
-            if laid_out is None:
+            fast = _laid_out_block(run[a:b], event_codes[a:b], np.array(value[a:b], dtype=dtype), names)
+            if fast is None:
                 return None
-            r_ids, ev_order = laid_out
-            block = np.array(value[a:b], dtype=dtype).reshape(len(r_ids), len(ev_order))
-            if np.isnan(block).any():
-                return None
-            groups[gid] = (np.array(r_ids), list(names[ev_order]), block)
+            groups[gid] = fast
         return cls.from_arrays(groups, source=source, min_runs=min_runs, drop_constant=drop_constant, copy=False)
 
     def to_tidy(self) -> pd.DataFrame:
