@@ -44,7 +44,10 @@ from hemkit.cli._options import (
     multiple=True,
     type=click.Path(dir_okay=False),
     metavar="PERF_DATA",
-    help="A perf record file (perf.data or perf script text): add its sampling profile (repeatable).",
+    help=(
+        "A perf record file (perf.data or perf script text): add its sampling profile "
+        "(repeatable; each later one is also compared with the first)."
+    ),
 )
 @click.option(
     "--compare",
