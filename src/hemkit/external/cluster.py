@@ -1,0 +1,141 @@
+"""A Dask cluster to run on: a running scheduler's address, or ``local:N`` worker processes here.
+
+Dask distributed is the engine (the ``cluster`` extra: ``pip install 'hemkit[cluster]'``);
+hemkit adds no scheduler of its own.  ``cluster`` is either the address of a running
+scheduler (``tcp://node0:8786``, or ``node0:8786``: start one with ``dask scheduler`` and one
+``dask worker ADDRESS --nworkers 1 --nthreads 1`` per node), or ``local:N``: a
+:class:`distributed.LocalCluster` of ``N`` single-threaded worker processes on this machine,
+started here and stopped at the end (for trying it, and for tests).
+
+Functions sent to the workers must be importable module-level functions of hemkit (workers
+are separate processes).
+
+Examples
+--------
+>>> parse_cluster("local:2")
+ClusterSpec(address=None, local_workers=2)
+>>> parse_cluster("tcp://node0:8786")
+ClusterSpec(address='tcp://node0:8786', local_workers=None)
+>>> parse_cluster("node0:8786").address
+'tcp://node0:8786'
+>>> with dask_client("local:1") as client:  # doctest: +SKIP
+...     client.submit(sum, [1, 2]).result()
+3
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from hemkit.core.errors import InputError, SetupError
+
+#: seconds to wait for a remote scheduler to answer before giving up
+CONNECT_TIMEOUT = 20.0
+#: most worker processes ``local:N`` starts
+MAX_LOCAL_WORKERS = 256
+
+_LOCAL = re.compile(r"local:(\d+)")
+_ADDRESS = re.compile(r"(?:(tcp|tls|inproc|ucx|ws|wss)://)?([A-Za-z0-9_.\-\[\]:]+?)(?::(\d{1,5}))?/?")
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """Where to run: ``address`` of a running scheduler, or ``local_workers`` processes here."""
+
+    address: str | None = None
+    local_workers: int | None = None
+
+    @property
+    def local(self) -> bool:
+        """True for ``local:N``."""
+        return self.local_workers is not None
+
+    def __str__(self) -> str:
+        return f"local:{self.local_workers}" if self.local else str(self.address)
+
+
+def parse_cluster(cluster: str) -> ClusterSpec:
+    """``local:N`` or a scheduler address as a :class:`ClusterSpec`; anything else is refused.
+
+    Raises
+    ------
+    InputError
+        Naming the value and the two forms it may take.
+    """
+    text = str(cluster).strip()
+    m = _LOCAL.fullmatch(text)
+    if m:
+        n = int(m.group(1))
+        if not 1 <= n <= MAX_LOCAL_WORKERS:
+            raise InputError(f"cluster={text!r}: local:N needs 1 <= N <= {MAX_LOCAL_WORKERS} worker processes")
+        return ClusterSpec(local_workers=n)
+    m = _ADDRESS.fullmatch(text)
+    if not text or text.startswith("local") or m is None or m.group(3) is None and m.group(1) is None:
+        raise InputError(
+            f"cluster={text!r} is neither 'local:N' (N worker processes here) nor a scheduler address "
+            "such as 'tcp://node0:8786' (start one with 'dask scheduler')"
+        )
+    scheme = m.group(1) or "tcp"
+    port = f":{m.group(3)}" if m.group(3) else ""
+    return ClusterSpec(address=f"{scheme}://{m.group(2)}{port}")
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise SetupError(
+            "running on a Dask cluster needs Dask distributed, which is not installed: pip install 'hemkit[cluster]'"
+        ) from None
+    return distributed
+
+
+@contextmanager
+def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
+    """A :class:`distributed.Client` of ``cluster``, closed (and a local cluster stopped) on exit.
+
+    Raises
+    ------
+    InputError
+        A value that is not a cluster (:func:`parse_cluster`).
+    SetupError
+        Dask distributed not installed, or no scheduler answering at the address.
+    """
+    spec = cluster if isinstance(cluster, ClusterSpec) else parse_cluster(cluster)
+    distributed = _distributed()
+    quiet = logging.ERROR
+    local = None
+    try:
+        if spec.local:
+            local = distributed.LocalCluster(
+                n_workers=spec.local_workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=quiet,
+            )
+            client = distributed.Client(local)
+        else:
+            try:
+                client = distributed.Client(spec.address, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as exc:
+                raise SetupError(
+                    f"cluster={spec.address!r}: no Dask scheduler answered within {CONNECT_TIMEOUT:g} s "
+                    f"({type(exc).__name__}); start one with 'dask scheduler' and workers with "
+                    f"'dask worker {spec.address} --nworkers 1 --nthreads 1'"
+                ) from None
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        if local is not None:
+            local.close()
+
+
+__all__ = ["CONNECT_TIMEOUT", "ClusterSpec", "dask_client", "parse_cluster"]
