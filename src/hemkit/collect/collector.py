@@ -51,7 +51,7 @@ from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.external.perf import PerfStatOptions, check_perf_events, find_perf, perf_version, run_perf_stat
 from hemkit.external.process import describe_status, resolve_program, start, stop
-from hemkit.io.collection import CollectionDB, StoredRun, collection_status, open_for_writing
+from hemkit.io.collection import CollectionDB, Machine, StoredRun, collection_status, open_for_writing
 from hemkit.plan import Plan
 
 #: valid runs per group of a new collection when none are asked for
@@ -81,6 +81,12 @@ def machine_info() -> dict[str, Any]:
         "cpu_model": model,
         "cpus": os.cpu_count(),
     }
+
+
+def local_machine(perf: str) -> Machine:
+    """TEMPORARY stand-in for schema v2's local_machine: this process's host, CPU model, kernel, perf version."""
+    u = platform.uname()
+    return Machine(u.node, str(machine_info()["cpu_model"]), u.release, perf_version(perf))
 
 
 def perf_events(group: Sequence[str], perf_groups: Sequence[Sequence[str]]) -> list[str]:

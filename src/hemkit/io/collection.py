@@ -263,6 +263,17 @@ class StoredRun:
     started: float | None = None
     seconds: float = 0.0
     returncode: int = 0
+    machine: Machine | None = None  # TEMPORARY stand-in until schema v2 lands on main (not stored yet)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """TEMPORARY stand-in for schema v2's Machine (host, CPU model, kernel, perf version)."""
+
+    host: str
+    cpu_model: str
+    kernel: str
+    perf_version: str
 
 
 # --------------------------------------------------------------------- checksums
@@ -930,6 +941,7 @@ __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
     "CollectionDB",
+    "Machine",
     "StoredRun",
     "WriterLock",
     "check_database_output",
