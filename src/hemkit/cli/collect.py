@@ -108,10 +108,12 @@ def probe(events, workload, runs, tol, pin, timeout, allow_failure, quiet):
     click.echo(res.line())
 
 
-def _resume_hint(plan_file: str, db: str, default_db: str) -> str:
+def _resume_hint(plan_file: str, db: str, default_db: str, cluster: str | None = None) -> str:
     hint = f"hemkit collect {shlex.quote(plan_file)}"
     if os.path.abspath(db) != os.path.abspath(default_db):
         hint += f" -o {shlex.quote(db)}"
+    if cluster:
+        hint += f" --cluster {shlex.quote(cluster)}"
     return hint
 
 
@@ -143,6 +145,11 @@ def _interrupted(db: str, hint: str, result: Any = None) -> None:
 @click.option(
     "--allow-failure", is_flag=True, help="Keep runs whose program exits non-zero or is killed (measured on purpose)."
 )
+@click.option(
+    "--cluster",
+    metavar="ADDRESS|local:N",
+    help="Measure on the workers of a Dask scheduler (tcp://node0:8786), or of N worker processes here.",
+)
 @click.option("--status", "status_db", type=click.Path(dir_okay=False), help="Report progress of DB and exit.")
 @alias("--export", "export_to", "'hemkit export DB -o OUT'", separate=True, nargs=2, type=click.Path())
 @quiet_option()
@@ -157,6 +164,7 @@ def collect(
     max_attempts,
     timeout,
     allow_failure,
+    cluster,
     status_db,
     export_to,
     quiet,
@@ -166,13 +174,16 @@ def collect(
     \b
     hemkit collect PLAN --runs N [--pin CPU] [--corunner CMD] -- COMMAND ARGS...
     hemkit collect PLAN --runs N --workload iadd:L3:3000000:0.5
+    hemkit collect PLAN --runs N --cluster tcp://node0:8786 -- COMMAND ARGS...
     hemkit collect PLAN            (continue: the stored command, pin and co-runner apply)
     hemkit collect --status PLAN.db
 
     Runs are interleaved round-robin over the groups, validated (not counted, multiplexed,
     implausible counts are kept as invalid and re-run; unsupported events stop the
     collection) and committed one by one, so a killed collection loses nothing.  A program
-    that exits non-zero or is killed stops the collection (unless --allow-failure).  Ctrl-C
+    that exits non-zero or is killed stops the collection (unless --allow-failure).
+    With --cluster, Dask workers (one thread each) measure the runs with this environment
+    and folder, and this process stores them (no --corunner then).  Ctrl-C
     stops after the current run (twice: at once) and prints how to continue; exit code 130.
     """
     if status_db:
@@ -188,7 +199,7 @@ def collect(
         raise click.UsageError("no plan file given (make one with 'hemkit plan ... -o plan.toml')")
     default_db = str(Path(plan_file).with_suffix(".db"))
     db = output or default_db
-    hint = _resume_hint(plan_file, db, default_db)
+    hint = _resume_hint(plan_file, db, default_db, cluster)
     try:
         plan = Plan.from_file(plan_file)
         check_database_output(db, inputs=[plan_file])
@@ -197,7 +208,13 @@ def collect(
         if corunner == "bundled":
             corunner = corunner_command()
         options = CollectOptions(
-            pin=pin, corunner=corunner, fmt=fmt, max_attempts=max_attempts, timeout=timeout, allow_failure=allow_failure
+            pin=pin,
+            corunner=corunner,
+            fmt=fmt,
+            max_attempts=max_attempts,
+            timeout=timeout,
+            allow_failure=allow_failure,
+            cluster=cluster,
         )
         with warnings_to_stderr():
             res = run_collect(plan, command, db, runs=runs, options=options, progress=not quiet)
@@ -214,6 +231,8 @@ def collect(
     if res.resumed:
         click.echo(f"continued {db}: {shlex.join(res.command)}")
     click.echo(res.line())
+    if res.per_worker:
+        click.echo("runs per worker: " + ", ".join(f"{w} {n}" for w, n in sorted(res.per_worker.items())))
 
 
 def _show_status(db: str) -> None:

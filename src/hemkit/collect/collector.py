@@ -35,6 +35,7 @@ import sys
 import threading
 import time
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +50,15 @@ from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
-from hemkit.external.perf import PerfStatOptions, check_perf_events, find_perf, perf_version, run_perf_stat
+from hemkit.external.cluster import dask_client, parse_cluster
+from hemkit.external.perf import (
+    PerfStatOptions,
+    PerfStatResult,
+    check_perf_events,
+    find_perf,
+    perf_version,
+    run_perf_stat,
+)
 from hemkit.external.process import describe_status, resolve_program, start, stop
 from hemkit.io.collection import CollectionDB, Machine, StoredRun, collection_status, open_for_writing
 from hemkit.plan import Plan
@@ -169,6 +178,10 @@ class CollectOptions:
     allow_failure : bool
         Accept runs whose program exits non-zero or is killed (to measure failing programs
         on purpose); otherwise such a run stops the collection with a MeasurementError.
+    cluster : str, optional
+        Measure the runs on the workers of a Dask cluster: a scheduler's address
+        (``tcp://node0:8786``) or ``local:N`` worker processes here
+        (:mod:`hemkit.collect.cluster`); this process stores them.  No co-runner then.
 
     Raises
     ------
@@ -192,6 +205,7 @@ class CollectOptions:
     timeout: float | None = None
     perf: str | None = None
     allow_failure: bool = False
+    cluster: str | None = None
 
     def __post_init__(self) -> None:
         if self.pin is not None:
@@ -204,6 +218,16 @@ class CollectOptions:
             raise InputError(f"fmt must be 'csv' or 'json', got {self.fmt!r}")
         if self.corunner is not None:
             corunner_args(self.corunner)
+        if self.cluster is not None:
+            parse_cluster(self.cluster)
+            if self.corunner is not None:
+                raise InputError(_NO_CORUNNER)
+
+
+_NO_CORUNNER = (
+    "a co-runner cannot be used with cluster: it runs beside the program on this machine only, "
+    "not on every worker; collect without cluster to measure with a co-runner"
+)
 
 
 def _ranges(cpus: Sequence[int]) -> str:
@@ -241,6 +265,8 @@ class CollectResult(Result):
         The measured program and its arguments.
     settings : Mapping[str, Any]
         ``pin``, ``corunner`` and ``format`` used.
+    per_worker : Mapping[str, int]
+        On a cluster: valid runs this call stored per Dask worker.
     """
 
     db: Path
@@ -253,6 +279,7 @@ class CollectResult(Result):
     resumed: bool = False
     command: tuple[str, ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
+    per_worker: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -494,15 +521,22 @@ def collect(
     check_scalar(runs, "runs", min_val=1, allow_none=True)
     if command is not None and len(command) == 0:
         command = None
-    exe = find_perf(opts.perf)
+    exe = find_perf(opts.perf) if opts.cluster is None else ""  # on a cluster: the workers' perf
     path = Path(os.fspath(db_path))
-    with open_for_writing(path) as (lock, existing):
+    with _client(opts) as client, open_for_writing(path) as (lock, existing):
         s = _resolve(existing, plan, command, runs, opts)
-        resolve_program(s.command[0])
-        check_perf_events(s.plan.events, perf=exe)  # every unknown event named before the first run
-        if s.corunner:
-            resolve_program(s.corunner[0], what="co-runner")
-        version = perf_version(exe)
+        if client is not None:
+            if s.corunner:
+                raise InputError(f"{path}: was collected with a co-runner; {_NO_CORUNNER}")
+            from hemkit.collect.cluster import preflight
+
+            exe, version = preflight(client, str(opts.cluster), s.command[0], s.plan.events, opts.perf)
+        else:
+            resolve_program(s.command[0])
+            check_perf_events(s.plan.events, perf=exe)  # every unknown event named before the first run
+            if s.corunner:
+                resolve_program(s.corunner[0], what="co-runner")
+            version = perf_version(exe)
         if existing is not None:
             existing.prepare_for_writing()
             before = existing.meta().get("perf_version")
@@ -533,7 +567,7 @@ def collect(
                 lock=lock,
             )
         try:
-            return _run_collection(db, s, opts, exe, progress)
+            return _run_collection(db, s, opts, exe, progress, client)
         except BaseException:
             if db is not existing and not _has_valid_runs(db):
                 # made by this call and holding no valid run: nothing to continue, and keeping it
@@ -545,6 +579,16 @@ def collect(
         finally:
             if db is not existing:
                 db.close()
+
+
+@contextlib.contextmanager
+def _client(opts: CollectOptions) -> Iterator[Any]:
+    """The Dask client of ``opts.cluster``, or None for a collection on this machine."""
+    if opts.cluster is None:
+        yield None
+        return
+    with dask_client(opts.cluster) as client:
+        yield client
 
 
 def _has_valid_runs(db: CollectionDB) -> bool:
@@ -563,6 +607,8 @@ class _Context:
     opts: CollectOptions
     exe: str
     stops: _StopRequests
+    client: Any = None
+    per_worker: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass
@@ -577,7 +623,7 @@ class _Tally:
 
 
 def _run_collection(
-    db: CollectionDB, s: _Settings, opts: CollectOptions, exe: str, progress: ProgressLike
+    db: CollectionDB, s: _Settings, opts: CollectOptions, exe: str, progress: ProgressLike, client: Any = None
 ) -> CollectResult:
     if int(db.meta().get("runs", 0)) != s.target:
         db.set_meta("runs", s.target)
@@ -586,7 +632,7 @@ def _run_collection(
     todo = [(gid, rep) for rep in range(s.target) for gid in range(n_groups) if (gid, rep) not in done]
     tally = _Tally()
     stops = _StopRequests()
-    ctx = _Context(db, s, opts, exe, stops)
+    ctx = _Context(db, s, opts, exe, stops, client)
 
     def outcome() -> CollectResult:
         return CollectResult(
@@ -600,6 +646,7 @@ def _run_collection(
             s.resumed,
             tuple(s.command),
             {"pin": s.pin, "corunner": s.corunner, "format": s.fmt},
+            dict(ctx.per_worker),
         )
 
     with stops:
@@ -607,7 +654,11 @@ def _run_collection(
         try:
             proc = _start_corunner(s.corunner, s.pin) if s.corunner else None
             with as_progress(progress).task("collect", total=len(todo)) as task:
-                for gid, rep in todo:
+                if client is not None:
+                    from hemkit.collect.cluster import collect_on_cluster
+
+                    collect_on_cluster(ctx, todo, tally, task)
+                for gid, rep in todo if client is None else ():
                     if stops.requested:
                         break
                     _check_corunner(proc, s.corunner)
@@ -670,6 +721,44 @@ def _one_run(ctx: _Context, gid: int, rep: int, tally: _Tally) -> None:
         f"group {gid} ({', '.join(events)}): {opts.max_attempts} invalid runs in a row, "
         f"last: {reason}; reduce the group (see 'hemkit probe') or check the command"
     )
+
+
+def store_run(
+    ctx: _Context, key: tuple[int, int], res: PerfStatResult, started: float, machine: Machine, tally: _Tally
+) -> str:
+    """Judge one finished run of ``key`` = (group, repetition), store it and count it; its invalid reason ("" if valid).
+
+    Raises
+    ------
+    MeasurementError
+        The program exited non-zero or was killed (unless ``allow_failure``); the run is stored first.
+    """
+    s, opts = ctx.s, ctx.opts
+    gid, rep = key
+    events = s.plan.groups[gid]
+    failed = res.returncode != 0 and not opts.allow_failure
+    if failed:
+        reason = f"{os.path.basename(s.command[0])} {describe_status(res.returncode)}"
+    else:
+        reason = check_reading(res.counts, events, group=gid)
+    with ctx.stops.storing():
+        ctx.db.record_run(
+            StoredRun(
+                gid, rep, "invalid" if reason else "valid", reason, started, res.seconds, res.returncode, machine
+            ),
+            res.counts,
+        )
+    if failed:
+        raise MeasurementError(
+            f"{shlex.join(s.command)}: {describe_status(res.returncode)} in group {gid}, run {rep}"
+            f"{_said(res.stderr)}; fix the program, or allow failures (allow_failure) "
+            "to measure a failing program on purpose"
+        )
+    if reason:
+        tally.bad(reason)
+    else:
+        tally.valid += 1
+    return reason
 
 
 def _said(stderr: str) -> str:

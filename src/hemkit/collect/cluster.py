@@ -1,0 +1,262 @@
+"""A collection's runs measured by the workers of a Dask cluster, stored here by the one writer.
+
+:func:`hemkit.collect.collect` with ``CollectOptions(cluster=...)`` comes here (``cluster`` is a
+scheduler's address or ``local:N``, see :mod:`hemkit.external.cluster`).  Each task is one
+perf run, measured on a worker by :func:`_measure` with the collection's command and pin, the
+caller's environment variables and folder, and returns the counts with the worker's
+:class:`~hemkit.io.collection.Machine`.  This process stays the only writer of the database:
+it stores each run the moment it returns, with the machine that measured it.
+
+- **Order**: exactly as many runs are in flight as the cluster has worker threads; the next
+  one submitted is the next (group, repetition) of the local round-robin order, so drift hits
+  all groups alike.  Workers must have one thread (``dask worker --nthreads 1``): one run per
+  worker at a time, since two runs on one node would disturb each other's counts.
+- **Invalid runs** are re-queued first in line, up to ``max_attempts`` in a row per (group,
+  repetition), then :class:`~hemkit.core.errors.MeasurementError` as in a local collection.
+- **A worker lost mid-run** (killed, node down): Dask runs the task again on another worker;
+  a task whose workers keep dying (``KilledWorker``) is submitted again, up to
+  ``max_attempts`` times.  Only a finished run is stored, once: the database's unique index on
+  valid (group, repetition) pairs is the last guard.
+- **Ctrl-C / SIGTERM**: nothing more is submitted, the runs in flight are cancelled (not
+  stored), and :class:`~hemkit.collect.collector.CollectionInterrupted` carries what was stored;
+  the same command continues.
+- A co-runner is refused: it would run beside the program on every node, which this does not do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import platform
+import queue
+import time
+from collections import Counter, deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hemkit.core.errors import HemkitError, MeasurementError, SetupError
+from hemkit.external.perf import (
+    PerfStatOptions,
+    PerfStatResult,
+    check_perf_events,
+    find_perf,
+    perf_version,
+    run_perf_stat,
+)
+from hemkit.external.process import resolve_program
+from hemkit.io.collection import Machine
+
+if TYPE_CHECKING:
+    from hemkit.collect.collector import _Context, _Tally
+    from hemkit.core.progress import ProgressTask
+
+#: seconds to wait for the first worker of a scheduler that has none yet
+WORKER_TIMEOUT = 60.0
+#: seconds between two looks at the stop requests while runs are in flight
+POLL = 0.1
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One run measured on a worker: perf's result, when it started, and where it ran."""
+
+    result: PerfStatResult
+    started: float
+    machine: Machine
+    worker: str
+
+
+@contextlib.contextmanager
+def _as_caller(env: Mapping[str, str], cwd: str) -> Iterator[None]:
+    """On a worker: the caller's environment variables and folder, for one run (workers have one thread)."""
+    if not os.path.isdir(cwd):
+        raise MeasurementError(
+            f"folder {cwd} does not exist on {platform.node()}; run hemkit from a folder every node has "
+            "(e.g. on a shared file system)"
+        )
+    old_env, old_cwd = dict(os.environ), os.getcwd()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(old_env)
+        os.chdir(old_cwd)
+
+
+@functools.lru_cache(maxsize=8)
+def _machine(exe: str) -> Machine:
+    from hemkit.collect.collector import local_machine
+
+    return local_machine(exe)
+
+
+def _worker_name() -> str:
+    try:
+        from distributed import get_worker
+
+        address = str(get_worker().address)
+    except (ImportError, ValueError):  # not on a worker (called directly)
+        return platform.node()
+    return address.split("://")[-1]
+
+
+def _measure(
+    events: Sequence[str], command: Sequence[str], options: PerfStatOptions, env: Mapping[str, str], cwd: str
+) -> Measured:
+    """On a worker: one ``perf stat`` run of ``command`` with the caller's environment and folder."""
+    with _as_caller(env, cwd):
+        try:
+            exe = find_perf(options.perf)
+            started = time.time()
+            res = run_perf_stat(events, command, options)
+        except HemkitError as exc:
+            raise exc.reworded(f"on {platform.node()}: {exc.message}") from None
+        return Measured(res, started, _machine(exe), _worker_name())
+
+
+def _preflight(
+    program: str, events: Sequence[str], perf: str | None, env: Mapping[str, str], cwd: str
+) -> tuple[str, str]:
+    """On a worker: the program and every event known there; perf's path and version."""
+    with _as_caller(env, cwd):
+        try:
+            exe = find_perf(perf)
+            resolve_program(program)
+            check_perf_events(events, perf=exe)
+        except HemkitError as exc:
+            raise exc.reworded(f"on {platform.node()}: {exc.message}") from None
+        return exe, perf_version(exe)
+
+
+def _workers(client: Any, where: str) -> dict[str, int]:
+    """Threads per worker; refuses workers of several threads (they would run several runs at once)."""
+    threads = {str(w): int(n) for w, n in client.nthreads().items()}
+    crowded = sorted(w for w, n in threads.items() if n > 1)
+    if crowded:
+        raise SetupError(
+            f"cluster={where!r}: worker {crowded[0]} has {threads[crowded[0]]} threads, so it would measure "
+            "several runs at once, disturbing each other; start workers with "
+            f"'dask worker {where} --nworkers 1 --nthreads 1'"
+        )
+    return threads
+
+
+def wait_for_workers(client: Any, where: str, timeout: float = WORKER_TIMEOUT) -> None:
+    """Wait until the scheduler has a worker; a clear error after ``timeout`` seconds."""
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise SetupError(
+            f"cluster={where!r}: no Dask worker joined the scheduler within {timeout:g} s; start one per node "
+            f"with 'dask worker {where} --nworkers 1 --nthreads 1'"
+        ) from None
+    _workers(client, where)
+
+
+def preflight(client: Any, where: str, program: str, events: Sequence[str], perf: str | None) -> tuple[str, str]:
+    """Check the program and the events on a worker before anything is stored; perf's path and version there."""
+    wait_for_workers(client, where)
+    future = client.submit(_preflight, program, list(events), perf, dict(os.environ), os.getcwd(), pure=False)
+    exe, version = future.result()
+    return str(exe), str(version)
+
+
+def collect_on_cluster(ctx: _Context, todo: Sequence[tuple[int, int]], tally: _Tally, task: ProgressTask) -> None:
+    """Measure every (group, repetition) of ``todo`` on the workers; store each run as it returns.
+
+    Stops (leaving the runs stored so far) when a stop is requested; raises what a local
+    collection raises for a failed program, a perf error or too many invalid runs in a row.
+    """
+    from distributed import CancelledError
+    from distributed.scheduler import KilledWorker
+
+    from hemkit.collect.collector import perf_events, store_run
+
+    client, s, opts, stops = ctx.client, ctx.s, ctx.opts, ctx.stops
+    where = str(opts.cluster)
+    env, cwd = dict(os.environ), os.getcwd()
+    perf_opts = PerfStatOptions(cpu=s.pin, fmt=s.fmt, perf=opts.perf, timeout=opts.timeout, start_new_session=True)
+    line: deque[tuple[int, int]] = deque(todo)
+    invalid: Counter[tuple[int, int]] = Counter()
+    lost: Counter[tuple[int, int]] = Counter()
+    per_worker: Counter[str] = Counter()
+    flying: dict[Any, tuple[int, int]] = {}
+    done: queue.Queue[Any] = queue.Queue()
+    slots = [0, 0.0]  # worker threads, and when they were counted (asked again at most once a second)
+
+    def submit_more() -> None:
+        if time.monotonic() - slots[1] > 1.0:
+            slots[:] = [sum(_workers(client, where).values()), time.monotonic()]
+        while line and len(flying) < max(int(slots[0]), 1) and not stops.requested:
+            gid, rep = line.popleft()
+            events = perf_events(s.plan.groups[gid], s.plan.perf_groups)
+            future = client.submit(_measure, events, s.command, perf_opts, env, cwd, pure=False)
+            flying[future] = (gid, rep)
+            future.add_done_callback(done.put)
+
+    try:
+        wait_for_workers(client, where)
+        submit_more()
+        while flying:
+            try:
+                future = done.get(timeout=POLL)
+            except queue.Empty:
+                if stops.requested:
+                    return
+                continue
+            if stops.requested:
+                return
+            gid, rep = flying.pop(future)
+            try:
+                measured: Measured = future.result()
+            except (KilledWorker, CancelledError) as exc:  # its workers died under it: again, elsewhere
+                lost[gid, rep] += 1
+                if lost[gid, rep] >= opts.max_attempts:
+                    raise MeasurementError(
+                        f"group {gid}, run {rep}: {lost[gid, rep]} Dask workers were lost while measuring it "
+                        f"({type(exc).__name__}); check the nodes of cluster={where!r}"
+                    ) from None
+                line.appendleft((gid, rep))
+                submit_more()
+                continue
+            except HemkitError as exc:
+                raise exc.reworded(f"group {gid}, run {rep}: {exc.message}") from None
+            reason = store_run(ctx, (gid, rep), measured.result, measured.started, measured.machine, tally)
+            if reason:
+                invalid[gid, rep] += 1
+                if invalid[gid, rep] >= opts.max_attempts:
+                    raise MeasurementError(
+                        f"group {gid} ({', '.join(s.plan.groups[gid])}): {opts.max_attempts} invalid runs in a row, "
+                        f"last: {reason}; reduce the group (see 'hemkit probe') or check the command"
+                    )
+                line.appendleft((gid, rep))
+            else:
+                invalid.pop((gid, rep), None)
+                per_worker[measured.worker] += 1
+                task.advance(info=_info(gid, rep, per_worker, tally.invalid))
+            submit_more()
+    finally:
+        if flying:  # stopped, or failed: the runs in flight are not stored
+            with contextlib.suppress(Exception):
+                client.cancel(list(flying), force=True)
+        ctx.per_worker.update(per_worker)
+
+
+def _info(gid: int, rep: int, per_worker: Mapping[str, int], invalid: int) -> str:
+    """``group 2, run 5; runs per worker: 127.0.0.1:4001 6, 127.0.0.1:4002 5``.
+
+    Examples
+    --------
+    >>> _info(2, 5, {"a:1": 6, "b:2": 5}, 1)
+    'group 2, run 5; runs per worker: a:1 6, b:2 5; 1 invalid, re-run'
+    """
+    text = f"group {gid}, run {rep}; runs per worker: " + ", ".join(f"{w} {n}" for w, n in per_worker.items())
+    return text + (f"; {invalid} invalid, re-run" if invalid else "")
+
+
+__all__ = ["Measured", "collect_on_cluster", "preflight", "wait_for_workers"]
