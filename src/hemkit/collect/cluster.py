@@ -32,7 +32,7 @@ import platform
 import queue
 import time
 from collections import Counter, deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +49,6 @@ from hemkit.external.process import resolve_program
 from hemkit.io.collection import Machine
 
 if TYPE_CHECKING:
-    from hemkit.collect.collector import _Context, _Tally
     from hemkit.core.progress import ProgressTask
 
 #: seconds to wait for the first worker of a scheduler that has none yet
@@ -89,10 +88,8 @@ def _as_caller(env: Mapping[str, str], cwd: str) -> Iterator[None]:
 
 
 @functools.lru_cache(maxsize=8)
-def _machine(exe: str) -> Machine:
-    from hemkit.collect.collector import local_machine
-
-    return local_machine(exe)
+def _machine(machine_of: Callable[[str], Machine], exe: str) -> Machine:
+    return machine_of(exe)
 
 
 def _worker_name() -> str:
@@ -105,10 +102,9 @@ def _worker_name() -> str:
     return address.split("://")[-1]
 
 
-def _measure(
-    events: Sequence[str], command: Sequence[str], options: PerfStatOptions, env: Mapping[str, str], cwd: str
-) -> Measured:
-    """On a worker: one ``perf stat`` run of ``command`` with the caller's environment and folder."""
+def _measure(events: Sequence[str], jobs: Jobs) -> Measured:
+    """On a worker: one ``perf stat`` run of the jobs' command with the caller's environment and folder."""
+    command, options, env, cwd = jobs.command, jobs.options, jobs.env, jobs.cwd
     with _as_caller(env, cwd):
         try:
             exe = find_perf(options.perf)
@@ -116,7 +112,7 @@ def _measure(
             res = run_perf_stat(events, command, options)
         except HemkitError as exc:
             raise exc.reworded(f"on {platform.node()}: {exc.message}") from None
-        return Measured(res, started, _machine(exe), _worker_name())
+        return Measured(res, started, _machine(jobs.machine_of, exe), _worker_name())
 
 
 def _preflight(
@@ -166,85 +162,138 @@ def preflight(client: Any, where: str, program: str, events: Sequence[str], perf
     return str(exe), str(version)
 
 
-def collect_on_cluster(ctx: _Context, todo: Sequence[tuple[int, int]], tally: _Tally, task: ProgressTask) -> None:
-    """Measure every (group, repetition) of ``todo`` on the workers; store each run as it returns.
+@dataclass(frozen=True)
+class Jobs:
+    """What every run of a collection on a cluster shares (sent with each task).
 
-    Stops (leaving the runs stored so far) when a stop is requested; raises what a local
-    collection raises for a failed program, a perf error or too many invalid runs in a row.
+    Attributes
+    ----------
+    command : tuple of str
+        The measured program and its arguments.
+    options : PerfStatOptions
+        pin, perf format, perf binary (None: the worker's), timeout.
+    env : Mapping[str, str]
+        The caller's environment variables, for the program on the worker.
+    cwd : str
+        The caller's folder (must exist on the workers).
+    machine_of : callable
+        ``machine_of(perf)``: the worker's :class:`~hemkit.io.collection.Machine` (importable function).
     """
-    from distributed import CancelledError
-    from distributed.scheduler import KilledWorker
 
-    from hemkit.collect.collector import perf_events, store_run
+    command: tuple[str, ...]
+    options: PerfStatOptions
+    env: Mapping[str, str]
+    cwd: str
+    machine_of: Callable[[str], Machine]
 
-    client, s, opts, stops = ctx.client, ctx.s, ctx.opts, ctx.stops
-    where = str(opts.cluster)
-    env, cwd = dict(os.environ), os.getcwd()
-    perf_opts = PerfStatOptions(cpu=s.pin, fmt=s.fmt, perf=opts.perf, timeout=opts.timeout, start_new_session=True)
-    line: deque[tuple[int, int]] = deque(todo)
-    invalid: Counter[tuple[int, int]] = Counter()
-    lost: Counter[tuple[int, int]] = Counter()
-    per_worker: Counter[str] = Counter()
-    flying: dict[Any, tuple[int, int]] = {}
-    done: queue.Queue[Any] = queue.Queue()
-    slots = [0, 0.0]  # worker threads, and when they were counted (asked again at most once a second)
 
-    def submit_more() -> None:
-        if time.monotonic() - slots[1] > 1.0:
-            slots[:] = [sum(_workers(client, where).values()), time.monotonic()]
-        while line and len(flying) < max(int(slots[0]), 1) and not stops.requested:
-            gid, rep = line.popleft()
-            events = perf_events(s.plan.groups[gid], s.plan.perf_groups)
-            future = client.submit(_measure, events, s.command, perf_opts, env, cwd, pure=False)
-            flying[future] = (gid, rep)
-            future.add_done_callback(done.put)
+@dataclass
+class ClusterCollection:
+    """The client's side of a collection on a cluster: submit in order, store as runs return.
 
-    try:
-        wait_for_workers(client, where)
-        submit_more()
-        while flying:
-            try:
-                future = done.get(timeout=POLL)
-            except queue.Empty:
-                if stops.requested:
-                    return
-                continue
-            if stops.requested:
-                return
-            gid, rep = flying.pop(future)
-            try:
-                measured: Measured = future.result()
-            except (KilledWorker, CancelledError) as exc:  # its workers died under it: again, elsewhere
-                lost[gid, rep] += 1
-                if lost[gid, rep] >= opts.max_attempts:
-                    raise MeasurementError(
-                        f"group {gid}, run {rep}: {lost[gid, rep]} Dask workers were lost while measuring it "
-                        f"({type(exc).__name__}); check the nodes of cluster={where!r}"
-                    ) from None
-                line.appendleft((gid, rep))
-                submit_more()
-                continue
-            except HemkitError as exc:
-                raise exc.reworded(f"group {gid}, run {rep}: {exc.message}") from None
-            reason = store_run(ctx, (gid, rep), measured.result, measured.started, measured.machine, tally)
-            if reason:
-                invalid[gid, rep] += 1
-                if invalid[gid, rep] >= opts.max_attempts:
-                    raise MeasurementError(
-                        f"group {gid} ({', '.join(s.plan.groups[gid])}): {opts.max_attempts} invalid runs in a row, "
-                        f"last: {reason}; reduce the group (see 'hemkit probe') or check the command"
-                    )
-                line.appendleft((gid, rep))
-            else:
-                invalid.pop((gid, rep), None)
-                per_worker[measured.worker] += 1
-                task.advance(info=_info(gid, rep, per_worker, tally.invalid))
+    Attributes
+    ----------
+    client : distributed.Client
+    where : str
+        The cluster as given (for messages).
+    jobs : Jobs
+    events_of : callable
+        ``events_of(gid)``: the ``-e`` list of group ``gid``.
+    store : callable
+        ``store((gid, rep), measured)``: judges and stores one run, returns its invalid
+        reason ("" if valid), raises to stop the collection.
+    max_attempts : int
+        Invalid runs in a row (and lost workers) per (group, repetition) before stopping.
+    stopped : callable
+        ``stopped()``: a stop was requested (Ctrl-C, SIGTERM).
+    per_worker : Counter
+        Valid runs stored per worker so far.
+    """
+
+    client: Any
+    where: str
+    jobs: Jobs
+    events_of: Callable[[int], Sequence[str]]
+    store: Callable[[tuple[int, int], Measured], str]
+    max_attempts: int
+    stopped: Callable[[], bool]
+    per_worker: Counter[str]
+
+    def run(self, todo: Sequence[tuple[int, int]], task: ProgressTask, describe: Callable[[int], str]) -> None:
+        """Measure every (group, repetition) of ``todo`` on the workers; store each run as it returns.
+
+        Returns when done or when a stop was requested (the runs in flight cancelled, not stored);
+        raises what ``store`` raises, a run's error (program, perf, timeout) or too many invalid
+        runs in a row (``describe(gid)`` names the group).
+        """
+        from distributed import CancelledError
+        from distributed.scheduler import KilledWorker
+
+        client, where = self.client, self.where
+        line: deque[tuple[int, int]] = deque(todo)
+        invalid: Counter[tuple[int, int]] = Counter()
+        lost: Counter[tuple[int, int]] = Counter()
+        n_invalid = 0
+        flying: dict[Any, tuple[int, int]] = {}
+        done: queue.Queue[Any] = queue.Queue()
+        slots = [0.0, 0.0]  # worker threads, and when they were counted (asked again at most once a second)
+
+        def submit_more() -> None:
+            if time.monotonic() - slots[1] > 1.0:
+                slots[:] = [sum(_workers(client, where).values()), time.monotonic()]
+            while line and len(flying) < max(int(slots[0]), 1) and not self.stopped():
+                gid, rep = line.popleft()
+                future = client.submit(_measure, list(self.events_of(gid)), self.jobs, pure=False)
+                flying[future] = (gid, rep)
+                future.add_done_callback(done.put)
+
+        try:
+            wait_for_workers(client, where)
             submit_more()
-    finally:
-        if flying:  # stopped, or failed: the runs in flight are not stored
-            with contextlib.suppress(Exception):
-                client.cancel(list(flying), force=True)
-        ctx.per_worker.update(per_worker)
+            while flying:
+                try:
+                    future = done.get(timeout=POLL)
+                except queue.Empty:
+                    if self.stopped():
+                        return
+                    continue
+                if self.stopped():
+                    return
+                key = flying.pop(future)
+                gid, rep = key
+                try:
+                    measured: Measured = future.result()
+                except (KilledWorker, CancelledError) as exc:  # its workers died under it: again, elsewhere
+                    lost[key] += 1
+                    if lost[key] >= self.max_attempts:
+                        raise MeasurementError(
+                            f"group {gid}, run {rep}: {lost[key]} Dask workers were lost while measuring it "
+                            f"({type(exc).__name__}); check the nodes of cluster={where!r}"
+                        ) from None
+                    line.appendleft(key)
+                    submit_more()
+                    continue
+                except HemkitError as exc:
+                    raise exc.reworded(f"group {gid}, run {rep}: {exc.message}") from None
+                reason = self.store(key, measured)
+                if reason:
+                    n_invalid += 1
+                    invalid[key] += 1
+                    if invalid[key] >= self.max_attempts:
+                        raise MeasurementError(
+                            f"group {gid} ({describe(gid)}): {self.max_attempts} invalid runs in a row, "
+                            f"last: {reason}; reduce the group (see 'hemkit probe') or check the command"
+                        )
+                    line.appendleft(key)
+                else:
+                    invalid.pop(key, None)
+                    self.per_worker[measured.worker] += 1
+                    task.advance(info=_info(gid, rep, self.per_worker, n_invalid))
+                submit_more()
+        finally:
+            if flying:  # stopped, or failed: the runs in flight are not stored
+                with contextlib.suppress(Exception):
+                    client.cancel(list(flying), force=True)
 
 
 def _info(gid: int, rep: int, per_worker: Mapping[str, int], invalid: int) -> str:
@@ -259,4 +308,4 @@ def _info(gid: int, rep: int, per_worker: Mapping[str, int], invalid: int) -> st
     return text + (f"; {invalid} invalid, re-run" if invalid else "")
 
 
-__all__ = ["Measured", "collect_on_cluster", "preflight", "wait_for_workers"]
+__all__ = ["ClusterCollection", "Jobs", "Measured", "preflight", "wait_for_workers"]

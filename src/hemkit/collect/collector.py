@@ -48,7 +48,7 @@ from hemkit import __version__
 from hemkit.collect.validate import check_reading
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
-from hemkit.core.progress import ProgressLike, as_progress
+from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
 from hemkit.core.results import Result, result
 from hemkit.external.cluster import dask_client, parse_cluster
 from hemkit.external.perf import (
@@ -655,9 +655,7 @@ def _run_collection(
             proc = _start_corunner(s.corunner, s.pin) if s.corunner else None
             with as_progress(progress).task("collect", total=len(todo)) as task:
                 if client is not None:
-                    from hemkit.collect.cluster import collect_on_cluster
-
-                    collect_on_cluster(ctx, todo, tally, task)
+                    _on_cluster(ctx, todo, tally, task)
                 for gid, rep in todo if client is None else ():
                     if stops.requested:
                         break
@@ -721,6 +719,25 @@ def _one_run(ctx: _Context, gid: int, rep: int, tally: _Tally) -> None:
         f"group {gid} ({', '.join(events)}): {opts.max_attempts} invalid runs in a row, "
         f"last: {reason}; reduce the group (see 'hemkit probe') or check the command"
     )
+
+
+def _on_cluster(ctx: _Context, todo: Sequence[tuple[int, int]], tally: _Tally, task: ProgressTask) -> None:
+    """Measure ``todo`` on the workers of ``ctx.client`` (:mod:`hemkit.collect.cluster`), storing here."""
+    from hemkit.collect.cluster import ClusterCollection, Jobs
+
+    s, opts = ctx.s, ctx.opts
+    perf = PerfStatOptions(cpu=s.pin, fmt=s.fmt, perf=opts.perf, timeout=opts.timeout, start_new_session=True)
+    jobs = Jobs(tuple(s.command), perf, dict(os.environ), os.getcwd(), local_machine)
+    ClusterCollection(
+        ctx.client,
+        str(opts.cluster),
+        jobs,
+        lambda gid: perf_events(s.plan.groups[gid], s.plan.perf_groups),
+        lambda key, m: store_run(ctx, key, m.result, m.started, m.machine, tally),
+        opts.max_attempts,
+        lambda: ctx.stops.requested,
+        ctx.per_worker,
+    ).run(todo, task, lambda gid: ", ".join(s.plan.groups[gid]))
 
 
 def store_run(

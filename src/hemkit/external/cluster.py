@@ -120,6 +120,9 @@ def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
                 silence_logs=quiet,
             )
             client = distributed.Client(local)
+            from hemkit.external._dask_worker import LeaveCtrlCToTheClient
+
+            client.register_plugin(LeaveCtrlCToTheClient())
         else:
             try:
                 client = distributed.Client(spec.address, timeout=CONNECT_TIMEOUT)

@@ -1,0 +1,143 @@
+"""collect --cluster: runs measured by the workers of a real Dask LocalCluster, stored here once each.
+
+Few and small (2 workers, a few runs): a LocalCluster takes ~1.5 s to start.
+"""
+
+import os
+import platform
+import shlex
+import signal
+import threading
+import time
+
+import pytest
+
+from hemkit.collect import CollectOptions, collect
+from hemkit.core.progress import RecordingProgress
+from hemkit.io.collection import CollectionDB, load_readings
+
+distributed = pytest.importorskip("distributed")
+
+
+def _runs(db):
+    with CollectionDB(db) as handle:
+        handle.verify()
+        return handle.runs()
+
+
+def _complete_once(db, groups=6, runs=3):
+    """Every (group, repetition) has exactly one valid run; the readings load as a whole collection."""
+    stored = _runs(db)
+    valid = stored[stored["status"] == "valid"]
+    assert not valid.duplicated(["gid", "rep"]).any()
+    assert sorted(map(tuple, valid[["gid", "rep"]].to_numpy().tolist())) == [
+        (g, r) for g in range(groups) for r in range(runs)
+    ]
+    assert load_readings(db).n_runs.tolist() == [runs] * groups
+    return stored
+
+
+@pytest.fixture
+def local_cluster(fake_perf):
+    """A LocalCluster of 2 single-threaded worker processes (started after the fake perf is in the environment)."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+    ) as cluster:
+        yield cluster
+
+
+@pytest.mark.parametrize("perf", ["fake", "real"])
+def test_local_2_every_run_valid_stored_once_naming_its_workers_host(perf, plan, tmp_path, request, monkeypatch):
+    if perf == "fake":
+        request.getfixturevalue("fake_perf")
+        monkeypatch.setenv("FAKE_PERF_SLEEP", "0.1")  # both workers get runs
+    else:
+        request.getfixturevalue("software_perf")
+    db = tmp_path / "c.db"
+    rec = RecordingProgress()
+    res = collect(plan, ["true"], db, runs=3, options=CollectOptions(cluster="local:2", timeout=60), progress=rec)
+    assert res.complete and res.added_valid == 18, res.line()
+    stored = _complete_once(db)
+    assert (stored["status"] == "valid").all()
+    assert set(stored["host"]) == {platform.node()}  # the worker's own Machine, per run
+    assert stored["kernel"].eq(platform.release()).all()
+    assert len(res.per_worker) == 2 and sum(res.per_worker.values()) == 18
+    assert rec.events[-1][1:3] == (18, 18) and "runs per worker: " in rec.events[-1][3]
+    # the round-robin order is kept: repetition r of every group is stored before repetition r + 2 begins
+    order = stored.sort_values("id")["rep"].tolist()
+    assert all(later >= earlier - 1 for i, earlier in enumerate(order) for later in order[i + 1 :])
+
+
+def test_a_worker_killed_mid_collection_loses_and_duplicates_nothing(local_cluster, plan, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_PERF_SLEEP", "0.4")  # every moment is mid-run on both workers
+    monkeypatch.setenv("HEMKIT_TEST_VAR", "sent")  # set after the workers started: the caller's environment goes
+    db = tmp_path / "c.db"
+    seen = tmp_path / "seen.txt"
+    command = ["sh", "-c", f'echo "$HEMKIT_TEST_VAR $(pwd)" >> {shlex.quote(str(seen))}']
+    monkeypatch.chdir(tmp_path)
+    with distributed.Client(local_cluster) as client:
+        pids = client.run(os.getpid)
+    outcome = {}
+
+    def run():
+        try:
+            outcome["res"] = collect(
+                plan, command, db, runs=3, options=CollectOptions(cluster=local_cluster.scheduler_address)
+            )
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+            outcome["exc"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    t0 = time.time()
+    while not (db.exists() and len(_runs(db)) >= 3):
+        assert thread.is_alive() and time.time() - t0 < 120, outcome
+        time.sleep(0.05)
+    victim = sorted(pids.values())[0]
+    os.kill(victim, signal.SIGKILL)
+    thread.join(timeout=180)
+    assert not thread.is_alive() and "exc" not in outcome, outcome
+    assert outcome["res"].complete
+    stored = _complete_once(db)
+    assert len(stored) == 18  # nothing invalid, nothing stored twice
+    with distributed.Client(local_cluster) as client:
+        assert victim not in client.run(os.getpid).values()  # it is really gone (the nanny started another)
+    lines = seen.read_text().splitlines()
+    assert len(lines) >= 18 and set(lines) == {f"sent {tmp_path}"}
+
+
+def test_ctrl_c_cancels_the_runs_in_flight_and_the_same_command_continues(
+    fake_perf, plan_file, tmp_path, spawn_cli, wait_for_runs
+):
+    db = tmp_path / "plan.db"
+    env = dict(os.environ, FAKE_PERF_SLEEP="0.3")
+    args = ["collect", plan_file, "--runs", "3", "--cluster", "local:2", "--quiet", "--", "true"]
+    proc = spawn_cli(args, env)
+    wait_for_runs(db, 3, proc, limit=120)
+    os.killpg(proc.pid, signal.SIGINT)  # the client and its local workers, as a terminal does
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    line = [x for x in err.splitlines() if x.startswith("hemkit: ")]
+    assert len(line) == 1 and line[0].startswith("hemkit: interrupted: ") and "Traceback" not in err, err
+    hint = line[0].split("continue with: ")[1]
+    assert hint == f"hemkit collect {shlex.quote(str(plan_file))} --cluster local:2"
+    stored = _runs(db)
+    assert (stored["status"] == "valid").all() and 3 <= len(stored) < 18
+    proc = spawn_cli([*shlex.split(hint)[1:], "--quiet"], env)
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    assert out.splitlines()[0] == f"continued {db}: true"
+    _complete_once(db)
+
+
+@pytest.mark.parametrize(
+    ("extra", "names"),
+    [
+        (["--cluster", "nonsense"], ["cluster='nonsense'", "local:N"]),
+        (["--cluster", "tcp://127.0.0.1:1"], ["tcp://127.0.0.1:1", "no Dask scheduler answered"]),
+        (["--cluster", "local:2", "--corunner", "sleep 100"], ["co-runner", "cluster"]),
+    ],
+)
+def test_bad_cluster_one_error_line_no_file(fake_perf, plan_file, tmp_path, bad_input, monkeypatch, extra, names):
+    monkeypatch.setattr("hemkit.external.cluster.CONNECT_TIMEOUT", 2.0)
+    bad_input(["collect", plan_file, "--runs", "2", *extra, "--", "true"], names=names, watch=[tmp_path])
