@@ -141,3 +141,20 @@ def test_ctrl_c_cancels_the_runs_in_flight_and_the_same_command_continues(
 def test_bad_cluster_one_error_line_no_file(fake_perf, plan_file, tmp_path, bad_input, monkeypatch, extra, names):
     monkeypatch.setattr("hemkit.external.cluster.CONNECT_TIMEOUT", 2.0)
     bad_input(["collect", plan_file, "--runs", "2", *extra, "--", "true"], names=names, watch=[tmp_path])
+
+
+def test_the_database_is_the_last_guard_against_a_run_stored_twice(tmp_path):
+    import pandas as pd
+
+    from hemkit.core.errors import HemkitError
+    from hemkit.io.collection import StoredRun, WriterLock
+
+    path = tmp_path / "c.db"
+    counts = pd.DataFrame({"event": ["a"], "value": [1.0], "percent": [100.0], "run_time_ns": [1e6], "status": ["ok"]})
+    with WriterLock(path) as lock, CollectionDB.create(path, [["a"]], {"runs": 1}, lock=lock) as db:
+        db.record_run(StoredRun(0, 0), counts)
+        db.record_run(StoredRun(0, 0, "invalid", "multiplexed"), counts)  # invalid attempts may repeat
+        with pytest.raises(HemkitError, match="UNIQUE"):
+            db.record_run(StoredRun(0, 0), counts)
+    stored = _runs(path)
+    assert stored["status"].tolist() == ["valid", "invalid"]

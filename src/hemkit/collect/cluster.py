@@ -7,10 +7,11 @@ caller's environment variables and folder, and returns the counts with the worke
 :class:`~hemkit.io.collection.Machine`.  This process stays the only writer of the database:
 it stores each run the moment it returns, with the machine that measured it.
 
-- **Order**: exactly as many runs are in flight as the cluster has worker threads; the next
-  one submitted is the next (group, repetition) of the local round-robin order, so drift hits
-  all groups alike.  Workers must have one thread (``dask worker --nthreads 1``): one run per
-  worker at a time, since two runs on one node would disturb each other's counts.
+- **Order**: two runs per worker thread are in flight (one measured, one waiting in the
+  worker's queue, so that the next starts without a round trip); the next one submitted is the
+  next (group, repetition) of the local round-robin order, so drift hits all groups alike.
+  Workers must have one thread (``dask worker --nthreads 1``): one run per worker at a time,
+  since two runs on one node would disturb each other's counts.
 - **Invalid runs** are re-queued first in line, up to ``max_attempts`` in a row per (group,
   repetition), then :class:`~hemkit.core.errors.MeasurementError` as in a local collection.
 - **A worker lost mid-run** (killed, node down): Dask runs the task again on another worker;
@@ -55,6 +56,9 @@ if TYPE_CHECKING:
 WORKER_TIMEOUT = 60.0
 #: seconds between two looks at the stop requests while runs are in flight
 POLL = 0.1
+#: runs sent to a worker beside the one it measures: they wait in its queue (one thread: one run at a
+#: time), so that the next run starts without the round trip to the client
+AHEAD = 1
 
 
 @dataclass(frozen=True)
@@ -241,7 +245,7 @@ class ClusterCollection:
         def submit_more() -> None:
             if time.monotonic() - slots[1] > 1.0:
                 slots[:] = [sum(_workers(client, where).values()), time.monotonic()]
-            while line and len(flying) < max(int(slots[0]), 1) and not self.stopped():
+            while line and len(flying) < max(int(slots[0]), 1) * (1 + AHEAD) and not self.stopped():
                 gid, rep = line.popleft()
                 future = client.submit(_measure, list(self.events_of(gid)), self.jobs, pure=False)
                 flying[future] = (gid, rep)

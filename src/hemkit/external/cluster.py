@@ -117,6 +117,7 @@ def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": ":0"},  # its HTTP server: any free port, not 8787
                 silence_logs=quiet,
             )
             client = distributed.Client(local)
