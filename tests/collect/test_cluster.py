@@ -59,13 +59,17 @@ def test_local_2_every_run_valid_stored_once_naming_its_workers_host(perf, plan,
     assert res.complete and res.added_valid == 18, res.line()
     stored = _complete_once(db)
     assert (stored["status"] == "valid").all()
-    assert set(stored["host"]) == {platform.node()}  # the worker's own Machine, per run
-    assert stored["kernel"].eq(platform.release()).all()
+    with CollectionDB(db) as handle:
+        machines = handle.tidy_and_machines()[1]  # the machine stored with each valid run: the worker's
+    assert len(machines) == 18 and set(machines["host"]) == {platform.node()}
+    assert machines["kernel"].eq(platform.release()).all() and machines["perf_version"].str.contains("perf").all()
     assert len(res.per_worker) == 2 and sum(res.per_worker.values()) == 18
     assert rec.events[-1][1:3] == (18, 18) and "runs per worker: " in rec.events[-1][3]
-    # the round-robin order is kept: repetition r of every group is stored before repetition r + 2 begins
-    order = stored.sort_values("id")["rep"].tolist()
-    assert all(later >= earlier - 1 for i, earlier in enumerate(order) for later in order[i + 1 :])
+    # the round-robin order is kept (runs are sent in it; a slow one may return a little late)
+    position = (
+        stored.sort_values("id").reset_index(drop=True).groupby("rep").apply(lambda r: r.index.to_series().median())
+    )
+    assert position.is_monotonic_increasing and position.is_unique, position
 
 
 def test_a_worker_killed_mid_collection_loses_and_duplicates_nothing(local_cluster, plan, tmp_path, monkeypatch):

@@ -22,6 +22,7 @@ from hemkit.cli._options import (
     check_input_options,
     output_option,
     quiet_option,
+    read_options,
     readings_inputs,
     runs_option,
     show_table,
@@ -34,6 +35,15 @@ _WORKLOAD_HELP = "Bundled microbenchmark OP:LEVEL:ITERS[:JITTER] (e.g. iadd:L3:2
 PIN = click.IntRange(0, max((os.cpu_count() or 1) - 1, 0))
 TIMEOUT = click.FloatRange(min=0, min_open=True, max=1e9)
 TOL = click.FloatRange(min=0, max=1e6)
+
+
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    from hemkit.collect.collector import parse_shard
+
+    try:
+        return parse_shard(value)
+    except InputError as exc:
+        raise click.BadParameter(str(exc).removeprefix("shard "), param_hint="'--shard'") from None
 
 
 def _command(command: tuple[str, ...], workload: str | None) -> list[str]:
@@ -150,6 +160,13 @@ def _interrupted(db: str, hint: str, result: Any = None) -> None:
     metavar="ADDRESS|local:N",
     help="Measure on the workers of a Dask scheduler (tcp://node0:8786), or of N worker processes here.",
 )
+@click.option(
+    "--shard",
+    metavar="K/N",
+    callback=_shard,
+    help="Collect only part K of N of the plan's runs (e.g. one job of a Slurm array, -o part_K.db); "
+    "the N databases read together are the whole collection.",
+)
 @click.option("--status", "status_db", type=click.Path(dir_okay=False), help="Report progress of DB and exit.")
 @alias("--export", "export_to", "'hemkit export DB -o OUT'", separate=True, nargs=2, type=click.Path())
 @quiet_option()
@@ -165,6 +182,7 @@ def collect(
     timeout,
     allow_failure,
     cluster,
+    shard,
     status_db,
     export_to,
     quiet,
@@ -176,6 +194,7 @@ def collect(
     hemkit collect PLAN --runs N --workload iadd:L3:3000000:0.5
     hemkit collect PLAN --runs N --cluster tcp://node0:8786 -- COMMAND ARGS...
     hemkit collect PLAN            (continue: the stored command, pin and co-runner apply)
+    hemkit collect PLAN --runs N --shard 2/4 -o part_2.db -- COMMAND   (part 2 of 4)
     hemkit collect --status PLAN.db
 
     Runs are interleaved round-robin over the groups, validated (not counted, multiplexed,
@@ -215,6 +234,7 @@ def collect(
             timeout=timeout,
             allow_failure=allow_failure,
             cluster=cluster,
+            shard=shard,
         )
         with warnings_to_stderr():
             res = run_collect(plan, command, db, runs=runs, options=options, progress=not quiet)
@@ -277,7 +297,7 @@ def export(inputs, output, pmcs, codes, drop_constant):
     cleanly (no constant event unless --drop-constant, no holes, no NaN).
     """
     check_input_options(pmcs, codes)
-    _export(list(inputs), output, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    _export(list(inputs), output, pmcs=pmcs, codes=codes, drop_constant=drop_constant, **read_options())
 
 
 __all__ = ["collect", "export", "probe"]

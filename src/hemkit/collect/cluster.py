@@ -120,9 +120,14 @@ def _measure(events: Sequence[str], jobs: Jobs) -> Measured:
 
 
 def _preflight(
-    program: str, events: Sequence[str], perf: str | None, env: Mapping[str, str], cwd: str
-) -> tuple[str, str]:
-    """On a worker: the program and every event known there; perf's path and version."""
+    program: str,
+    events: Sequence[str],
+    perf: str | None,
+    env: Mapping[str, str],
+    cwd: str,
+    info: Callable[[], dict[str, Any]],
+) -> tuple[str, str, dict[str, Any]]:
+    """On a worker: the program and every event known there; perf's path and version, ``info()`` there."""
     with _as_caller(env, cwd):
         try:
             exe = find_perf(perf)
@@ -130,7 +135,7 @@ def _preflight(
             check_perf_events(events, perf=exe)
         except HemkitError as exc:
             raise exc.reworded(f"on {platform.node()}: {exc.message}") from None
-        return exe, perf_version(exe)
+        return exe, perf_version(exe), info()
 
 
 def _workers(client: Any, where: str) -> dict[str, int]:
@@ -158,12 +163,23 @@ def wait_for_workers(client: Any, where: str, timeout: float = WORKER_TIMEOUT) -
     _workers(client, where)
 
 
-def preflight(client: Any, where: str, program: str, events: Sequence[str], perf: str | None) -> tuple[str, str]:
-    """Check the program and the events on a worker before anything is stored; perf's path and version there."""
+def preflight(
+    client: Any,
+    where: str,
+    program: str,
+    events: Sequence[str],
+    perf: str | None,
+    info: Callable[[], dict[str, Any]],
+) -> tuple[str, str, dict[str, Any]]:
+    """Check the program and the events on a worker before anything is stored.
+
+    Returns perf's path and version there, and ``info()`` run there (an importable function:
+    the machine a collection's metadata names).
+    """
     wait_for_workers(client, where)
-    future = client.submit(_preflight, program, list(events), perf, dict(os.environ), os.getcwd(), pure=False)
-    exe, version = future.result()
-    return str(exe), str(version)
+    future = client.submit(_preflight, program, list(events), perf, dict(os.environ), os.getcwd(), info, pure=False)
+    exe, version, machine = future.result()
+    return str(exe), str(version), dict(machine)
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ from hemkit.external.perf import (
     run_perf_stat,
 )
 from hemkit.external.process import describe_status, resolve_program, start, stop
-from hemkit.io.collection import CollectionDB, Machine, StoredRun, collection_status, open_for_writing
+from hemkit.io.collection import CollectionDB, Machine, StoredRun, collection_status, open_for_writing, shard_reps
 from hemkit.plan import Plan
 
 #: valid runs per group of a new collection when none are asked for
@@ -92,10 +92,48 @@ def machine_info() -> dict[str, Any]:
     }
 
 
-def local_machine(perf: str) -> Machine:
-    """TEMPORARY stand-in for schema v2's local_machine: this process's host, CPU model, kernel, perf version."""
-    u = platform.uname()
-    return Machine(u.node, str(machine_info()["cpu_model"]), u.release, perf_version(perf))
+def local_machine(perf: str, version: str | None = None) -> Machine:
+    """The machine this process runs on, as a run stores it: host, CPU model, kernel release, ``perf``'s version.
+
+    ``version``: perf's version when already known (else perf is asked).
+
+    Examples
+    --------
+    >>> local_machine("perf").host == platform.node()  # doctest: +SKIP
+    True
+    """
+    known = version if version is not None else perf_version(perf)
+    return Machine(platform.node(), str(machine_info()["cpu_model"]), platform.release(), known)
+
+
+def parse_shard(shard: str | Sequence[int] | None) -> tuple[int, int] | None:
+    """``"K/N"`` (or ``(K, N)``) as ``(K, N)`` with ``1 <= K <= N``; None stays None.
+
+    Examples
+    --------
+    >>> parse_shard("2/3"), parse_shard((1, 2)), parse_shard(None)
+    ((2, 3), (1, 2), None)
+    >>> parse_shard("3/2")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: shard must be K/N with 1 <= K <= N (shard 3 of 2?), got '3/2'
+    """
+    if shard is None:
+        return None
+    parts: list[Any]
+    if isinstance(shard, str):
+        parts = shard.strip().split("/")
+    else:
+        parts = list(shard)
+    try:
+        k, n = (int(str(x).strip()) for x in parts) if len(parts) == 2 else (None, None)
+    except ValueError:
+        k = n = None
+    if k is None or n is None:
+        raise InputError(f"shard must be K/N, e.g. 1/4 for the first of four parts, got {shard!r}")
+    if not 1 <= k <= n:
+        raise InputError(f"shard must be K/N with 1 <= K <= N (shard {k} of {n}?), got {shard!r}")
+    return k, n
 
 
 def perf_events(group: Sequence[str], perf_groups: Sequence[Sequence[str]]) -> list[str]:
@@ -182,6 +220,11 @@ class CollectOptions:
         Measure the runs on the workers of a Dask cluster: a scheduler's address
         (``tcp://node0:8786``) or ``local:N`` worker processes here
         (:mod:`hemkit.collect.cluster`); this process stores them.  No co-runner then.
+    shard : str or (int, int), optional
+        ``"K/N"``: collect only part K of N of the plan's (group, repetition) set
+        (:func:`hemkit.io.collection.shard_reps`), e.g. one job of a Slurm array; the N
+        databases read together are the whole collection.  Continuing, None means the
+        stored value.
 
     Raises
     ------
@@ -206,8 +249,10 @@ class CollectOptions:
     perf: str | None = None
     allow_failure: bool = False
     cluster: str | None = None
+    shard: str | tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "shard", parse_shard(self.shard))
         if self.pin is not None:
             cpus = available_cpus()
             if isinstance(self.pin, bool) or not isinstance(self.pin, int) or self.pin not in cpus:
@@ -398,6 +443,7 @@ class _Settings:
     fmt: str
     target: int
     resumed: bool
+    shard: tuple[int, int] | None = None
 
 
 def _resolve(
@@ -410,9 +456,14 @@ def _resolve(
             raise InputError("no plan given and no collection to continue")
         if not command:
             raise InputError("no command to measure and no collection to continue")
-        return _Settings(
-            plan, [str(c) for c in command], opts.pin, corunner, opts.fmt or "csv", runs or DEFAULT_RUNS, False
-        )
+        shard = opts.shard if isinstance(opts.shard, tuple) else None
+        target = runs or DEFAULT_RUNS
+        if shard is not None and shard[0] > target:
+            raise InputError(
+                f"shard {shard[0]}/{shard[1]} has no runs to measure: runs={target} per group are split "
+                f"into {shard[1]} shards (use fewer shards or more runs)"
+            )
+        return _Settings(plan, [str(c) for c in command], opts.pin, corunner, opts.fmt or "csv", target, False, shard)
     meta = db.meta()
     where = db.path
     stored_plan = _stored_plan(db, meta)
@@ -439,6 +490,12 @@ def _resolve(
         stored_target = int(meta.get("runs", 0))
     except (TypeError, ValueError):
         raise InputError(f"{where}: damaged collection database (the target number of runs)") from None
+    stored_shard = db.shard()
+    if opts.shard is not None and opts.shard != stored_shard:
+        was = f"shard {stored_shard[0]}/{stored_shard[1]}" if stored_shard else "the whole plan (no shard)"
+        raise InputError(
+            f"{where}: was collected as {was}; continue it with the same shard, or use another database file"
+        )
     return _Settings(
         stored_plan,
         stored_cmd,
@@ -447,6 +504,7 @@ def _resolve(
         opts.fmt or str(meta.get("format", "csv")),
         max(stored_target, runs or 0),
         True,
+        stored_shard,
     )
 
 
@@ -530,8 +588,11 @@ def collect(
                 raise InputError(f"{path}: was collected with a co-runner; {_NO_CORUNNER}")
             from hemkit.collect.cluster import preflight
 
-            exe, version = preflight(client, str(opts.cluster), s.command[0], s.plan.events, opts.perf)
+            exe, version, machine = preflight(
+                client, str(opts.cluster), s.command[0], s.plan.events, opts.perf, machine_info
+            )
         else:
+            machine = machine_info()
             resolve_program(s.command[0])
             check_perf_events(s.plan.events, perf=exe)  # every unknown event named before the first run
             if s.corunner:
@@ -559,15 +620,16 @@ def collect(
                     "format": s.fmt,
                     "perf": exe,
                     "perf_version": version,
-                    "machine": machine_info(),
+                    "machine": machine,  # on a cluster: a worker's
                     "hemkit_version": __version__,
                     "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                     "runs": s.target,
+                    **({"shard": list(s.shard)} if s.shard else {}),
                 },
                 lock=lock,
             )
         try:
-            return _run_collection(db, s, opts, exe, progress, client)
+            return _run_collection(db, s, opts, exe, local_machine(exe, version), progress, client)
         except BaseException:
             if db is not existing and not _has_valid_runs(db):
                 # made by this call and holding no valid run: nothing to continue, and keeping it
@@ -607,6 +669,7 @@ class _Context:
     opts: CollectOptions
     exe: str
     stops: _StopRequests
+    machine: Machine
     client: Any = None
     per_worker: Counter[str] = field(default_factory=Counter)
 
@@ -622,17 +685,24 @@ class _Tally:
         self.reasons[reason] = self.reasons.get(reason, 0) + 1
 
 
-def _run_collection(
-    db: CollectionDB, s: _Settings, opts: CollectOptions, exe: str, progress: ProgressLike, client: Any = None
+def _run_collection(  # noqa: PLR0913 - what to run, and where: here (exe, machine) or on a cluster (client)
+    db: CollectionDB,
+    s: _Settings,
+    opts: CollectOptions,
+    exe: str,
+    machine: Machine,
+    progress: ProgressLike,
+    client: Any = None,
 ) -> CollectResult:
     if int(db.meta().get("runs", 0)) != s.target:
         db.set_meta("runs", s.target)
     done = db.done()
     n_groups = len(s.plan.groups)
-    todo = [(gid, rep) for rep in range(s.target) for gid in range(n_groups) if (gid, rep) not in done]
+    reps = shard_reps(s.target, s.shard)
+    todo = [(gid, rep) for rep in reps for gid in range(n_groups) if (gid, rep) not in done]
     tally = _Tally()
     stops = _StopRequests()
-    ctx = _Context(db, s, opts, exe, stops, client)
+    ctx = _Context(db, s, opts, exe, stops, machine, client)
 
     def outcome() -> CollectResult:
         return CollectResult(
@@ -680,7 +750,7 @@ def _run_collection(
 
 def _one_run(ctx: _Context, gid: int, rep: int, tally: _Tally) -> None:
     """Measure (group, repetition) until a valid run is stored, or raise."""
-    db, s, opts, stops = ctx.db, ctx.s, ctx.opts, ctx.stops
+    s, opts, stops = ctx.s, ctx.opts, ctx.stops
     events = s.plan.groups[gid]
     reason = ""
     for _ in range(opts.max_attempts):
@@ -693,26 +763,9 @@ def _one_run(ctx: _Context, gid: int, rep: int, tally: _Tally) -> None:
             )
         except MeasurementError as exc:
             raise MeasurementError(f"group {gid}, run {rep}: {exc}") from None
-        failed = res.returncode != 0 and not opts.allow_failure
-        if failed:
-            reason = f"{os.path.basename(s.command[0])} {describe_status(res.returncode)}"
-        else:
-            reason = check_reading(res.counts, events, group=gid)
-        with stops.storing():
-            db.record_run(
-                StoredRun(gid, rep, "invalid" if reason else "valid", reason, t0, res.seconds, res.returncode),
-                res.counts,
-            )
-        if failed:
-            raise MeasurementError(
-                f"{shlex.join(s.command)}: {describe_status(res.returncode)} in group {gid}, run {rep}"
-                f"{_said(res.stderr)}; fix the program, or allow failures (allow_failure) "
-                "to measure a failing program on purpose"
-            )
+        reason = store_run(ctx, (gid, rep), res, t0, ctx.machine, tally)
         if not reason:
-            tally.valid += 1
             return
-        tally.bad(reason)
         if stops.requested:
             return
     raise MeasurementError(
@@ -835,7 +888,9 @@ __all__ = [
     "available_cpus",
     "collect",
     "corunner_args",
+    "local_machine",
     "machine_info",
+    "parse_shard",
     "perf_events",
     "status",
 ]
