@@ -13,6 +13,7 @@ import time
 import pytest
 
 from hemkit.collect import CollectOptions, collect
+from hemkit.core.errors import MeasurementError
 from hemkit.core.progress import RecordingProgress
 from hemkit.io.collection import CollectionDB, load_readings
 
@@ -51,6 +52,7 @@ def test_local_2_every_run_valid_stored_once_naming_its_workers_host(perf, plan,
     if perf == "fake":
         request.getfixturevalue("fake_perf")
         monkeypatch.setenv("FAKE_PERF_SLEEP", "0.1")  # both workers get runs
+        monkeypatch.setenv("FAKE_PERF_FLAKY", str(tmp_path / "flaky"))  # every 3rd run multiplexed: re-queued
     else:
         request.getfixturevalue("software_perf")
     db = tmp_path / "c.db"
@@ -58,7 +60,9 @@ def test_local_2_every_run_valid_stored_once_naming_its_workers_host(perf, plan,
     res = collect(plan, ["true"], db, runs=3, options=CollectOptions(cluster="local:2", timeout=60), progress=rec)
     assert res.complete and res.added_valid == 18, res.line()
     stored = _complete_once(db)
-    assert (stored["status"] == "valid").all()
+    invalid = stored[stored["status"] == "invalid"]
+    assert len(invalid) == res.added_invalid and (len(invalid) > 0) == (perf == "fake")
+    assert invalid["reason"].str.contains("multiplexed").all()
     with CollectionDB(db) as handle:
         machines = handle.tidy_and_machines()[1]  # the machine stored with each valid run: the worker's
     assert len(machines) == 18 and set(machines["host"]) == {platform.node()}
@@ -70,6 +74,15 @@ def test_local_2_every_run_valid_stored_once_naming_its_workers_host(perf, plan,
         stored.sort_values("id").reset_index(drop=True).groupby("rep").apply(lambda r: r.index.to_series().median())
     )
     assert position.is_monotonic_increasing and position.is_unique, position
+
+
+def test_invalid_runs_in_a_row_stop_as_locally(local_cluster, plan, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_PERF_MPX", "always")
+    db = tmp_path / "c.db"
+    options = CollectOptions(cluster=local_cluster.scheduler_address, max_attempts=2)
+    with pytest.raises(MeasurementError, match=r"group \d \(.*\): 2 invalid runs in a row, last: .*multiplexed"):
+        collect(plan, ["true"], db, runs=1, options=options)
+    assert not db.exists()  # made by this call and holding no valid run
 
 
 def test_a_worker_killed_mid_collection_loses_and_duplicates_nothing(local_cluster, plan, tmp_path, monkeypatch):

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import logging
 import re
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -95,6 +97,28 @@ def _distributed() -> Any:
     return distributed
 
 
+def _ignore(signum: int, frame: Any) -> None:
+    """A Ctrl-C at the terminal, on a local worker: the client decides what stops."""
+
+
+def _leave_ctrl_c_to_the_client(distributed: Any) -> Any:
+    """A worker plugin: local workers share the terminal's process group, so a Ctrl-C there reaches them too.
+
+    It must stop the client only (which then cancels its tasks and closes the local cluster).
+    A handler that does nothing, not ``SIG_IGN``, so that the programs a worker starts get the
+    default again.  The class is made here (Dask sends it by value) because distributed is optional.
+    """
+
+    class LeaveCtrlCToTheClient(distributed.WorkerPlugin):
+        name = "hemkit-leave-ctrl-c-to-the-client"
+
+        def setup(self, worker: Any) -> None:
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, _ignore)
+
+    return LeaveCtrlCToTheClient()
+
+
 @contextmanager
 def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
     """A :class:`distributed.Client` of ``cluster``, closed (and a local cluster stopped) on exit.
@@ -121,9 +145,7 @@ def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
                 silence_logs=quiet,
             )
             client = distributed.Client(local)
-            from hemkit.external._dask_worker import LeaveCtrlCToTheClient
-
-            client.register_plugin(LeaveCtrlCToTheClient())
+            client.register_plugin(_leave_ctrl_c_to_the_client(distributed))
         else:
             try:
                 client = distributed.Client(spec.address, timeout=CONNECT_TIMEOUT)
