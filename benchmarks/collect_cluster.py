@@ -111,12 +111,12 @@ def _echo(env: dict[str, str]) -> pd.DataFrame:
 
 
 class _Timed:
-    """Wraps ``hemkit.collect.collector.store_run`` (judge and store one run): seconds per call."""
+    """Wraps ``hemkit.collect.collector._store_run`` (judge and store one run): seconds per call."""
 
     def __init__(self) -> None:
         from hemkit.collect import collector
 
-        self.module, self.inner, self.seconds = collector, collector.store_run, []
+        self.module, self.inner, self.seconds = collector, collector._store_run, []
 
     def __call__(self, *args: object, **kw: object) -> str:
         t0 = time.perf_counter()
@@ -126,11 +126,11 @@ class _Timed:
             self.seconds.append(time.perf_counter() - t0)
 
     def __enter__(self) -> _Timed:
-        self.module.store_run = self
+        self.module._store_run = self
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.module.store_run = self.inner
+        self.module._store_run = self.inner
 
 
 def _median(values: list[float]) -> float:

@@ -203,7 +203,8 @@ def collect(
     that exits non-zero or is killed stops the collection (unless --allow-failure).
     With --cluster, Dask workers (one thread each) measure the runs with this environment
     and folder, and this process stores them (no --corunner then).  Ctrl-C
-    stops after the current run (twice: at once) and prints how to continue; exit code 130.
+    stops after the current run (twice: at once; on a cluster it cancels the runs in flight)
+    and prints how to continue; exit code 130.
     """
     if status_db:
         return _show_status(status_db)

@@ -18,7 +18,9 @@ format and ``allow_failure`` apply to the call that gives them.
 
 Signals: the first Ctrl-C (SIGINT) or SIGTERM stops the collection after the current run
 (perf runs in its own session, so the signal does not cut the run short); a second one
-stops at once, killing the current run, which is not stored.  Either way the co-runner is
+stops at once, killing the current run, which is not stored.  On a cluster
+(``CollectOptions(cluster=...)``, :mod:`hemkit.collect.cluster`) the first one cancels the
+runs in flight on the workers, none of which is stored.  Either way the co-runner is
 stopped, temporary files are removed, the runs stored so far stay, and
 :class:`CollectionInterrupted` (a :class:`KeyboardInterrupt`) carries the result.
 """
@@ -588,11 +590,11 @@ def collect(
                 raise InputError(f"{path}: was collected with a co-runner; {_NO_CORUNNER}")
             from hemkit.collect.cluster import preflight
 
-            exe, version, machine = preflight(
+            exe, version, info = preflight(
                 client, str(opts.cluster), s.command[0], s.plan.events, opts.perf, machine_info
             )
         else:
-            machine = machine_info()
+            info = machine_info()
             resolve_program(s.command[0])
             check_perf_events(s.plan.events, perf=exe)  # every unknown event named before the first run
             if s.corunner:
@@ -620,7 +622,7 @@ def collect(
                     "format": s.fmt,
                     "perf": exe,
                     "perf_version": version,
-                    "machine": machine,  # on a cluster: a worker's
+                    "machine": info,  # on a cluster: a worker's
                     "hemkit_version": __version__,
                     "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                     "runs": s.target,
@@ -763,7 +765,7 @@ def _one_run(ctx: _Context, gid: int, rep: int, tally: _Tally) -> None:
             )
         except MeasurementError as exc:
             raise MeasurementError(f"group {gid}, run {rep}: {exc}") from None
-        reason = store_run(ctx, (gid, rep), res, t0, ctx.machine, tally)
+        reason = _store_run(ctx, (gid, rep), res, t0, ctx.machine, tally)
         if not reason:
             return
         if stops.requested:
@@ -786,14 +788,14 @@ def _on_cluster(ctx: _Context, todo: Sequence[tuple[int, int]], tally: _Tally, t
         str(opts.cluster),
         jobs,
         lambda gid: perf_events(s.plan.groups[gid], s.plan.perf_groups),
-        lambda key, m: store_run(ctx, key, m.result, m.started, m.machine, tally),
+        lambda key, m: _store_run(ctx, key, m.result, m.started, m.machine, tally),
         opts.max_attempts,
         lambda: ctx.stops.requested,
         ctx.per_worker,
     ).run(todo, task, lambda gid: ", ".join(s.plan.groups[gid]))
 
 
-def store_run(
+def _store_run(
     ctx: _Context, key: tuple[int, int], res: PerfStatResult, started: float, machine: Machine, tally: _Tally
 ) -> str:
     """Judge one finished run of ``key`` = (group, repetition), store it and count it; its invalid reason ("" if valid).
