@@ -148,11 +148,17 @@ def _measure_all(args: argparse.Namespace, folder: Path) -> dict[tuple[str, str]
     for i in range(args.repeat):
         for name, (command, runs, places) in programs.items():
             for where in places:
+                load = os.getloadavg()[0]
                 with _Timed() as timed:
                     r = _collect(command, runs, None if where == "here" else where, folder)
                 r["store_run"] = _median(timed.seconds)
+                r["load"] = load
                 out.setdefault((name, where), []).append(r)
-                print(f"[{i + 1}/{args.repeat}] {name} {where}: {r['per_min']:.0f} runs/min", flush=True)
+                print(
+                    f"[{i + 1}/{args.repeat}] {name} {where}: {r['per_min']:.0f} runs/min "
+                    f"(load average {load:.1f}; store_run {r['store_run'] * 1e3:.1f} ms)",
+                    flush=True,
+                )
     return out
 
 
@@ -175,14 +181,17 @@ def main() -> None:
         return _median([r[key] for r in res[name, where]])
 
     print(f"\nmedians of {args.repeat} collections each")
-    print("| program | where | runs | runs/min (median, range) | s per run | s in perf per run | wall of the call |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| program | where | runs | runs/min (median, range) | s per run | s in perf per run "
+        "| store_run per run | wall of the call |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for (name, where), rows in res.items():
         rates = [r["per_min"] for r in rows]
         print(
             f"| {name} | {where} | {rows[0]['runs']:.0f} | {_median(rates):.0f} ({min(rates):.0f}-{max(rates):.0f}) "
             f"| {med(name, where, 'per_run'):.3f} | {med(name, where, 'run_seconds'):.3f} "
-            f"| {med(name, where, 'wall'):.1f} s |"
+            f"| {med(name, where, 'store_run') * 1e3:.1f} ms | {med(name, where, 'wall'):.1f} s |"
         )
     for name in ("ubench iadd L1", "sleep 0.4"):
         two, one, here = (med(name, w, "per_min") for w in ("local:2", "local:1", "here"))
