@@ -144,6 +144,8 @@ def _measure_all(args: argparse.Namespace, folder: Path) -> dict[tuple[str, str]
         "sleep 0.4": (["sleep", "0.4"], args.runs, ["here", "local:1", "local:2"]),
         "true": (["true"], args.runs * 3, ["here", "local:1"]),
     }
+    if args.programs:
+        programs = {k: v for k, v in programs.items() if k.split()[0] in args.programs.split(",")}
     out: dict[tuple[str, str], list[dict[str, float]]] = {}
     for i in range(args.repeat):
         for name, (command, runs, places) in programs.items():
@@ -168,6 +170,7 @@ def main() -> None:
     ap.add_argument("--iters", type=int, default=100_000_000, help="ubench iterations (~0.5 s at 100M here)")
     ap.add_argument("--writes", type=int, default=2000, help="runs stored by the writer benchmark")
     ap.add_argument("--repeat", type=int, default=3, help="measurements of each case (medians shown)")
+    ap.add_argument("--programs", default="", help="only these, e.g. 'ubench' or 'ubench,sleep' (default: all)")
     args = ap.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="hemkit-cluster-"))
     print(f"machine: {machine_info()['cpu_model']}, {os.cpu_count()} CPUs, {platform.release()}")
@@ -193,18 +196,21 @@ def main() -> None:
             f"| {med(name, where, 'per_run'):.3f} | {med(name, where, 'run_seconds'):.3f} "
             f"| {med(name, where, 'store_run') * 1e3:.1f} ms | {med(name, where, 'wall'):.1f} s |"
         )
-    for name in ("ubench iadd L1", "sleep 0.4"):
+    for name in [n for n in ("ubench iadd L1", "sleep 0.4") if (n, "here") in res]:
         two, one, here = (med(name, w, "per_min") for w in ("local:2", "local:1", "here"))
         print(f"{name}: local:2 / local:1 {two / one:.2f}x, local:2 / here {two / here:.2f}x")
-    outside = {w: [r["per_run"] - r["run_seconds"] for r in res["true", w]] for w in ("here", "local:1")}
-    overhead = _median([b - a for a, b in zip(outside["here"], outside["local:1"], strict=True)])
-    here_ms, one_ms = _median(outside["here"]) * 1e3, _median(outside["local:1"]) * 1e3
-    print(f"time per run outside perf (true): here {here_ms:.1f} ms, local:1 {one_ms:.1f} ms")
-    print(f"  local:1 - here (median of pairs): {overhead * 1e3:.1f} ms")
     print(f"Dask's round trip of one task (submit to result, nothing to do): {rt * 1e3:.1f} ms")
-    judge = _median([r["store_run"] for (name, w), rows in res.items() if w == "local:2" for r in rows])
     print(f"record_run alone: {store * 1e3:.2f} ms per run ({1 / store:.0f} runs/s)")
+    if ("true", "here") in res:
+        outside = {w: [r["per_run"] - r["run_seconds"] for r in res["true", w]] for w in ("here", "local:1")}
+        overhead = _median([b - a for a, b in zip(outside["here"], outside["local:1"], strict=True)])
+        here_ms, one_ms = _median(outside["here"]) * 1e3, _median(outside["local:1"]) * 1e3
+        print(f"time per run outside perf (true): here {here_ms:.1f} ms, local:1 {one_ms:.1f} ms")
+        print(f"  local:1 - here (median of pairs): {overhead * 1e3:.1f} ms")
+    judge = _median([r["store_run"] for (name, w), rows in res.items() if w == "local:2" for r in rows] or [store])
     print(f"the client's store_run (check and record) on local:2: {judge * 1e3:.2f} ms per run")
+    if ("ubench iadd L1", "here") not in res:
+        return
     for run_s in (med("ubench iadd L1", "here", "run_seconds"), 1.0):
         print(
             f"a run of {run_s:.2f} s: the writer sets the pace beyond {run_s / judge:.0f} nodes "

@@ -147,6 +147,27 @@ def test_ctrl_c_cancels_the_runs_in_flight_and_the_same_command_continues(
     _complete_once(db)
 
 
+def test_sigkill_of_the_client_leaves_no_process_and_the_same_command_continues(
+    fake_perf, plan_file, tmp_path, spawn_cli, wait_for_runs
+):
+    psutil = pytest.importorskip("psutil")  # a dependency of distributed
+    db = tmp_path / "plan.db"
+    env = dict(os.environ, FAKE_PERF_SLEEP="0.3")
+    args = ["collect", plan_file, "--runs", "3", "--cluster", "local:2", "--quiet", "--", "true"]
+    proc = spawn_cli(args, env)
+    wait_for_runs(db, 3, proc, limit=120)
+    tree = psutil.Process(proc.pid).children(recursive=True)  # the local workers, their perf and programs
+    assert len(tree) >= 2
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    _, alive = psutil.wait_procs(tree, timeout=30)
+    assert not alive, [p.cmdline() for p in alive if p.is_running()]
+    proc = spawn_cli(args, env)
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    _complete_once(db)
+
+
 @pytest.mark.parametrize(
     ("extra", "names"),
     [
@@ -175,3 +196,16 @@ def test_the_database_is_the_last_guard_against_a_run_stored_twice(tmp_path):
             db.record_run(StoredRun(0, 0), counts)
     stored = _runs(path)
     assert stored["status"].tolist() == ["valid", "invalid"]
+
+
+def test_workers_of_several_threads_are_refused_before_any_file(fake_perf, plan, tmp_path):
+    from hemkit.core.errors import SetupError
+
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None, silence_logs=50
+    ) as cluster:
+        with pytest.raises(SetupError, match=r"has 2 threads, so it would measure several runs at once.*--nthreads 1"):
+            collect(
+                plan, ["true"], tmp_path / "c.db", runs=1, options=CollectOptions(cluster=cluster.scheduler_address)
+            )
+    assert list(tmp_path.iterdir()) == []
