@@ -588,6 +588,12 @@ def collect(
         if client is not None:
             if s.corunner:
                 raise InputError(f"{path}: was collected with a co-runner; {_NO_CORUNNER}")
+            spec = parse_cluster(str(opts.cluster))
+            if s.pin is not None and (spec.local_workers or 0) > 1:
+                raise InputError(
+                    f"pin={s.pin} with cluster={str(spec)!r} would measure {spec.local_workers} runs at once on "
+                    "one CPU of this machine, each disturbing the others; use cluster='local:1', or no pin"
+                )
             from hemkit.collect.cluster import preflight
 
             exe, version, info = preflight(
