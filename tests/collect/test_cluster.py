@@ -210,3 +210,13 @@ def test_workers_of_several_threads_are_refused_before_any_file(fake_perf, plan,
                 plan, ["true"], tmp_path / "c.db", runs=1, options=CollectOptions(cluster=cluster.scheduler_address)
             )
     assert not list(tmp_path.glob("c.db*"))  # neither the database nor its lock
+
+
+def test_a_worker_of_another_hemkit_is_refused(local_cluster, plan, tmp_path, monkeypatch):
+    from hemkit.core.errors import SetupError
+
+    monkeypatch.setattr("hemkit.__version__", "0.0.other")  # this process only: the workers import the real one
+    options = CollectOptions(cluster=local_cluster.scheduler_address)
+    with pytest.raises(SetupError, match=r"worker .* runs hemkit .*, this process hemkit 0\.0\.other"):
+        collect(plan, ["true"], tmp_path / "c.db", runs=1, options=options)
+    assert not list(tmp_path.glob("c.db*"))

@@ -20,8 +20,13 @@ it stores each run the moment it returns, with the machine that measured it.
   valid (group, repetition) pairs is the last guard.
 - **Ctrl-C / SIGTERM**: nothing more is submitted, the runs in flight are cancelled (not
   stored), and :class:`~hemkit.collect.collector.CollectionInterrupted` carries what was stored;
-  the same command continues.
-- A co-runner is refused: it would run beside the program on every node, which this does not do.
+  the same command continues.  (Local workers ignore the terminal's Ctrl-C: the client stops
+  them.  A remote worker finishes a cancelled run, whose result is dropped.)
+- **Checked before anything is stored**: a worker joined; every worker has one thread and
+  the same hemkit; the program and every event are known on a worker (whose machine the
+  collection's metadata names).
+- A co-runner is refused: it would run beside the program on every node, which this does not
+  do; so is a pin with ``local:N`` for N > 1 (N runs at once on one CPU).
 """
 
 from __future__ import annotations
@@ -108,15 +113,17 @@ def _worker_name() -> str:
 
 def _measure(events: Sequence[str], jobs: Jobs) -> Measured:
     """On a worker: one ``perf stat`` run of the jobs' command with the caller's environment and folder."""
-    command, options, env, cwd = jobs.command, jobs.options, jobs.env, jobs.cwd
-    with _as_caller(env, cwd):
-        try:
+    command, options = jobs.command, jobs.options
+    try:
+        with _as_caller(jobs.env, jobs.cwd):
             exe = find_perf(options.perf)
             started = time.time()
             res = run_perf_stat(events, command, options)
-        except HemkitError as exc:
-            raise exc.reworded(f"on {platform.node()}: {exc.message}") from None
-        return Measured(res, started, _machine(jobs.machine_of, exe), _worker_name())
+            return Measured(res, started, _machine(jobs.machine_of, exe), _worker_name())
+    except HemkitError as exc:
+        raise exc.reworded(f"on {platform.node()}: {exc.message}") from None
+    except OSError as exc:  # e.g. the folder cannot be entered there
+        raise MeasurementError(f"on {platform.node()}: {exc}") from None
 
 
 def _preflight(
@@ -128,14 +135,22 @@ def _preflight(
     info: Callable[[], dict[str, Any]],
 ) -> tuple[str, str, dict[str, Any]]:
     """On a worker: the program and every event known there; perf's path and version, ``info()`` there."""
-    with _as_caller(env, cwd):
-        try:
+    try:
+        with _as_caller(env, cwd):
             exe = find_perf(perf)
             resolve_program(program)
             check_perf_events(events, perf=exe)
-        except HemkitError as exc:
-            raise exc.reworded(f"on {platform.node()}: {exc.message}") from None
-        return exe, perf_version(exe), info()
+            return exe, perf_version(exe), info()
+    except HemkitError as exc:
+        raise exc.reworded(f"on {platform.node()}: {exc.message}") from None
+    except OSError as exc:
+        raise MeasurementError(f"on {platform.node()}: {exc}") from None
+
+
+def _hemkit_version() -> str:
+    from hemkit import __version__ as version
+
+    return str(version)
 
 
 def _workers(client: Any, where: str) -> dict[str, int]:
@@ -177,6 +192,13 @@ def preflight(
     the machine a collection's metadata names).
     """
     wait_for_workers(client, where)
+    here = _hemkit_version()
+    for worker, version in sorted(client.run(_hemkit_version).items()):
+        if version != here:
+            raise SetupError(
+                f"cluster={where!r}: worker {worker} runs hemkit {version}, this process hemkit {here}; "
+                "install the same hemkit on every node"
+            )
     future = client.submit(_preflight, program, list(events), perf, dict(os.environ), os.getcwd(), info, pure=False)
     exe, version, machine = future.result()
     return str(exe), str(version), dict(machine)
