@@ -85,7 +85,9 @@ def test_invalid_runs_in_a_row_stop_as_locally(local_cluster, plan, tmp_path, mo
     assert not db.exists()  # made by this call and holding no valid run
 
 
-def test_a_worker_killed_mid_collection_loses_and_duplicates_nothing(local_cluster, plan, tmp_path, monkeypatch):
+def test_a_worker_killed_mid_collection_loses_and_duplicates_nothing(
+    local_cluster, plan, tmp_path, monkeypatch, valid_runs
+):
     monkeypatch.setenv("FAKE_PERF_SLEEP", "0.4")  # every moment is mid-run on both workers
     monkeypatch.setenv("HEMKIT_TEST_VAR", "sent")  # set after the workers started: the caller's environment goes
     db = tmp_path / "c.db"
@@ -107,7 +109,7 @@ def test_a_worker_killed_mid_collection_loses_and_duplicates_nothing(local_clust
     thread = threading.Thread(target=run)
     thread.start()
     t0 = time.time()
-    while not (db.exists() and len(_runs(db)) >= 3):
+    while valid_runs(db) < 3:  # read while the collector writes (no checksum pass)
         assert thread.is_alive() and time.time() - t0 < 120, outcome
         time.sleep(0.05)
     victim = sorted(pids.values())[0]
