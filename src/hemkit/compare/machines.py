@@ -1,0 +1,419 @@
+"""``machines_check(readings, hosts)``: whether the machines of one collection read alike, event by event.
+
+A plan collected on several machines (``hemkit collect --cluster``, ``--shard`` parts on
+cluster nodes) is merged as if every run came from one distribution.  This checks it: per
+event (every group's readings of it pooled, as :func:`hemkit.compare.compare` pools them), the
+readings of each host against those of the others, with the compare machinery of
+:mod:`hemkit.core.stats`:
+
+- two hosts: one Brunner-Munzel test per event (its permutation p-value for few runs or
+  heavily tied counts), the host with fewer runs against the one with more;
+- k > 2 hosts: each host against the other hosts pooled (k tests per event);
+- Benjamini-Hochberg across all (event, host) tests at ``1 - level``; a host *differs* on an
+  event where its adjusted p-value is at most ``1 - level`` (or where both sides are one
+  value each, and different);
+- the size: the ratio of the host's median to the others' with a percentile-bootstrap
+  interval (:func:`hemkit.core.stats.median_ratio`).
+
+A host with fewer than :data:`hemkit.compare.MIN_RUNS` readings of an event (or others with
+fewer) is not tested on it, and the table says so.  Calibration (A/A splits of real runs into
+fake hosts, injected shifts, a real program given another input on one "host"):
+``benchmarks/machines_check.py`` and BENCHMARKS.md.
+
+With k > 2 hosts, a host that differs by a factor ``f`` moves the pooled others of every other
+host by roughly ``f`` to the power of its share of them, so with a large difference the other
+hosts may be flagged too, with the opposite and smaller ratio: the host named first (the
+largest ratio) is the one that differs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hemkit.compare.api import FEW_RUNS, MIN_RUNS, _check_level
+from hemkit.core.errors import InputError
+from hemkit.core.readings import Readings
+from hemkit.core.results import Result, result
+from hemkit.core.rng import SeedLike, child
+from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, sort_samples
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: the host of runs whose host is not known (a collection written before hosts were stored)
+UNKNOWN = "(unknown)"
+#: the columns of :meth:`MachinesCheck.to_frame`
+COLUMNS = (
+    "event",
+    "host",
+    "against",
+    "runs",
+    "median",
+    "other_runs",
+    "other_median",
+    "ratio",
+    "lower",
+    "upper",
+    "difference",
+    "p_value",
+    "q_value",
+    "differs",
+    "note",
+)
+
+
+def _key(value: Any) -> str:
+    """A group or run id as text, so that ``1``, ``np.int64(1)`` and ``"1"`` meet."""
+    return str(value.item() if isinstance(value, np.generic) else value)
+
+
+def _host_name(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return UNKNOWN
+    text = str(value).strip()
+    return text or UNKNOWN
+
+
+def _host_of_runs(readings: Readings, hosts: Any) -> tuple[dict[Any, np.ndarray], list[str]]:
+    """Per group, each run's host (as an index into the sorted host names), and those names."""
+    import pandas as pd
+
+    if not isinstance(hosts, pd.DataFrame):
+        raise InputError(
+            f"hosts must be a DataFrame with columns group, run, host (hemkit.io.collection.run_machines), "
+            f"got {type(hosts).__name__}"
+        )
+    missing = [c for c in ("group", "run", "host") if c not in hosts.columns]
+    if missing:
+        raise InputError(
+            f"hosts has no column {missing[0]!r}; it needs the columns group, run, host "
+            f"(it has {', '.join(map(str, hosts.columns)) or 'none'})"
+        )
+    where: dict[tuple[str, str], str] = {}
+    for g, r, h in zip(hosts["group"].tolist(), hosts["run"].tolist(), hosts["host"].tolist()):
+        key, name = (_key(g), _key(r)), _host_name(h)
+        if where.setdefault(key, name) != name:
+            raise InputError(
+                f"hosts names two hosts for run {r!r} of group {g!r} ({where[key]!r} and {name!r}); "
+                "a run is measured on one host"
+            )
+    by_group: dict[Any, list[str]] = {}
+    unknown: list[tuple[Any, Any]] = []
+    for gid, grp in readings.arrays.items():
+        gk = _key(gid)
+        names = []
+        for run in grp.runs.tolist():
+            found = where.get((gk, _key(run)))
+            if found is None:
+                unknown.append((gid, run))
+            names.append(found or UNKNOWN)
+        by_group[gid] = names
+    if unknown:
+        gid, run = unknown[0]
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        raise InputError(
+            f"hosts has no row for run {run!r} of group {gid!r}{more}; it needs the host of every run of the "
+            "readings (hemkit.io.collection.run_machines of the same databases)"
+        )
+    names = sorted({n for v in by_group.values() for n in v})
+    index = {n: i for i, n in enumerate(names)}
+    return {gid: np.array([index[n] for n in v], dtype=np.int64) for gid, v in by_group.items()}, names
+
+
+def _per_host(readings: Readings, codes: Mapping[Any, np.ndarray], k: int) -> dict[str, list[np.ndarray]]:
+    """Each event's readings on each host (pooled over groups; unsorted)."""
+    out: dict[str, list[list[np.ndarray]]] = {e: [[] for _ in range(k)] for e in readings.events}
+    for gid, grp in readings.arrays.items():
+        code = codes[gid]
+        rows = [np.flatnonzero(code == h) for h in range(k)]
+        for j, event in enumerate(grp.events):
+            column = grp.values[:, j]
+            for h in range(k):
+                out[event][h].append(column[rows[h]])
+    return {
+        e: [np.concatenate(parts).astype(np.float64, copy=False) if parts else np.empty(0) for parts in per]
+        for e, per in out.items()
+    }
+
+
+def _note(basis: str, host: np.ndarray, other: np.ndarray, differs: bool, lower: float, upper: float) -> str:
+    notes = []
+    if basis == "constant":
+        same = host[0] == other[0]
+        notes.append(
+            f"constant ({host[0]:g}) on both sides: alike"
+            if same
+            else f"constant on each side ({host[0]:g} here, {other[0]:g} on the others): differs, without noise"
+        )
+    elif basis == "mean":
+        notes.append("a median is 0: ratio of means")
+    elif basis == "zero":
+        notes.append("0 in every run of the others: ratio infinite" if other[-1] == 0 else "0 in every run here")
+    if differs and basis == "median" and lower <= 1.0 <= upper:
+        notes.append("differs in spread or shape: the medians' ratio interval holds 1")
+    if min(len(host), len(other)) < FEW_RUNS:
+        notes.append(f"fewer than {FEW_RUNS} runs a side: only large differences can be seen")
+    return "; ".join(notes)
+
+
+@result
+class MachinesCheck(Result):
+    """Whether the hosts of a collection read alike, event by event (:func:`machines_check`).
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per (event, host) test, columns :data:`COLUMNS` (see :meth:`to_frame`); empty
+        for one host.
+    runs : mapping
+        Host -> runs of the readings measured on it (every host, sorted by name).
+    level : float
+        Interval level; ``differs`` controls the false discovery rate across all tests at
+        ``1 - level``.
+    tests : int
+        Tests made (the rows of :attr:`table` with a p-value).
+    """
+
+    table: pd.DataFrame
+    runs: Mapping[str, int]
+    level: float
+    tests: int
+
+    @property
+    def hosts(self) -> list[str]:
+        """The hosts, sorted by name."""
+        return list(self.runs)
+
+    @property
+    def one_host(self) -> bool:
+        """Whether every run came from one host (nothing to test)."""
+        return len(self.runs) < 2
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (event, host): the host's readings of the event against the others'.
+
+        Columns: ``event``, ``host``, ``against`` (the other host, for two hosts; ``others``
+        for more), ``runs`` and ``median`` of the host, ``other_runs`` and ``other_median`` of
+        what it is compared with (the grouped median for counts tied at the median, as
+        :func:`hemkit.compare.compare` reports it), ``ratio`` (``median / other_median``; of
+        the means where a median is 0) with its interval ``lower``, ``upper`` at ``level``,
+        ``difference`` (``median - other_median``), ``p_value`` (Brunner-Munzel), ``q_value``
+        (Benjamini-Hochberg across all tests), ``differs`` (``q_value <= 1 - level``), and
+        ``note`` (why a row is not tested: too few runs; constant readings; ...).  Rows not
+        tested have NaN p-values and ``differs`` False.
+        """
+        return self.table.copy()
+
+    def runs_per_host(self) -> pd.DataFrame:
+        """Runs measured on each host (index ``host``, column ``runs``)."""
+        import pandas as pd
+
+        return pd.DataFrame({"runs": list(self.runs.values())}, index=pd.Index(list(self.runs), name="host"))
+
+    @property
+    def untested(self) -> list[tuple[str, str, str]]:
+        """(event, host, why) of every pair not tested (too few runs of the event on a side)."""
+        t = self.table
+        skip = t["p_value"].isna()
+        return list(zip(t.loc[skip, "event"], t.loc[skip, "host"], t.loc[skip, "note"]))
+
+    def differing(self) -> list[tuple[str, str, float]]:
+        """(event, host, ratio of its median to the others') of every test that differs, largest first."""
+        t = self.table[self.table["differs"].to_numpy(dtype=bool)]
+        size = np.abs(np.log(np.clip(t["ratio"].to_numpy(dtype=np.float64), 1e-300, 1e300)))
+        order = np.argsort(-size, kind="stable")
+        rows = list(zip(t["event"], t["host"], t["ratio"].astype(float)))
+        return [rows[i] for i in order]
+
+    def messages(self, limit: int = 10) -> list[str]:
+        """One line per (host, event) that differs, largest first (at most ``limit``, then how many more)."""
+        t = self.table[self.table["differs"].to_numpy(dtype=bool)].set_index(["event", "host"])
+        lines = []
+        found = self.differing()
+        for event, host, ratio in found[:limit]:
+            row = t.loc[(event, host)]
+            against = f"host {row['against']!r}" if row["against"] != "others" else "the other hosts"
+            lines.append(
+                f"host {host!r} reads {event!r} x{ratio:.4g} [{row['lower']:.4g}, {row['upper']:.4g}] of "
+                f"{against} (median {row['median']:.6g} against {row['other_median']:.6g}, "
+                f"FDR-adjusted p = {row['q_value']:.2g})"
+            )
+        if len(found) > limit:
+            lines.append(f"... and {len(found) - limit} more (event, host) pairs that differ")
+        return lines
+
+    def row(self) -> dict[str, Any]:
+        """The numbers of :meth:`summary` as a dict."""
+        found = self.differing()
+        runs = list(self.runs.values())
+        largest = "one host: nothing to compare" if self.one_host else "none"
+        if found:
+            event, host, ratio = found[0]
+            largest = f"{event} on {host} x{ratio:.4g}"
+        return {
+            "hosts": len(self.runs),
+            "runs_per_host": f"{min(runs)}-{max(runs)}" if runs else "0",
+            "events": int(self.table["event"].nunique()) if len(self.table) else 0,
+            "tests": self.tests,
+            "untested": len(self.untested),
+            "differ": len(found),
+            "hosts_differing": len({h for _, h, _ in found}),
+            "level": self.level,
+            "largest_difference": largest,
+        }
+
+    def summary(self) -> pd.DataFrame:
+        """One row: hosts, runs per host, events, tests, pairs not tested, pairs that differ, the largest."""
+        import pandas as pd
+
+        return pd.DataFrame([self.row()], index=pd.Index(["machines"], name="result"))
+
+    def line(self) -> str:
+        """One sentence: the hosts and their runs, and what differs."""
+        hosts = ", ".join(f"{h} {n}" for h, n in self.runs.items())
+        if self.one_host:
+            return f"machines check: one host ({hosts} runs): nothing to compare"
+        found = self.differing()
+        said = f"{len(self.runs)} hosts ({hosts} runs), {self.tests} tests"
+        if self.untested:
+            said += f" ({len(self.untested)} (event, host) pairs with too few runs not tested)"
+        if not found:
+            return f"machines check: {said}: no host differs (FDR {1 - self.level:.2g})"
+        shown = ", ".join(f"{e} on {h} x{r:.4g}" for e, h, r in found[:3])
+        more = f" ... ({len(found)} in all)" if len(found) > 3 else ""
+        return f"machines check: {said}: {len(found)} differ (FDR {1 - self.level:.2g}): {shown}{more}"
+
+
+def _table(rows: list[dict[str, Any]], cols: Mapping[str, np.ndarray], notes: list[str]) -> pd.DataFrame:
+    """The per-(event, host) table of :class:`MachinesCheck` (columns :data:`COLUMNS`)."""
+    import pandas as pd
+
+    n = len(rows)
+    data: dict[str, Any] = {c: np.array([r[c] for r in rows], dtype=object) for c in ("event", "host", "against")}
+    data["runs"] = np.array([r["runs"] for r in rows], dtype=np.int64)
+    data["other_runs"] = np.array([r["other_runs"] for r in rows], dtype=np.int64)
+    for c in ("median", "other_median", "ratio", "lower", "upper", "difference", "p_value", "q_value"):
+        data[c] = cols.get(c, np.full(n, np.nan))
+    data["differs"] = cols.get("differs", np.zeros(n, dtype=bool))
+    data["note"] = np.array(notes, dtype=object)
+    return pd.DataFrame(data, columns=list(COLUMNS))
+
+
+def machines_check(
+    readings: Readings, hosts: pd.DataFrame, *, level: float = 0.95, seed: SeedLike = 0
+) -> MachinesCheck:
+    """Test, per event, whether the readings of each host come from the distribution of the others'.
+
+    Parameters
+    ----------
+    readings : Readings
+        The pooled readings of a collection (one or several databases).
+    hosts : DataFrame
+        Columns ``group``, ``run``, ``host``: the host of every run of ``readings``
+        (:func:`hemkit.io.collection.run_machines`; group and run ids as the readings name
+        them; further rows and columns are ignored; a missing host is ``"(unknown)"``).
+    level : float in (0, 1), default 0.95
+        Level of the ratio intervals; a host differs on an event where the
+        Benjamini-Hochberg adjusted p-value across all (event, host) tests is at most
+        ``1 - level``.
+    seed : int, Generator or None, default 0
+        Randomness of the permutation p-values and of the bootstrap intervals.
+
+    Returns
+    -------
+    MachinesCheck
+        With one host, a check with no test (:attr:`MachinesCheck.one_host`).
+
+    Raises
+    ------
+    InputError
+        ``hosts`` not a DataFrame with those columns, a run of the readings without a row in
+        it, a run given two hosts, ``level`` out of range.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from hemkit import Readings
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(1e6, 1e4, 90) * np.repeat([1.0, 1.0, 1.05], 30)  # host c reads 5 % more
+    >>> r = Readings({1: pd.DataFrame({"cycles": x, "faults": rng.poisson(500, 90)})})
+    >>> hosts = pd.DataFrame({"group": 1, "run": range(90), "host": np.repeat(["a", "b", "c"], 30)})
+    >>> check = machines_check(r, hosts)
+    >>> [(e, h, round(x, 2)) for e, h, x in check.differing()][:1]
+    [('cycles', 'c', 1.05)]
+    """
+    level = _check_level(level)
+    if not isinstance(readings, Readings):
+        raise InputError(
+            f"readings must be Readings (hemkit.io.read_readings reads any file), got {type(readings).__name__}"
+        )
+    codes, names = _host_of_runs(readings, hosts)
+    k = len(names)
+    counts = np.zeros(k, dtype=np.int64)
+    for code in codes.values():
+        counts += np.bincount(code, minlength=k)
+    runs = MappingProxyType({n: int(c) for n, c in zip(names, counts)})
+    if k < 2:
+        return MachinesCheck(table=_table([], {}, []), runs=runs, level=level, tests=0)
+    samples = _per_host(readings, codes, k)
+    # two hosts: one test, the host with fewer runs against the other; more: each against the rest
+    reference = int(np.lexsort((np.arange(k), -counts))[0])
+    rows: list[dict[str, Any]] = []
+    host_side: list[np.ndarray] = []
+    other_side: list[np.ndarray] = []
+    for event in readings.events:
+        per = samples[event]
+        pairs = [(h, [reference]) for h in range(k) if h != reference] if k == 2 else [(h, None) for h in range(k)]
+        for h, against in pairs:
+            others = [j for j in range(k) if j != h] if against is None else against
+            other = per[others[0]] if len(others) == 1 else np.concatenate([per[j] for j in others])
+            row = {
+                "event": event,
+                "host": names[h],
+                "against": names[others[0]] if k == 2 else "others",
+                "runs": len(per[h]),
+                "other_runs": len(other),
+            }
+            if min(len(per[h]), len(other)) < MIN_RUNS:
+                side = "this host" if len(per[h]) < MIN_RUNS else "the others"
+                row["note"] = (
+                    f"not tested: {min(len(per[h]), len(other))} run(s) of the event on {side} "
+                    f"(a test needs {MIN_RUNS} on each side)"
+                )
+            else:
+                row["test"] = len(host_side)
+                host_side.append(per[h])
+                other_side.append(other)
+            rows.append(row)
+    m = len(host_side)
+    nan = np.full(len(rows), np.nan)
+    cols: dict[str, Any] = {c: nan.copy() for c in ("median", "other_median", "ratio", "lower", "upper")}
+    cols.update(difference=nan.copy(), p_value=nan.copy(), q_value=nan.copy(), differs=np.zeros(len(rows), bool))
+    notes = [r.get("note", "") for r in rows]
+    if m:
+        hs, os_ = sort_samples(host_side), sort_samples(other_side)
+        alpha = 1.0 - level
+        p, _ = brunner_munzel(os_, hs, method="auto", resolution=alpha / m, seed=child(seed, "test"))
+        ratios = median_ratio(os_, hs, level=level, seed=child(seed, "ratios"))
+        q = fdr_bh(p)
+        differs = (q <= alpha) | ((ratios.basis == "constant") & (ratios.median_a != ratios.median_b))
+        for i, r in enumerate(rows):
+            if "test" not in r:
+                continue
+            j = r["test"]
+            cols["median"][i], cols["other_median"][i] = ratios.median_b[j], ratios.median_a[j]
+            cols["ratio"][i], cols["lower"][i], cols["upper"][i] = ratios.ratio[j], ratios.lower[j], ratios.upper[j]
+            cols["difference"][i] = ratios.median_b[j] - ratios.median_a[j]
+            cols["p_value"][i], cols["q_value"][i], cols["differs"][i] = p[j], q[j], bool(differs[j])
+            notes[i] = _note(
+                str(ratios.basis[j]), hs[j], os_[j], bool(differs[j]), float(ratios.lower[j]), float(ratios.upper[j])
+            )
+    return MachinesCheck(table=_table(rows, cols, notes), runs=runs, level=level, tests=m)
+
+
+__all__ = ["COLUMNS", "UNKNOWN", "MachinesCheck", "machines_check"]
