@@ -96,6 +96,11 @@ def test_three_hosts_the_shifted_host_is_named_first():
     assert abs(found[0][2] - 1.05) < 0.01
     assert {e for e, _, _ in found} == {"faults"}  # other hosts may be flagged on it too (smaller, opposite)
     assert all(r < 1 for e, h, r in found if h != "b")
+    assert [(e, h) for e, h, _ in res.differing(moved=False)] == [("faults", "b")]
+    moved = t[t["differs"] & (t["host"] != "b")]
+    assert len(moved) and (moved["moved_by"] == "b").all() and moved["note"].str.contains("moved by host 'b'").all()
+    assert res.summary().loc["machines", "hosts_differing"] == 1
+    assert "1 differ" in res.line() and "faults on b x1.05" in res.line()
     assert res.runs_per_host()["runs"].to_dict() == {"a": 60, "b": 60, "c": 60}
 
 

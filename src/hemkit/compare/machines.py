@@ -15,15 +15,15 @@ readings of each host against those of the others, with the compare machinery of
 - the size: the ratio of the host's median to the others' with a percentile-bootstrap
   interval (:func:`hemkit.core.stats.median_ratio`).
 
-A host with fewer than :data:`hemkit.compare.MIN_RUNS` readings of an event (or others with
+A host with fewer than ``MIN_RUNS`` (5) readings of an event (or others with
 fewer) is not tested on it, and the table says so.  Calibration (A/A splits of real runs into
 fake hosts, injected shifts, a real program given another input on one "host"):
 ``benchmarks/machines_check.py`` and BENCHMARKS.md.
 
-With k > 2 hosts, a host that differs by a factor ``f`` moves the pooled others of every other
-host by roughly ``f`` to the power of its share of them, so with a large difference the other
-hosts may be flagged too, with the opposite and smaller ratio: the host named first (the
-largest ratio) is the one that differs.
+With k > 2 hosts, a host that differs by a factor ``f`` is among the pooled others of every
+other host and moves them (by up to ``f`` to the power of its share of them), so with a large
+difference the other hosts may be flagged too, with a smaller ratio on the other side of 1:
+those rows name it in ``moved_by``, and ``differing(moved=False)`` leaves them out.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ COLUMNS = (
     "p_value",
     "q_value",
     "differs",
+    "moved_by",
     "note",
 )
 
@@ -204,8 +205,11 @@ class MachinesCheck(Result):
         the means where a median is 0) with its interval ``lower``, ``upper`` at ``level``,
         ``difference`` (``median - other_median``), ``p_value`` (Brunner-Munzel), ``q_value``
         (Benjamini-Hochberg across all tests), ``differs`` (``q_value <= 1 - level``), and
-        ``note`` (why a row is not tested: too few runs; constant readings; ...).  Rows not
-        tested have NaN p-values and ``differs`` False.
+        ``moved_by`` (more than two hosts: the host that differs most on this event, where this
+        host is flagged with a smaller ratio on the other side of 1 -- that host is among the
+        others it is compared with, and moves them; else empty), ``note`` (why a row is not
+        tested: too few runs; constant readings; ...).  Rows not tested have NaN p-values and
+        ``differs`` False.
         """
         return self.table.copy()
 
@@ -222,9 +226,16 @@ class MachinesCheck(Result):
         skip = t["p_value"].isna()
         return list(zip(t.loc[skip, "event"], t.loc[skip, "host"], t.loc[skip, "note"]))
 
-    def differing(self) -> list[tuple[str, str, float]]:
-        """(event, host, ratio of its median to the others') of every test that differs, largest first."""
-        t = self.table[self.table["differs"].to_numpy(dtype=bool)]
+    def differing(self, *, moved: bool = True) -> list[tuple[str, str, float]]:
+        """(event, host, ratio of its median to the others') of every test that differs, largest first.
+
+        ``moved=False`` leaves out the rows moved by another host that differs more on the same
+        event (``moved_by``, see :meth:`to_frame`): the hosts to look at.
+        """
+        keep = self.table["differs"].to_numpy(dtype=bool)
+        if not moved:
+            keep = keep & (self.table["moved_by"] == "").to_numpy()
+        t = self.table[keep]
         size = np.abs(np.log(np.clip(t["ratio"].to_numpy(dtype=np.float64), 1e-300, 1e300)))
         order = np.argsort(-size, kind="stable")
         rows = list(zip(t["event"], t["host"], t["ratio"].astype(float)))
@@ -238,10 +249,11 @@ class MachinesCheck(Result):
         for event, host, ratio in found[:limit]:
             row = t.loc[(event, host)]
             against = f"host {row['against']!r}" if row["against"] != "others" else "the other hosts"
+            moved = f"; moved by host {row['moved_by']!r}, which differs more" if row["moved_by"] else ""
             lines.append(
                 f"host {host!r} reads {event!r} x{ratio:.4g} [{row['lower']:.4g}, {row['upper']:.4g}] of "
                 f"{against} (median {row['median']:.6g} against {row['other_median']:.6g}, "
-                f"FDR-adjusted p = {row['q_value']:.2g})"
+                f"FDR-adjusted p = {row['q_value']:.2g}{moved})"
             )
         if len(found) > limit:
             lines.append(f"... and {len(found) - limit} more (event, host) pairs that differ")
@@ -262,7 +274,8 @@ class MachinesCheck(Result):
             "tests": self.tests,
             "untested": len(self.untested),
             "differ": len(found),
-            "hosts_differing": len({h for _, h, _ in found}),
+            "moved_by_another": len(found) - len(self.differing(moved=False)),
+            "hosts_differing": len({h for _, h, _ in self.differing(moved=False)}),
             "level": self.level,
             "largest_difference": largest,
         }
@@ -284,9 +297,12 @@ class MachinesCheck(Result):
             said += f" ({len(self.untested)} (event, host) pairs with too few runs not tested)"
         if not found:
             return f"machines check: {said}: no host differs (FDR {1 - self.level:.2g})"
-        shown = ", ".join(f"{e} on {h} x{r:.4g}" for e, h, r in found[:3])
-        more = f" ... ({len(found)} in all)" if len(found) > 3 else ""
-        return f"machines check: {said}: {len(found)} differ (FDR {1 - self.level:.2g}): {shown}{more}"
+        own = self.differing(moved=False)
+        shown = ", ".join(f"{e} on {h} x{r:.4g}" for e, h, r in own[:3])
+        more = f" ... ({len(own)} in all)" if len(own) > 3 else ""
+        moved = len(found) - len(own)
+        also = f"; {moved} more flagged because such a host is among the others they are compared with" if moved else ""
+        return f"machines check: {said}: {len(own)} differ (FDR {1 - self.level:.2g}): {shown}{more}{also}"
 
 
 def _table(rows: list[dict[str, Any]], cols: Mapping[str, np.ndarray], notes: list[str]) -> pd.DataFrame:
@@ -300,8 +316,33 @@ def _table(rows: list[dict[str, Any]], cols: Mapping[str, np.ndarray], notes: li
     for c in ("median", "other_median", "ratio", "lower", "upper", "difference", "p_value", "q_value"):
         data[c] = cols.get(c, np.full(n, np.nan))
     data["differs"] = cols.get("differs", np.zeros(n, dtype=bool))
+    data["moved_by"] = np.array([""] * n, dtype=object)
     data["note"] = np.array(notes, dtype=object)
-    return pd.DataFrame(data, columns=list(COLUMNS))
+    table = pd.DataFrame(data, columns=list(COLUMNS))
+    _mark_moved(table)
+    return table
+
+
+def _mark_moved(table: pd.DataFrame) -> None:
+    """Per event, the flagged hosts moved the other way by the host that differs most on it (k > 2).
+
+    Each host is compared with the others pooled, so a host reading an event ``f`` times the
+    rest moves every other host's pool: they may be flagged too, with a smaller ratio on the
+    other side of 1.  Such a row gets that host's name in ``moved_by`` and a note.
+    """
+    flagged = table[table["differs"].to_numpy(dtype=bool) & (table["against"] == "others")]
+    for _, rows in flagged.groupby("event", sort=False):
+        if len(rows) < 2:
+            continue
+        logr = np.log(np.clip(rows["ratio"].to_numpy(dtype=np.float64), 1e-300, 1e300))
+        top = int(np.argmax(np.abs(logr)))
+        name, ratio = rows["host"].iloc[top], rows["ratio"].iloc[top]
+        for i, idx in enumerate(rows.index):
+            if i != top and logr[i] * logr[top] < 0 and abs(logr[i]) < abs(logr[top]):
+                table.loc[idx, "moved_by"] = name
+                said = f"moved by host {name!r} (x{ratio:.4g} on this event), which is among the others here"
+                old = table.loc[idx, "note"]
+                table.loc[idx, "note"] = f"{old}; {said}" if old else said
 
 
 def machines_check(
