@@ -181,3 +181,17 @@ def test_level_and_readings_are_checked():
         machines_check(r, hosts, level=1.5)
     with pytest.raises(InputError, match="readings must be Readings"):
         machines_check(hosts, hosts)
+
+
+def test_runs_per_host_carry_what_the_hosts_frame_says_of_each_machine():
+    r, hosts = _data({"a": 20, "b": 20})
+    hosts = hosts.assign(
+        cpu_model=np.where(hosts["host"] == "a", "EPYC 7B13", "Xeon 8375C"),
+        kernel="6.1.0",
+        perf_version=np.where(np.arange(len(hosts)) % 2, "6.1", "6.2"),
+    )
+    table = machines_check(r, hosts).runs_per_host()
+    assert table.loc["a", "cpu_model"] == "EPYC 7B13" and table.loc["b", "cpu_model"] == "Xeon 8375C"
+    assert table.loc["a", "kernel"] == "6.1.0"
+    assert set(table.loc["a", "perf_version"].split(" | ")) == {"6.1", "6.2"}
+    assert list(machines_check(r, hosts[["group", "run", "host"]]).runs_per_host().columns) == ["runs"]

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 
 #: the host of runs whose host is not known (a collection written before hosts were stored)
 UNKNOWN = "(unknown)"
+#: what a hosts frame may say of each host besides its name (:func:`hemkit.io.collection.run_machines`)
+DESCRIBED = ("cpu_model", "kernel", "perf_version")
 #: the columns of :meth:`MachinesCheck.to_frame`
 COLUMNS = (
     "event",
@@ -126,6 +128,21 @@ def _host_of_runs(readings: Readings, hosts: Any) -> tuple[dict[Any, np.ndarray]
     return {gid: np.array([index[n] for n in v], dtype=np.int64) for gid, v in by_group.items()}, names
 
 
+def _described(hosts: pd.DataFrame) -> Mapping[str, Mapping[str, str]]:
+    """Host -> its cpu_model, kernel and perf_version as the hosts frame gives them (distinct values joined)."""
+    cols = [c for c in DESCRIBED if c in hosts.columns]
+    out: dict[str, dict[str, list[str]]] = {}
+    names = [_host_name(h) for h in hosts["host"].tolist()]
+    for c in cols:
+        for name, value in zip(names, hosts[c].tolist()):
+            if value is None or (isinstance(value, float) and math.isnan(value)) or str(value) == "":
+                continue
+            seen = out.setdefault(name, {}).setdefault(c, [])
+            if str(value) not in seen:
+                seen.append(str(value))
+    return MappingProxyType({h: MappingProxyType({c: " | ".join(v) for c, v in d.items()}) for h, d in out.items()})
+
+
 def _per_host(readings: Readings, codes: Mapping[Any, np.ndarray], k: int) -> dict[str, list[np.ndarray]]:
     """Each event's readings on each host (pooled over groups; unsorted)."""
     out: dict[str, list[list[np.ndarray]]] = {e: [[] for _ in range(k)] for e in readings.events}
@@ -178,12 +195,16 @@ class MachinesCheck(Result):
         ``1 - level``.
     tests : int
         Tests made (the rows of :attr:`table` with a p-value).
+    machines : mapping
+        Host -> what ``hosts`` said of it besides its name (``cpu_model``, ``kernel``,
+        ``perf_version`` where given; several values joined by `` | ``).
     """
 
     table: pd.DataFrame
     runs: Mapping[str, int]
     level: float
     tests: int
+    machines: Mapping[str, Mapping[str, str]]
 
     @property
     def hosts(self) -> list[str]:
@@ -214,10 +235,14 @@ class MachinesCheck(Result):
         return self.table.copy()
 
     def runs_per_host(self) -> pd.DataFrame:
-        """Runs measured on each host (index ``host``, column ``runs``)."""
+        """Runs measured on each host (index ``host``, column ``runs``, and the :attr:`machines` columns)."""
         import pandas as pd
 
-        return pd.DataFrame({"runs": list(self.runs.values())}, index=pd.Index(list(self.runs), name="host"))
+        data: dict[str, list[Any]] = {"runs": list(self.runs.values())}
+        for c in DESCRIBED:
+            if any(c in self.machines.get(h, {}) for h in self.runs):
+                data[c] = [self.machines.get(h, {}).get(c, "") for h in self.runs]
+        return pd.DataFrame(data, index=pd.Index(list(self.runs), name="host"))
 
     @property
     def untested(self) -> list[tuple[str, str, str]]:
@@ -400,7 +425,7 @@ def machines_check(
         counts += np.bincount(code, minlength=k)
     runs = MappingProxyType({n: int(c) for n, c in zip(names, counts)})
     if k < 2:
-        return MachinesCheck(table=_table([], {}, []), runs=runs, level=level, tests=0)
+        return MachinesCheck(table=_table([], {}, []), runs=runs, level=level, tests=0, machines=_described(hosts))
     samples = _per_host(readings, codes, k)
     # two hosts: one test, the host with fewer runs against the other; more: each against the rest
     reference = int(np.lexsort((np.arange(k), -counts))[0])
@@ -454,7 +479,7 @@ def machines_check(
             notes[i] = _note(
                 str(ratios.basis[j]), hs[j], os_[j], bool(differs[j]), float(ratios.lower[j]), float(ratios.upper[j])
             )
-    return MachinesCheck(table=_table(rows, cols, notes), runs=runs, level=level, tests=m)
+    return MachinesCheck(table=_table(rows, cols, notes), runs=runs, level=level, tests=m, machines=_described(hosts))
 
 
-__all__ = ["COLUMNS", "UNKNOWN", "MachinesCheck", "machines_check"]
+__all__ = ["COLUMNS", "DESCRIBED", "UNKNOWN", "MachinesCheck", "machines_check"]
