@@ -25,6 +25,7 @@ Checks (``hemkit.compare.machines_check`` exactly as the library runs it):
    calibration's kernel (base1, base2 and changed as three hosts).
 
     python benchmarks/machines_check.py [--splits 100] [--shift-splits 50] [--seed 0] [--only t2080 ...]
+        [--setups "2 hosts" "3 hosts" "2 hosts 80/20"] [--skip aa shifts real]
 """
 
 from __future__ import annotations
@@ -234,6 +235,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", nargs="*", help="Only these data sets (t2080 zen5 gzip kernel).")
     ap.add_argument("--skip", nargs="*", default=[], help="Parts to skip (aa shifts real).")
+    ap.add_argument("--setups", nargs="*", default=list(SETUPS), help=f"A/A set-ups ({', '.join(SETUPS)}).")
     args = ap.parse_args()
     t0 = time.perf_counter()
     data = load()
@@ -245,7 +247,7 @@ def main() -> None:
         print("| data | hosts | tests | splits | any flagged (95 % interval) | max per (event, host) |")
         print("|---|---|---|---|---|---|")
         for name, r in data.items():
-            for setup in SETUPS:
+            for setup in args.setups:
                 x = aa(name, r, setup, args.splits, rng)
                 print(
                     f"| {name} | {setup} | {x['tests']} | {x['splits']} | {x['any']:.3f} {x['any_ci']} | "
