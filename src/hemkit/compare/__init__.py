@@ -19,7 +19,7 @@ Examples
 """
 
 from hemkit.compare.api import FEW_RUNS, MIN_RUNS, compare
-from hemkit.compare.machines import MachinesCheck, machines_check
+from hemkit.compare.machines import MachinesCheck, collection_machines, machines_check
 from hemkit.compare.result import COLUMNS, CompareResult
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "MIN_RUNS",
     "CompareResult",
     "MachinesCheck",
+    "collection_machines",
     "compare",
     "machines_check",
 ]

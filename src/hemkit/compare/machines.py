@@ -29,20 +29,22 @@ those rows name it in ``moved_by``, and ``differing(moved=False)`` leaves them o
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hemkit.compare.api import FEW_RUNS, MIN_RUNS, _check_level
-from hemkit.core.errors import InputError
+from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.core.rng import SeedLike, child
 from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, sort_samples
 
 if TYPE_CHECKING:
+    import os
+
     import pandas as pd
 
 #: the host of runs whose host is not known (a collection written before hosts were stored)
@@ -482,4 +484,71 @@ def machines_check(
     return MachinesCheck(table=_table(rows, cols, notes), runs=runs, level=level, tests=m, machines=_described(hosts))
 
 
-__all__ = ["COLUMNS", "DESCRIBED", "UNKNOWN", "MachinesCheck", "machines_check"]
+def collection_machines(
+    sources: Sequence[str | os.PathLike[str]],
+    readings: Readings | None = None,
+    *,
+    level: float = 0.95,
+    seed: SeedLike = 0,
+    warn: bool = False,
+) -> MachinesCheck | None:
+    """The machines check of one collection (one or several databases), or None for any other input.
+
+    When every one of ``sources`` is a collection database, the hosts of its runs are read
+    with :func:`hemkit.io.collection.run_machines` and :func:`machines_check` is run (also
+    with one host: :attr:`MachinesCheck.one_host`); other inputs name no host: None.
+
+    Parameters
+    ----------
+    sources : sequence of paths
+        What ``readings`` were read from (:func:`hemkit.io.read_readings`).
+    readings : Readings, optional
+        The readings of ``sources``; None: their valid runs are read here (groups of any
+        number of runs, machines of another CPU model or kernel with a warning, as
+        ``hemkit collect --status`` needs them).
+    level, seed
+        As :func:`machines_check` takes them.
+    warn : bool, default False
+        Also say each (host, event) that differs (not moved by another host) as a
+        :class:`~hemkit.core.errors.HemkitWarning`: one line each, at most 10 and a line saying
+        how many more (what ``hemkit merge`` shows when it pools such readings).
+
+    Examples
+    --------
+    >>> collection_machines(["runs/"]) is None  # doctest: +SKIP
+    True
+    """
+    from hemkit.io.readings import sniff
+
+    paths = list(sources)
+    if not paths or any(sniff(p) != "database" for p in paths):
+        return None
+    from hemkit.io.collection import load_collections, run_machines
+
+    if readings is None:  # runs of machines of another kind are said (a warning), not refused: this is the check
+        readings = load_collections(paths, min_runs=1, allow_mixed_machines=True)
+    check = machines_check(readings, run_machines(paths), level=level, seed=seed)
+    if warn:
+        import warnings
+
+        own = check.differing(moved=False)
+        for event, host, ratio in own[:10]:
+            row = check.table[(check.table["event"] == event) & (check.table["host"] == host)].iloc[0]
+            against = f"host {row['against']!r}" if row["against"] != "others" else "the other hosts"
+            warnings.warn(
+                f"pooling readings that differ by host: host {host!r} reads {event!r} x{ratio:.4g} "
+                f"[{row['lower']:.4g}, {row['upper']:.4g}] of {against} (FDR-adjusted p = {row['q_value']:.2g})",
+                HemkitWarning,
+                stacklevel=2,
+            )
+        if len(own) > 10:
+            warnings.warn(
+                f"pooling readings that differ by host: {len(own) - 10} more (event, host) pairs differ "
+                "(hemkit report shows them all)",
+                HemkitWarning,
+                stacklevel=2,
+            )
+    return check
+
+
+__all__ = ["COLUMNS", "DESCRIBED", "UNKNOWN", "MachinesCheck", "collection_machines", "machines_check"]
