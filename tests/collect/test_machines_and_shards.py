@@ -277,3 +277,32 @@ def test_cli_shard(fake_perf, plan_file, tmp_path, cli):
     res = cli(["collect", str(plan_file), "-o", str(tmp_path / "p9.db"), "--shard", "9/2", "--", "true"])
     assert res.exit_code == 2 and "--shard" in res.stderr and "K/N" in res.stderr
     assert not (tmp_path / "p9.db").exists()
+
+
+# ------------------------------------------------------- a lock interrupted while taken
+@pytest.mark.parametrize("where", ["flock", "pwrite"])
+def test_ctrl_c_while_the_lock_is_taken_leaves_no_lock_file(tmp_path, monkeypatch, where):
+    """The Ctrl-C of a test that signals as soon as the lock file appears (test_signals) lands here."""
+    import fcntl
+    import os
+
+    import hemkit.io.collection as collection
+
+    real = {"flock": fcntl.flock, "pwrite": os.pwrite}[where]
+    calls = []
+
+    def interrupted(*args, **kwargs):  # the first call is interrupted just after it did its work
+        out = real(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return out
+
+    target = collection.fcntl if where == "flock" else collection.os
+    with monkeypatch.context() as m:
+        m.setattr(target, where, interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            WriterLock(tmp_path / "c.db").acquire()
+    assert list(tmp_path.iterdir()) == []
+    with WriterLock(tmp_path / "c.db") as lock:  # and the next writer takes it
+        assert lock.held

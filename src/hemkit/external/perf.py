@@ -261,13 +261,13 @@ def _pointed_at(err: str, events: Sequence[str]) -> str | None:
 def _refusal(exe: str, events: Sequence[str]) -> tuple[str | None, str | None]:
     """Why perf refuses ``-e EVENTS`` ('': a name it does not know; None: it takes them), and the event it names."""
     true = resolve_program("true")
-    with tempfile.TemporaryDirectory(prefix="hemkit-perf-") as tmp:
-        out = os.path.join(tmp, "stat.out")
-        proc = run(
-            Program(("perf", "stat", "-o", out, "-x,", "-e", ",".join(events), "--", true), executable=exe),
-            timeout=60,
-            what="perf stat",
-        )
+    # the counts are not wanted, only perf's verdict on stderr: no temporary file, so a Ctrl-C
+    # at any moment of this check (before a collection defers signals) leaves nothing behind
+    proc = run(
+        Program(("perf", "stat", "-o", os.devnull, "-x,", "-e", ",".join(events), "--", true), executable=exe),
+        timeout=60,
+        what="perf stat",
+    )
     err = proc.stderr or ""
     if "event syntax error" not in err:
         return None, None  # known to perf (whether it can count them here is the collection's business)

@@ -27,6 +27,7 @@ from hemkit.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from hemkit.io.atomic import atomic_open, atomic_path, check_output, write_figure, write_text
+    from hemkit.io.collection import Machine, run_machines
     from hemkit.io.mergingtools import from_mergingtools, read_code_names
     from hemkit.io.perf_files import PerfOptions, read_perf_runs
     from hemkit.io.perf_stat import check_events_supported, parse_perf_stat
@@ -42,6 +43,8 @@ _LAZY = {
     "check_output": "hemkit.io.atomic",
     "write_figure": "hemkit.io.atomic",
     "write_text": "hemkit.io.atomic",
+    "Machine": "hemkit.io.collection",
+    "run_machines": "hemkit.io.collection",
     "from_mergingtools": "hemkit.io.mergingtools",
     "read_code_names": "hemkit.io.mergingtools",
     "PerfOptions": "hemkit.io.perf_files",
@@ -59,6 +62,7 @@ __getattr__ = lazy_attributes("hemkit.io", _LAZY)
 
 
 __all__ = [
+    "Machine",
     "PerfOptions",
     "atomic_open",
     "atomic_path",
@@ -71,6 +75,7 @@ __all__ = [
     "read_readings",
     "read_table",
     "read_tidy",
+    "run_machines",
     "sniff",
     "write_figure",
     "write_table",

@@ -60,7 +60,7 @@ from typing import Any
 
 import pandas as pd
 
-from hemkit.core.errors import Fix, HemkitWarning, InputError, OutputError
+from hemkit.core.errors import Fix, HemkitError, HemkitWarning, InputError, OutputError
 from hemkit.core.readings import Readings
 from hemkit.io.atomic import atomic_path, check_output
 from hemkit.io.atomic import describe_os_error as _oserror  # one wording of OS errors for every output
@@ -187,41 +187,65 @@ class WriterLock:
         return self._fd is not None
 
     def acquire(self) -> WriterLock:
-        """Take the lock, or raise :class:`OutputError` naming the process that has it."""
+        """Take the lock, or raise :class:`OutputError` naming the process that has it.
+
+        Interrupted halfway (Ctrl-C just after the lock file was made), it leaves no lock file
+        behind unless another process holds it.
+        """
         while self._fd is None:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             except OSError as exc:
                 raise OutputError(f"{self.db_path}: cannot make the lock file {self.path} ({_oserror(exc)})") from None
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                busy = exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
-                owner = _lock_owner(fd) if busy else ""
-                os.close(fd)
-                if busy:
-                    raise OutputError(
-                        f"{self.db_path}: in use by {owner} (another 'hemkit collect' writes it); "
-                        "wait for it to end or stop it, or use another database"
-                    ) from None
-                raise OutputError(f"{self.db_path}: cannot lock {self.path} ({_oserror(exc)})") from None
-            try:  # the file locked must still be the one at the path (a releasing writer unlinks it)
-                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:
-                os.close(fd)
-                continue
-            try:
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, f"{os.getpid()} {socket.gethostname()} {time.time():.0f}\n".encode(), 0)
-            except OSError as exc:
-                with contextlib.suppress(OSError):
-                    os.unlink(self.path)
-                os.close(fd)
-                raise OutputError(f"{self.db_path}: cannot write the lock file {self.path} ({_oserror(exc)})") from None
-            self._fd = fd
+                self._take(fd)
+            except HemkitError:
+                raise
+            except BaseException:
+                self._abandon(fd)
+                raise
         return self
+
+    def _abandon(self, fd: int) -> None:
+        """Close ``fd`` of a lock interrupted while being taken; remove the file if nobody else holds it."""
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
+                os.unlink(self.path)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        self._fd = None
+
+    def _take(self, fd: int) -> None:
+        """Lock the open lock file ``fd`` and write our pid into it (``self._fd`` is set when held)."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            busy = exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+            owner = _lock_owner(fd) if busy else ""
+            os.close(fd)
+            if busy:
+                raise OutputError(
+                    f"{self.db_path}: in use by {owner} (another 'hemkit collect' writes it); "
+                    "wait for it to end or stop it, or use another database"
+                ) from None
+            raise OutputError(f"{self.db_path}: cannot lock {self.path} ({_oserror(exc)})") from None
+        try:  # the file locked must still be the one at the path (a releasing writer unlinks it)
+            same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:
+            os.close(fd)
+            return  # a releasing writer's file: try again with the file at the path
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()} {socket.gethostname()} {time.time():.0f}\n".encode(), 0)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            os.close(fd)
+            raise OutputError(f"{self.db_path}: cannot write the lock file {self.path} ({_oserror(exc)})") from None
+        self._fd = fd
 
     def release(self) -> None:
         """Give the lock up and remove the lock file."""
