@@ -110,3 +110,13 @@ def test_report_has_a_machines_section_only_for_several_hosts(cli, differing, tm
     res = cli(["report", one, "-m", "none", "-o", out])
     assert res.exit_code == 0, res.stderr
     assert "id='machines'" not in out.read_text()
+
+
+def test_status_of_a_collection_without_valid_runs_says_nothing_of_machines(cli, tmp_path):
+    path = tmp_path / "empty.db"
+    meta = {"runs": 5, "command": ["prog"], "pin": None, "corunner": None}
+    with WriterLock(path) as lock, CollectionDB.create(path, GROUPS, meta, lock=lock):
+        pass
+    res = cli(["collect", "--status", path])
+    assert res.exit_code == 0, res.stderr
+    assert "machines" not in res.stdout and "0 of 15 runs valid" in res.stdout

@@ -248,7 +248,8 @@ def _show_status(db: str) -> None:
         meta = handle.meta()
         df = handle.status()
     show_table(df.set_index("group"), f"{db}: {shlex.join(str(c) for c in meta.get('command') or [])}")
-    _show_machines(db)
+    if int(df["valid"].sum()):
+        _show_machines(db)
     done, total = int(df["valid"].clip(upper=df["target"]).sum()), int(df["target"].sum())
     invalid = int(df["invalid"].sum())
     click.echo(

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 #: the host of runs whose host is not known (a collection written before hosts were stored)
 UNKNOWN = "(unknown)"
-#: what a hosts frame may say of each host besides its name (:func:`hemkit.io.collection.run_machines`)
+#: what a hosts frame may say of each host besides its name (:func:`hemkit.io.run_machines`)
 DESCRIBED = ("cpu_model", "kernel", "perf_version")
 #: the columns of :meth:`MachinesCheck.to_frame`
 COLUMNS = (
@@ -90,7 +90,7 @@ def _host_of_runs(readings: Readings, hosts: Any) -> tuple[dict[Any, np.ndarray]
 
     if not isinstance(hosts, pd.DataFrame):
         raise InputError(
-            f"hosts must be a DataFrame with columns group, run, host (hemkit.io.collection.run_machines), "
+            f"hosts must be a DataFrame with columns group, run, host (hemkit.io.run_machines), "
             f"got {type(hosts).__name__}"
         )
     missing = [c for c in ("group", "run", "host") if c not in hosts.columns]
@@ -123,7 +123,7 @@ def _host_of_runs(readings: Readings, hosts: Any) -> tuple[dict[Any, np.ndarray]
         more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
         raise InputError(
             f"hosts has no row for run {run!r} of group {gid!r}{more}; it needs the host of every run of the "
-            "readings (hemkit.io.collection.run_machines of the same databases)"
+            "readings (hemkit.io.run_machines of the same databases)"
         )
     names = sorted({n for v in by_group.values() for n in v})
     index = {n: i for i, n in enumerate(names)}
@@ -383,7 +383,7 @@ def machines_check(
         The pooled readings of a collection (one or several databases).
     hosts : DataFrame
         Columns ``group``, ``run``, ``host``: the host of every run of ``readings``
-        (:func:`hemkit.io.collection.run_machines`; group and run ids as the readings name
+        (:func:`hemkit.io.run_machines`; group and run ids as the readings name
         them; further rows and columns are ignored; a missing host is ``"(unknown)"``).
     level : float in (0, 1), default 0.95
         Level of the ratio intervals; a host differs on an event where the
@@ -495,7 +495,7 @@ def collection_machines(
     """The machines check of one collection (one or several databases), or None for any other input.
 
     When every one of ``sources`` is a collection database, the hosts of its runs are read
-    with :func:`hemkit.io.collection.run_machines` and :func:`machines_check` is run (also
+    with :func:`hemkit.io.run_machines` and :func:`machines_check` is run (also
     with one host: :attr:`MachinesCheck.one_host`); other inputs name no host: None.
 
     Parameters
