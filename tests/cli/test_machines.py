@@ -120,3 +120,22 @@ def test_status_of_a_collection_without_valid_runs_says_nothing_of_machines(cli,
     res = cli(["collect", "--status", path])
     assert res.exit_code == 0, res.stderr
     assert "machines" not in res.stdout and "0 of 15 runs valid" in res.stdout
+
+
+def test_one_host_is_seen_without_reading_the_runs_again_and_said_alike(tmp_path):
+    from hemkit.compare import machines_check
+    from hemkit.io import read_readings
+    from hemkit.io.collection import run_machines
+
+    one = _write(tmp_path / "one.db", ["solo"], runs=10)
+    with CollectionDB(one) as db:
+        assert db.machines_used() == [Machine("solo", *KIND)]
+    quick = collection_machines([one], read_readings(one))
+    full = machines_check(read_readings(one), run_machines(one))
+    assert quick.one_host and quick.runs == full.runs == {"solo": 30}
+    pd.testing.assert_frame_equal(quick.runs_per_host(), full.runs_per_host())
+
+
+def test_machines_used_are_those_of_the_valid_runs(differing):
+    with CollectionDB(differing) as db:
+        assert sorted(m.host for m in db.machines_used()) == ["node1", "node2"]

@@ -484,6 +484,17 @@ def machines_check(
     return MachinesCheck(table=_table(rows, cols, notes), runs=runs, level=level, tests=m, machines=_described(hosts))
 
 
+def _one_host(readings: Readings, used: Sequence[Any]) -> pd.DataFrame:
+    """The hosts frame of readings all measured on one host, described by the machines it ran as."""
+    import pandas as pd
+
+    keys = [(gid, run) for gid, g in readings.arrays.items() for run in g.runs.tolist()]
+    frame = pd.DataFrame(keys, columns=["group", "run"])
+    for c in ("host", *DESCRIBED):
+        frame[c] = " | ".join(dict.fromkeys(str(getattr(m, c)) for m in used)) if used else ""
+    return frame
+
+
 def collection_machines(
     sources: Sequence[str | os.PathLike[str]],
     readings: Readings | None = None,
@@ -523,11 +534,18 @@ def collection_machines(
     paths = list(sources)
     if not paths or any(sniff(p) != "database" for p in paths):
         return None
-    from hemkit.io.collection import load_collections, run_machines
+    from hemkit.io.collection import CollectionDB, load_collections, run_machines
 
+    used = []
+    for p in paths:
+        with CollectionDB(p) as db:
+            used += db.machines_used()
     if readings is None:  # runs of machines of another kind are said (a warning), not refused: this is the check
         readings = load_collections(paths, min_runs=1, allow_mixed_machines=True)
-    check = machines_check(readings, run_machines(paths), level=level, seed=seed)
+    if len({_host_name(m.host) for m in used}) < 2:  # one host: every run is its (no need to read them all again)
+        check = machines_check(readings, _one_host(readings, used), level=level, seed=seed)
+    else:
+        check = machines_check(readings, run_machines(paths), level=level, seed=seed)
     if warn:
         import warnings
 
