@@ -168,3 +168,15 @@ def test_a_local_cluster_says_nothing_when_port_8787_is_taken():
     finally:
         holder.close()
     assert [str(w.message) for w in caught if "8787" in str(w.message)] == []
+
+
+def test_without_dask_distributed_a_cluster_sweep_says_what_to_install(monkeypatch):
+    import sys
+
+    from hemkit.core.errors import SetupError
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    with pytest.raises(SetupError, match=r"pip install 'hemkit\[cluster\]'"):
+        holdout(t2080_much(), ["copula"], options=SMALL_HOLDOUT, cluster="local:1")
+    res = run_cli(["evaluate", "holdout", "--methods", "copula", "--cluster", "local:1", "-q"])
+    assert res.exit_code == 2 and res.stderr.startswith("hemkit: error: running on a Dask cluster needs")
