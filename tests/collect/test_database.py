@@ -116,7 +116,9 @@ def test_newer_layout_refused(db):
     with sqlite3.connect(db) as con:
         con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(
-        InputError, match=r"c.db: collection database version 2 is newer than this hemkit reads \(version 1\)"
+        InputError,
+        match=rf"c.db: collection database version {SCHEMA_VERSION + 1} is newer than this hemkit reads "
+        rf"\(version {SCHEMA_VERSION}\)",
     ):
         load_readings(db)
 

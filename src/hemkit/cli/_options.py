@@ -203,8 +203,34 @@ def add_old_spellings(command: C) -> C:
     return command
 
 
+#: where ``--allow-mixed-machines`` is kept for :func:`read_options` (in the click context's ``meta``)
+_MIXED = "hemkit.allow_mixed_machines"
+
+
+def _keep_mixed(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    ctx.meta[_MIXED] = bool(value)
+    return value
+
+
+def read_options() -> dict[str, Any]:
+    """The reading options every command takes without naming them in its signature (``--allow-mixed-machines``).
+
+    Spread into :func:`hemkit.io.read_readings` by every command that reads readings.
+    """
+    ctx = click.get_current_context(silent=True)
+    return {"allow_mixed_machines": bool(ctx.meta.get(_MIXED, False)) if ctx is not None else False}
+
+
 def readings_input_options(f: F) -> F:
     """The input options of every command that reads readings (see :func:`hemkit.io.read_readings`)."""
+    f = click.option(
+        "--allow-mixed-machines",
+        is_flag=True,
+        expose_value=False,
+        callback=_keep_mixed,
+        help="Read collection databases measured on machines of different CPU models or kernels as one "
+        "(else an error naming them).",
+    )(f)
     f = click.option(
         "--drop-constant", is_flag=True, help="Drop events constant within a group (else an error naming them)."
     )(f)
@@ -259,7 +285,7 @@ def read_inputs(
     from hemkit.io import read_readings
 
     check_input_options(pmcs, codes)
-    return read_readings(list(inputs), pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    return read_readings(list(inputs), pmcs=pmcs, codes=codes, drop_constant=drop_constant, **read_options())
 
 
 def distinct_outputs(**paths: str | None) -> None:

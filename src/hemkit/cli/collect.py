@@ -22,6 +22,7 @@ from hemkit.cli._options import (
     check_input_options,
     output_option,
     quiet_option,
+    read_options,
     readings_inputs,
     runs_option,
     show_table,
@@ -34,6 +35,15 @@ _WORKLOAD_HELP = "Bundled microbenchmark OP:LEVEL:ITERS[:JITTER] (e.g. iadd:L3:2
 PIN = click.IntRange(0, max((os.cpu_count() or 1) - 1, 0))
 TIMEOUT = click.FloatRange(min=0, min_open=True, max=1e9)
 TOL = click.FloatRange(min=0, max=1e6)
+
+
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    from hemkit.collect.collector import parse_shard
+
+    try:
+        return parse_shard(value)
+    except InputError as exc:
+        raise click.BadParameter(str(exc).removeprefix("shard "), param_hint="'--shard'") from None
 
 
 def _command(command: tuple[str, ...], workload: str | None) -> list[str]:
@@ -143,6 +153,13 @@ def _interrupted(db: str, hint: str, result: Any = None) -> None:
 @click.option(
     "--allow-failure", is_flag=True, help="Keep runs whose program exits non-zero or is killed (measured on purpose)."
 )
+@click.option(
+    "--shard",
+    metavar="K/N",
+    callback=_shard,
+    help="Collect only part K of N of the plan's runs (e.g. one job of a Slurm array, -o part_K.db); "
+    "the N databases read together are the whole collection.",
+)
 @click.option("--status", "status_db", type=click.Path(dir_okay=False), help="Report progress of DB and exit.")
 @alias("--export", "export_to", "'hemkit export DB -o OUT'", separate=True, nargs=2, type=click.Path())
 @quiet_option()
@@ -157,6 +174,7 @@ def collect(
     max_attempts,
     timeout,
     allow_failure,
+    shard,
     status_db,
     export_to,
     quiet,
@@ -167,6 +185,7 @@ def collect(
     hemkit collect PLAN --runs N [--pin CPU] [--corunner CMD] -- COMMAND ARGS...
     hemkit collect PLAN --runs N --workload iadd:L3:3000000:0.5
     hemkit collect PLAN            (continue: the stored command, pin and co-runner apply)
+    hemkit collect PLAN --runs N --shard 2/4 -o part_2.db -- COMMAND   (part 2 of 4)
     hemkit collect --status PLAN.db
 
     Runs are interleaved round-robin over the groups, validated (not counted, multiplexed,
@@ -197,7 +216,13 @@ def collect(
         if corunner == "bundled":
             corunner = corunner_command()
         options = CollectOptions(
-            pin=pin, corunner=corunner, fmt=fmt, max_attempts=max_attempts, timeout=timeout, allow_failure=allow_failure
+            pin=pin,
+            corunner=corunner,
+            fmt=fmt,
+            max_attempts=max_attempts,
+            timeout=timeout,
+            allow_failure=allow_failure,
+            shard=shard,
         )
         with warnings_to_stderr():
             res = run_collect(plan, command, db, runs=runs, options=options, progress=not quiet)
@@ -258,7 +283,7 @@ def export(inputs, output, pmcs, codes, drop_constant):
     cleanly (no constant event unless --drop-constant, no holes, no NaN).
     """
     check_input_options(pmcs, codes)
-    _export(list(inputs), output, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    _export(list(inputs), output, pmcs=pmcs, codes=codes, drop_constant=drop_constant, **read_options())
 
 
 __all__ = ["collect", "export", "probe"]

@@ -16,6 +16,7 @@ from hemkit.cli._options import (
     distinct_outputs,
     output_option,
     plot_option,
+    read_options,
     readings_input_options,
     seed_option,
     show_rows,
@@ -81,7 +82,7 @@ def compare(
     for path, what in ((output, "output"), (pairs, "pairs"), (plot, "plot"), (plot_power, "power plot")):
         if path:
             check_output(path, inputs=[a, b], what=what)
-    options = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant}
+    options = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant, **read_options()}
     same = os.path.realpath(a) == os.path.realpath(b)
     with warnings_to_stderr():
         ra = _read(a, "A", **options)

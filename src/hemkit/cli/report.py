@@ -10,6 +10,7 @@ from hemkit.cli._options import (
     check_input_options,
     output_option,
     quiet_option,
+    read_options,
     readings_inputs,
     seed_option,
     warnings_to_stderr,
@@ -133,7 +134,7 @@ def report(
         explain=lambda exc: render_error(exc, report),  # a fix named as this command's option
         compare=list(compare_with) or None,
     )
-    read = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant}
+    read = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant, **read_options()}
     with warnings_to_stderr():  # a failed section among them: "report section 'merge' failed: ..."
         rep = build_report(source, source=" ".join(paths), options=options, seed=seed, read_options=read)
     write_text(output, rep.html, inputs=[*inputs, *traces, *profiles], what="report")

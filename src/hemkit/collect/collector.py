@@ -51,7 +51,7 @@ from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.external.perf import PerfStatOptions, check_perf_events, find_perf, perf_version, run_perf_stat
 from hemkit.external.process import describe_status, resolve_program, start, stop
-from hemkit.io.collection import CollectionDB, StoredRun, collection_status, open_for_writing
+from hemkit.io.collection import CollectionDB, Machine, StoredRun, collection_status, open_for_writing, shard_reps
 from hemkit.plan import Plan
 
 #: valid runs per group of a new collection when none are asked for
@@ -81,6 +81,50 @@ def machine_info() -> dict[str, Any]:
         "cpu_model": model,
         "cpus": os.cpu_count(),
     }
+
+
+def local_machine(perf: str, version: str | None = None) -> Machine:
+    """The machine this process runs on, as a run stores it: host, CPU model, kernel release, ``perf``'s version.
+
+    ``version``: perf's version when already known (else perf is asked).
+
+    Examples
+    --------
+    >>> local_machine("perf").host == platform.node()  # doctest: +SKIP
+    True
+    """
+    known = version if version is not None else perf_version(perf)
+    return Machine(platform.node(), str(machine_info()["cpu_model"]), platform.release(), known)
+
+
+def parse_shard(shard: str | Sequence[int] | None) -> tuple[int, int] | None:
+    """``"K/N"`` (or ``(K, N)``) as ``(K, N)`` with ``1 <= K <= N``; None stays None.
+
+    Examples
+    --------
+    >>> parse_shard("2/3"), parse_shard((1, 2)), parse_shard(None)
+    ((2, 3), (1, 2), None)
+    >>> parse_shard("3/2")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: shard must be K/N with 1 <= K <= N (shard 3 of 2?), got '3/2'
+    """
+    if shard is None:
+        return None
+    parts: list[Any]
+    if isinstance(shard, str):
+        parts = shard.strip().split("/")
+    else:
+        parts = list(shard)
+    try:
+        k, n = (int(str(x).strip()) for x in parts) if len(parts) == 2 else (None, None)
+    except ValueError:
+        k = n = None
+    if k is None or n is None:
+        raise InputError(f"shard must be K/N, e.g. 1/4 for the first of four parts, got {shard!r}")
+    if not 1 <= k <= n:
+        raise InputError(f"shard must be K/N with 1 <= K <= N (shard {k} of {n}?), got {shard!r}")
+    return k, n
 
 
 def perf_events(group: Sequence[str], perf_groups: Sequence[Sequence[str]]) -> list[str]:
@@ -163,6 +207,11 @@ class CollectOptions:
     allow_failure : bool
         Accept runs whose program exits non-zero or is killed (to measure failing programs
         on purpose); otherwise such a run stops the collection with a MeasurementError.
+    shard : str or (int, int), optional
+        ``"K/N"``: collect only part K of N of the plan's (group, repetition) set
+        (:func:`hemkit.io.collection.shard_reps`), e.g. one job of a Slurm array; the N
+        databases read together are the whole collection.  Continuing, None means the
+        stored value.
 
     Raises
     ------
@@ -186,8 +235,10 @@ class CollectOptions:
     timeout: float | None = None
     perf: str | None = None
     allow_failure: bool = False
+    shard: str | tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "shard", parse_shard(self.shard))
         if self.pin is not None:
             cpus = available_cpus()
             if isinstance(self.pin, bool) or not isinstance(self.pin, int) or self.pin not in cpus:
@@ -365,6 +416,7 @@ class _Settings:
     fmt: str
     target: int
     resumed: bool
+    shard: tuple[int, int] | None = None
 
 
 def _resolve(
@@ -377,9 +429,14 @@ def _resolve(
             raise InputError("no plan given and no collection to continue")
         if not command:
             raise InputError("no command to measure and no collection to continue")
-        return _Settings(
-            plan, [str(c) for c in command], opts.pin, corunner, opts.fmt or "csv", runs or DEFAULT_RUNS, False
-        )
+        shard = opts.shard if isinstance(opts.shard, tuple) else None
+        target = runs or DEFAULT_RUNS
+        if shard is not None and shard[0] > target:
+            raise InputError(
+                f"shard {shard[0]}/{shard[1]} has no runs to measure: runs={target} per group are split "
+                f"into {shard[1]} shards (use fewer shards or more runs)"
+            )
+        return _Settings(plan, [str(c) for c in command], opts.pin, corunner, opts.fmt or "csv", target, False, shard)
     meta = db.meta()
     where = db.path
     stored_plan = _stored_plan(db, meta)
@@ -406,6 +463,12 @@ def _resolve(
         stored_target = int(meta.get("runs", 0))
     except (TypeError, ValueError):
         raise InputError(f"{where}: damaged collection database (the target number of runs)") from None
+    stored_shard = db.shard()
+    if opts.shard is not None and opts.shard != stored_shard:
+        was = f"shard {stored_shard[0]}/{stored_shard[1]}" if stored_shard else "the whole plan (no shard)"
+        raise InputError(
+            f"{where}: was collected as {was}; continue it with the same shard, or use another database file"
+        )
     return _Settings(
         stored_plan,
         stored_cmd,
@@ -414,6 +477,7 @@ def _resolve(
         opts.fmt or str(meta.get("format", "csv")),
         max(stored_target, runs or 0),
         True,
+        stored_shard,
     )
 
 
@@ -523,11 +587,12 @@ def collect(
                     "hemkit_version": __version__,
                     "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                     "runs": s.target,
+                    **({"shard": list(s.shard)} if s.shard else {}),
                 },
                 lock=lock,
             )
         try:
-            return _run_collection(db, s, opts, exe, progress)
+            return _run_collection(db, s, opts, exe, local_machine(exe, version), progress)
         except BaseException:
             if db is not existing and not _has_valid_runs(db):
                 # made by this call and holding no valid run: nothing to continue, and keeping it
@@ -557,6 +622,7 @@ class _Context:
     opts: CollectOptions
     exe: str
     stops: _StopRequests
+    machine: Machine
 
 
 @dataclass
@@ -571,16 +637,17 @@ class _Tally:
 
 
 def _run_collection(
-    db: CollectionDB, s: _Settings, opts: CollectOptions, exe: str, progress: ProgressLike
+    db: CollectionDB, s: _Settings, opts: CollectOptions, exe: str, machine: Machine, progress: ProgressLike
 ) -> CollectResult:
     if int(db.meta().get("runs", 0)) != s.target:
         db.set_meta("runs", s.target)
     done = db.done()
     n_groups = len(s.plan.groups)
-    todo = [(gid, rep) for rep in range(s.target) for gid in range(n_groups) if (gid, rep) not in done]
+    reps = shard_reps(s.target, s.shard)
+    todo = [(gid, rep) for rep in reps for gid in range(n_groups) if (gid, rep) not in done]
     tally = _Tally()
     stops = _StopRequests()
-    ctx = _Context(db, s, opts, exe, stops)
+    ctx = _Context(db, s, opts, exe, stops, machine)
 
     def outcome() -> CollectResult:
         return CollectResult(
@@ -645,7 +712,9 @@ def _one_run(ctx: _Context, gid: int, rep: int, tally: _Tally) -> None:
             reason = check_reading(res.counts, events, group=gid)
         with stops.storing():
             db.record_run(
-                StoredRun(gid, rep, "invalid" if reason else "valid", reason, t0, res.seconds, res.returncode),
+                StoredRun(
+                    gid, rep, "invalid" if reason else "valid", reason, t0, res.seconds, res.returncode, ctx.machine
+                ),
                 res.counts,
             )
         if failed:
@@ -723,7 +792,9 @@ __all__ = [
     "available_cpus",
     "collect",
     "corunner_args",
+    "local_machine",
     "machine_info",
+    "parse_shard",
     "perf_events",
     "status",
 ]

@@ -81,6 +81,7 @@ def export(
     pmcs: int | None = None,
     codes: PathLike | None = None,
     drop_constant: bool = False,
+    allow_mixed_machines: bool = False,
 ) -> ExportResult:
     """Write the readings of ``source`` to ``output`` as a tidy CSV or Parquet file (by suffix).
 
@@ -95,6 +96,9 @@ def export(
         For a mergingTools raw file: counters per group and the ``hems,code`` table.
     drop_constant : bool
         Drop events constant within a group (with a warning) instead of refusing them.
+    allow_mixed_machines : bool
+        Read collection databases measured on machines of different CPU models or kernels
+        as one (with a warning) instead of refusing them.
 
     Raises
     ------
@@ -114,7 +118,9 @@ def export(
     sources = [source] if isinstance(source, str | os.PathLike) else list(source)
     inputs = [*sources, codes]
     check_output(output, inputs=inputs)
-    readings = read_readings(source, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    readings = read_readings(
+        source, pmcs=pmcs, codes=codes, drop_constant=drop_constant, allow_mixed_machines=allow_mixed_machines
+    )
     table = readings.to_tidy()
     path = write_table(table, Path(os.fspath(output)), inputs=inputs)
     return ExportResult(tuple(Path(os.fspath(s)) for s in sources), Path(path), readings, len(table))

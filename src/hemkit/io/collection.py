@@ -6,8 +6,10 @@ Tables::
     groups(gid PRIMARY KEY, events)           -- the plan's groups (JSON list of events)
     runs(id PRIMARY KEY, gid, rep, status,    -- one row per perf run: status 'valid' or 'invalid',
          reason, started, seconds,               reason says why a run is invalid; digest is the
-         returncode, digest)                     run's checksum
+         returncode, digest, machine)            run's checksum; machine the one that measured it
     readings(run_id, event, value, percent, run_time_ns, status)
+    machines(id PRIMARY KEY, host, cpu_model, -- every machine that measured a run (layout 2)
+             kernel, perf_version)
 
 What makes its numbers trustworthy:
 
@@ -34,7 +36,9 @@ What makes its numbers trustworthy:
   from a newer hemkit is an :class:`~hemkit.core.errors.InputError`.
 
 Databases written before the marker (``application_id`` 0, the same four tables) are read
-as they are and upgraded (marked, checksummed) when a collector continues them.
+as they are and upgraded (marked, checksummed) when a collector continues them.  Layout 1
+(before runs named their machine) is read with every run measured on the machine its
+metadata names, and upgraded to layout 2 when a collector continues it.
 """
 
 from __future__ import annotations
@@ -48,14 +52,15 @@ import os
 import socket
 import sqlite3
 import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from hemkit.core.errors import InputError, OutputError
+from hemkit.core.errors import Fix, HemkitWarning, InputError, OutputError
 from hemkit.core.readings import Readings
 from hemkit.io.atomic import atomic_path, check_output
 from hemkit.io.atomic import describe_os_error as _oserror  # one wording of OS errors for every output
@@ -70,7 +75,19 @@ SCHEMA_VERSION = COLLECTION_VERSION
 #: seconds a connection waits for another one to finish writing before it gives up
 BUSY_TIMEOUT = 60.0
 
-SCHEMA = """
+_MACHINES_TABLE = """
+CREATE TABLE IF NOT EXISTS machines (
+    id INTEGER PRIMARY KEY,
+    host TEXT NOT NULL,
+    cpu_model TEXT NOT NULL,
+    kernel TEXT NOT NULL,
+    perf_version TEXT NOT NULL,
+    UNIQUE (host, cpu_model, kernel, perf_version)
+)"""
+
+SCHEMA = (
+    _MACHINES_TABLE
+    + """;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS groups (gid INTEGER PRIMARY KEY, events TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -82,7 +99,8 @@ CREATE TABLE IF NOT EXISTS runs (
     started REAL NOT NULL,
     seconds REAL NOT NULL,
     returncode INTEGER NOT NULL,
-    digest TEXT
+    digest TEXT,
+    machine INTEGER REFERENCES machines(id)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS one_valid_run ON runs(gid, rep) WHERE status = 'valid';
 CREATE TABLE IF NOT EXISTS readings (
@@ -95,6 +113,7 @@ CREATE TABLE IF NOT EXISTS readings (
     PRIMARY KEY (run_id, event)
 );
 """
+)
 
 #: the columns each table must have (databases written before the marker have no digest)
 _COLUMNS = {
@@ -104,6 +123,7 @@ _COLUMNS = {
     "readings": {"run_id", "event", "value", "percent", "run_time_ns", "status"},
 }
 _RUN_COLUMNS = "id, gid, rep, status, reason, started, seconds, returncode"
+_MACHINE_COLUMNS = {"id", "host", "cpu_model", "kernel", "perf_version"}
 
 
 # ------------------------------------------------------------------------ errors
@@ -231,6 +251,25 @@ def _lock_owner(fd: int) -> str:
     return "another process"
 
 
+# -------------------------------------------------------------------- shards
+def shard_reps(runs: int, shard: tuple[int, int] | None) -> list[int]:
+    """The repetitions of each group that shard ``(K, N)`` of a plan's ``runs`` per group measures.
+
+    Shard K of N takes repetitions K-1, K-1+N, K-1+2N ... of every group: the N shards are
+    disjoint, together they are the whole plan, and each keeps the round-robin order over
+    groups (so drift hits every group alike).
+
+    Examples
+    --------
+    >>> shard_reps(5, (1, 2)), shard_reps(5, (2, 2)), shard_reps(3, None)
+    ([0, 2, 4], [1, 3], [0, 1, 2])
+    """
+    if shard is None:
+        return list(range(runs))
+    k, n = shard
+    return list(range(k - 1, runs, n))
+
+
 # -------------------------------------------------------------------- run rows
 @dataclass(frozen=True)
 class StoredRun:
@@ -249,6 +288,8 @@ class StoredRun:
         Duration.
     returncode : int
         The measured program's exit code (minus the signal number if it was killed).
+    machine : Machine, optional
+        The machine that measured it (default: the one the collection's metadata names).
 
     Examples
     --------
@@ -263,6 +304,45 @@ class StoredRun:
     started: float | None = None
     seconds: float = 0.0
     returncode: int = 0
+    machine: Machine | None = None
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The machine a run was measured on: host name, CPU model, kernel release, perf version.
+
+    Runs of one experiment must come from machines alike: collections of different CPU
+    models or kernels are not read as one (:func:`load_collections`).
+
+    Examples
+    --------
+    >>> m = Machine("node1", "AMD EPYC 9554", "6.1.0-18-amd64", "6.1.76")
+    >>> m.host, m.same_kind(Machine("node2", "AMD EPYC 9554", "6.1.0-18-amd64", "6.1.76"))
+    ('node1', True)
+    """
+
+    host: str
+    cpu_model: str
+    kernel: str
+    perf_version: str
+
+    def same_kind(self, other: Machine) -> bool:
+        """Same CPU model and kernel (what pooling runs needs; host and perf version may differ)."""
+        return (self.cpu_model, self.kernel) == (other.cpu_model, other.kernel)
+
+    def kind(self) -> str:
+        """``CPU model, kernel K``, as messages name a kind of machine."""
+        return f"{self.cpu_model or 'unknown CPU'}, kernel {self.kernel or 'unknown'}"
+
+    @classmethod
+    def from_meta(cls, meta: Mapping[str, Any]) -> Machine:
+        """The machine a collection's metadata names (``machine`` and ``perf_version``), as layout 1 stored it."""
+        info = meta.get("machine")
+        info = info if isinstance(info, dict) else {}
+        uname = str(info.get("uname", "")).split(" ")
+        host = str(info.get("host", uname[1] if len(uname) > 1 else ""))
+        kernel = str(info.get("kernel", uname[2] if len(uname) > 2 else ""))
+        return cls(host, str(info.get("cpu_model", "")), kernel, str(meta.get("perf_version", "") or ""))
 
 
 # --------------------------------------------------------------------- checksums
@@ -277,10 +357,11 @@ def _canon_reading(row: Sequence[Any]) -> list[Any]:
     return [str(event), *num, str(status)]
 
 
-def run_digest(run: Sequence[Any], readings: Sequence[Sequence[Any]]) -> str:
+def run_digest(run: Sequence[Any], readings: Sequence[Sequence[Any]], machine: Sequence[Any] | None = None) -> str:
     """Checksum of one run: ``(gid, rep, status, reason, started, seconds, returncode)`` and its readings.
 
-    Readings are ``(event, value, percent, run_time_ns, status)``, in any order.
+    Readings are ``(event, value, percent, run_time_ns, status)``, in any order; ``machine``
+    (layout 2) is ``(host, cpu_model, kernel, perf_version)``.
 
     Examples
     --------
@@ -290,6 +371,8 @@ def run_digest(run: Sequence[Any], readings: Sequence[Sequence[Any]]) -> str:
     (32, False)
     """
     payload = [_canon_run(run), sorted((_canon_reading(r) for r in readings), key=lambda r: r[0])]
+    if machine is not None:
+        payload.append([str(x) for x in machine])
     text = json.dumps(payload, separators=(",", ":"), allow_nan=True)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
@@ -426,6 +509,10 @@ class CollectionDB:
             or "digest" not in tables.get("runs", set())
         ):
             raise InputError(f"{p}: damaged collection database (layout {version}, missing {missing or 'digest'})")
+        elif version >= 2 and (
+            not _MACHINE_COLUMNS <= tables.get("machines", set()) or "machine" not in tables.get("runs", set())
+        ):
+            raise InputError(f"{p}: damaged collection database (layout {version}, missing its machines)")
         # a writer checks the indexes too (it will write through them); readers scan the tables
         # without them (NOT INDEXED), so the quicker check suffices
         check = "integrity_check" if self.writable else "quick_check"
@@ -518,7 +605,7 @@ class CollectionDB:
         return cls(target, lock=lock)
 
     def prepare_for_writing(self) -> None:
-        """Settings of a writer; a database written before the marker is marked and checksummed.
+        """Settings of a writer; an older layout is upgraded (marked, checksummed, runs given their machine).
 
         Call after checking that the collection may be continued: nothing is written before.
         """
@@ -526,7 +613,9 @@ class CollectionDB:
             raise ValueError(f"{self.path}: opened read-only")
         try:
             self._con.execute("PRAGMA synchronous = FULL")
-            if self.version < 1:
+            if self.version < SCHEMA_VERSION:
+                if self.version >= 1:
+                    self.verify()  # never re-checksum a run changed outside hemkit
                 self._upgrade()
             if str(self._con.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "delete":
                 self._con.execute("PRAGMA journal_mode = DELETE")
@@ -534,18 +623,27 @@ class CollectionDB:
             raise _sqlite_error(self.path, exc, writing=True) from None
 
     def _upgrade(self) -> None:
+        """To the current layout: the digest column (layout 0), the machines (layout < 2), the checksums."""
         con = self._con
+        meta = self.meta()
         con.execute("BEGIN IMMEDIATE")
         try:
-            if "digest" not in {row[1] for row in con.execute("PRAGMA table_info(runs)")}:
+            columns = {row[1] for row in con.execute("PRAGMA table_info(runs)")}
+            if "digest" not in columns:
                 con.execute("ALTER TABLE runs ADD COLUMN digest TEXT")
+            con.execute(_MACHINES_TABLE)
+            if "machine" not in columns:
+                con.execute("ALTER TABLE runs ADD COLUMN machine INTEGER REFERENCES machines(id)")
+            machine = Machine.from_meta(meta)
+            mid = self._machine_id(machine)
             readings: dict[int, list[tuple[Any, ...]]] = {}
             for row in con.execute("SELECT run_id, event, value, percent, run_time_ns, status FROM readings"):
                 readings.setdefault(int(row[0]), []).append(row[1:])
             runs = list(con.execute(f"SELECT {_RUN_COLUMNS} FROM runs"))
+            fields = astuple(machine)
             con.executemany(
-                "UPDATE runs SET digest = ? WHERE id = ?",
-                [(run_digest(r[1:], readings.get(int(r[0]), [])), r[0]) for r in runs],
+                "UPDATE runs SET digest = ?, machine = ? WHERE id = ?",
+                [(run_digest(r[1:], readings.get(int(r[0]), []), fields), mid, r[0]) for r in runs],
             )
             con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -555,6 +653,17 @@ class CollectionDB:
             con.execute("ROLLBACK")
             raise
         self.version = SCHEMA_VERSION
+
+    def _machine_id(self, machine: Machine) -> int:
+        """The id of ``machine`` in the machines table, added if new (inside a write transaction)."""
+        fields = astuple(machine)
+        self._con.execute(
+            "INSERT OR IGNORE INTO machines (host, cpu_model, kernel, perf_version) VALUES (?,?,?,?)", fields
+        )
+        row = self._con.execute(
+            "SELECT id FROM machines WHERE host = ? AND cpu_model = ? AND kernel = ? AND perf_version = ?", fields
+        ).fetchone()
+        return int(row[0])
 
     def close(self) -> None:
         """Close the connection (the lock, if any, stays with its owner)."""
@@ -645,13 +754,14 @@ class CollectionDB:
             seen.add(event)
             numbers = [None if v is None or v != v else v for v in numbers]  # NaN -> NULL
             rows.append(_canon_reading((event, *numbers, "ok" if state is None else state)))
-        digest = run_digest(row, rows)
+        machine = run.machine if run.machine is not None else self._default_machine()
+        digest = run_digest(row, rows, astuple(machine))
 
         def work() -> int:
             cur = self._con.execute(
-                "INSERT INTO runs (gid, rep, status, reason, started, seconds, returncode, digest) "
-                "VALUES (?,?,?,?,?,?,?,?)",
-                (*row, digest),
+                "INSERT INTO runs (gid, rep, status, reason, started, seconds, returncode, digest, machine) "
+                "VALUES (?,?,?,?,?,?,?,?,?)",
+                (*row, digest, self._machine_id(machine)),
             )
             run_id = int(cur.lastrowid or 0)
             self._con.executemany("INSERT INTO readings VALUES (?,?,?,?,?,?)", [(run_id, *r) for r in rows])
@@ -660,6 +770,11 @@ class CollectionDB:
             return run_id
 
         return int(self._write(work))
+
+    def _default_machine(self) -> Machine:
+        if self.version < SCHEMA_VERSION:
+            raise ValueError(f"{self.path}: call prepare_for_writing() before writing runs")
+        return Machine.from_meta(self.meta())
 
     def valid_counts(self) -> dict[int, int]:
         """Valid runs per group id (groups without any are absent)."""
@@ -674,10 +789,27 @@ class CollectionDB:
         rows = self._read(f"SELECT {_RUN_COLUMNS} FROM runs NOT INDEXED ORDER BY id")
         return pd.DataFrame(rows, columns=[c.strip() for c in _RUN_COLUMNS.split(",")])
 
+    def shard(self) -> tuple[int, int] | None:
+        """``(K, N)`` of a collection made with ``shard=(K, N)`` (a part of a plan's runs), else None."""
+        stored = self.meta().get("shard")
+        if stored is None:
+            return None
+        if (
+            not isinstance(stored, list)
+            or len(stored) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in stored)
+            or not 1 <= stored[0] <= stored[1]
+        ):
+            raise InputError(f"{self.path}: damaged collection database (its shard {stored!r})")
+        return int(stored[0]), int(stored[1])
+
     def status(self) -> pd.DataFrame:
-        """Per group: events, valid and invalid runs, target runs, main invalid reason."""
+        """Per group: events, valid and invalid runs, target runs, main invalid reason.
+
+        The target of a shard is its part of the plan's runs (:func:`shard_reps`).
+        """
         try:
-            target = int(self.meta().get("runs", 0))
+            target = len(shard_reps(int(self.meta().get("runs", 0)), self.shard()))
         except (TypeError, ValueError):
             raise InputError(f"{self.path}: damaged collection database (the target number of runs)") from None
         runs = self.runs()
@@ -697,10 +829,16 @@ class CollectionDB:
             )
         return pd.DataFrame(rows, columns=["group", "events", "valid", "invalid", "target", "last_invalid_reason"])
 
+    def _machines(self) -> dict[int, tuple[str, str, str, str]]:
+        """The machines table (layout 2), read from the table itself."""
+        rows = self._read("SELECT id, host, cpu_model, kernel, perf_version FROM machines NOT INDEXED")
+        return {int(r[0]): tuple(str(x) for x in r[1:]) for r in rows}  # type: ignore[misc]
+
     def _scan(self) -> tuple[list[Any], dict[int, list[tuple[Any, ...]]]]:
-        """Every run row (with its digest) and every reading, read from the tables, not the indexes."""
+        """Every run row (with its digest and machine) and every reading, read from the tables, not the indexes."""
         digest = "digest" if self.version >= 1 else "NULL"
-        runs = self._read(f"SELECT {_RUN_COLUMNS}, {digest} FROM runs NOT INDEXED ORDER BY id")
+        machine = "machine" if self.version >= 2 else "NULL"
+        runs = self._read(f"SELECT {_RUN_COLUMNS}, {digest}, {machine} FROM runs NOT INDEXED ORDER BY id")
         readings: dict[int, list[tuple[Any, ...]]] = {}
         for row in self._read(
             "SELECT run_id, event, value, percent, run_time_ns, status FROM readings NOT INDEXED ORDER BY rowid"
@@ -715,7 +853,8 @@ class CollectionDB:
         -------
         list of (run row, readings)
             The runs as checked: ``(id, gid, rep, status, reason, started, seconds,
-            returncode, digest)`` and their ``(event, value, percent, run_time_ns, status)``.
+            returncode, digest, machine)`` (machine: a :class:`Machine`) and their
+            ``(event, value, percent, run_time_ns, status)``.
 
         Raises
         ------
@@ -723,7 +862,17 @@ class CollectionDB:
             Naming the first run whose row or readings changed, or a missing run.
         """
         runs, readings = self._scan()
-        checked = [(r, readings.pop(r[0], [])) for r in runs]
+        machines = self._machines() if self.version >= 2 else {}
+        default = Machine.from_meta(self.meta())
+        checked = []
+        for r in runs:
+            fields = machines.get(r[9]) if r[9] is not None else None
+            if self.version >= 2 and fields is None:
+                raise InputError(
+                    f"{self.path}: damaged collection database (run {r[0]}, group {r[1]} repetition {r[2]}, "
+                    "names no machine it was measured on)"
+                )
+            checked.append(((*r[:9], Machine(*fields) if fields else default), readings.pop(r[0], [])))
         if self.version < 1:
             return checked
         stored = self.meta().get("n_runs")
@@ -731,9 +880,9 @@ class CollectionDB:
             raise InputError(
                 f"{self.path}: damaged collection database (it should hold {stored} runs, it holds {len(runs)})"
             )
-        for r, rows in checked:
+        for (r, rows), raw in zip(checked, runs):
             try:
-                ok = r[8] == run_digest(r[1:8], rows)
+                ok = r[8] == run_digest(r[1:8], rows, machines[raw[9]] if self.version >= 2 else None)
             except (TypeError, ValueError, OverflowError):  # a number field that holds something else
                 ok = False
             if not ok:
@@ -756,10 +905,15 @@ class CollectionDB:
         read from the tables themselves (a damaged index cannot hide or add a row).  Only the
         plan's events of each group are kept (perf may print extra lines), in plan order.
         """
+        return self.tidy_and_machines()[0]
+
+    def tidy_and_machines(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """:meth:`tidy`, and the machine of every valid run: ``group, run, host, cpu_model, kernel, perf_version``."""
         checked = self.verify()
         groups = self.groups()
         order = {(g, e): i for g, events in enumerate(groups) for i, e in enumerate(events)}
         rows = []
+        machines = []
         seen: set[tuple[Any, Any]] = set()
         for r, readings in checked:
             if r[3] != "valid":
@@ -773,35 +927,39 @@ class CollectionDB:
                     f"{self.path}: damaged collection database (two valid runs of group {r[1]}, repetition {r[2]})"
                 )
             seen.add(where)
+            machines.append((*where, *astuple(r[9])))
             for x in readings:
                 pos = order.get((where[0], x[0]), -1)
                 if pos >= 0:
                     rows.append((*where, pos, x[0], x[1]))
         rows.sort(key=lambda t: (t[0], t[1], t[2]))
-        return pd.DataFrame([(g, rep, e, v) for g, rep, _, e, v in rows], columns=["group", "run", "event", "value"])
+        machines.sort(key=lambda t: (t[0], t[1]))
+        tidy = pd.DataFrame([(g, rep, e, v) for g, rep, _, e, v in rows], columns=["group", "run", "event", "value"])
+        return tidy, pd.DataFrame(machines, columns=list(MACHINE_COLUMNS))
 
 
-def load_readings(db_path: PathLike, *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
+#: the columns of :func:`run_machines`
+MACHINE_COLUMNS = ("group", "run", "host", "cpu_model", "kernel", "perf_version")
+
+
+def load_readings(
+    db_path: PathLike, *, min_runs: int = 3, drop_constant: bool = False, allow_mixed_machines: bool = False
+) -> Readings:
     """The valid runs of a collection database as :class:`hemkit.Readings`.
 
     ``drop_constant`` drops events that never change within a group (e.g. context-switches
-    reading 0 in every run), with a warning, instead of raising.
+    reading 0 in every run), with a warning, instead of raising.  Runs measured on machines
+    of different CPU models or kernels are refused unless ``allow_mixed_machines``.
 
     Raises
     ------
     InputError
-        Not a collection database, damaged (see the module docstring), or no valid runs yet.
-
-    Examples
-    --------
-    >>> from hemkit.io.collection import load_readings
-    >>> r = load_readings("collection.db")  # doctest: +SKIP
+        Missing, foreign, damaged, checksums that do not match, no valid run yet, machines
+        of different kinds, or readings :class:`Readings` refuses.
     """
-    with CollectionDB(db_path) as db:
-        t = db.tidy()
-    if t.empty:
-        raise InputError(f"{db_path}: no valid runs yet (the collection has not stored any)")
-    return Readings.from_tidy(t, source=str(db_path), min_runs=min_runs, drop_constant=drop_constant)
+    return load_collections(
+        [db_path], min_runs=min_runs, drop_constant=drop_constant, allow_mixed_machines=allow_mixed_machines
+    )
 
 
 def _same_setting(first: Path, path: Path, what: str, a: Any, b: Any) -> None:
@@ -813,32 +971,42 @@ def _same_setting(first: Path, path: Path, what: str, a: Any, b: Any) -> None:
         )
 
 
-def load_collections(db_paths: Sequence[PathLike], *, min_runs: int = 3, drop_constant: bool = False) -> Readings:
-    """The valid runs of several collection databases of the same plan and command, as one :class:`Readings`.
+def _check_machines(paths: Sequence[Path], machines: Sequence[pd.DataFrame], allow_mixed: bool) -> None:
+    """Refuse (or, with ``allow_mixed``, warn about) runs measured on machines of different kinds."""
+    kinds: dict[tuple[str, str], tuple[Path, str]] = {}
+    for path, frame in zip(paths, machines):
+        for cpu, kernel, host in zip(frame["cpu_model"], frame["kernel"], frame["host"]):
+            if cpu or kernel:  # a collection whose metadata named no machine cannot be told apart
+                kinds.setdefault((cpu, kernel), (path, host))
+    if len(kinds) < 2:
+        return
+    (k1, (p1, h1)), (k2, (p2, h2)) = list(kinds.items())[:2]
+    what = [n for n, a, b in (("CPU model", k1[0], k2[0]), ("kernel", k1[1], k2[1])) if a != b]
+    where = f"{p1}" if p1 == p2 else f"{p1} and {p2}"
+    text = (
+        f"{where}: runs measured on machines of different {' and '.join(what)} "
+        f"({h1 or 'a host'}: {Machine(h1, *k1, '').kind()}; {h2 or 'a host'}: {Machine(h2, *k2, '').kind()}"
+        f"{f'; {len(kinds)} kinds in all' if len(kinds) > 2 else ''})"
+    )
+    if not allow_mixed:
+        raise InputError(
+            f"{text}; their runs may not come from one distribution",
+            fix=Fix("allow_mixed_machines", True),
+        )
+    warnings.warn(f"{text}: read as one collection as asked", HemkitWarning, stacklevel=4)
 
-    Groups with the same set of events are one group (numbered as in the first database);
-    run ids stay the repetition numbers unless two databases hold the same run of a group,
-    then every run id is prefixed by its file's stem (``plan:0``, ``plan2:0``; the whole
-    path where stems repeat).  Databases of another plan (another set of groups), another
-    command, pin or co-runner are refused: their runs are not runs of one experiment.
 
-    Raises
-    ------
-    InputError
-        Naming both files and what differs, or a database :func:`load_readings` refuses.
-
-    Examples
-    --------
-    >>> r = load_collections(["monday.db", "tuesday.db"])  # doctest: +SKIP
-    """
+def _collection_tables(
+    db_paths: Sequence[PathLike], allow_mixed_machines: bool | None
+) -> tuple[list[Path], pd.DataFrame, pd.DataFrame]:
+    """The tidy table of several collections read as one, and the machine of each of its runs."""
     paths = [Path(os.fspath(p)) for p in db_paths]
-    if len(paths) == 1:
-        return load_readings(paths[0], min_runs=min_runs, drop_constant=drop_constant)
     tables: list[pd.DataFrame] = []
+    machines: list[pd.DataFrame] = []
     first: tuple[Path, dict[str, Any], dict[frozenset[str], list[int]]] | None = None
     for path in paths:
         with CollectionDB(path) as db:
-            table, groups, meta = db.tidy(), db.groups(), db.meta()
+            (table, machine), groups, meta = db.tidy_and_machines(), db.groups(), db.meta()
         if table.empty:
             raise InputError(f"{path}: no valid runs yet (the collection has not stored any)")
         by_events: dict[frozenset[str], list[int]] = {}
@@ -847,6 +1015,7 @@ def load_collections(db_paths: Sequence[PathLike], *, min_runs: int = 3, drop_co
         if first is None:
             first = (path, meta, by_events)
             tables.append(table)
+            machines.append(machine)
             continue
         first_path, first_meta, first_groups = first
         if {k: len(v) for k, v in by_events.items()} != {k: len(v) for k, v in first_groups.items()}:
@@ -861,17 +1030,67 @@ def load_collections(db_paths: Sequence[PathLike], *, min_runs: int = 3, drop_co
         for key, what in (("command", "command"), ("pin", "pin"), ("corunner", "co-runner")):
             _same_setting(first_path, path, what, first_meta.get(key), meta.get(key))
         to_first = {gid: first_groups[k][i] for k, gids in by_events.items() for i, gid in enumerate(gids)}
-        table = table.assign(group=table["group"].map(to_first))
-        tables.append(table)
-    keys = [set(zip(t["group"].tolist(), t["run"].tolist())) for t in tables]
+        tables.append(table.assign(group=table["group"].map(to_first)))
+        machines.append(machine.assign(group=machine["group"].map(to_first)))
+    if allow_mixed_machines is not None:  # None: the machines are what is asked for
+        _check_machines(paths, machines, allow_mixed_machines)
+    keys = [set(zip(t["group"].tolist(), t["run"].tolist())) for t in machines]
     clash = any(keys[i] & keys[j] for i in range(len(keys)) for j in range(i))
     if clash:
         stems = [p.stem for p in paths]
         labels = stems if len(set(stems)) == len(stems) else [str(p) for p in paths]
         tables = [t.assign(run=[f"{label}:{r}" for r in t["run"].tolist()]) for t, label in zip(tables, labels)]
+        machines = [t.assign(run=[f"{label}:{r}" for r in t["run"].tolist()]) for t, label in zip(machines, labels)]
     table = pd.concat(tables, ignore_index=True).sort_values(["group"], kind="stable", ignore_index=True)
+    machine = pd.concat(machines, ignore_index=True).sort_values(["group"], kind="stable", ignore_index=True)
+    return paths, table, machine
+
+
+def load_collections(
+    db_paths: Sequence[PathLike],
+    *,
+    min_runs: int = 3,
+    drop_constant: bool = False,
+    allow_mixed_machines: bool = False,
+) -> Readings:
+    """The valid runs of several collection databases of the same plan and command, as one :class:`Readings`.
+
+    Groups with the same set of events are one group (numbered as in the first database);
+    run ids stay the repetition numbers unless two databases hold the same run of a group,
+    then every run id is prefixed by its file's stem (``plan:0``, ``plan2:0``; the whole
+    path where stems repeat).  Databases of another plan (another set of groups), another
+    command, pin or co-runner are refused: their runs are not runs of one experiment.  So
+    are runs measured on machines of another CPU model or kernel (in one database or
+    across them), unless ``allow_mixed_machines`` (then with a warning).  The shards of one
+    plan (``collect --shard K/N``) read together are the whole collection.
+
+    Raises
+    ------
+    InputError
+        Naming both files and what differs, or a database :class:`CollectionDB` refuses.
+
+    Examples
+    --------
+    >>> r = load_collections(["monday.db", "tuesday.db"])  # doctest: +SKIP
+    """
+    paths, table, _ = _collection_tables(db_paths, allow_mixed_machines)
     source = " ".join(map(str, paths))
     return Readings.from_tidy(table, source=source, min_runs=min_runs, drop_constant=drop_constant)
+
+
+def run_machines(db_paths: PathLike | Sequence[PathLike]) -> pd.DataFrame:
+    """The machine of every valid run of one or several collections, labelled as :func:`load_collections` does.
+
+    Columns ``group, run, host, cpu_model, kernel, perf_version``: one row per run of the
+    :class:`Readings` the same files give (for the check that machines are alike; runs of
+    machines of different kinds are given as they are).
+
+    Examples
+    --------
+    >>> run_machines(["part_1.db", "part_2.db"])["host"].value_counts()  # doctest: +SKIP
+    """
+    paths = [db_paths] if isinstance(db_paths, (str, os.PathLike)) else list(db_paths)
+    return _collection_tables(paths, None)[2]
 
 
 def collection_status(db_path: PathLike) -> pd.DataFrame:
@@ -938,4 +1157,8 @@ __all__ = [
     "load_readings",
     "open_for_writing",
     "run_digest",
+    "run_machines",
+    "shard_reps",
+    "Machine",
+    "MACHINE_COLUMNS",
 ]

@@ -46,8 +46,8 @@ ANALYSIS_VERSION = 1
 """derive's JSON analysis key ``version``."""
 MODEL_VERSION = 2
 """An MPX model file's ``version``."""
-COLLECTION_VERSION = 1
-"""The collection database's layout (SQLite ``user_version``)."""
+COLLECTION_VERSION = 2
+"""The collection database's layout (SQLite ``user_version``; 2: the machine of every run)."""
 TABLE_VERSION = 1
 """Parquet tables hemkit writes: key-value metadata :data:`TABLE_VERSION_KEY`."""
 TABLE_VERSION_KEY = b"hemkit_version"

@@ -221,7 +221,7 @@ def _check_database(path: Path) -> None:
         raise InputError(f"{path}: a SQLite database, but not a hemkit collection (no table {missing[0]!r})")
 
 
-def _load_databases(paths: list[Path], *, min_runs: int, drop_constant: bool) -> Readings:
+def _load_databases(paths: list[Path], *, min_runs: int, drop_constant: bool, allow_mixed_machines: bool) -> Readings:
     """One or several collection databases (of one plan and command) as one set of readings."""
     import sqlite3
 
@@ -230,7 +230,9 @@ def _load_databases(paths: list[Path], *, min_runs: int, drop_constant: bool) ->
     for path in paths:
         _check_database(path)
     try:
-        return load_collections(paths, min_runs=min_runs, drop_constant=drop_constant)
+        return load_collections(
+            paths, min_runs=min_runs, drop_constant=drop_constant, allow_mixed_machines=allow_mixed_machines
+        )
     except InputError:
         raise
     except HemkitError as exc:
@@ -266,7 +268,7 @@ def _read_table_file(
     raise InputError(f"{path}: not a readings file (no columns {', '.join(TIDY_COLUMNS)}); {RECOGNISED}")
 
 
-def read_readings(
+def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind of input it reads
     source: PathLike | Sequence[PathLike],
     *,
     pmcs: int | None = None,
@@ -274,6 +276,7 @@ def read_readings(
     drop_constant: bool = False,
     min_runs: int = 3,
     perf: PerfOptions | None = None,
+    allow_mixed_machines: bool = False,
 ) -> Readings:
     """Read readings from any supported input (see the module docstring).
 
@@ -296,6 +299,9 @@ def read_readings(
     perf : PerfOptions, optional
         How perf stat files are read: untrusted readings refused or dropped, multiplexed
         estimates, per-CPU counts (see :class:`hemkit.io.perf_files.PerfOptions`).
+    allow_mixed_machines : bool, default False
+        Read collection databases whose runs were measured on machines of different CPU
+        models or kernels as one (with a warning) instead of refusing them.
 
     Raises
     ------
@@ -330,7 +336,9 @@ def read_readings(
         for name, value in (("pmcs", pmcs), ("codes", codes)):
             if value is not None:
                 _ignored(name, paths[0], "a collection database")
-        return _load_databases(paths, min_runs=min_runs, drop_constant=drop_constant)
+        return _load_databases(
+            paths, min_runs=min_runs, drop_constant=drop_constant, allow_mixed_machines=allow_mixed_machines
+        )
     kind = kinds[0] if len(paths) == 1 else "several"
     if kind in ("folder", "several", "perf-csv", "perf-json"):
         files, where = _perf_files(paths)
