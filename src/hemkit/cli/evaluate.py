@@ -80,8 +80,8 @@ def evaluate() -> None:
     \b
     hemkit evaluate pairs merged.csv --truth truth.csv --plot pairs.png -o pairs.csv
     hemkit evaluate holdout runs.csv --methods much,joint --seed 3
-    hemkit evaluate holdout runs.csv --methods much,copula,joint --cluster local:3
     hemkit evaluate study --methods much-paper,much,joint --level 0.9
+    hemkit evaluate study --splits 20 --cluster local:2     # as Dask tasks, the same numbers
     hemkit evaluate diagnostics --plot-sims sims.png --plot-runs runs.png --plot-design design.png
     """
 
