@@ -180,3 +180,41 @@ def test_without_dask_distributed_a_cluster_sweep_says_what_to_install(monkeypat
         holdout(t2080_much(), ["copula"], options=SMALL_HOLDOUT, cluster="local:1")
     res = run_cli(["evaluate", "holdout", "--methods", "copula", "--cluster", "local:1", "-q"])
     assert res.exit_code == 2 and res.stderr.startswith("hemkit: error: running on a Dask cluster needs")
+
+
+def test_a_worker_killed_mid_study_changes_nothing():
+    """Dask runs the lost worker's tasks again elsewhere with the same arguments: the same numbers."""
+    import os
+    import signal
+
+    opts = StudyOptions(pmcs=(3, 4), splits=2, reps=2)
+    here = truth_study(zen5_br_64kb(), ["much", "copula"], seed=5, options=opts, merge_options=FEW_SIMS)
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        silence_logs=50,
+    ) as cluster:
+        with distributed.Client(cluster) as client:
+            victim = min(client.run(os.getpid).values())
+
+        class KillOnFirstResult(RecordingProgress):
+            def report(self, task, info):
+                if not self.events:
+                    os.kill(victim, signal.SIGKILL)  # 1 of 24 merges back, the others queued or running
+                super().report(task, info)
+
+        progress = KillOnFirstResult()
+        there = truth_study(
+            zen5_br_64kb(),
+            ["much", "copula"],
+            seed=5,
+            options=opts,
+            merge_options=FEW_SIMS,
+            progress=progress,
+            cluster=cluster.scheduler_address,
+        )
+    assert len(progress.events) == 24
+    pd.testing.assert_frame_equal(there.table, here.table, check_exact=True)

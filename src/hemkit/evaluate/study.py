@@ -140,13 +140,13 @@ class StudyMerge:
         A key of :data:`hemkit.evaluate.METHOD_SPECS`.
     rep : int
         Repetition of the merge.
-    seed : Generator
-        The merge's stream (``child(seed, "merge", method, pmcs, split, rep)``).
+    stream : Generator
+        The merge's random stream (``child(seed, "merge", method, pmcs, split, rep)``).
     options : mapping, optional
         Keyword arguments of :func:`hemkit.merge.merge`.
     level : float, optional
         Also score this merge's per-pair intervals (and the naive ones) at this level.
-    naive_seed : Generator, optional
+    naive_stream : Generator, optional
         The naive intervals' stream (``child(seed, "naive", pmcs, split)``), with ``level``.
     """
 
@@ -154,10 +154,10 @@ class StudyMerge:
     split: int
     method: str
     rep: int
-    seed: np.random.Generator
+    stream: np.random.Generator
     options: Mapping[str, Any] | None = None
     level: float | None = None
-    naive_seed: np.random.Generator | None = None
+    naive_stream: np.random.Generator | None = None
 
 
 def study_split(truth: pd.DataFrame, pmcs: int, seed: SeedLike) -> Readings:
@@ -177,7 +177,7 @@ def study_merge(truth: pd.DataFrame, readings: Readings, case: StudyMerge) -> di
     >>> from hemkit.core.rng import child
     >>> from hemkit.datasets import zen5_br_64kb
     >>> truth = zen5_br_64kb()
-    >>> case = StudyMerge(4, 0, "joint", 0, seed=child(0, "merge", "joint", 4, 0, 0))
+    >>> case = StudyMerge(4, 0, "joint", 0, stream=child(0, "merge", "joint", 4, 0, 0))
     >>> sorted(study_merge(truth, study_split(truth, 4, child(0, "split", 4, 0)), case))
     ['groups', 'pearson_mse', 'spearman_mse']
     """
@@ -185,12 +185,12 @@ def study_merge(truth: pd.DataFrame, readings: Readings, case: StudyMerge) -> di
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HemkitWarning)
-        merged = run_method(case.method, readings, seed=case.seed, options=case.options)
+        merged = run_method(case.method, readings, seed=case.stream, options=case.options)
         ev = evaluate(merged, truth[readings.events])
         out = {"groups": len(readings), "pearson_mse": ev.mse("pearson"), "spearman_mse": ev.mse("spearman")}
         if case.level is not None:
             iv = compute_intervals(merged, readings, IntervalOptions(level=case.level))
-            nv = naive_intervals(readings, level=case.level, seed=case.naive_seed)
+            nv = naive_intervals(readings, level=case.level, seed=case.naive_stream)
             truth_corr = ev.pairs["truth_pearson"]
             for prefix, frame in (("", iv), ("naive_", nv)):
                 f = frame.set_index(["event_a", "event_b"]).reindex(truth_corr.index)
@@ -279,7 +279,7 @@ def truth_study(  # noqa: PLR0913 - progress and cluster say how it runs, not wh
                     for r in range(reps[name])
                 ]
                 if opts.level is not None:
-                    merges[0] = replace(merges[0], level=opts.level, naive_seed=child(seed, "naive", pmcs, split))
+                    merges[0] = replace(merges[0], level=opts.level, naive_stream=child(seed, "naive", pmcs, split))
                 info = f"{pmcs} counters, split {split}: {name}"
                 plan.append(
                     (pmcs, split, name, [run.submit(study_merge, shared, readings, m, info=info) for m in merges])

@@ -11,8 +11,10 @@ hands the calls to a runner from :func:`sweep_runner`:
   which then stays on the workers), and the results come back in the order of the calls.
 
 The functions and their inputs are the same either way, so a sweep gives the same numbers
-here and on a cluster for the same seed.  Warnings a task raises on a worker are raised
-again here, so the caller sees (or records) them as in a local run.
+here and on a cluster for the same seed.  Warnings a :meth:`Runner.submit` call raises on a
+worker are raised again here, so the caller sees (or records) them as in a local run; a worker's
+error is raised here as itself.  A task whose worker dies is run again elsewhere by Dask, with
+the same arguments, hence the same numbers.
 
 Examples
 --------
@@ -42,7 +44,11 @@ class Runner(Protocol):
         ...  # pragma: no cover
 
     def call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """A handle of ``fn(*args)``, an intermediate result that later calls take as an argument."""
+        """A handle of ``fn(*args)``, an intermediate result that later calls take as an argument.
+
+        On a cluster its value stays on the workers, and so do its warnings: ``fn`` should silence
+        what it expects (as :func:`~hemkit.evaluate.study.study_split` does).
+        """
         ...  # pragma: no cover
 
     def submit(self, fn: Callable[..., Any], *args: Any, info: str = "") -> Any:
@@ -92,7 +98,9 @@ class _OnCluster:
         self.info: dict[str, str] = {}
 
     def share(self, value: Any) -> Any:
-        return self.client.scatter([value])[0]  # a list: a mapping or sequence would be scattered item by item
+        # a list: a mapping or sequence would be scattered item by item; on every worker: a copy outlives
+        # a lost worker (scattered data cannot be computed again, a task can)
+        return self.client.scatter([value], broadcast=True)[0]
 
     def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         return self.client.submit(fn, *args, pure=False)
