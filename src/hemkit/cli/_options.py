@@ -92,6 +92,16 @@ def seed_option(default: int = 0) -> Callable[[F], F]:
     )
 
 
+def cluster_option(what: str = "Run the work as Dask tasks") -> Callable[[F], F]:
+    """``--cluster ADDRESS|local:N``: a running Dask scheduler, or N worker processes started here."""
+    return click.option(
+        "--cluster",
+        metavar="ADDRESS|local:N",
+        help=f"{what} on a Dask cluster: a running scheduler's address (tcp://node0:8786) "
+        "or local:N (N worker processes on this machine); needs pip install 'hemkit[cluster]'.",
+    )
+
+
 def quiet_option() -> Callable[[F], F]:
     """``-q/--quiet``: no progress display."""
     return click.option("-q", "--quiet", is_flag=True, help="No progress display.")

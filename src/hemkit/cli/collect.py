@@ -263,6 +263,8 @@ def _show_status(db: str) -> None:
         meta = handle.meta()
         df = handle.status()
     show_table(df.set_index("group"), f"{db}: {shlex.join(str(c) for c in meta.get('command') or [])}")
+    if int(df["valid"].sum()):
+        _show_machines(db)
     done, total = int(df["valid"].clip(upper=df["target"]).sum()), int(df["target"].sum())
     invalid = int(df["invalid"].sum())
     click.echo(
@@ -270,6 +272,26 @@ def _show_status(db: str) -> None:
         if total
         else f"{db}: no runs planned"
     )
+
+
+def _show_machines(db: str) -> None:
+    """Runs per host and, for two or more hosts, the events whose readings differ by host."""
+    from hemkit.compare.machines import collection_machines
+
+    try:
+        with warnings_to_stderr():
+            check = collection_machines([db])
+    except HemkitError as exc:
+        click.echo(f"{db}: machines not checked: {exc}")
+        return
+    if check is None:
+        return
+    show_table(check.runs_per_host(), "runs per host")
+    flagged = check.to_frame().query("differs")
+    if len(flagged):
+        cols = ["event", "host", "against", "ratio", "lower", "upper", "q_value", "moved_by"]
+        show_table(flagged[cols].set_index("event"), "events whose readings differ by host")
+    click.echo(check.line())
 
 
 def _export(source: str | list[str], output: str, **options: Any) -> None:

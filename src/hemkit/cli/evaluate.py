@@ -18,6 +18,7 @@ import click
 
 from hemkit.cli._options import (
     LEVEL,
+    cluster_option,
     distinct_outputs,
     output_option,
     plot_option,
@@ -80,6 +81,7 @@ def evaluate() -> None:
     hemkit evaluate pairs merged.csv --truth truth.csv --plot pairs.png -o pairs.csv
     hemkit evaluate holdout runs.csv --methods much,joint --seed 3
     hemkit evaluate study --methods much-paper,much,joint --level 0.9
+    hemkit evaluate study --splits 20 --cluster local:2     # as Dask tasks, the same numbers
     hemkit evaluate diagnostics --plot-sims sims.png --plot-runs runs.png --plot-design design.png
     """
 
@@ -167,6 +169,7 @@ def pairs(
 @click.option("--anchor", help="Anchor event of hrm.")
 @click.option("--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together.")
 @seed_option()
+@cluster_option("Merge each method as a task")
 @output_option("Write the per-pair table (CSV or Parquet).")
 @plot_option(help="Figure: sorted per-pair differences per method (MUCH paper, Fig. 5).")
 @quiet_option()
@@ -179,6 +182,7 @@ def holdout(
     anchor: str | None,
     impute: str | None,
     seed: int,
+    cluster: str | None,
     output: str | None,
     plot: str | None,
     quiet: bool,
@@ -188,6 +192,7 @@ def holdout(
     \b
     hemkit evaluate holdout                        # bundled T2080 readings
     hemkit evaluate holdout runs.csv --methods much,joint --seed 3
+    hemkit evaluate holdout runs.csv --methods much,copula,joint --cluster local:3
 
     INPUT is one or several files of readings, as for 'hemkit merge' (default: the bundled
     T2080 MUCH data).
@@ -202,7 +207,7 @@ def holdout(
     written: list[str] = []
     with warnings_to_stderr(messages):
         readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=False)
-        res = run_holdout(readings, names, seed=seed, options=_method_options(names, impute, anchor))
+        res = run_holdout(readings, names, seed=seed, options=_method_options(names, impute, anchor), cluster=cluster)
     show_table(res.summary(), "Held-out pairwise correlation differences")
     if output:
         write_table(res.to_frame().reset_index(), output, inputs=inputs, what="output")
@@ -213,6 +218,7 @@ def holdout(
     summary = (
         f"holdout: {len(readings)} groups of {_inputs_label(inputs, 'bundled T2080 MUCH data')} split in halves "
         f"(seed {seed}); {', '.join(res.evaluations)} merged one half, compared with the other"
+        + (f" (Dask tasks on {cluster})" if cluster else "")
     )
     _finish(summary, written, messages)
 
@@ -232,6 +238,7 @@ def holdout(
 @reps_option("Merges per split.", default=3)
 @click.option("--level", type=LEVEL, help="Also score per-pair intervals at this level.")
 @seed_option()
+@cluster_option("Run the splits and merges as tasks")
 @output_option("Write the per-split table (CSV or Parquet).")
 @quiet_option()
 def study(
@@ -243,6 +250,7 @@ def study(
     reps: int,
     level: float | None,
     seed: int,
+    cluster: str | None,
     output: str | None,
     quiet: bool,
 ) -> None:
@@ -251,6 +259,7 @@ def study(
     \b
     hemkit evaluate study --methods much-paper,much,joint --level 0.9     # bundled Zen 5 truth
     hemkit evaluate study --truth truth.csv --pmcs 4 --splits 2
+    hemkit evaluate study --splits 20 --cluster tcp://node0:8786    # on a running Dask scheduler
 
     The truth is a table, not readings: the input options of the other subcommands do not
     apply, and --pmcs is the counters of the designs it is split into.
@@ -276,7 +285,9 @@ def study(
             table = zen5_br_64kb()
         opts = StudyOptions(pmcs=tuple(pmcs), splits=splits, reps=reps, level=level)
         mopts = {m: {"impute": impute} for m in methods.split(",") if impute and m.strip() != "hrm"}
-        st = truth_study(table, methods, seed=seed, options=opts, merge_options=mopts, progress=not quiet)
+        st = truth_study(
+            table, methods, seed=seed, options=opts, merge_options=mopts, progress=not quiet, cluster=cluster
+        )
     show_table(st.summary(), "Merged vs truth correlations (ratios: MSE over the MUCH paper's)")
     written: list[str] = []
     if output:
@@ -285,6 +296,7 @@ def study(
     summary = (
         f"study: {' '.join(truth) or 'bundled Zen 5 br_64kb truth'} ({len(table)} runs, {table.shape[1]} events) "
         f"split {splits}x into MUCH designs on {', '.join(map(str, opts.pmcs))} counters"
+        + (f" (Dask tasks on {cluster})" if cluster else "")
     )
     _finish(summary, written, messages)
 

@@ -126,6 +126,10 @@ def merge(
     messages: list[str] = []
     with warnings_to_stderr(messages):
         readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=method == "hrm")
+        if inputs:  # collection databases: warn when their hosts read differently (machines check)
+            from hemkit.compare.machines import collection_machines
+
+            collection_machines(inputs, readings, seed=seed, warn=True)
         level_ = level if pair_intervals or plot else None
         res = run_merge(readings, method, seed=seed, level=level_, jobs=merging.jobs, **options)
     show_row(res.method, res.row(), "Merged vs observed pairwise correlations", index="method")

@@ -4,7 +4,8 @@
 two machines, or a task in isolation and under contention: per event the medians, their ratio
 with an interval, a Brunner-Munzel test and false discovery rate control across events
 (:mod:`hemkit.core.stats`); with ``pairs=True`` per pair of events the change of correlation.
-``hemkit compare A B`` is the command.
+``hemkit compare A B`` is the command.  ``machines_check(readings, hosts)`` asks the same of the
+hosts of one collection: does any host read an event differently from the others?
 
 Examples
 --------
@@ -18,6 +19,16 @@ Examples
 """
 
 from hemkit.compare.api import FEW_RUNS, MIN_RUNS, compare
+from hemkit.compare.machines import MachinesCheck, collection_machines, machines_check
 from hemkit.compare.result import COLUMNS, CompareResult
 
-__all__ = ["COLUMNS", "FEW_RUNS", "MIN_RUNS", "CompareResult", "compare"]
+__all__ = [
+    "COLUMNS",
+    "FEW_RUNS",
+    "MIN_RUNS",
+    "CompareResult",
+    "MachinesCheck",
+    "collection_machines",
+    "compare",
+    "machines_check",
+]

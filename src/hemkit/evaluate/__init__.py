@@ -10,6 +10,10 @@
 - :func:`sims_curve`, :func:`runs_curve`, :func:`design_runs` -- the MUCH paper's diagnostics:
   MSE against the number of simulations and of runs (Fig. 6), runs MUCH needs against HRM (Fig. 7).
 - :func:`plot_pair_differences` -- sorted per-pair differences per method (MUCH paper, Fig. 5).
+
+:func:`holdout` and :func:`truth_study` take ``cluster="local:N"`` or a Dask scheduler's
+address to run their methods, splits and repetitions as Dask tasks, with the same numbers
+(:mod:`hemkit.evaluate.tasks`).
 """
 
 from hemkit.evaluate.diagnostics import (

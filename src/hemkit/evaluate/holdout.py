@@ -4,7 +4,7 @@
 other part's observed pairwise correlations are the reference.  Every method gets its own
 random stream by name (``hemkit.core.rng.child(seed, "merge", name)``), so a method's numbers
 do not depend on which other methods ran: the same seed gives byte-identical results in any
-process.
+process, and on a Dask cluster (``cluster=``: one task per method, :func:`holdout_method`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,13 @@ import pandas as pd
 
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
+from hemkit.core.progress import as_progress
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.core.rng import SeedLike, child
 from hemkit.evaluate.pairs import Evaluation, compare, evaluate
+from hemkit.evaluate.tasks import sweep_runner
+from hemkit.external.cluster import parse_cluster
 from hemkit.merge import METHODS, MergeResult, merge
 from hemkit.merge.result import frozen_mapping
 
@@ -124,6 +127,23 @@ class HoldoutResult(Result):
         return plot_pair_differences(dict(self.evaluations), kind=kind, ax=ax)
 
 
+def holdout_method(
+    part: Readings, reference: Readings, name: str, seed: SeedLike, options: Mapping[str, Any] | None
+) -> Evaluation:
+    """One method of a :func:`holdout`: merge ``part``, evaluate against ``reference``'s observed correlations.
+
+    A module-level function of picklable arguments, so that a sweep can run it as a Dask task.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_much
+    >>> part, reference = t2080_much().split_runs(seed=0)
+    >>> holdout_method(part, reference, "copula", 3, {"rows": 1000}).label
+    'copula'
+    """
+    return evaluate(run_method(name, part, seed=seed, options=options), reference, label=name)
+
+
 def holdout(
     readings: Readings,
     methods: str | Sequence[str] = ("much", "joint"),
@@ -131,6 +151,7 @@ def holdout(
     fraction: float = 0.5,
     seed: SeedLike = 0,
     options: Mapping[str, Mapping[str, Any]] | None = None,
+    cluster: str | None = None,
 ) -> HoldoutResult:
     """Merge one part of each group's runs and compare with the other part's observed correlations.
 
@@ -145,6 +166,10 @@ def holdout(
         The split and every method's randomness (separate streams by name).
     options : mapping method -> keyword arguments of :func:`hemkit.merge.merge`, optional
         e.g. ``{"much": {"n_sims": 50}, "hrm": {"anchor": "cycles"}}``.
+    cluster : str, optional
+        Merge the methods as Dask tasks, one per method: ``"local:N"`` (N worker processes
+        here) or a running scheduler's address (``"tcp://node0:8786"``); see
+        :mod:`hemkit.external.cluster`.  The numbers are those of a run here with the same seed.
 
     Examples
     --------
@@ -160,15 +185,23 @@ def holdout(
     unknown = [k for k in opts if k not in METHOD_SPECS]
     if unknown:
         raise InputError(f"options given for unknown method {unknown[0]!r}")
+    if cluster is not None:
+        parse_cluster(cluster)  # a bad value is refused before any work
     part, reference = readings.split_runs(fraction, seed=int(child(seed, "split").integers(2**32)))
-    evaluations = {
-        name: evaluate(
-            run_method(name, part, seed=child(seed, "merge", name), options=opts.get(name)), reference, label=name
-        )
-        for name in names
-    }
+    with as_progress(None).task("holdout", total=len(names)) as task, sweep_runner(cluster, task) as run:
+        shared = run.share(part), run.share(reference)
+        handles = [run.submit(holdout_method, *shared, n, child(seed, "merge", n), opts.get(n)) for n in names]
+        evaluations = dict(zip(names, run.results(handles)))
     params = {"fraction": fraction, "seed": seed if isinstance(seed, int) else None, "options": opts}
     return HoldoutResult(evaluations=frozen_mapping(evaluations), params=frozen_mapping(params))
 
 
-__all__ = ["METHOD_SPECS", "HoldoutResult", "default_anchor", "holdout", "parse_methods", "run_method"]
+__all__ = [
+    "METHOD_SPECS",
+    "HoldoutResult",
+    "default_anchor",
+    "holdout",
+    "holdout_method",
+    "parse_methods",
+    "run_method",
+]

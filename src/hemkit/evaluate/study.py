@@ -9,13 +9,17 @@
   method's per-pair intervals are scored too (coverage of the truth, width).
 - :func:`synthetic_study` -- one synthetic truth, an HRM and a MUCH design over its events,
   the same total number of runs for every method (MUCH paper, Sec. 5.2-5.3).
+
+A truth study's merges are calls of :func:`study_merge` (on the splits of :func:`study_split`),
+so that ``cluster="local:N"`` or a Dask scheduler's address runs them as tasks
+(:mod:`hemkit.evaluate.tasks`) with the numbers of a run here.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -24,12 +28,15 @@ import pandas as pd
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning
 from hemkit.core.progress import ProgressLike, as_progress
+from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.core.rng import SeedLike, child
 from hemkit.datasets.synthetic import make_truth
 from hemkit.datasets.truth import check_truth_table, split_into_runs, split_truth
 from hemkit.evaluate.holdout import parse_methods, run_method
 from hemkit.evaluate.pairs import Evaluation, compare, evaluate
+from hemkit.evaluate.tasks import sweep_runner
+from hemkit.external.cluster import parse_cluster
 from hemkit.merge.result import frozen_mapping
 
 
@@ -121,7 +128,97 @@ class TruthStudy(Result):
         return self.table.copy()
 
 
-def truth_study(
+@dataclass(frozen=True)
+class StudyMerge:
+    """One merge of a :func:`truth_study`: its case, method, repetition and random streams (picklable).
+
+    Attributes
+    ----------
+    pmcs, split : int
+        The case: counter budget and split.
+    method : str
+        A key of :data:`hemkit.evaluate.METHOD_SPECS`.
+    rep : int
+        Repetition of the merge.
+    stream : Generator
+        The merge's random stream (``child(seed, "merge", method, pmcs, split, rep)``).
+    options : mapping, optional
+        Keyword arguments of :func:`hemkit.merge.merge`.
+    level : float, optional
+        Also score this merge's per-pair intervals (and the naive ones) at this level.
+    naive_stream : Generator, optional
+        The naive intervals' stream (``child(seed, "naive", pmcs, split)``), with ``level``.
+    """
+
+    pmcs: int
+    split: int
+    method: str
+    rep: int
+    stream: np.random.Generator
+    options: Mapping[str, Any] | None = None
+    level: float | None = None
+    naive_stream: np.random.Generator | None = None
+
+
+def study_split(truth: pd.DataFrame, pmcs: int, seed: SeedLike) -> Readings:
+    """One split of a :func:`truth_study`: the truth's runs shared out to a MUCH design on ``pmcs`` counters."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        return split_truth(truth, pmcs, seed=seed)
+
+
+def study_merge(truth: pd.DataFrame, readings: Readings, case: StudyMerge) -> dict[str, float]:
+    """One merge of a :func:`truth_study` scored against the truth: MSE, and with ``level`` the intervals.
+
+    A module-level function of picklable arguments, so that a sweep can run it as a Dask task.
+
+    Examples
+    --------
+    >>> from hemkit.core.rng import child
+    >>> from hemkit.datasets import zen5_br_64kb
+    >>> truth = zen5_br_64kb()
+    >>> case = StudyMerge(4, 0, "joint", 0, stream=child(0, "merge", "joint", 4, 0, 0))
+    >>> sorted(study_merge(truth, study_split(truth, 4, child(0, "split", 4, 0)), case))
+    ['groups', 'pearson_mse', 'spearman_mse']
+    """
+    from hemkit.merge.intervals import IntervalOptions, compute_intervals, naive_intervals
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        merged = run_method(case.method, readings, seed=case.stream, options=case.options)
+        ev = evaluate(merged, truth[readings.events])
+        out = {"groups": len(readings), "pearson_mse": ev.mse("pearson"), "spearman_mse": ev.mse("spearman")}
+        if case.level is not None:
+            iv = compute_intervals(merged, readings, IntervalOptions(level=case.level))
+            nv = naive_intervals(readings, level=case.level, seed=case.naive_stream)
+            truth_corr = ev.pairs["truth_pearson"]
+            for prefix, frame in (("", iv), ("naive_", nv)):
+                f = frame.set_index(["event_a", "event_b"]).reindex(truth_corr.index)
+                inside = (f["lower"] <= truth_corr) & (truth_corr <= f["upper"])
+                out[f"{prefix}coverage"] = float(inside.mean())
+                out[f"{prefix}width" if prefix else "median_width"] = float((f["upper"] - f["lower"]).median())
+    return out
+
+
+def _ratio(mse: float, base: float) -> float:
+    return mse / base if base > 0 else float("nan")
+
+
+def _study_row(pmcs: int, split: int, method: str, scores: list[dict[str, float]]) -> dict[str, Any]:
+    """A method's row of one case: mean MSE over its merges, the intervals of the first."""
+    row: dict[str, Any] = {
+        "pmcs": pmcs,
+        "split": split,
+        "groups": scores[0]["groups"],
+        "method": method,
+        "pearson_mse": float(np.mean([s["pearson_mse"] for s in scores])),
+        "spearman_mse": float(np.mean([s["spearman_mse"] for s in scores])),
+    }
+    row.update({k: v for k, v in scores[0].items() if k not in row})
+    return row
+
+
+def truth_study(  # noqa: PLR0913 - progress and cluster say how it runs, not what it computes
     truth: pd.DataFrame,
     methods: str | Sequence[str] = ("much-paper", "much", "copula", "joint"),
     *,
@@ -129,6 +226,7 @@ def truth_study(
     options: StudyOptions | None = None,
     merge_options: Mapping[str, Mapping[str, Any]] | None = None,
     progress: ProgressLike = None,
+    cluster: str | None = None,
 ) -> TruthStudy:
     """Split a truth table into MUCH designs, merge with every method, score against the truth.
 
@@ -143,6 +241,10 @@ def truth_study(
     options : StudyOptions, optional
     merge_options : mapping method -> keyword arguments of :func:`hemkit.merge.merge`, optional
     progress : bool or Progress, optional
+    cluster : str, optional
+        Run the splits and merges as Dask tasks: ``"local:N"`` (N worker processes here) or
+        a running scheduler's address (``"tcp://node0:8786"``); see
+        :mod:`hemkit.external.cluster`.  The numbers are those of a run here with the same seed.
 
     Examples
     --------
@@ -153,8 +255,6 @@ def truth_study(
     >>> list(st.summary().index)
     ['much', 'copula']
     """
-    from hemkit.merge.intervals import IntervalOptions, compute_intervals, naive_intervals
-
     opts = options or StudyOptions()
     truth = check_truth_table(truth)
     names = parse_methods(methods)
@@ -162,49 +262,36 @@ def truth_study(
         names = [opts.reference, *names]
     for name in ("splits", "reps"):
         check_scalar(getattr(opts, name), name, min_val=1)
+    if cluster is not None:
+        parse_cluster(cluster)  # a bad value is refused before any work
     mopts = {str(k): dict(v) for k, v in (merge_options or {}).items()}
     cases = [(p, s) for p in opts.pmcs for s in range(opts.splits)]
-    rows = []
+    reps = {n: opts.reference_reps if n == opts.reference and opts.reference_reps else opts.reps for n in names}
     prog = as_progress(progress)
-    with prog.task("truth study", total=len(cases) * len(names)) as task, warnings.catch_warnings():
-        warnings.simplefilter("ignore", HemkitWarning)
-        for pmcs, split in cases:
-            readings = split_truth(truth, pmcs, seed=child(seed, "split", pmcs, split))
-            reference = truth[readings.events]
-            base: dict[str, float] = {}
+    with prog.task("truth study", total=len(cases) * sum(reps.values())) as task, sweep_runner(cluster, task) as run:
+        shared = run.share(truth)
+        plan: list[tuple[int, int, str, list[Any]]] = []  # per (case, method): its merges
+        for pmcs, split in cases:  # the streams are drawn in the order of the loop that merged here before
+            readings = run.call(study_split, shared, pmcs, child(seed, "split", pmcs, split))
             for name in names:
-                reps = opts.reference_reps if name == opts.reference and opts.reference_reps else opts.reps
                 merges = [
-                    run_method(name, readings, seed=child(seed, "merge", name, pmcs, split, r), options=mopts.get(name))
-                    for r in range(reps)
+                    StudyMerge(pmcs, split, name, r, child(seed, "merge", name, pmcs, split, r), mopts.get(name))
+                    for r in range(reps[name])
                 ]
-                evs = [evaluate(m, reference) for m in merges]
-                row: dict[str, Any] = {
-                    "pmcs": pmcs,
-                    "split": split,
-                    "groups": len(readings),
-                    "method": name,
-                    "pearson_mse": float(np.mean([e.mse("pearson") for e in evs])),
-                    "spearman_mse": float(np.mean([e.mse("spearman") for e in evs])),
-                }
                 if opts.level is not None:
-                    iv = compute_intervals(merges[0], readings, IntervalOptions(level=opts.level))
-                    nv = naive_intervals(readings, level=opts.level, seed=child(seed, "naive", pmcs, split))
-                    truth_corr = evs[0].pairs["truth_pearson"]
-                    for prefix, frame in (("", iv), ("naive_", nv)):
-                        f = frame.set_index(["event_a", "event_b"]).reindex(truth_corr.index)
-                        inside = (f["lower"] <= truth_corr) & (truth_corr <= f["upper"])
-                        row[f"{prefix}coverage"] = float(inside.mean())
-                        row[f"{prefix}width" if prefix else "median_width"] = float((f["upper"] - f["lower"]).median())
-                rows.append(row)
-                if name == opts.reference:
-                    base = {k: row[k] for k in ("pearson_mse", "spearman_mse")}
-                task.advance(info=f"{pmcs} counters, split {split}: {name}")
-            for r in rows[-len(names) :]:
-                r["pearson_ratio"] = r["pearson_mse"] / base["pearson_mse"] if base["pearson_mse"] > 0 else float("nan")
-                r["spearman_ratio"] = (
-                    r["spearman_mse"] / base["spearman_mse"] if base["spearman_mse"] > 0 else float("nan")
+                    merges[0] = replace(merges[0], level=opts.level, naive_stream=child(seed, "naive", pmcs, split))
+                info = f"{pmcs} counters, split {split}: {name}"
+                plan.append(
+                    (pmcs, split, name, [run.submit(study_merge, shared, readings, m, info=info) for m in merges])
                 )
+        scores = iter(run.results([h for *_, merges_of in plan for h in merges_of]))
+    rows = [_study_row(pmcs, split, name, [next(scores) for _ in hs]) for pmcs, split, name, hs in plan]
+    for i in range(0, len(rows), len(names)):
+        case = rows[i : i + len(names)]
+        base = next(r for r in case if r["method"] == opts.reference)
+        for r in case:
+            r["pearson_ratio"] = _ratio(r["pearson_mse"], base["pearson_mse"])
+            r["spearman_ratio"] = _ratio(r["spearman_mse"], base["spearman_mse"])
     params = {"methods": names, **asdict(opts), "runs": len(truth), "events": list(truth.columns)}
     return TruthStudy(table=pd.DataFrame(rows), params=frozen_mapping(params))
 
@@ -282,4 +369,13 @@ def synthetic_study(
     return StudyResult(evaluations=frozen_mapping(out), setup=frozen_mapping(setup))
 
 
-__all__ = ["StudyOptions", "StudyResult", "TruthStudy", "synthetic_study", "truth_study"]
+__all__ = [
+    "StudyMerge",
+    "StudyOptions",
+    "StudyResult",
+    "TruthStudy",
+    "study_merge",
+    "study_split",
+    "synthetic_study",
+    "truth_study",
+]

@@ -141,7 +141,8 @@ def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
-                scheduler_kwargs={"dashboard_address": ":0"},  # its HTTP server: any free port, not 8787
+                # the scheduler's HTTP server (no dashboard) on a free port: 8787 may be another cluster's
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                 silence_logs=quiet,
             )
             client = distributed.Client(local)

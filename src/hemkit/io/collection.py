@@ -827,6 +827,22 @@ class CollectionDB:
             raise InputError(f"{self.path}: damaged collection database (its shard {stored!r})")
         return int(stored[0]), int(stored[1])
 
+    def machines_used(self) -> list[Machine]:
+        """The distinct machines of the valid runs, from the runs table alone (no readings read, nothing verified).
+
+        A quick look for the machines check (:func:`run_machines` reads and verifies every
+        run); runs of a layout-1 database (or stored before the upgrade) name the machine of
+        its metadata.
+        """
+        if self.version < 2:
+            return [Machine.from_meta(self.meta())]
+        rows = self._read(
+            "SELECT DISTINCT m.host, m.cpu_model, m.kernel, m.perf_version FROM runs r "
+            "LEFT JOIN machines m ON r.machine = m.id WHERE r.status = 'valid'"
+        )
+        used = [Machine(*map(str, row)) if row[0] is not None else Machine.from_meta(self.meta()) for row in rows]
+        return list(dict.fromkeys(used))
+
     def status(self) -> pd.DataFrame:
         """Per group: events, valid and invalid runs, target runs, main invalid reason.
 

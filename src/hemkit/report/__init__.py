@@ -1,7 +1,8 @@
 """``hemkit report``: one self-contained HTML page about a collection or a set of readings.
 
 The page shows the plan and its coverage, the runs and why some were invalid (for a
-collection database), the run-to-run variability of every event, the merged correlations
+collection database; for a collection measured on several hosts, whether the hosts read
+alike: :func:`hemkit.compare.machines_check`), the run-to-run variability of every event, the merged correlations
 with per-pair intervals, and, when given, the multiplexing and sampling figures. Every figure
 is inline (PNG in the page), so the file opens anywhere without network.
 
@@ -240,6 +241,22 @@ def _readings_sections(
     return parts
 
 
+def _machines_section(
+    paths: Sequence[PathLike], readings: Readings, seed: SeedLike, explain: Callable[[HemkitError], str] | None
+) -> Section | None:
+    """The machines section of readings from collection databases whose runs name two or more hosts, else None."""
+    from hemkit.compare.machines import collection_machines
+    from hemkit.report import sections as sec
+
+    try:
+        check = collection_machines(paths, readings, seed=seed)
+    except HemkitError as exc:
+        return Section("machines", "Machines", error=" ".join((explain or str)(exc).split()))
+    if check is None or check.one_host:
+        return None
+    return sec.machines(check)
+
+
 def build_report(
     readings: Readings | PathLike | Sequence[PathLike] | None,
     *,
@@ -301,6 +318,7 @@ def build_report(
         return Report(html=page, sections=tuple(alone), source=source)
     notes: list[str] = []
     collection = None
+    paths: list[PathLike] = []
     if not isinstance(readings, Readings):
         paths = [readings] if isinstance(readings, str | os.PathLike) else list(readings)
         source = source or " ".join(str(os.fspath(p)) for p in paths)
@@ -321,6 +339,10 @@ def build_report(
             notes += [f"B: {n}" for n in b_notes]
             other = (b_read, " ".join(str(os.fspath(p)) for p in b_paths))
     parts = _readings_sections(readings, source, collection, options, seed, other)
+    if paths:
+        machines = _machines_section(paths, readings, seed, options.explain)
+        if machines is not None:
+            parts.insert(2, machines)  # after the runs
     if notes:
         parts[0] = _with_reading_notes(parts[0], notes)
     parts = _unique_keys([*parts, *figures, *extra])

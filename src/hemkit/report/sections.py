@@ -594,6 +594,66 @@ def comparison(readings: Readings, other: tuple[Readings, str], options: Any, se
     return Section("compare", "Compared with B", tuple(paragraphs), tuple(tables), figures, tuple(notes))
 
 
+def machines(check: Any) -> Section:
+    """Whether the hosts of a collection read alike: runs per host, events that differ by host and by how much.
+
+    ``check`` is a :class:`hemkit.compare.MachinesCheck` of two or more hosts.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from hemkit.compare import machines_check
+    >>> rng = np.random.default_rng(0)
+    >>> r = Readings({1: pd.DataFrame({"x": rng.poisson(1000, 60) * np.repeat([1.0, 1.1], 30)})})
+    >>> hosts = pd.DataFrame({"group": 1, "run": range(60), "host": np.repeat(["n1", "n2"], 30)})
+    >>> machines(machines_check(r, hosts)).paragraphs[0]
+    '60 runs on 2 hosts: n1 30, n2 30.'
+    """
+    runs = check.runs
+    paragraphs = [f"{sum(runs.values())} runs on {len(runs)} hosts: {', '.join(f'{h} {n}' for h, n in runs.items())}."]
+    t = check.to_frame()
+    own = check.differing(moved=False)
+    fdr = f"{100 * (1 - check.level):.3g} %"
+    if own:
+        events = list(dict.fromkeys(e for e, _, _ in own))
+        shown = ", ".join(f"{e} on {h} x{r:.4g}" for e, h, r in own[:10]) + (" ..." if len(own) > 10 else "")
+        paragraphs.append(
+            f"{len(events)} of {t['event'].nunique()} events differ by host at a false discovery rate of {fdr} "
+            f"(each host's readings against the others', Brunner-Munzel; {check.tests} tests): {shown}. "
+            "Merging pools every run as one distribution: these readings are not that."
+        )
+    else:
+        paragraphs.append(
+            f"No event differs by host at a false discovery rate of {fdr} ({check.tests} tests of each host's "
+            "readings against the others', Brunner-Munzel): the runs can be pooled as far as these runs can tell."
+        )
+    moved = len(check.differing()) - len(own)
+    if moved:
+        paragraphs.append(
+            f"{moved} more (event, host) pairs are flagged only because a host that differs more is among the "
+            "others they are compared with (marked in the table)."
+        )
+    if check.untested:
+        paragraphs.append(
+            f"Not tested ({len(check.untested)} (event, host) pairs): fewer than 5 runs of the event on a side."
+        )
+    tables: list[tuple[str, Any]] = [("Runs and machine of each host.", check.runs_per_host())]
+    flagged = t[t["differs"].to_numpy(dtype=bool)]
+    if len(flagged):
+        cols = ["event", "host", "against", "runs", "median", "other_median", "ratio", "lower", "upper", "q_value"]
+        shown_t = flagged.assign(_size=np.abs(np.log(flagged["ratio"].astype(float).clip(1e-300, 1e300))))
+        shown_t = shown_t.sort_values("_size", ascending=False)[[*cols, "moved_by", "note"]].set_index("event")
+        level = f"{100 * check.level:.3g} %"
+        tables.append(
+            (
+                f"Events that differ by host: the host's median over the others' (ratio) with its {level} interval, "
+                "the FDR-adjusted p-value.",
+                shown_t,
+            )
+        )
+    return Section("machines", "Machines", tuple(paragraphs), tuple(tables))
+
+
 # ------------------------------------------------------------------ multiplexing and sampling
 @contextmanager
 def _warnings_into(notes: list[str]) -> Iterator[None]:

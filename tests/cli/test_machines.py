@@ -1,0 +1,141 @@
+"""The machines check on the command line: ``collect --status``, ``report`` and ``merge`` of collections whose
+runs come from several hosts (issue 25, item 3)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hemkit.compare import collection_machines
+from hemkit.io.collection import CollectionDB, Machine, StoredRun, WriterLock
+
+KIND = ("AMD EPYC 9554 64-Core Processor", "6.1.0-18-amd64", "6.1.76")
+GROUPS = [["cycles", "faults"], ["faults", "insns"], ["cycles", "insns"]]
+MEANS = {"cycles": 1e6, "faults": 5000.0, "insns": 2e6}
+
+
+def _write(path, hosts, *, runs=40, shift=None, reps=None, seed=0):
+    """A collection of ``runs`` runs per group, run k on ``hosts[k % len]``; ``shift``: (host, event, factor)."""
+    rng = np.random.default_rng(seed)
+    meta = {"runs": runs, "command": ["prog"], "pin": None, "corunner": None}
+    machines = [Machine(h, *KIND) for h in hosts]
+    with WriterLock(path) as lock, CollectionDB.create(path, GROUPS, meta, lock=lock) as db:
+        k = 0
+        for rep in reps if reps is not None else range(runs):
+            for gid, events in enumerate(GROUPS):
+                m = machines[k % len(machines)]
+                values = [np.round(MEANS[e] * rng.lognormal(0, 0.01)) for e in events]
+                if shift and shift[0] == m.host:
+                    values = [np.round(v * shift[2]) if e == shift[1] else v for e, v in zip(events, values)]
+                n = len(events)
+                counts = pd.DataFrame(
+                    {"event": events, "value": values, "percent": [100.0] * n, "run_time_ns": [1e6] * n}
+                    | {"status": ["ok"] * n}
+                )
+                db.record_run(StoredRun(gid, rep, machine=m), counts)
+                k += 1
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def differing(tmp_path_factory):
+    """node2 reads cycles 3 % higher than node1."""
+    return _write(tmp_path_factory.mktemp("m") / "c.db", ["node1", "node2"], shift=("node2", "cycles", 1.03))
+
+
+@pytest.fixture(scope="module")
+def alike(tmp_path_factory):
+    return _write(tmp_path_factory.mktemp("m") / "c.db", ["node1", "node2", "node3"])
+
+
+def test_collection_machines_reads_the_hosts_of_databases_only(differing, tmp_path):
+    check = collection_machines([differing])
+    assert check is not None and check.runs == {"node1": 60, "node2": 60}
+    assert [(e, h) for e, h, _ in check.differing()] == [("cycles", "node2")]
+    assert check.runs_per_host().loc["node1", "cpu_model"] == KIND[0]
+    tidy = tmp_path / "t.csv"
+    pd.DataFrame({"group": 1, "run": range(5), "event": "x", "value": range(5)}).to_csv(tidy, index=False)
+    assert collection_machines([str(tidy)]) is None
+
+
+def test_status_shows_runs_per_host_and_what_differs(cli, differing):
+    res = cli(["collect", "--status", differing])
+    assert res.exit_code == 0, res.stderr
+    assert "runs per host" in res.stdout and "node1" in res.stdout and "node2" in res.stdout
+    assert "events whose readings differ by host" in res.stdout
+    assert "machines check: 2 hosts (node1 60, node2 60 runs), 3 tests: 1 differ" in res.stdout
+    assert re.search(r"cycles on node2 x1\.0[23]", res.stdout)
+    assert res.stdout.strip().splitlines()[-1].startswith(f"{differing}: 120 of 120 runs valid")
+
+
+def test_status_of_alike_hosts_and_of_one_host(cli, alike, tmp_path):
+    res = cli(["collect", "--status", alike])
+    assert res.exit_code == 0, res.stderr
+    assert "no host differs" in res.stdout and "differ by host" not in res.stdout
+    one = _write(tmp_path / "one.db", ["solo"], runs=10)
+    res = cli(["collect", "--status", one])
+    assert res.exit_code == 0, res.stderr
+    assert "machines check: one host (solo 30 runs): nothing to compare" in res.stdout
+
+
+def test_merge_warns_naming_host_and_event_when_it_pools_readings_that_differ(cli, differing, alike):
+    res = cli(["merge", differing, "-m", "much", "-q"])
+    assert res.exit_code == 0, res.stderr
+    warned = [line for line in res.stderr.splitlines() if "differ by host" in line]
+    assert len(warned) == 1
+    said = "hemkit: warning: pooling readings that differ by host: host 'node2' reads 'cycles' x1.0[23]"
+    assert re.match(said, warned[0])
+    res = cli(["merge", alike, "-m", "much", "-q"])
+    assert res.exit_code == 0 and "differ by host" not in res.stderr
+
+
+def test_merge_of_two_shards_from_two_hosts_checks_them_as_one_collection(cli, tmp_path):
+    a = _write(tmp_path / "part_1.db", ["node1"], reps=range(0, 40, 2), seed=1)
+    b = _write(tmp_path / "part_2.db", ["node2"], reps=range(1, 40, 2), shift=("node2", "faults", 1.05), seed=2)
+    res = cli(["merge", a, b, "-m", "much", "-q"])
+    assert res.exit_code == 0, res.stderr
+    assert re.search(r"host 'node2' reads 'faults' x1\.0[456]", res.stderr)
+
+
+def test_report_has_a_machines_section_only_for_several_hosts(cli, differing, tmp_path):
+    out = tmp_path / "r.html"
+    res = cli(["report", differing, "-m", "none", "-o", out])
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    assert "id='machines'" in page and "node2" in page and re.search(r"cycles on node2 x1\.0[23]", page)
+    one = _write(tmp_path / "one.db", ["solo"], runs=10)
+    res = cli(["report", one, "-m", "none", "-o", out])
+    assert res.exit_code == 0, res.stderr
+    assert "id='machines'" not in out.read_text()
+
+
+def test_status_of_a_collection_without_valid_runs_says_nothing_of_machines(cli, tmp_path):
+    path = tmp_path / "empty.db"
+    meta = {"runs": 5, "command": ["prog"], "pin": None, "corunner": None}
+    with WriterLock(path) as lock, CollectionDB.create(path, GROUPS, meta, lock=lock):
+        pass
+    res = cli(["collect", "--status", path])
+    assert res.exit_code == 0, res.stderr
+    assert "machines" not in res.stdout and "0 of 15 runs valid" in res.stdout
+
+
+def test_one_host_is_seen_without_reading_the_runs_again_and_said_alike(tmp_path):
+    from hemkit.compare import machines_check
+    from hemkit.io import read_readings
+    from hemkit.io.collection import run_machines
+
+    one = _write(tmp_path / "one.db", ["solo"], runs=10)
+    with CollectionDB(one) as db:
+        assert db.machines_used() == [Machine("solo", *KIND)]
+    quick = collection_machines([one], read_readings(one))
+    full = machines_check(read_readings(one), run_machines(one))
+    assert quick.one_host and quick.runs == full.runs == {"solo": 30}
+    pd.testing.assert_frame_equal(quick.runs_per_host(), full.runs_per_host())
+
+
+def test_machines_used_are_those_of_the_valid_runs(differing):
+    with CollectionDB(differing) as db:
+        assert sorted(m.host for m in db.machines_used()) == ["node1", "node2"]
