@@ -119,6 +119,21 @@ def _leave_ctrl_c_to_the_client(distributed: Any) -> Any:
     return LeaveCtrlCToTheClient()
 
 
+def _check_host(spec: ClusterSpec, given: str) -> None:
+    """Refuse at once an address whose host name does not resolve (a typo such as ``lcal:2``)."""
+    import socket
+
+    m = re.fullmatch(r"(?:\w+://)?(\[[^\]]*\]|[^:/]+)(?::\d+)?/?", str(spec.address))
+    host = m.group(1).strip("[]") if m else ""
+    if not host or spec.address is None or not spec.address.startswith(("tcp://", "tls://", "ws://", "wss://")):
+        return
+    try:
+        socket.getaddrinfo(host, None)
+    except (OSError, UnicodeError):
+        hint = " (did you mean 'local:N', N worker processes here?)" if host.lower().startswith(("l", "loc")) else ""
+        raise InputError(f"cluster={given!r}: no host named {host!r} is known here{hint}") from None
+
+
 @contextmanager
 def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
     """A :class:`distributed.Client` of ``cluster``, closed (and a local cluster stopped) on exit.
@@ -148,6 +163,7 @@ def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
             client = distributed.Client(local)
             client.register_plugin(_leave_ctrl_c_to_the_client(distributed))
         else:
+            _check_host(spec, str(cluster))
             try:
                 client = distributed.Client(spec.address, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as exc:
