@@ -22,24 +22,29 @@ from pathlib import Path
 HERE = Path(__file__).parent / "data" / "compare"
 SIDES = {"base1": (20000, 5000), "base2": (20000, 5000), "changed": (21000, 6500)}
 EVENTS = "page-faults,minor-faults,task-clock"
+KERNEL = HERE / "kernel.c"
+
+
+def record(sides: dict[str, tuple[int, int]], out: Path, runs: int) -> None:
+    """``runs`` perf stat files per side under ``out/SIDE/``, one run of each side in turn (interleaved)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = Path(tmp) / "kernel"
+        subprocess.run(["cc", "-O2", "-o", str(exe), str(KERNEL)], check=True)
+        for side in sides:
+            (out / side).mkdir(parents=True, exist_ok=True)
+        for run in range(runs):
+            for side, (pages, loops) in sides.items():
+                path = out / side / f"run_{run:03d}.csv"
+                cmd = ["perf", "stat", "-x,", "-e", EVENTS, "-o", str(path), str(exe), str(pages), str(loops)]
+                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=50)
     args = ap.parse_args()
-    out = HERE / "kernel"
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = Path(tmp) / "kernel"
-        subprocess.run(["cc", "-O2", "-o", str(exe), str(HERE / "kernel.c")], check=True)
-        for side in SIDES:
-            (out / side).mkdir(parents=True, exist_ok=True)
-        for run in range(args.runs):
-            for side, (pages, loops) in SIDES.items():
-                path = out / side / f"run_{run:03d}.csv"
-                cmd = ["perf", "stat", "-x,", "-e", EVENTS, "-o", str(path), str(exe), str(pages), str(loops)]
-                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    print(f"wrote {args.runs} runs of {', '.join(SIDES)} under {out}")
+    record(SIDES, HERE / "kernel", args.runs)
+    print(f"wrote {args.runs} runs of {', '.join(SIDES)} under {HERE / 'kernel'}")
 
 
 if __name__ == "__main__":

@@ -17,32 +17,20 @@ folder of perf stat files.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import tempfile
 from pathlib import Path
 
-KERNEL = Path(__file__).parent / "data" / "compare" / "kernel.c"
+from compare_record import record  # the same kernel, recorded the same way (run from benchmarks/ or by path)
+
 HERE = Path(__file__).parent / "data" / "machines"
 HOSTS = {"a": (20000, 5000), "b": (20000, 5000), "c": (20000, 5000), "d": (20200, 5000), "e": (20000, 5500)}
-EVENTS = "page-faults,minor-faults,task-clock"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=50)
     args = ap.parse_args()
-    out = HERE / "kernel"
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = Path(tmp) / "kernel"
-        subprocess.run(["cc", "-O2", "-o", str(exe), str(KERNEL)], check=True)
-        for host in HOSTS:
-            (out / host).mkdir(parents=True, exist_ok=True)
-        for run in range(args.runs):
-            for host, (pages, loops) in HOSTS.items():
-                path = out / host / f"run_{run:03d}.csv"
-                cmd = ["perf", "stat", "-x,", "-e", EVENTS, "-o", str(path), str(exe), str(pages), str(loops)]
-                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    print(f"wrote {args.runs} runs of hosts {', '.join(HOSTS)} under {out}")
+    record(HOSTS, HERE / "kernel", args.runs)
+    print(f"wrote {args.runs} runs of hosts {', '.join(HOSTS)} under {HERE / 'kernel'}")
 
 
 if __name__ == "__main__":
