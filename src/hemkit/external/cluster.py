@@ -25,6 +25,7 @@ ClusterSpec(address='tcp://node0:8786', local_workers=None)
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import signal
@@ -147,7 +148,25 @@ def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
     """
     spec = cluster if isinstance(cluster, ClusterSpec) else parse_cluster(cluster)
     distributed = _distributed()
-    quiet = logging.ERROR
+    with contextlib.ExitStack() as stack:
+        if spec.local:  # local workers share the cores of the runs they measure: no sampling profiler
+            import dask
+
+            stack.enter_context(dask.config.set(LOCAL_WORKER_CONFIG))
+        yield from _client(distributed, spec, str(cluster))
+
+
+#: Dask settings of ``local:N`` workers: they share this machine's cores with the programs they
+#: measure, so Dask's statistical profiler (a stack sample every 10 ms) and its 0.1-0.5 s
+#: monitors are turned off or slowed
+LOCAL_WORKER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.worker.memory.monitor-interval": "2s",
+    "distributed.admin.system-monitor.interval": "2s",
+}
+
+
+def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
     local = None
     try:
         if spec.local:
@@ -158,12 +177,12 @@ def dask_client(cluster: str | ClusterSpec) -> Iterator[Any]:
                 dashboard_address=None,
                 # the scheduler's HTTP server (no dashboard) on a free port: 8787 may be another cluster's
                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                silence_logs=quiet,
+                silence_logs=logging.ERROR,
             )
             client = distributed.Client(local)
             client.register_plugin(_leave_ctrl_c_to_the_client(distributed))
         else:
-            _check_host(spec, str(cluster))
+            _check_host(spec, given)
             try:
                 client = distributed.Client(spec.address, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as exc:
