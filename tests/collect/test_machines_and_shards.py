@@ -306,3 +306,28 @@ def test_ctrl_c_while_the_lock_is_taken_leaves_no_lock_file(tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == []
     with WriterLock(tmp_path / "c.db") as lock:  # and the next writer takes it
         assert lock.held
+
+
+# ------------------------------------------------- a folder of shards is one collection
+def test_a_folder_of_databases_is_one_collection_for_every_command(tmp_path, cli):
+    before, after = tmp_path / "before", tmp_path / "after"
+    for folder, base in ((before, 0), (after, 1)):
+        folder.mkdir()
+        _write(folder / "part_1.db", GROUPS, 20, [NODE1], reps=range(0, 20, 2))
+        _write(folder / "part_2.db", GROUPS, 20, [NODE2], reps=range(1, 20, 2))
+        (folder / "part_2.db.lock").write_text("123 node2 0\n")  # a writer's lock beside it is not a reading
+    r = read_readings(before)
+    assert r.n_runs.tolist() == [10 + 10] * 3 and r.source == f"{before / 'part_1.db'} {before / 'part_2.db'}"
+    res = cli(["compare", str(before), str(after), "-o", str(tmp_path / "c.csv")])
+    assert res.exit_code == 0, res.stderr
+    assert len(pd.read_csv(tmp_path / "c.csv")) == 3
+    res = cli(["merge", str(before), "-o", str(tmp_path / "m.csv")])
+    assert res.exit_code == 0, res.stderr
+
+
+def test_a_folder_of_databases_and_other_files_is_refused(tmp_path, bad_input):
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    _write(folder / "part_1.db", GROUPS, 4, [NODE1])
+    (folder / "notes.csv").write_text("group,run,event,value\n")
+    bad_input(["merge", str(folder)], names=["parts", "collection databases and other files", "notes.csv"])

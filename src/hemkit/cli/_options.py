@@ -154,8 +154,8 @@ def alias(old: str, dest: str, new: str, *, separate: bool = False, **kwargs: An
 
 INPUTS_HELP = (
     "INPUT is one or several readings: a tidy group,run,event,value table (CSV or Parquet), a mergingTools "
-    "raw CSV (with --pmcs), 'hemkit collect' databases (several of one plan and command are one set of "
-    "readings), perf stat -x, or -j files, or folders of them (one run per file)."
+    "raw CSV (with --pmcs), 'hemkit collect' databases (several of one plan and command, or a folder of "
+    "them, are one set of readings), perf stat -x, or -j files, or folders of them (one run per file)."
 )
 
 

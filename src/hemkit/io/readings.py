@@ -13,7 +13,8 @@ mergingTools raw CSV           ``pmcs`` given (columns per group); ``X<code>`` c
 ``perf stat -j`` output        JSON lines with ``event`` and ``counter-value``
 several perf stat files        a list of paths, or a folder: one run per file, groups from the
                                set of events each file holds (see :mod:`hemkit.io.perf_files`)
-several collection databases   a list of databases of one plan and command: one set of readings
+several collection databases   a list of databases of one plan and command, or a folder of them
+                               (the shards of a plan): one set of readings
                                (see :func:`hemkit.io.collection.load_collections`)
 =============================  ================================================================
 
@@ -182,6 +183,32 @@ def _folder_files(folder: Path) -> list[Path]:
     return files
 
 
+#: files a collection database has beside it: its writer's lock and SQLite's journals
+_SIDECARS = (".lock", "-journal", "-wal", "-shm")
+
+
+def _database_folders(paths: list[Path]) -> list[Path]:
+    """Folders of collection databases (the shards of one plan, say) replaced by their databases."""
+    out: list[Path] = []
+    for p in paths:
+        if sniff(p) != "folder":
+            out.append(p)
+            continue
+        files = [f for f in _folder_files(p) if not f.name.endswith(_SIDECARS)]
+        kinds = [sniff(f) for f in files]
+        if "database" not in kinds:
+            out.append(p)  # a folder of perf stat files
+            continue
+        other = next((f for f, k in zip(files, kinds) if k != "database"), None)
+        if other is not None:
+            raise InputError(
+                f"{p}: holds collection databases and other files ({other.name}); a folder is read as "
+                "the collection databases of one plan or as perf stat files, not both"
+            )
+        out += files
+    return out
+
+
 def _perf_files(paths: list[Path]) -> tuple[list[Path], str]:
     """Expand folders; every file must be perf stat output (several inputs are always perf runs)."""
     files: list[Path] = []
@@ -284,9 +311,9 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
     ----------
     source : path or sequence of paths
         A file, a folder of perf stat files, several perf stat files (or folders of
-        them), or several collection databases of one plan and command (read as one set
-        of readings: groups with the same events are one group; run ids prefixed by the
-        file's stem where two databases hold the same run).
+        them), or several collection databases of one plan and command, or folders of
+        them (read as one set of readings: groups with the same events are one group;
+        run ids prefixed by the file's stem where two databases hold the same run).
     pmcs : int, optional
         The file is a mergingTools raw table with ``pmcs`` columns (counters) per group
         (ignored, with a warning, for inputs that name their groups themselves).
@@ -324,6 +351,7 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
 
         if not isinstance(perf, PerfOptions):
             raise InputError(f"perf must be a PerfOptions, got {type(perf).__name__}")
+    paths = _database_folders(paths)
     kinds = [sniff(p) for p in paths]
     if "database" in kinds:
         if any(k != "database" for k in kinds):
