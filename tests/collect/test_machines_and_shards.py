@@ -331,3 +331,19 @@ def test_a_folder_of_databases_and_other_files_is_refused(tmp_path, bad_input):
     _write(folder / "part_1.db", GROUPS, 4, [NODE1])
     (folder / "notes.csv").write_text("group,run,event,value\n")
     bad_input(["merge", str(folder)], names=["parts", "collection databases and other files", "notes.csv"])
+
+
+def test_the_machines_of_a_collection_just_read_are_not_read_again(tmp_path, monkeypatch):
+    a = _write(tmp_path / "a.db", GROUPS, 3, [NODE1])
+    b = _write(tmp_path / "b.db", GROUPS, 3, [NODE2], reps=range(3, 6))
+    load_collections([a, b])
+    calls = []
+    monkeypatch.setattr(CollectionDB, "verify", lambda self: calls.append(self.path) or [])
+    assert sorted(set(run_machines([a, b])["host"])) == ["node1", "node2"] and calls == []
+    monkeypatch.undo()
+    _write(tmp_path / "c.db", GROUPS, 3, [OTHER_CPU])
+    c = tmp_path / "c.db"
+    with WriterLock(b) as lock, CollectionDB(b, lock=lock) as db:  # b changes: read again
+        db.record_run(StoredRun(0, 9, machine=OTHER_KERNEL), _counts(GROUPS[0], 1.0))
+    assert "node4" in set(run_machines([a, b])["host"])
+    assert set(run_machines([c])["host"]) == {"node3"}

@@ -1036,6 +1036,20 @@ def _check_machines(paths: Sequence[Path], machines: Sequence[pd.DataFrame], all
     warnings.warn(f"{text}: read as one collection as asked", HemkitWarning, stacklevel=4)
 
 
+def _files_key(paths: Sequence[Path]) -> tuple[Any, ...] | None:
+    """What identifies the files' contents now (device, inode, mtime, size of each), or None if one is gone."""
+    try:
+        stats = [p.stat() for p in paths]
+    except OSError:
+        return None
+    return tuple((str(p.absolute()), st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size) for p, st in zip(paths, stats))
+
+
+#: the machines of the runs of the last files read as one collection, with the key of those files
+#: (:func:`_files_key`): the machines check after a read (merge, report) does not verify every run again
+_last_machines: list[Any] = [None, None]
+
+
 def _collection_tables(
     db_paths: Sequence[PathLike], allow_mixed_machines: bool | None
 ) -> tuple[list[Path], pd.DataFrame, pd.DataFrame]:
@@ -1083,6 +1097,7 @@ def _collection_tables(
         machines = [t.assign(run=[f"{label}:{r}" for r in t["run"].tolist()]) for t, label in zip(machines, labels)]
     table = pd.concat(tables, ignore_index=True).sort_values(["group"], kind="stable", ignore_index=True)
     machine = pd.concat(machines, ignore_index=True).sort_values(["group"], kind="stable", ignore_index=True)
+    _last_machines[:] = [_files_key(paths), machine]
     return paths, table, machine
 
 
@@ -1129,7 +1144,11 @@ def run_machines(db_paths: PathLike | Sequence[PathLike]) -> pd.DataFrame:
     --------
     >>> run_machines(["part_1.db", "part_2.db"])["host"].value_counts()  # doctest: +SKIP
     """
-    paths = [db_paths] if isinstance(db_paths, (str, os.PathLike)) else list(db_paths)
+    items = [db_paths] if isinstance(db_paths, (str, os.PathLike)) else list(db_paths)
+    paths = [Path(os.fspath(p)) for p in items]
+    key = _files_key(paths)
+    if key is not None and key == _last_machines[0]:  # read just now, unchanged since
+        return _last_machines[1].copy()
     return _collection_tables(paths, None)[2]
 
 
