@@ -1,0 +1,211 @@
+"""Record all-at-once truth tables of real programs for the merge benchmarks (issue 26).
+
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --runs 300              # development set
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh --runs 300      # held out as a whole
+
+Software events and tracepoints use no hardware counter, so perf reads all of them in every
+run: every run is a complete vector, and the correlations of the whole table are a known
+truth.  Split the runs into the groups of a plan, merge, and compare with it
+(``benchmarks/merge_truth.py --truth benchmarks/data/truth``).
+
+Each workload is collected the way a user would, with hemkit itself::
+
+    hemkit plan EVENTS... --pmcs 10 -o plan.toml           # one group: no counter limit
+    hemkit collect plan.toml --runs 300 -o W.db [--corunner bundled] -- PROGRAM ARGS...
+    hemkit export W.db -o W.csv
+
+and written as ``benchmarks/data/truth/<workload>.csv.gz`` with the columns of the bundled
+Zen 5 truth, ``run,event,value``.  Events constant in a workload are kept in the file (a
+merge drops them: ordinary data).  The programs are distinct real tools on generated,
+deterministic inputs; a few run beside hemkit's cache-thrashing co-runner, and a few are
+given a random input size per run (a task whose input varies, as in the field), so the set
+spans noise-only and input-driven correlation structure.  The ``--fresh`` set was written
+after every merge setting had been chosen and is scored once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+OUT = Path(__file__).parent / "data" / "truth"
+
+EVENTS = [
+    "task-clock",
+    "context-switches",
+    "cpu-migrations",
+    "page-faults",
+    "kmem:kfree",
+    "kmem:mm_page_free",
+    "sched:sched_wakeup",
+    "irq:softirq_entry",
+    "timer:hrtimer_start",
+    "rcu:rcu_utilization",
+]
+
+PY_DICT = r"""
+import json
+d = {}
+for i in range(40000): d[i] = str(i) * 3
+s = json.dumps(d); json.loads(s)
+print(len(s))
+"""
+
+PY_THREADS = r"""
+import queue, threading
+q = queue.Queue(maxsize=64)
+def producer():
+    for i in range(6000): q.put(i)
+    q.put(None)
+def consumer():
+    n = 0
+    while q.get() is not None: n += 1
+t1, t2 = threading.Thread(target=producer), threading.Thread(target=consumer)
+t1.start(); t2.start(); t1.join(); t2.join()
+"""
+
+PY_NUM = r"""
+import math, random
+random.seed(1)
+xs = [random.random() for _ in range(120000)]
+xs.sort(); print(sum(math.sqrt(x) for x in xs))
+"""
+
+NODE = r"""
+const m = new Map();
+for (let i = 0; i < 60000; i++) m.set('k' + i, {v: i, s: String(i).repeat(3)});
+JSON.parse(JSON.stringify(Array.from(m.entries())));
+"""
+
+SQL = """
+create table t(k integer primary key, a text, b integer);
+with recursive c(x) as (select 1 union all select x + 1 from c where x < 40000)
+insert into t select x, hex(randomblob(8)), abs(random()) % 500 from c;
+create index ib on t(b);
+select b, count(*) from t group by b order by 2 desc limit 3;
+"""
+
+
+def make_inputs(root: Path) -> dict[str, Path]:
+    """Generated, deterministic inputs."""
+    rng = random.Random(0)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(3000)]
+    text = root / "text.txt"
+    with open(text, "w") as f:
+        for _ in range(40000):
+            f.write(" ".join(rng.choice(words) for _ in range(8)) + "\n")
+    nums = root / "nums.txt"
+    nums.write_text("\n".join(str(rng.randint(0, 10**9)) for _ in range(60000)) + "\n")
+    csrc = root / "small.c"
+    csrc.write_text(
+        "".join(
+            f"double f{k}(double *a, int n) {{ double s = 0; for (int i = 0; i < n; i++) "
+            f"s += a[i] * {k + 1}.0 / (1.0 + a[(i * {k + 3}) % n]); return s; }}\n"
+            for k in range(40)
+        )
+    )
+    tree = root / "tree"
+    tree.mkdir()
+    for k in range(200):
+        (tree / f"f{k}.txt").write_text(" ".join(rng.choice(words) for _ in range(rng.randint(10, 800))))
+    json_in = root / "data.json"
+    json_in.write_text("[" + ",".join(f'{{"k":{i},"v":"{rng.choice(words)}"}}' for i in range(20000)) + "]")
+    for name, src in [("py_dict.py", PY_DICT), ("py_threads.py", PY_THREADS), ("py_num.py", PY_NUM)]:
+        (root / name).write_text(src)
+    (root / "work.js").write_text(NODE)
+    (root / "work.sql").write_text(SQL)
+    return {"text": text, "nums": nums, "csrc": csrc, "tree": tree, "json": json_in}
+
+
+def dev_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """Development set: name -> (command, beside the co-runner)."""
+    text, scratch = str(root / "text.txt"), str(root / "scratch")
+    py = sys.executable
+    return {
+        "gzip": (["gzip", "-c", "-6", text], False),
+        "xz": (["xz", "-c", "-1", "-T1", text], False),
+        "sort": (["sort", "-n", "-S", "16M", "-T", scratch, str(root / "nums.txt")], False),
+        "gcc": (["gcc", "-O1", "-c", str(root / "small.c"), "-o", f"{scratch}/small.o"], False),
+        "py-dict": ([py, str(root / "py_dict.py")], False),
+        "py-threads": ([py, str(root / "py_threads.py")], False),
+        "sqlite": (["sh", "-c", f"rm -f {scratch}/w.db; sqlite3 {scratch}/w.db < {root / 'work.sql'}"], False),
+        "sha256": (["sha256sum", text, text, text], False),
+        "tar": (["tar", "cf", "-", "-C", str(root), "tree"], False),
+        "awk": (["awk", "{for (i = 1; i <= NF; i++) c[$i]++} END {n = 0; for (w in c) n++; print n}", text], False),
+        "bzip2-corunner": (["bzip2", "-c", "-9", text], True),
+        "perl-corunner": (["perl", "-ne", "$h{$_}++ for /(\\w{4,})/g; END { print scalar(keys %h) }", text], True),
+        # input size drawn per run: the task's input varies, as a control task's does in the field
+        "seq-gzip-varied": (["bash", "-c", "seq 1 $((20000 + RANDOM * 4)) | gzip -c | wc -c"], False),
+        "find-varied": (["bash", "-c", f"find {root}/tree -type f | head -n $((RANDOM % 200 + 1)) | xargs cat | wc"], False),
+    }
+
+
+def fresh_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """Held out as a whole: recorded after the merge settings were frozen."""
+    text = str(root / "text.txt")
+    return {
+        "zstd": (["zstd", "-c", "-9", "-T1", text], False),
+        "md5sum": (["md5sum", text, text, text, text], False),
+        "node": (["node", str(root / "work.js")], False),
+        "jq": (["jq", "-c", "map(select(.k % 3 == 0)) | length", str(root / "json")], False),
+        "py-num-corunner": ([sys.executable, str(root / "py_num.py")], True),
+        "grep-varied": (["bash", "-c", f"head -n $((RANDOM + 2000)) {text} | grep -c 'ab'"], False),
+        "lz4": (["lz4", "-c", "-9", text], False),
+        "bc": (["bash", "-c", "echo 'scale=600; 4*a(1)' | bc -l"], False),
+    }
+
+
+def hemkit(*args: str, cwd: Path) -> None:
+    """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
+    subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+
+
+def record(name: str, cmd: list[str], corunner: bool, runs: int, root: Path, out: Path) -> None:
+    """Collect ``runs`` all-at-once runs of one workload and write ``out/<name>.csv.gz``."""
+    work = root / f"w-{name}"
+    work.mkdir()
+    hemkit("plan", *EVENTS, "--pmcs", str(len(EVENTS)), "-o", "plan.toml", cwd=work)
+    extra = ["--corunner", "bundled"] if corunner else []
+    hemkit("collect", "plan.toml", "--runs", str(runs), "-q", "-o", "w.db", *extra, "--", *cmd, cwd=work)
+    hemkit("export", "w.db", "-o", "w.csv", cwd=work)
+    tidy = pd.read_csv(work / "w.csv")
+    tidy = tidy[["run", "event", "value"]].sort_values(["run", "event"], kind="stable")
+    tidy.to_csv(out / f"{name}.csv.gz", index=False)
+    shutil.rmtree(work)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=300)
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--fresh", action="store_true", help="record the held-out set (into OUT/fresh)")
+    ap.add_argument("--only", nargs="*", help="workload names (default: all of the set)")
+    args = ap.parse_args()
+    out = args.out / "fresh" if args.fresh else args.out
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="hemkit-truth-") as tmp:
+        root = Path(tmp)
+        (root / "scratch").mkdir()
+        make_inputs(root)
+        sets = fresh_workloads(root) if args.fresh else dev_workloads(root)
+        for name, (cmd, corunner) in sets.items():
+            if args.only and name not in args.only:
+                continue
+            t0 = time.perf_counter()
+            record(name, cmd, corunner, args.runs, root, out)
+            print(f"{name}: {args.runs} runs in {time.perf_counter() - t0:.0f} s", flush=True)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    main()
