@@ -6,12 +6,14 @@ function, prints its result and ends with one line saying what was read, written
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 import click
 
 from hemkit.cli._options import (
+    LEVEL,
     PMCS,
     output_option,
     plot_option,
@@ -21,9 +23,16 @@ from hemkit.cli._options import (
     show_table,
     warnings_to_stderr,
 )
-from hemkit.core.errors import InputError
+from hemkit.core.errors import InputError, OutputError
 
 ESTIMATOR_HELP = "fixed, fixed-cumulative, linear, growth, min, phase, or a model file (.pt) from 'mpx fit'"
+
+
+def _finite_level(ctx: Any, param: Any, value: float | None) -> float | None:
+    """Refuse NaN (click's range check lets it through)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number in (0, 1)")
+    return value
 
 
 def _events(spec: str) -> list[str]:
@@ -262,24 +271,58 @@ def _split(text: str) -> tuple[float, float, float]:
 @click.option("-m", "--estimator", "spec", default=None, help=f"{ESTIMATOR_HELP}; default phase.")
 @trace_inputs
 @output_option("Estimates (CSV or Parquet): run, step, event, estimate.", required=True)
-def estimate(mpx_files, spec, workload, pattern, wraps, output):
-    """Estimate full series from multiplexed counts: 'mpx emulate' output or multiplexed perf stat -I files."""
+@click.option(
+    "--totals",
+    "totals_path",
+    default=None,
+    type=click.Path(),
+    help="Also write each (run, event) total with an interval (CSV or Parquet): run, event, total, lower, "
+    "upper, perf_total (perf's scaled total), counted, ...",
+)
+@click.option(
+    "--level",
+    type=LEVEL,
+    default=0.9,
+    show_default=True,
+    callback=_finite_level,
+    help="Level of the --totals intervals (the share of true totals they should hold).",
+)
+def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, level):
+    """Estimate full series from multiplexed counts: 'mpx emulate' output or multiplexed perf stat -I files.
+
+    --totals adds how far each total can be trusted: an interval from how much the event's
+    rate moved between its slices, how much of the run it was off its counter and how far the
+    estimate is from perf's scaling, with a multiplier chosen on traces whose truth is known
+    (BENCHMARKS.md).  An event on a counter the whole run has an exact total (lower = upper);
+    one whose slices all read 0 has no upper bound (inf): the run says nothing about it.
+    """
     from hemkit.io.atomic import check_output
-    from hemkit.io.mpx import write_estimates
+    from hemkit.io.mpx import write_estimates, write_totals
     from hemkit.mpx.registry import DEFAULT_ESTIMATOR, load_estimator
+    from hemkit.mpx.totals import total_intervals
     from hemkit.mpx.traces import read_multiplexed
 
     check_output(output, inputs=mpx_files)
+    if totals_path is not None:
+        check_output(totals_path, inputs=mpx_files, what="totals")
+        if Path(totals_path).resolve() == Path(output).resolve():
+            raise OutputError(f"totals {totals_path}: is also the estimates file (-o); give --totals another name")
     name = spec or DEFAULT_ESTIMATOR
     with warnings_to_stderr():
         est = load_estimator(name)
         m = read_multiplexed(list(mpx_files), workload=workload, pattern=pattern, wraps=wraps)
         res = est.estimate(m.without_truth())
+        tot = total_intervals(m.without_truth(), res, level=level) if totals_path is not None else None
     write_estimates(res.to_frame(), output, inputs=mpx_files)
+    written = [str(output)]
+    if tot is not None:
+        write_totals(tot.to_frame(), totals_path, inputs=mpx_files)
+        show_table(tot.summary(), f"totals with {level:g} intervals ({tot.estimator}), per event")
+        written.append(f"{totals_path} ({tot.line()})")
     seen = m.observed.sum() / max(m.valid.sum(), 1)
     click.echo(
         f"read {len(m.keys)} series of {m.keys['run'].nunique()} run(s) (on a counter {seen:.0%} of the time); "
-        f"wrote {output}: {res.estimator} estimates"
+        f"wrote {', '.join(written)}: {res.estimator} estimates"
     )
 
 

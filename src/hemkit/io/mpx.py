@@ -34,6 +34,11 @@ def write_estimates(table: pd.DataFrame, path: PathLike, *, inputs: Sequence[Pat
     return write_table(table, path, inputs=inputs, what="estimates")
 
 
+def write_totals(table: pd.DataFrame, path: PathLike, *, inputs: Sequence[PathLike] = ()) -> Path:
+    """Write totals with intervals (``run, event, total, lower, upper, perf_total, ...``) as CSV or Parquet."""
+    return write_table(table, path, inputs=inputs, what="totals")
+
+
 def write_scores(table: pd.DataFrame, path: PathLike, *, inputs: Sequence[PathLike] = ()) -> Path:
     """Write a score table (one row per estimator, workload, event ...) as CSV or Parquet, atomically."""
     return write_table(table, path, inputs=inputs, what="scores")
@@ -71,4 +76,4 @@ def read_model(path: PathLike) -> dict[str, Any]:
     return blob
 
 
-__all__ = ["MODEL_FORMAT", "read_model", "write_estimates", "write_model", "write_scores"]
+__all__ = ["MODEL_FORMAT", "read_model", "write_estimates", "write_model", "write_scores", "write_totals"]

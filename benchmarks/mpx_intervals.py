@@ -1,0 +1,210 @@
+"""Intervals on multiplexed totals (issue 26, item 4): coverage and width on workloads held out.
+
+    nice -n 10 .venv/bin/python benchmarks/mpx_intervals.py --out ~/mpx-data/intervals \\
+        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces --folds sw=6 \\
+        [--fresh fresh=~/mpx-data/fresh]
+
+For every trace set (a folder of OCOE ``perf stat -I`` files, read with hemkit's reader and
+cleaned as in the paper) and C = 2 and 3 counters: emulate multiplexing
+(:func:`hemkit.mpx.emulate.emulate`), estimate with each estimator, and compare every
+(run, event) total's interval (:func:`hemkit.mpx.totals.total_intervals`) with the true total.
+
+* **Held out.**  The multiplier ``q`` (the ``level`` quantile of ``|error| / scale``) of a
+  held-out workload is chosen on every *other* workload of every ``--set`` (leave one workload
+  out; ``--folds LABEL=K`` deals a large set's workloads into K folds by name instead).
+* **Shipped.**  The quantiles over all the ``--set`` workloads are printed as
+  :data:`hemkit.mpx.totals.MULTIPLIERS` (``multipliers.py``); paste them into the package.
+* **Fresh.**  ``--fresh`` sets are scored once with the multipliers the package ships now
+  (nothing chosen on them).
+
+Reports, per set, C and estimator, and per event: the coverage of the true totals, the median
+half-width and the median |error| (both as a share of the true total) and their ratio.
+Writes ``series.parquet`` (every series, estimator, C), ``tables.md`` and ``multipliers.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from hemkit.core.errors import HemkitWarning
+from hemkit.io.traces import read_trace
+from hemkit.mpx.emulate import emulate
+from hemkit.mpx.evaluation import drop_unseen, workloads_of
+from hemkit.mpx.registry import make_estimator
+from hemkit.mpx.scores import markdown_table
+from hemkit.mpx.totals import COUNT_CLASSES, LEVELS, count_class, multiplier, scale_parts
+from hemkit.mpx.traces import clean_runs
+
+ESTIMATORS = ["phase", "fixed", "fixed-cumulative", "linear", "growth", "min"]
+
+
+def _read(folder: str) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        return clean_runs(read_trace(os.path.expanduser(folder)))
+
+
+def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]) -> pd.DataFrame:
+    """Every series x C x estimator: truth, total, counted part, scale and |error| / scale."""
+    tr = _read(folder)
+    print(f"[{label}] {tr['run'].nunique()} runs of {len(workloads_of(tr))} workloads", flush=True)
+    parts = []
+    for c in pmcs:
+        m, short = drop_unseen(emulate(tr, c))
+        if short:
+            print(f"[{label}] C = {c}: {len(short)} runs too short for the rotation, left out", flush=True)
+        blind = m.without_truth()
+        truth = np.nansum(np.where(m.valid, m.truth, np.nan), axis=1)
+        for name in estimators:
+            values = make_estimator(name).estimate_array(blind)
+            totals = np.nansum(np.where(m.valid, values, np.nan), axis=1)
+            sp = scale_parts(blind, totals)
+            t = m.keys[["workload", "run", "event"]].reset_index(drop=True).copy()
+            t["set"], t["pmcs"], t["estimator"] = label, c, name
+            t["truth"], t["total"] = truth, totals
+            for col in ("counted", "scale", "perf_total", "running_fraction", "unseen_start"):
+                t[col] = sp[col].to_numpy()
+            parts.append(t)
+    out = pd.concat(parts, ignore_index=True)
+    out["err"] = (out["total"] - out["truth"]).abs()
+    tol = 1e-9 * np.maximum(out["truth"].abs(), 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["z"] = np.where(
+            out["scale"] > 0,
+            out["err"] / out["scale"].where(out["scale"] > 0, 1.0),
+            np.where(out["err"] <= tol, 0, np.inf),
+        )
+    out["seen"] = (out["counted"] > 0) | (out["truth"] == 0)
+    out["count_class"] = count_class(out["counted"].to_numpy())
+    return out
+
+
+def covered(t: pd.DataFrame, q: np.ndarray | float) -> pd.DataFrame:
+    """Interval of every row at multiplier q: lower, upper, covered, relative half-width and error."""
+    s = t["scale"].to_numpy()
+    with np.errstate(invalid="ignore"):
+        half = np.where(np.isinf(q), np.inf, np.where(s > 0, q * s, 0.0))
+    lower = np.maximum(np.minimum(np.maximum(t["total"] - half, t["counted"]), t["total"]), 0)
+    upper = t["total"] + half
+    tol = 1e-9 * np.maximum(t["truth"].abs(), 1.0)
+    out = t.copy()
+    out["q"] = q
+    out["lower"], out["upper"] = lower, upper
+    out["unbounded"] = np.isinf(upper)
+    out["covered"] = (t["truth"] >= lower - tol) & (t["truth"] <= upper + tol)
+    pos = t["truth"] > 0
+    out["rel_half"] = np.where(pos, (upper - lower) / 2 / t["truth"].where(pos, 1.0), np.nan)
+    out["rel_err"] = np.where(pos, t["err"] / t["truth"].where(pos, 1.0), np.nan)
+    return out
+
+
+def held_out(series: pd.DataFrame, folds: dict[str, int], level: float) -> pd.DataFrame:
+    """Each workload's intervals with q chosen on every other workload (or fold) of every set."""
+    parts = []
+    for label, g in series.groupby("set", sort=False):
+        names = sorted(g["workload"].unique())
+        k = min(folds.get(label, 0) or len(names), len(names))
+        for held in (names[i::k] for i in range(k)):
+            out_mask = (series["set"] == label) & series["workload"].isin(held)
+            train = series[~out_mask]
+            test = series[out_mask]
+            for (est, cls), tt in test.groupby(["estimator", "count_class"]):
+                z = train.loc[(train["estimator"] == est) & (train["count_class"] == cls), "z"].to_numpy()
+                q = float(np.quantile(z, level, method="higher")) if len(z) else np.inf
+                parts.append(covered(tt, q))
+    return pd.concat(parts, ignore_index=True)
+
+
+def shipped(series: pd.DataFrame, level: float) -> pd.DataFrame:
+    """Every row's interval with the multiplier the package ships."""
+    parts = [covered(t, multiplier(est, level, cls)) for (est, cls), t in series.groupby(["estimator", "count_class"])]
+    return pd.concat(parts, ignore_index=True)
+
+
+def scores(res: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    g = res.groupby(by, sort=False)
+    out = pd.DataFrame(
+        {
+            "series": g.size(),
+            "coverage": g["covered"].mean(),
+            "coverage (seen)": g.apply(lambda x: x.loc[x["seen"], "covered"].mean(), include_groups=False),
+            "median half-width": g["rel_half"].median(),
+            "median |error|": g["rel_err"].median(),
+            "unbounded": g["unbounded"].mean(),
+        }
+    )
+    out["width / error"] = out["median half-width"] / out["median |error|"]
+    return out
+
+
+def multipliers_text(series: pd.DataFrame) -> str:
+    lines = [
+        "# quantiles of |total - truth| / scale at LEVELS, over every series of "
+        + ", ".join(sorted(series["set"].unique()))
+        + f" (C = {', '.join(map(str, sorted(series['pmcs'].unique())))})",
+        "MULTIPLIERS: dict[str, tuple[float, ...]] = {",
+    ]
+    for est, t in series.groupby("estimator", sort=False):
+        lines.append(f'    "{est}": {{')
+        for cls in COUNT_CLASSES:
+            z = t.loc[t["count_class"] == cls, "z"].to_numpy()
+            qs = [float(np.quantile(z, lv, method="higher")) if len(z) else np.inf for lv in LEVELS]
+            text = ", ".join("INF" if not np.isfinite(q) else f"{q:.3g}" for q in qs)
+            lines.append(f'        "{cls}": ({text}),  # {len(z)} series')
+        lines.append("    },")
+    return "\n".join([*lines, "}"])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", action="append", default=[], help="LABEL=FOLDER: held out workload by workload")
+    ap.add_argument("--fresh", action="append", default=[], help="LABEL=FOLDER: scored once with the shipped q")
+    ap.add_argument("--folds", action="append", default=[], help="LABEL=K: folds of workloads for a large set")
+    ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/intervals"))
+    ap.add_argument("--pmcs", type=int, nargs="+", default=[2, 3])
+    ap.add_argument("--level", type=float, default=0.9)
+    ap.add_argument("--estimators", nargs="+", default=ESTIMATORS)
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    folds = {k: int(v) for k, v in (f.split("=", 1) for f in args.folds)}
+    md = [f"level {args.level}; estimators {', '.join(args.estimators)}; C = {args.pmcs}", ""]
+    frames = []
+    if args.set:
+        series = pd.concat(
+            [series_table(*s.split("=", 1), args.pmcs, args.estimators) for s in args.set], ignore_index=True
+        )
+        res = held_out(series, folds, args.level)
+        res["kind"] = "held out"
+        frames.append(res)
+        (out / "multipliers.py").write_text(multipliers_text(series) + "\n")
+        print(multipliers_text(series))
+    for s in args.fresh:
+        fresh = series_table(*s.split("=", 1), args.pmcs, args.estimators)
+        res = shipped(fresh, args.level)
+        res["kind"] = "fresh (shipped q)"
+        frames.append(res)
+    allres = pd.concat(frames, ignore_index=True)
+    allres.to_parquet(out / "series.parquet")
+    for (kind, label), g in allres.groupby(["kind", "set"], sort=False):
+        md += [f"#### {label} ({kind}): per C and estimator", ""]
+        md += [markdown_table(scores(g, ["pmcs", "estimator"]), 3), ""]
+        md += [f"#### {label} ({kind}): default estimator (phase) per count class, C = 2 and 3 pooled", ""]
+        md += [markdown_table(scores(g[g["estimator"] == "phase"], ["count_class"]), 3), ""]
+        md += [f"#### {label} ({kind}): default estimator (phase) per event, C = 2 and 3 pooled", ""]
+        md += [markdown_table(scores(g[g["estimator"] == "phase"], ["event"]), 3), ""]
+    (out / "tables.md").write_text("\n".join(md))
+    print("\n".join(md))
+    print(f"done in {time.perf_counter() - t0:.0f} s; wrote {out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
