@@ -311,3 +311,40 @@ def test_wrap_around_is_repaired_with_a_warning_or_refused_on_request(cli, bad_i
         names=["zen5_py_r3.csv", "dTLB-load-misses", "2^47"],
         watch=[tmp_path],
     )
+
+
+@pytest.fixture
+def multiplexed(tmp_path):
+    """A multiplexed input (``mpx emulate`` output) of the zen5 fixture."""
+    from hemkit.io.traces import read_trace
+    from hemkit.mpx import emulate
+
+    path = tmp_path / "m.csv"
+    emulate(read_trace(GOOD), 2).without_truth().to_tidy().to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("level", ["0", "1", "x", "nan", "-0.5", "1.5"])
+def test_totals_level_out_of_range_is_refused_naming_level(bad_input, tmp_path, multiplexed, level):
+    args = ["mpx", "estimate", multiplexed, "-o", tmp_path / "e.csv", "--totals", tmp_path / "t.csv"]
+    bad_input([*args, "--level", level], names=["--level"], watch=[tmp_path])
+
+
+@pytest.mark.parametrize(
+    ("where", "words"),
+    [
+        ("a folder", ["totals", "is a folder"]),
+        ("the estimates file", ["--totals", "-o"]),
+        ("the input itself", ["totals", "input"]),
+        ("missing folder", ["totals", "does not exist"]),
+    ],
+)
+def test_totals_place_is_checked_before_the_work(bad_input, tmp_path, multiplexed, where, words):
+    out = tmp_path / "e.csv"
+    target = {
+        "a folder": tmp_path,
+        "the estimates file": out,
+        "the input itself": multiplexed,
+        "missing folder": tmp_path / "nowhere" / "t.csv",
+    }[where]
+    bad_input(["mpx", "estimate", multiplexed, "-o", out, "--totals", target], names=words, watch=[tmp_path])

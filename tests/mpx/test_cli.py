@@ -5,6 +5,7 @@ import shutil
 import stat
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -141,3 +142,75 @@ def test_a_failing_program_is_an_error_naming_it(cli, bad_input, tmp_path, softw
     r = _trace(cli, tmp_path, "sh", "-c", "sleep 0.05; exit 3", extra=["--allow-failure"])
     assert r.exit_code == 0, r.stderr
     assert "exit code 3" in r.stdout
+
+
+# ---------------------------------------------------------------------------- totals with intervals
+def _totals_ok(path, series):
+    t = pd.read_csv(path)
+    assert list(t.columns[:6]) == ["run", "event", "total", "lower", "upper", "perf_total"] or list(t.columns[1:7]) == [
+        "run",
+        "event",
+        "total",
+        "lower",
+        "upper",
+        "perf_total",
+    ]
+    assert len(t) == series
+    assert ((t["lower"] <= t["total"]) & (t["total"] <= t["upper"]) & (t["lower"] >= 0)).all()
+    return t
+
+
+def test_estimate_writes_totals_with_intervals_holding_the_truth(cli, tmp_path):
+    """From 'mpx emulate' output (which keeps the truth beside): the default estimator's 90 % intervals."""
+    from hemkit.mpx import read_multiplexed
+
+    mpx = tmp_path / "m.csv"
+    assert cli(["mpx", "emulate", *ZEN5[:3], "--pmcs", 2, "-o", mpx]).exit_code == 0
+    out, tot = tmp_path / "e.csv", tmp_path / "t.csv"
+    r = cli(["mpx", "estimate", mpx, "-o", out, "--totals", tot])
+    assert r.exit_code == 0, r.stderr
+    assert "totals with 0.9 intervals (phase)" in r.stdout and f"{tot}" in r.stdout
+    m = read_multiplexed(mpx)
+    t = _totals_ok(tot, len(m.keys))
+    truth = m.keys.assign(truth=np.nansum(np.where(m.valid, m.truth, np.nan), axis=1))
+    t = t.merge(truth[["run", "event", "truth"]], on=["run", "event"])
+    # 15 series: not a coverage study (benchmarks/mpx_intervals.py is), but most must hold their truth
+    assert ((t["truth"] >= t["lower"]) & (t["truth"] <= t["upper"])).mean() >= 0.6
+    np.testing.assert_allclose(t["perf_total"], m.perf_totals()[: len(t)], rtol=1e-9)
+    r = cli(["mpx", "estimate", mpx, "-o", out, "--totals", tmp_path / "t.parquet", "--level", 0.5])
+    assert r.exit_code == 0, r.stderr
+    narrow = pd.read_parquet(tmp_path / "t.parquet")
+    assert ((narrow["upper"] - narrow["lower"]) <= (t["upper"] - t["lower"]) + 1e-6).all()
+
+
+def test_estimate_totals_of_real_multiplexed_perf_output(cli, tmp_path):
+    """perf's own percentages: every interval partly counted; the totals' intervals are around perf's scaling."""
+    rows = ["# started on Mon Nov 23 10:00:00 2026", ""]
+    for k in range(40):
+        t = 0.01 * (k + 1)
+        pct = (40.0, 60.0) if k % 2 else (60.0, 40.0)
+        for e, rate, p in (("instructions", 5000 + 300 * (k % 5), pct[0]), ("branches", 900 + 50 * (k % 3), pct[1])):
+            run = int(1e7 * p / 100)
+            rows.append(f"{t:16.9f},{rate},,{e},{run},{p:.2f},,")
+    src = tmp_path / "mpx_r1.csv"
+    src.write_text("\n".join(rows) + "\n")
+    for spec in ("fixed", "phase"):
+        tot = tmp_path / f"t_{spec}.csv"
+        r = cli(["mpx", "estimate", src, "-m", spec, "-o", tmp_path / "e.csv", "--totals", tot])
+        assert r.exit_code == 0, r.stderr
+        t = _totals_ok(tot, 2)
+        assert (t["upper"] > t["lower"]).all() and (t["running_fraction"].between(0.45, 0.55)).all()
+        assert (t["upper"] - t["lower"] < t["total"]).all()  # a few per cent, not a blank cheque
+
+
+def test_estimate_totals_with_a_fitted_model(cli, tmp_path):
+    pytest.importorskip("torch")
+    model = tmp_path / "mlp.pt"
+    assert cli(["mpx", "fit", *ZEN5, "--epochs", 1, "--pmcs", 2, "--no-clean", "-o", model]).exit_code == 0
+    mpx = tmp_path / "m.csv"
+    assert cli(["mpx", "emulate", ZEN5[0], "--pmcs", 2, "-o", mpx]).exit_code == 0
+    tot = tmp_path / "t.csv"
+    r = cli(["mpx", "estimate", mpx, "-m", model, "-o", tmp_path / "e.csv", "--totals", tot])
+    assert r.exit_code == 0, r.stderr
+    assert "(mlp)" in r.stdout
+    _totals_ok(tot, 5)

@@ -302,3 +302,24 @@ def test_report_module_keeps_heavy_imports_lazy():
     code = "import sys, hemkit.cli.report; print(any(m in sys.modules for m in ('matplotlib', 'pandas')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_mpx_section_shows_each_total_with_its_interval():
+    """The lower/upper columns are hemkit.mpx.totals intervals at the report level; exact totals are shown exact."""
+    from hemkit.io.traces import read_trace
+    from hemkit.mpx import DEFAULT_ESTIMATOR, emulate, make_estimator
+    from hemkit.mpx.totals import total_intervals
+
+    s = sec.multiplexing(PHASES, level=0.8)
+    table = _table(s, "Per series")
+    m = emulate(read_trace(PHASES), 2).without_truth()
+    tot = total_intervals(m, make_estimator(DEFAULT_ESTIMATOR).estimate(m), level=0.8).table
+    np.testing.assert_allclose(table["lower (80%)"], tot["lower"], rtol=1e-12)
+    np.testing.assert_allclose(table["upper (80%)"], tot["upper"], rtol=1e-12)
+    assert (table["lower (80%)"] <= table[f"total, hemkit {DEFAULT_ESTIMATOR}"]).all()
+    assert set(table["truth in interval"]) <= {"yes", "no"}
+    assert any("How far to trust each total" in p for p in s.paragraphs)
+    exact = sec.multiplexing(PHASES, pmcs=None)
+    assert not any("emulation" in p for p in exact.paragraphs)
+    t = _table(exact, "Per series")
+    np.testing.assert_array_equal(t["lower (90%)"], t["upper (90%)"])  # on a counter all the time: exact

@@ -305,7 +305,8 @@ def build_report(
     from hemkit.report import sections as sec
 
     options = options or ReportOptions()
-    figures = [sec.multiplexing(p) for p in options.mpx] + [sec.sampling(p) for p in options.profiles]
+    figures = [sec.multiplexing(p, level=options.level) for p in options.mpx]
+    figures += [sec.sampling(p) for p in options.profiles]
     # two or more profiles: each later one compared with the first
     figures += [sec.sampling_diff(options.profiles[0], p) for p in options.profiles[1:]]
     if readings is None:

@@ -705,8 +705,8 @@ def _interval_ms(trace: pd.DataFrame | None) -> float | None:
     return float(np.median(dt)) * 1e3 if len(dt) else None
 
 
-def _mpx_table(data: Any, est: Any, name: str) -> pd.DataFrame:
-    """One row per series: intervals, time on a counter, perf's total, hemkit's total (and the truth)."""
+def _mpx_table(data: Any, est: Any, name: str, totals: Any = None) -> pd.DataFrame:
+    """One row per series: intervals, time on a counter, perf's and hemkit's totals, its interval (and the truth)."""
     valid = data.valid
     enabled = np.where(valid, np.nan_to_num(data.enabled), 0.0).sum(axis=1)
     running = np.where(valid, np.nan_to_num(data.running), 0.0).sum(axis=1)
@@ -729,11 +729,18 @@ def _mpx_table(data: Any, est: Any, name: str) -> pd.DataFrame:
         },
         index=index,
     )
+    if totals is not None:
+        pct = f"{totals.level:.0%}"
+        table[f"lower ({pct})"] = totals.table["lower"].to_numpy()
+        table[f"upper ({pct})"] = totals.table["upper"].to_numpy()
     with np.errstate(invalid="ignore", divide="ignore"):
         table["hemkit / perf"] = mine / perf
         if data.truth is not None:
             truth = np.nansum(np.where(valid, data.truth, np.nan), axis=1)
             table["true total"] = truth
+            if totals is not None:
+                inside = (truth >= totals.table["lower"].to_numpy()) & (truth <= totals.table["upper"].to_numpy())
+                table["truth in interval"] = np.where(inside, "yes", "no")
             table["perf error (%)"] = 100 * (perf - truth) / truth
             table["hemkit error (%)"] = 100 * (mine - truth) / truth
     return table
@@ -754,7 +761,7 @@ def _mpx_series_figure(
     return fig
 
 
-def _mpx_totals_figure(table: pd.DataFrame, name: str, run_count: int) -> Any:
+def _mpx_totals_figure(table: pd.DataFrame, name: str, run_count: int, totals: Any = None) -> Any:
     labels = [_short(" ".join(map(str, i)) if isinstance(i, tuple) else str(i), 36) for i in table.index]
     fig = _figure(max(6.0, 0.45 * len(table) + 3), 4)
     ax = fig.subplots()
@@ -765,6 +772,8 @@ def _mpx_totals_figure(table: pd.DataFrame, name: str, run_count: int) -> Any:
     width = 0.8 / len(series)
     for k, (label, ratio) in enumerate(series):
         ax.bar(x + (k - (len(series) - 1) / 2) * width, ratio, width, label=label)
+    if totals is not None:
+        _interval_bars(ax, x - (len(series) - 1) / 2 * width, table, totals)
     ax.axhline(1.0, color="black", lw=1, ls="--", label="perf's scaled total")
     ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=7)
     ax.set_title(f"Totals relative to perf's scaled total ({len(table)} series of {run_count} run(s))")
@@ -774,8 +783,63 @@ def _mpx_totals_figure(table: pd.DataFrame, name: str, run_count: int) -> Any:
     return fig
 
 
+def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
+    """What the intervals on the totals say, in a few sentences."""
+    t = totals.table
+    exact = int((t["lower"] == t["upper"]).sum())
+    unbounded = int(np.isinf(t["upper"]).sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = ((t["upper"] - t["lower"]) / 2 / t["total"].where(t["total"] > 0)).replace(np.inf, np.nan)
+    text = (
+        f"How far to trust each total: hemkit's {totals.level:.0%} interval (lower, upper) comes from how much the "
+        "event's rate moved between its slices, how much of the run it was off its counter and how far hemkit's "
+        "total is from perf's, scaled by a multiplier chosen on traces whose exact totals are known "
+        "(BENCHMARKS.md: how often they held the true totals on workloads left out of that choice). "
+        f"Median half-width {np.nanmedian(half):.1%} of the total"
+        f"; {exact} of {len(t)} totals are exact (the event was on a counter the whole run)"
+    )
+    if unbounded:
+        text += (
+            f"; {unbounded} have no upper bound: every slice of the event read 0, and counts that fell only while "
+            "it was off its counter (a burst at the program's start) are invisible to any estimate"
+        )
+    if "truth in interval" in table.columns:
+        inside = int((table["truth in interval"] == "yes").sum())
+        text += f". The exact total is inside the interval for {inside} of {len(t)}"
+    return text + "."
+
+
+def _interval_bars(ax: Any, x: np.ndarray, table: pd.DataFrame, totals: Any) -> None:
+    """The interval of each hemkit total as an error bar (a triangle where it has no upper bound)."""
+    perf = table["total, perf scaled"].to_numpy(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mid = table["hemkit / perf"].to_numpy(float)
+        lo = totals.table["lower"].to_numpy(float) / perf
+        hi = totals.table["upper"].to_numpy(float) / perf
+    bounded = np.isfinite(hi)
+    ax.errorbar(
+        x[bounded],
+        mid[bounded],
+        yerr=[np.clip(mid - lo, 0, None)[bounded], np.clip(hi - mid, 0, None)[bounded]],
+        fmt="none",
+        ecolor="black",
+        capsize=3,
+        lw=1,
+        label=f"hemkit's {totals.level:.0%} interval",
+    )
+    if (~bounded).any():
+        top = np.nanmax(np.where(np.isfinite(mid), mid, np.nan)) if np.isfinite(mid).any() else 1.0
+        ax.plot(x[~bounded], np.full((~bounded).sum(), top), "^", color="black", label="no upper bound (never counted)")
+
+
 def multiplexing(
-    source: Any, *, estimator: str | None = None, pmcs: int | None = 2, shown: int = 3, wraps: str = "repair"
+    source: Any,
+    *,
+    estimator: str | None = None,
+    pmcs: int | None = 2,
+    shown: int = 3,
+    wraps: str = "repair",
+    level: float = 0.9,
 ) -> Section:
     """Multiplexing figures of a ``perf stat -I`` interval trace: perf's scaling against hemkit's estimate.
 
@@ -797,6 +861,8 @@ def multiplexing(
     wraps : {"repair", "drop", "error"}
         Counter wrap-arounds (counts >= 2^47): as :func:`hemkit.io.traces.read_trace`; a
         repair or a drop is a warning of the section.
+    level : float
+        Level of the interval on each total (:func:`hemkit.mpx.totals.total_intervals`).
 
     Raises
     ------
@@ -806,6 +872,7 @@ def multiplexing(
     from hemkit.io.traces import read_trace
     from hemkit.mpx.emulate import MpxData, emulate
     from hemkit.mpx.registry import DEFAULT_ESTIMATOR, load_estimator, make_estimator
+    from hemkit.mpx.totals import total_intervals
 
     name = estimator or DEFAULT_ESTIMATOR
     where = _where(source)
@@ -839,7 +906,8 @@ def multiplexing(
         blind = data.without_truth()
         est = load_estimator(name).estimate(blind)
         perf = make_estimator("fixed").estimate_array(blind)
-    table = _mpx_table(data, est, est.estimator)
+        totals = total_intervals(blind, est, level=level)
+    table = _mpx_table(data, est, est.estimator, totals)
     runs = list(dict.fromkeys(data.keys["run"].astype(str)))
     paragraphs.append(
         f"{len(data.keys)} series ({data.keys['event'].nunique()} events of {len(runs)} run(s)); on average each "
@@ -851,6 +919,7 @@ def multiplexing(
         "total for how many there were in all (it is unbiased; hemkit's total of a single run can differ from "
         "it by tens of percent for bursty events such as branch misses).",
     )
+    paragraphs.append(_interval_paragraph(totals, table))
     first = data.keys["run"].astype(str) == runs[0]
     sub = table[first.to_numpy()]
     gap = (sub["hemkit / perf"] - 1).abs().fillna(0).to_numpy()
@@ -865,13 +934,14 @@ def multiplexing(
             _mpx_series_figure(data, values, events, runs[0], ms),
         ),
         Figure.of(
-            "Each series' total by hemkit (and the exact total where known) divided by perf's scaled total.",
-            _mpx_totals_figure(table, est.estimator, len(runs)),
+            "Each series' total by hemkit (and the exact total where known) divided by perf's scaled total, "
+            f"with hemkit's {level:.0%} interval on its total.",
+            _mpx_totals_figure(table, est.estimator, len(runs), totals),
         ),
     )
     caption = (
         "Per series: intervals, how many and how much of the time it was on a counter, its total as perf scales "
-        f"it and as hemkit's {est.estimator} estimates it"
+        f"it and as hemkit's {est.estimator} estimates it, with a {level:.0%} interval on hemkit's total"
         + (" and its exact total, with both errors." if data.truth is not None else ".")
     )
     return Section(

@@ -1,0 +1,197 @@
+"""Intervals on multiplexed totals (:mod:`hemkit.mpx.totals`): known truths, coverage where the truth is known,
+properties, and what the library refuses."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hemkit.core.errors import InputError
+from hemkit.mpx import MpxData, emulate, make_estimator, synthetic_trace
+from hemkit.mpx.totals import (
+    COUNT_CLASSES,
+    LEVELS,
+    MULTIPLIERS,
+    MpxTotals,
+    calibrate,
+    count_class,
+    multiplier,
+    scale_parts,
+    total_intervals,
+)
+
+
+def _truth(m: MpxData) -> np.ndarray:
+    return np.nansum(np.where(m.valid, m.truth, np.nan), axis=1)
+
+
+def _intervals(m: MpxData, name: str = "phase", level: float = 0.9) -> pd.DataFrame:
+    blind = m.without_truth()
+    return total_intervals(blind, make_estimator(name).estimate(blind), level=level).table
+
+
+def _constant_trace(steps: int = 60) -> pd.DataFrame:
+    rates = {"a": 1000.0, "b": 37.0, "c": 250_000.0, "d": 5.0, "e": 12.0}
+    rows = [
+        {"run": "r", "step": s, "t": 0.01 * (s + 1), "event": e, "value": v}
+        for s in range(steps)
+        for e, v in rates.items()
+    ]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("name", ["phase", "fixed", "linear", "growth"])
+@pytest.mark.parametrize("pmcs", [2, 3])
+def test_constant_rates_give_intervals_of_no_width_holding_the_truth(name, pmcs):
+    m = emulate(_constant_trace(), pmcs)
+    t = _intervals(m, name)
+    truth = _truth(m)
+    np.testing.assert_allclose(t["total"], truth, rtol=1e-9)
+    assert ((t["upper"] - t["lower"]) <= 1e-9 * truth).all()
+    assert ((t["lower"] <= truth * (1 + 1e-12)) & (truth * (1 - 1e-12) <= t["upper"])).all()
+
+
+def test_an_event_on_a_counter_the_whole_run_has_an_exact_total():
+    """Event 'a' always counted (running = enabled), 'b' and 'c' take turns: a's interval is its total alone."""
+    rows = []
+    for s in range(30):
+        for e, on in (("a", True), ("b", s % 2 == 0), ("c", s % 2 == 1)):
+            rows.append(
+                {
+                    "run": "r1",
+                    "step": s,
+                    "event": e,
+                    "raw": 100.0 + 10 * (s % 7) if on else None,
+                    "enabled": 1e7,
+                    "running": 1e7 if on else 0.0,
+                }
+            )
+    m = MpxData.from_tidy(pd.DataFrame(rows))
+    t = total_intervals(m, make_estimator("phase").estimate(m)).table.set_index("event")
+    a = t.loc["a"]
+    assert a["lower"] == a["upper"] == a["total"] == a["counted"] == a["perf_total"]
+    assert a["running_fraction"] == 1 and a["gaps"] == 0
+    assert (t.loc[["b", "c"], "upper"] > t.loc[["b", "c"], "lower"]).all()  # these were estimated
+
+
+def test_every_event_counted_the_whole_run_gives_exact_totals_even_when_zero():
+    tr = synthetic_trace(runs=2, steps=40, events=3)
+    tr.loc[tr["event"] == "ev1", "value"] = 0.0  # an event that never happens: still exact, not unbounded
+    m = emulate(tr, 3)
+    t = _intervals(m)
+    assert (t["lower"] == t["upper"]).all() and (t["total"] == _truth(m)).all()
+
+
+def test_an_event_whose_slices_all_read_zero_has_no_upper_bound():
+    """Counts that fell only while it was off its counter are invisible: the interval says so (inf), not [0, 0]."""
+    tr = _constant_trace()
+    tr.loc[tr["event"] == "e", "value"] = 0.0
+    tr.loc[(tr["event"] == "e") & (tr["step"] == 0), "value"] = 500.0  # a burst at the start, before its first slice
+    m = emulate(tr, 2)
+    t = _intervals(m).set_index("event")
+    e = t.loc["e"]
+    assert e["counted"] == 0 and e["count_class"] == "none" and e["unseen_start"] > 0
+    assert e["lower"] == 0 and np.isinf(e["upper"])
+    assert _truth(m)[list(t.index).index("e")] == 500  # inside [0, inf]
+
+
+@pytest.mark.parametrize("pmcs", [2, 3])
+def test_coverage_of_synthetic_truth_is_near_the_level_and_intervals_are_not_trivially_wide(pmcs):
+    """Phased Poisson traces with a known truth: 90 % intervals hold at least 85 % of the true totals,
+    50 % intervals fewer, and both are narrow (a median half-width of a few per cent)."""
+    m = emulate(synthetic_trace(runs=40, steps=150, events=5, seed=7), pmcs)
+    truth = _truth(m)
+    cov, width = {}, {}
+    for level in (0.5, 0.9):
+        t = _intervals(m, level=level)
+        cov[level] = float(((truth >= t["lower"]) & (truth <= t["upper"])).mean())
+        width[level] = float(np.median((t["upper"] - t["lower"]) / 2 / truth))
+        assert not np.isinf(t["upper"]).any()
+    assert cov[0.9] >= 0.85 and cov[0.5] < cov[0.9]
+    assert width[0.5] < width[0.9] < 0.15
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    pmcs=st.integers(1, 4),
+    level=st.floats(0.01, 0.999),
+    name=st.sampled_from(["phase", "fixed", "fixed-cumulative", "linear", "min"]),
+)
+def test_properties_lower_total_upper_and_non_negative(seed, pmcs, level, name):
+    m = emulate(synthetic_trace(runs=2, steps=30, events=4, seed=seed), pmcs).without_truth()
+    t = total_intervals(m, make_estimator(name).estimate(m), level=level).table
+    assert (t["lower"] >= 0).all()
+    assert (t["lower"] <= t["total"]).all() and (t["total"] <= t["upper"]).all()
+    assert (t["lower"] >= np.minimum(t["counted"], t["total"])).all()  # the counted events are certain
+    wider = total_intervals(m, make_estimator(name).estimate(m), level=min(0.9999, level + 0.05)).table
+    assert (wider["upper"] >= t["upper"]).all() and (wider["lower"] <= t["lower"]).all()
+
+
+def test_the_result_has_the_columns_a_user_needs_and_a_summary():
+    m = emulate(synthetic_trace(runs=2, steps=50, events=4), 2).without_truth()
+    res = total_intervals(m, make_estimator("phase").estimate(m), level=0.8)
+    assert isinstance(res, MpxTotals) and res.level == 0.8 and res.estimator == "phase"
+    cols = list(res.table.columns)
+    assert cols[:7] == ["workload", "run", "event", "total", "lower", "upper", "perf_total"]
+    np.testing.assert_allclose(res.table["perf_total"], m.perf_totals())
+    assert {"counted", "count_class", "running_fraction", "gaps", "unseen_start"} <= set(cols)
+    s = res.summary()
+    assert list(s.index) == ["ev0", "ev1", "ev2", "ev3"] and (s["series"] == 2).all()
+    assert "80%" in " ".join(s.columns) and "phase" in res.line()
+    ax = res.plot()
+    assert ax.get_title() and ax.get_xlabel() and "ratio" in ax.get_ylabel() and ax.get_legend() is not None
+
+
+def test_cumulative_fixed_has_its_own_multiplier_and_unknown_estimators_the_widest():
+    m = emulate(synthetic_trace(runs=1, steps=40, events=4), 2).without_truth()
+    res = total_intervals(m, make_estimator("fixed-cumulative").estimate(m))
+    assert res.estimator == "fixed-cumulative"
+    for c in COUNT_CLASSES[1:]:
+        assert multiplier("a-model", 0.9, c) == max(multiplier(n, 0.9, c) for n in MULTIPLIERS)
+
+
+def test_multiplier_interpolates_between_the_calibrated_levels():
+    q = MULTIPLIERS["phase"]["some"]
+    assert multiplier("phase", LEVELS[3], "some") == pytest.approx(q[3])
+    mid = multiplier("phase", (LEVELS[3] + LEVELS[4]) / 2, "some")
+    assert q[3] <= mid <= q[4]
+    assert multiplier("phase", 0.999, "some") > q[-1] and multiplier("phase", 0.2, "some") < q[0]
+    assert np.isinf(multiplier("phase", 0.5, "none"))
+
+
+def test_count_classes_and_scale_parts():
+    assert count_class(np.array([0, 1, 29, 30, 9999, 1e4])).tolist() == ["none", "few", "few", "some", "some", "many"]
+    m = emulate(_constant_trace(), 2).without_truth()
+    parts = scale_parts(m, make_estimator("fixed").estimate(m).totals())
+    assert (parts["scale"] <= 1e-9 * parts["perf_total"]).all() and (parts["running_fraction"].round(1) == 0.4).all()
+
+
+def test_calibrate_measures_quantiles_per_estimator_and_class():
+    m = emulate(synthetic_trace(runs=6, steps=80, events=4, seed=3), 2)
+    blind = m.without_truth()
+    q = calibrate(m, {n: make_estimator(n).estimate_array(blind) for n in ("fixed", "phase")}, (0.5, 0.9))
+    assert set(q.index.get_level_values("estimator")) == {"fixed", "phase"}
+    assert (q[0.5] <= q[0.9]).all() and (q["series"] > 0).all()
+    with pytest.raises(InputError, match="true counts"):
+        calibrate(blind, {"fixed": make_estimator("fixed").estimate_array(blind)})
+
+
+@pytest.mark.parametrize("level", [0, 1, 1.5, -0.1, float("nan"), "x", None])
+def test_bad_levels_are_refused_naming_level(level):
+    m = emulate(synthetic_trace(runs=1, steps=30, events=3), 2).without_truth()
+    est = make_estimator("fixed").estimate(m)
+    with pytest.raises(InputError, match="level"):
+        total_intervals(m, est, level=level)
+    with pytest.raises(InputError, match="level"):
+        multiplier("phase", level)
+
+
+def test_an_estimate_of_other_series_is_refused():
+    m = emulate(synthetic_trace(runs=2, steps=30, events=3), 2).without_truth()
+    other = emulate(synthetic_trace(runs=1, steps=30, events=3), 2).without_truth()
+    with pytest.raises(InputError, match="not of these multiplexed series"):
+        total_intervals(m, make_estimator("fixed").estimate(other))
+    with pytest.raises(InputError, match="count"):
+        multiplier("phase", 0.9, "lots")
