@@ -141,6 +141,8 @@ def scores(res: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         }
     )
     out["width / error"] = out["median half-width"] / out["median |error|"]
+    # what an interval of one relative width for every series would need: q90 / median of |error| / truth
+    out["|error| q90 / median"] = g["rel_err"].quantile(0.9) / out["median |error|"]
     return out
 
 
