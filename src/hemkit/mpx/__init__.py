@@ -32,6 +32,7 @@ from hemkit.mpx.registry import DEFAULT_ESTIMATOR, load_estimator, make_estimato
 from hemkit.mpx.results import MpxEstimate
 from hemkit.mpx.scores import MpxScores, dtw_cost, relative_accuracy, run_to_run, score_table, total_error
 from hemkit.mpx.synthetic import synthetic_trace
+from hemkit.mpx.totals import MpxTotals, total_intervals
 from hemkit.mpx.traces import clean_runs, read_multiplexed, split_workloads
 
 __all__ = [
@@ -68,4 +69,7 @@ __all__ = [
     "score_table",
     "synthetic_trace",
     "total_error",
+    # intervals on totals (issue 26, item 4)
+    "MpxTotals",
+    "total_intervals",
 ]

@@ -41,11 +41,11 @@ event's first slice.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
@@ -238,8 +238,9 @@ def multiplier(estimator: str, level: float, count: str = "many") -> float:
         qs = np.asarray(MULTIPLIERS[estimator][count], float)
     else:
         qs = np.max(np.asarray([m[count] for m in MULTIPLIERS.values()], float), axis=0)
-    z = norm.ppf((1 + np.asarray(LEVELS)) / 2)
-    zl = float(norm.ppf((1 + level) / 2))
+    ppf = NormalDist().inv_cdf
+    z = np.array([ppf((1 + lv) / 2) for lv in LEVELS])
+    zl = ppf((1 + level) / 2)
     if level <= LEVELS[0]:
         return float(qs[0] * zl / z[0]) if np.isfinite(qs[0]) else INF
     if level >= LEVELS[-1]:
