@@ -29,7 +29,9 @@ from hemkit.cli._options import (
     help="Merge method of the merged-correlation section ('none': no merge).",
 )
 @merge_options()
-@click.option("--level", type=LEVEL, default=0.9, show_default=True, help="Level of the per-pair intervals.")
+@click.option(
+    "--level", type=LEVEL, default=0.9, show_default=True, help="Level of the per-pair and --mpx totals' intervals."
+)
 @click.option("--title", default="hemkit report", show_default=True, help="Title of the page.")
 @click.option(
     "--mpx",
