@@ -169,7 +169,7 @@ def test_estimate_writes_totals_with_intervals_holding_the_truth(cli, tmp_path):
     out, tot = tmp_path / "e.csv", tmp_path / "t.csv"
     r = cli(["mpx", "estimate", mpx, "-o", out, "--totals", tot])
     assert r.exit_code == 0, r.stderr
-    assert "totals with 0.9 intervals (phase)" in r.stdout and f"{tot}" in r.stdout
+    assert "totals with 0.9 intervals (phase)" in r.stdout and f"{tot}: 15 phase totals with 0.9 intervals" in r.stdout
     m = read_multiplexed(mpx)
     t = _totals_ok(tot, len(m.keys))
     truth = m.keys.assign(truth=np.nansum(np.where(m.valid, m.truth, np.nan), axis=1))

@@ -314,15 +314,15 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
         res = est.estimate(m.without_truth())
         tot = total_intervals(m.without_truth(), res, level=level) if totals_path is not None else None
     write_estimates(res.to_frame(), output, inputs=mpx_files)
-    written = [str(output)]
+    written = [f"{output}: {res.estimator} estimates"]
     if tot is not None:
         write_totals(tot.to_frame(), totals_path, inputs=mpx_files)
         show_table(tot.summary(), f"totals with {level:g} intervals ({tot.estimator}), per event")
-        written.append(f"{totals_path} ({tot.line()})")
+        written.append(f"{totals_path}: {tot.line()}")
     seen = m.observed.sum() / max(m.valid.sum(), 1)
     click.echo(
         f"read {len(m.keys)} series of {m.keys['run'].nunique()} run(s) (on a counter {seen:.0%} of the time); "
-        f"wrote {', '.join(written)}: {res.estimator} estimates"
+        f"wrote {'; '.join(written)}"
     )
 
 

@@ -300,10 +300,14 @@ class MpxTotals(Result):
         )
 
     def line(self) -> str:
-        """One line: series, level, estimator."""
+        """One line: series, level, estimator, how many are exact and how many have no upper bound."""
+        t = self.table
+        unbounded = int(np.isinf(t["upper"]).sum())
         return (
-            f"{len(self.table)} totals with {self.level:g} intervals ({self.estimator}; "
-            f"{int((self.table['upper'] == self.table['lower']).sum())} exact)"
+            f"{len(t)} {self.estimator} totals with {self.level:g} intervals "
+            f"({int((t['upper'] == t['lower']).sum())} exact"
+            + (f", {unbounded} without an upper bound: never counted while on a counter" if unbounded else "")
+            + ")"
         )
 
     def to_frame(self) -> pd.DataFrame:
