@@ -37,12 +37,12 @@ from hemkit.core.errors import HemkitWarning
 from hemkit.io.traces import read_trace
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.evaluation import drop_unseen, workloads_of
-from hemkit.mpx.registry import make_estimator
+from hemkit.mpx.registry import DEFAULT_ESTIMATOR, make_estimator
 from hemkit.mpx.scores import markdown_table
 from hemkit.mpx.totals import COUNT_CLASSES, LEVELS, count_class, multiplier, scale_parts
 from hemkit.mpx.traces import clean_runs
 
-ESTIMATORS = ["phase", "fixed", "fixed-cumulative", "linear", "growth", "min"]
+ESTIMATORS = list(dict.fromkeys([DEFAULT_ESTIMATOR, "phase", "fixed", "fixed-cumulative", "linear", "growth", "min"]))
 
 
 def _read(folder: str) -> pd.DataFrame:
@@ -63,8 +63,7 @@ def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]
         blind = m.without_truth()
         truth = np.nansum(np.where(m.valid, m.truth, np.nan), axis=1)
         for name in estimators:
-            values = make_estimator(name).estimate_array(blind)
-            totals = np.nansum(np.where(m.valid, values, np.nan), axis=1)
+            totals = make_estimator(name).estimate(blind).totals()  # an estimator's own totals, where it has them
             sp = scale_parts(blind, totals)
             t = m.keys[["workload", "run", "event"]].reset_index(drop=True).copy()
             t["set"], t["pmcs"], t["estimator"] = label, c, name
@@ -199,10 +198,10 @@ def main() -> None:
     for (kind, label), g in allres.groupby(["kind", "set"], sort=False):
         md += [f"#### {label} ({kind}): per C and estimator", ""]
         md += [markdown_table(scores(g, ["pmcs", "estimator"]), 3), ""]
-        md += [f"#### {label} ({kind}): default estimator (phase) per count class, C = 2 and 3 pooled", ""]
-        md += [markdown_table(scores(g[g["estimator"] == "phase"], ["count_class"]), 3), ""]
-        md += [f"#### {label} ({kind}): default estimator (phase) per event, C = 2 and 3 pooled", ""]
-        md += [markdown_table(scores(g[g["estimator"] == "phase"], ["event"]), 3), ""]
+        md += [f"#### {label} ({kind}): default estimator ({DEFAULT_ESTIMATOR}) per count class, C = 2 and 3", ""]
+        md += [markdown_table(scores(g[g["estimator"] == DEFAULT_ESTIMATOR], ["count_class"]), 3), ""]
+        md += [f"#### {label} ({kind}): default estimator ({DEFAULT_ESTIMATOR}) per event, C = 2 and 3 pooled", ""]
+        md += [markdown_table(scores(g[g["estimator"] == DEFAULT_ESTIMATOR], ["event"]), 3), ""]
     (out / "tables.md").write_text("\n".join(md))
     print("\n".join(md))
     print(f"done in {time.perf_counter() - t0:.0f} s; wrote {out}", flush=True)

@@ -412,7 +412,8 @@ def calibrate(mpx: MpxData, estimates: Mapping[str, np.ndarray], levels: tuple[f
     mpx : MpxData
         Emulated multiplexing (with ``truth``).
     estimates : mapping
-        Estimator name -> its (S, T) estimates of ``mpx`` (made without the truth).
+        Estimator name -> its totals (S,) of ``mpx``'s series, or its (S, T) estimates (summed), made
+        without the truth (an estimator that estimates totals apart: ``estimate(mpx).totals()``).
     levels : tuple of float
         The levels to measure at.
 
@@ -438,7 +439,8 @@ def calibrate(mpx: MpxData, estimates: Mapping[str, np.ndarray], levels: tuple[f
     truth = np.nansum(np.where(mpx.valid, mpx.truth, np.nan), axis=1)
     rows = {}
     for name, values in estimates.items():
-        totals = np.nansum(np.where(mpx.valid, values, np.nan), axis=1)
+        values = np.asarray(values, float)
+        totals = values if values.ndim == 1 else np.nansum(np.where(mpx.valid, values, np.nan), axis=1)
         z = error_ratios(mpx, totals, truth)
         classes = count_class(scale_parts(mpx, totals)["counted"].to_numpy())
         for c in COUNT_CLASSES:
