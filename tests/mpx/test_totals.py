@@ -94,6 +94,10 @@ def test_an_event_whose_slices_all_read_zero_has_no_upper_bound():
     assert e["counted"] == 0 and e["count_class"] == "none" and e["unseen_start"] > 0
     assert e["lower"] == 0 and np.isinf(e["upper"])
     assert _truth(m)[list(t.index).index("e")] == 500  # inside [0, inf]
+    blind = m.without_truth()
+    ax = total_intervals(blind, make_estimator("phase").estimate(blind)).plot()
+    assert "no upper bound" in [x.get_text() for x in ax.get_legend().get_texts()]
+    assert np.isfinite(ax.get_ylim()).all()
 
 
 @pytest.mark.parametrize("pmcs", [2, 3])

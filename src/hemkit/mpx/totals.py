@@ -325,7 +325,12 @@ class MpxTotals(Result):
             base = t["perf_total"].where(t["perf_total"] > 0).to_numpy(float)
             mid, lo, hi = (t[c].to_numpy(float) / base for c in ("total", "lower", "upper"))
         x = np.arange(len(t))
-        ax.errorbar(x, mid, yerr=[mid - lo, hi - mid], fmt="o", ms=3, capsize=2, label=f"{self.estimator} total")
+        bounded = np.isfinite(hi)
+        yerr = [np.clip(mid - lo, 0, None)[bounded], np.clip(hi - mid, 0, None)[bounded]]
+        ax.errorbar(x[bounded], mid[bounded], yerr=yerr, fmt="o", ms=3, capsize=2, label=f"{self.estimator} total")
+        if (~bounded).any():
+            top = float(np.nanmax(np.where(bounded, hi, mid))) if np.isfinite(mid).any() else 1.0
+            ax.plot(x[~bounded], np.full(int((~bounded).sum()), top), "^", color="grey", label="no upper bound")
         ax.axhline(1.0, color="black", lw=1, ls="--", label="perf's scaled total")
         one_run = t["run"].nunique() == 1
         labels = t["event"] if one_run else t["run"].astype(str) + " " + t["event"]
