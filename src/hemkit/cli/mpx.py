@@ -275,6 +275,7 @@ def _split(text: str) -> tuple[float, float, float]:
     "--totals",
     "totals_path",
     default=None,
+    metavar="FILE",
     type=click.Path(),
     help="Also write each (run, event) total with an interval (CSV or Parquet): run, event, total, lower, "
     "upper, perf_total (perf's scaled total), counted, ...",
