@@ -200,6 +200,8 @@ def main() -> None:
         md += [markdown_table(scores(g, ["pmcs", "estimator"]), 3), ""]
         md += [f"#### {label} ({kind}): default estimator ({DEFAULT_ESTIMATOR}) per count class, C = 2 and 3", ""]
         md += [markdown_table(scores(g[g["estimator"] == DEFAULT_ESTIMATOR], ["count_class"]), 3), ""]
+        md += [f"#### {label} ({kind}): default estimator ({DEFAULT_ESTIMATOR}) per workload, C = 2 and 3 pooled", ""]
+        md += [markdown_table(scores(g[g["estimator"] == DEFAULT_ESTIMATOR], ["workload"]), 3), ""]
         md += [f"#### {label} ({kind}): default estimator ({DEFAULT_ESTIMATOR}) per event, C = 2 and 3 pooled", ""]
         md += [markdown_table(scores(g[g["estimator"] == DEFAULT_ESTIMATOR], ["event"]), 3), ""]
     (out / "tables.md").write_text("\n".join(md))
