@@ -13,9 +13,10 @@ cleaned as in the paper) and C = 2 and 3 counters: emulate multiplexing
   held-out workload is chosen on every *other* workload of every ``--set`` (leave one workload
   out; ``--folds LABEL=K`` deals a large set's workloads into K folds by name instead).
 * **Shipped.**  The quantiles over all the ``--set`` workloads are printed as
-  :data:`hemkit.mpx.totals.MULTIPLIERS` (``multipliers.py``); paste them into the package.
-* **Fresh.**  ``--fresh`` sets are scored once with the multipliers the package ships now
-  (nothing chosen on them).
+  :data:`hemkit.mpx.totals.MULTIPLIERS` (``multipliers.py``); ``--update-package`` writes them
+  into ``hemkit/mpx/totals.py`` (commit that file; a new default estimator needs its own entry).
+* **Fresh.**  ``--fresh`` sets are scored once with the multipliers the package ships when the
+  script starts (nothing chosen on them): after ``--update-package``, run again with ``--fresh`` only.
 
 Reports, per set, C and estimator, and per event: the coverage of the true totals, the median
 half-width and the median |error| (both as a share of the true total) and their ratio.
@@ -163,6 +164,23 @@ def multipliers_text(series: pd.DataFrame) -> str:
     return "\n".join([*lines, "}"])
 
 
+def update_package(text: str) -> Path:
+    """Replace the ``MULTIPLIERS`` block of :mod:`hemkit.mpx.totals` (the file imported) by ``text``."""
+    import hemkit.mpx.totals as totals
+
+    path = Path(totals.__file__)
+    src = path.read_text()
+    start = src.index("MULTIPLIERS: dict[")
+    if src[:start].rstrip().splitlines()[-1].startswith("# quantiles of"):
+        start = src[:start].rstrip().rfind("\n") + 1
+    end = src.index('"""Quantiles of ``|total - truth|')
+    body = text.replace(
+        "MULTIPLIERS: dict[str, tuple[float, ...]]", "MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]]"
+    )
+    path.write_text(src[:start] + body.rstrip() + "\n" + src[end:])
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", action="append", default=[], help="LABEL=FOLDER: held out workload by workload")
@@ -172,6 +190,11 @@ def main() -> None:
     ap.add_argument("--pmcs", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--level", type=float, default=0.9)
     ap.add_argument("--estimators", nargs="+", default=ESTIMATORS)
+    ap.add_argument(
+        "--update-package",
+        action="store_true",
+        help="write the multipliers chosen on the --set traces into hemkit/mpx/totals.py (then score --fresh)",
+    )
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -188,6 +211,8 @@ def main() -> None:
         frames.append(res)
         (out / "multipliers.py").write_text(multipliers_text(series) + "\n")
         print(multipliers_text(series))
+        if args.update_package:
+            print(f"wrote the multipliers into {update_package(multipliers_text(series))}", flush=True)
     for s in args.fresh:
         fresh = series_table(*s.split("=", 1), args.pmcs, args.estimators)
         res = shipped(fresh, args.level)
