@@ -145,7 +145,10 @@ def dev_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
         "perl-corunner": (["perl", "-ne", "$h{$_}++ for /(\\w{4,})/g; END { print scalar(keys %h) }", text], True),
         # input size drawn per run: the task's input varies, as a control task's does in the field
         "seq-gzip-varied": (["bash", "-c", "seq 1 $((20000 + RANDOM * 4)) | gzip -c | wc -c"], False),
-        "find-varied": (["bash", "-c", f"find {root}/tree -type f | head -n $((RANDOM % 200 + 1)) | xargs cat | wc"], False),
+        "find-varied": (
+            ["bash", "-c", f"find {root}/tree -type f | head -n $((RANDOM % 200 + 1)) | xargs cat | wc"],
+            False,
+        ),
     }
 
 
