@@ -33,8 +33,15 @@ def line_csv(value: str, event: str, run_ns: int, pct: float, unit: str = "") ->
 
 def line_json(value: str, event: str, run_ns: int, pct: float, unit: str = "") -> str:
     return json.dumps(
-        {"counter-value": value, "unit": unit, "event": event, "event-runtime": run_ns, "pcnt-running": pct,
-         "metric-value": "0.000000", "metric-unit": ""},
+        {
+            "counter-value": value,
+            "unit": unit,
+            "event": event,
+            "event-runtime": run_ns,
+            "pcnt-running": pct,
+            "metric-value": "0.000000",
+            "metric-unit": "",
+        },
         separators=(", ", " : "),
     )
 
