@@ -58,9 +58,55 @@ class Planner:
     anchor: str | None = None
     constraints: Constraints = field(default_factory=Constraints)
     search: SearchOptions = field(default_factory=SearchOptions)
+    fixed_counters: Sequence[str] = ()
 
     def plan(self, events: Sequence[str], pmcs: int, *, seed: SeedLike = 0, progress: ProgressLike = None) -> Plan:
-        """Design the groups for ``events`` on ``pmcs`` counters (see :func:`covering_design`, :func:`hrm_plan`)."""
+        """Design the groups for ``events`` on ``pmcs`` counters (see :func:`covering_design`, :func:`hrm_plan`).
+
+        Events of ``fixed_counters`` are read in every group on the CPU's fixed counters: the
+        others are planned on the ``pmcs`` general counters, and the fixed ones added to
+        every group (every pair with them is covered).
+        """
+        if self.fixed_counters:
+            return self._with_fixed(check_events(events), pmcs, seed, progress)
+        return self._plan(events, pmcs, seed, progress)
+
+    def _with_fixed(self, events: list[str], pmcs: int, seed: SeedLike, progress: ProgressLike) -> Plan:
+        fixed = check_events(self.fixed_counters)
+        stray = next((e for e in fixed if e not in events), None)
+        if stray is not None:
+            raise InputError(f"fixed-counter event {stray!r} is not among the events")
+        rest = [e for e in events if e not in fixed]
+        if not rest:
+            return Plan([fixed], self.design, pmcs, event_order=events, optimal=True, fixed_counters=fixed)
+        c = self.constraints
+        shared = [[e for e in s if e not in fixed] for s in c.must_share]
+        counters = {e: v for e, v in c.counters.items() if e not in fixed}
+        anchor = self.anchor if self.anchor not in fixed else None
+        inner = Constraints([s for s in shared if len(s) > 1], counters, c.fixed if c.fixed not in fixed else None)
+        inner = Constraints(inner.must_share, inner.counters, inner.fixed, c.budget)
+        if self.design == "hrm" and anchor is None:  # the anchor sits on a fixed counter: the rest once each
+            groups = [rest[i : i + pmcs] for i in range(0, len(rest), pmcs)]
+            sub = Plan(groups, "hrm", pmcs, event_order=rest)
+        elif len(rest) == 1:
+            sub = Plan([rest], self.design, pmcs, event_order=rest, optimal=True)
+        else:
+            sub = Planner(self.design, anchor, inner, self.search)._plan(rest, pmcs, seed, progress)
+        return Plan(
+            [[*fixed, *g] for g in sub.groups],
+            design=sub.design,
+            pmcs=pmcs,
+            anchor=self.anchor if self.anchor in fixed else sub.anchor,
+            perf_groups=sub.perf_groups,
+            lower_bound=sub.lower_bound,
+            best_known=sub.best_known,
+            event_order=events,
+            optimal=sub.optimal,
+            diagnostics=sub.diagnostics,
+            fixed_counters=fixed,
+        )
+
+    def _plan(self, events: Sequence[str], pmcs: int, seed: SeedLike, progress: ProgressLike) -> Plan:
         c = self.constraints
         if self.design == "hrm":
             prob = hrm_problem(events, pmcs, self.anchor, c)
