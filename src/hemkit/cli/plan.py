@@ -106,6 +106,16 @@ def _check_with_perf(events: list[str]) -> None:
         raise UnknownEventsError(f"{exc}; {hint}", exc.events) from None
 
 
+def _from_tables(paths: tuple[str, ...], events: list[str], pmcs: int) -> tuple[dict[str, list[int]], list[str]]:
+    """``--event-table``: the counter restrictions and fixed-counter events perf's tables give EVENTS."""
+    if not paths:
+        return {}, []
+    from hemkit.io.event_tables import read_event_tables
+    from hemkit.plan.tables import table_constraints
+
+    return table_constraints(events, read_event_tables(paths), pmcs)
+
+
 def _fixed(fixed: str, events: list[str], this_machine: bool) -> list[str]:
     """``--fixed``: the events given, none, or (auto) those this CPU counts on fixed counters."""
     from hemkit.io.kernel import counter_settings, fixed_counter_events
@@ -152,6 +162,14 @@ def _fixed(fixed: str, events: list[str], this_machine: bool) -> list[str]:
     "outside the --pmcs general counters. auto: those of EVENTS this CPU has fixed counters for (its kernel log "
     "says how many; none when planning for another machine).",
 )
+@click.option(
+    "--event-table",
+    "event_tables",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="perf's event tables (pmu-events JSON files or folders, or 'perf list -j' output): events they restrict to "
+    "some counters get those counters, events on fixed counters go to --fixed auto (repeatable).",
+)
 @click.option("--budget", type=click.IntRange(1, 64), help="Most events per group, when below --pmcs.")
 @click.option(
     "--time-budget",
@@ -177,6 +195,7 @@ def plan(  # noqa: PLR0913 - one parameter per option
     must_share,
     event_counters,
     fixed,
+    event_tables,
     budget,
     time_budget,
     check_events,
@@ -201,19 +220,17 @@ def plan(  # noqa: PLR0913 - one parameter per option
         check_output(output)
     if check_events:
         _check_with_perf(split_events(events))
+    wanted = split_events(events)
+    from_tables, table_fixed = _from_tables(event_tables, wanted, pmcs)
     constraints = Constraints(
         must_share=[split_events([s]) for s in must_share],
-        counters=parse_event_counters(event_counters),
+        counters={**from_tables, **parse_event_counters(event_counters)},  # given on the command line wins
         budget=budget,
     )
-    wanted = split_events(events)
-    planner = Planner(
-        design,
-        anchor,
-        constraints,
-        SearchOptions(time_budget=time_budget),
-        fixed_counters=_fixed(fixed, wanted, check_events),
-    )
+    on_fixed = _fixed(fixed, wanted, check_events)
+    if fixed == "auto":
+        on_fixed = [e for e in wanted if e in on_fixed or e in table_fixed]
+    planner = Planner(design, anchor, constraints, SearchOptions(time_budget=time_budget), fixed_counters=on_fixed)
     with warnings_to_stderr():
         p = planner.plan(wanted, pmcs, seed=seed, progress=not quiet)
     click.echo(p.line())

@@ -47,6 +47,7 @@ from typing import Any
 import pandas as pd
 
 from hemkit import __version__
+from hemkit.collect.kinds import event_kind, warn_settings
 from hemkit.collect.validate import check_reading
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
@@ -661,8 +662,6 @@ def say_counter_settings(events: Sequence[str], pin: int | None) -> list[str]:
     the core type ``pin`` runs the program on (or that unpinned runs move between core
     types).  Returns the lines warned.
     """
-    from hemkit.collect.probe import event_kind, warn_settings
-
     settings = counter_settings()
     hardware = any(event_kind(e) == "hardware" for e in events)
     warn_settings(settings, hardware=hardware)

@@ -24,9 +24,7 @@ Software events and tracepoints use no hardware counter ("no counter limit").
 
 from __future__ import annotations
 
-import re
 import shlex
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,51 +32,14 @@ import numpy as np
 import pandas as pd
 
 from hemkit.collect.collector import available_cpus
+from hemkit.collect.kinds import event_kind, warn_settings
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
+from hemkit.core.errors import InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
 from hemkit.core.results import Result, result
 from hemkit.external.perf import PerfStatOptions, run_perf_stat
 from hemkit.external.process import describe_status
 from hemkit.io.kernel import CounterSettings, counter_settings
-
-#: perf's software events (``perf list sw``); they use no hardware counter
-SOFTWARE_EVENTS = frozenset(
-    {
-        "cpu-clock",
-        "task-clock",
-        "page-faults",
-        "faults",
-        "context-switches",
-        "cs",
-        "cpu-migrations",
-        "migrations",
-        "minor-faults",
-        "major-faults",
-        "alignment-faults",
-        "emulation-faults",
-        "dummy",
-        "bpf-output",
-        "cgroup-switches",
-    }
-)
-_MODIFIERS = re.compile(r"^[ukhIGHpPSDWe]{1,6}$")
-
-
-def event_kind(event: str) -> str:
-    """``"software"``, ``"tracepoint"`` or ``"hardware"`` (anything that may take a counter).
-
-    Examples
-    --------
-    >>> [event_kind(e) for e in ["task-clock", "sched:sched_switch", "cycles:u", "r00c0"]]
-    ['software', 'tracepoint', 'hardware', 'hardware']
-    """
-    name, _, suffix = event.partition(":")
-    if name in SOFTWARE_EVENTS and (not suffix or _MODIFIERS.match(suffix)):
-        return "software"
-    if suffix and "/" not in event and not _MODIFIERS.match(suffix):
-        return "tracepoint"
-    return "hardware"
 
 
 @dataclass(frozen=True)
@@ -249,13 +210,6 @@ def probe(
         table, steps, budget, note = _probe(list(events), measure, tol)
     note += _beside_nominal(settings, budget, table)
     return ProbeResult(table, steps, budget, note, runs=measure.done, nominal=settings.generic, settings=settings)
-
-
-def warn_settings(settings: CounterSettings, *, hardware: bool) -> None:
-    """One :class:`HemkitWarning` per kernel setting that costs counters (only with ``hardware`` events) or events."""
-    for line in settings.lines():
-        if hardware or not line.startswith("the NMI watchdog"):
-            warnings.warn(line, HemkitWarning, stacklevel=3)
 
 
 def _beside_nominal(settings: CounterSettings, budget: int | None, table: pd.DataFrame) -> str:
