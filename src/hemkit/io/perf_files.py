@@ -204,6 +204,18 @@ def pmu_of(event: str) -> str:
     return m.group(1) if m else ""
 
 
+def core_pmu_of(event: str) -> str:
+    """The hybrid CPU core PMU of an event (``cpu_core``, ``cpu_atom``, ``armv8_cortex_a53``...), else "".
+
+    Examples
+    --------
+    >>> core_pmu_of("cpu_atom/cycles/"), core_pmu_of("msr/tsc/"), core_pmu_of("cycles")
+    ('cpu_atom', '', '')
+    """
+    pmu = pmu_of(event)
+    return pmu if _CORE_PMU.match(pmu) else ""
+
+
 def _core_pmus(lines: list[PerfLine]) -> dict[str, tuple[float, float]]:
     """Per hybrid core PMU counted in a run: (longest running time, largest percentage)."""
     ran: dict[str, tuple[float, float]] = {}
@@ -498,6 +510,7 @@ __all__ = [
     "MAX_COUNT",
     "PerfOptions",
     "PerfRun",
+    "core_pmu_of",
     "natural_key",
     "pmu_of",
     "read_perf_file",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -29,6 +30,7 @@ import pandas as pd
 
 from hemkit.core.errors import InputError
 from hemkit.core.results import Result
+from hemkit.io.perf_files import core_pmu_of
 from hemkit.plan.problem import check_name, pairs_covered
 
 #: the keys of a plan file / :meth:`Plan.to_dict`
@@ -186,10 +188,12 @@ class Plan(Result):
             dup = next((e for j, e in enumerate(g) if e in g[:j]), None)
             if dup is not None:
                 raise PlanKeyError("groups", f"group {i} names event {dup!r} twice")
-            general = len(g) - sum(e in fixed for e in g)
+            per_pmu = Counter(core_pmu_of(e) for e in g if e not in fixed)  # a hybrid CPU: pmcs per core PMU
+            pmu, general = per_pmu.most_common(1)[0] if per_pmu else ("", 0)
             if self.pmcs and general > self.pmcs:
-                on_fixed = f" besides {len(g) - general} on fixed counters" if fixed else ""
-                raise PlanKeyError("groups", f"group {i} has {general} events{on_fixed} but pmcs is {self.pmcs}")
+                on_fixed = f" besides {len(g) - sum(per_pmu.values())} on fixed counters" if fixed else ""
+                of = f" of {pmu}" if pmu else ""
+                raise PlanKeyError("groups", f"group {i} has {general} events{of}{on_fixed} but pmcs is {self.pmcs}")
         seen = list(dict.fromkeys(e for g in groups for e in g))
         read = set(seen)
         order = _names(self.event_order, "event list", "events")
