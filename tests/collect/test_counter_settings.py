@@ -143,10 +143,12 @@ def test_collect_on_a_hybrid_cpu_names_the_core_type(fake_perf, monkeypatch, tmp
     res = cli(["collect", "q.toml", "--runs", "1", "--pin", "0", "-q", "--", "true"])
     said = res.stdout + res.stderr
     assert "pin=0 runs the program on a cpu_core core" in said and "cpu_atom events" in said
-    with pytest.raises(InputError, match="hybrid"):
-        from hemkit.collect.collector import say_counter_settings
+    from hemkit.collect.collector import say_counter_settings
 
+    with pytest.raises(InputError, match="hybrid"):
         say_counter_settings(["branch-misses"], None)
+    with pytest.raises(InputError, match=r"pin=0 runs the program on a cpu_core core .*'cpu_atom/cycles/' would never"):
+        say_counter_settings(["cpu_core/cycles/", "cpu_atom/cycles/"], 0)
 
 
 def test_report_runs_section_shows_counted_time_and_not_counted(fake_perf, monkeypatch, tmp_path, cli):

@@ -65,7 +65,7 @@ from hemkit.external.perf import (
 from hemkit.external.process import describe_status, resolve_program, start, stop
 from hemkit.io.collection import CollectionDB, Machine, StoredRun, collection_status, open_for_writing, shard_reps
 from hemkit.io.kernel import counter_settings
-from hemkit.io.perf_files import pmu_of
+from hemkit.io.perf_files import core_pmu_of, pmu_of
 from hemkit.plan import Plan
 
 #: valid runs per group of a new collection when none are asked for
@@ -685,6 +685,13 @@ def say_counter_settings(events: Sequence[str], pin: int | None) -> list[str]:
         else:
             pmu = settings.pmu_of_cpu(pin) or "no core PMU"
             others = [p for p in settings.core_pmus if p != pmu]
+            elsewhere = [e for e in events if core_pmu_of(e) in others]
+            if elsewhere:
+                raise InputError(
+                    f"pin={pin} runs the program on a {pmu} core of this hybrid CPU ({types}), so "
+                    f"{elsewhere[0]!r} would never be counted (<not counted> in every run); plan {pmu}/.../ events, "
+                    f"or pin to a {core_pmu_of(elsewhere[0])} core"
+                )
             line = (
                 f"pin={pin} runs the program on a {pmu} core of this hybrid CPU ({types}): plan {pmu}/.../ events; "
                 f"{', '.join(others)} events would read <not counted>"
