@@ -40,6 +40,7 @@ import pandas as pd
 
 from hemkit.core.errors import HemkitWarning
 from hemkit.io.traces import read_trace
+from hemkit.mpx.checked import CheckedEstimation, hidden_errors
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.evaluation import drop_unseen, select_workloads, workloads_of
 from hemkit.mpx.fitting import FitOptions, fit_estimator
@@ -49,8 +50,12 @@ from hemkit.mpx.registry import make_estimator
 from hemkit.mpx.scores import markdown_table, rank_estimators, score_table
 from hemkit.mpx.traces import clean_runs
 
-SIMPLE = ["fixed", "linear", "growth", "min", "phase"]
+SIMPLE = ["fixed", "fixed-cumulative", "linear", "growth", "min", "phase", "checked"]
 GRID = list(itertools.product([0.5, 1.0, 2.0], [0.0, 0.25, 0.5]))  # phase sharpness x balance
+# candidates of the self-checked estimator, chosen per fold on the training workloads
+SERIES_SETS = [("phase",), ("phase", "min"), ("phase", "min", "zero"), ("phase", "min", "zero", "growth")]
+TOTALS_SETS = [("phase",), ("linear",), ("phase", "linear"), ("phase", "linear", "fixed")]
+CANDIDATES = ["phase", "min", "zero", "growth", "linear", "fixed"]
 
 
 def grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
@@ -66,6 +71,56 @@ def grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
         sc["pmcs"] = c
         parts.append(sc)
     return pd.concat(parts, ignore_index=True)
+
+
+def checked_grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
+    """RA and total error of fixed and of every candidate set of the self-checked estimator, on every workload.
+
+    Each series' choice depends on that series alone, so every candidate is run (and checked on
+    hidden slices) once over all workloads and the sets are put together from the pieces.
+    """
+    parts = []
+    for c in pmcs:
+        m, _ = drop_unseen(emulate(tr, c))
+        blind = m.without_truth()
+        rows = np.arange(len(m.keys))
+        values = {n: make_estimator(n).estimate_array(blind) for n in CANDIDATES}
+        checks = {n: hidden_errors(blind, make_estimator(n)) for n in CANDIDATES}  # all four passes
+        gap = m.valid & ~m.known
+        known = np.where(m.valid & m.known, np.nan_to_num(m.raw), 0.0).sum(axis=1)
+        ests, tots = {"fixed": values["fixed"]}, {}
+        for k, names in enumerate(SERIES_SETS):
+            pick = np.argmin(np.vstack([checks[n][0] for n in names]), axis=0)
+            ests[f"series:{k}"] = np.stack([values[n] for n in names])[pick, rows]
+        for k, names in enumerate(TOTALS_SETS):
+            pick = np.argmin(np.vstack([checks[n][1] for n in names]), axis=0)
+            gaps = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in names])
+            ests[f"totals:{k}"] = values["phase"]
+            tots[f"totals:{k}"] = known + gaps[pick, rows]
+        sc = score_table(m, ests, dtw=False, totals=tots)
+        sc["pmcs"] = c
+        parts.append(sc)
+    return pd.concat(parts, ignore_index=True)
+
+
+def choose_checked(grid: pd.DataFrame) -> tuple[int, int]:
+    """The series set with the largest mean error cut and the totals set with the smallest worst total ratio."""
+
+    def per_c(name: str, f: object) -> list[float]:
+        out = []
+        for _, g in grid.groupby("pmcs"):
+            out.append(f(g[g["estimator"] == name], g[g["estimator"] == "fixed"]))  # type: ignore[operator]
+        return out
+
+    cut = [
+        float(np.mean(per_c(f"series:{k}", lambda p, f: 1 - (1 - p["ra"].mean()) / (1 - f["ra"].mean()))))
+        for k in range(len(SERIES_SETS))
+    ]
+    ratio = [
+        float(np.max(per_c(f"totals:{k}", lambda p, f: p["total_error"].median() / f["total_error"].median())))
+        for k in range(len(TOTALS_SETS))
+    ]
+    return int(np.argmax(cut)), int(np.argmin(ratio))
 
 
 def choose(grid: pd.DataFrame) -> tuple[float, float]:
@@ -119,12 +174,24 @@ def evaluate_set(
         k = min(args.folds, len(names)) if args.folds else len(names)
         folds = [names[i::k] for i in range(k)]  # deterministic: workloads dealt round-robin by name
     grid = grid_scores(tr_all, args.pmcs)
-    print(f"[{label}] phase grid scored in {time.perf_counter() - t0:.0f} s", flush=True)
+    cgrid = checked_grid_scores(tr_all, args.pmcs)
+    print(f"[{label}] phase and checked grids scored in {time.perf_counter() - t0:.0f} s", flush=True)
     parts, choices, timing = [], [], {"fit_seconds": {}, "estimates_per_second": {}}
     for held in folds:
         train_tr = tr_all[~tr_all["workload"].isin(held)]
         s, b = choose(grid[~grid["workload"].isin(held)])
-        choices += [{"set": label, "workload": w, "sharpness": s, "balance": b} for w in held]
+        ks, kt = choose_checked(cgrid[~cgrid["workload"].isin(held)])
+        choices += [
+            {
+                "set": label,
+                "workload": w,
+                "sharpness": s,
+                "balance": b,
+                "checked_series": "+".join(SERIES_SETS[ks]),
+                "checked_totals": "+".join(TOTALS_SETS[kt]),
+            }
+            for w in held
+        ]
         models = {}
         for name in args.learned:
             t1 = time.perf_counter()
@@ -150,13 +217,16 @@ def evaluate_set(
             blind = m.without_truth()
             ests = {n: make_estimator(n) for n in SIMPLE}
             ests["phase-lowo"] = PhaseInterpolation(sharpness=s, balance=b)
+            ests["checked-lowo"] = CheckedEstimation(series=SERIES_SETS[ks], totals=TOTALS_SETS[kt])
             ests.update(models)
-            values = {}
+            values, totals = {}, {}
             for n, est in ests.items():
                 t1 = time.perf_counter()
-                values[n] = est.estimate_array(blind)
+                values[n], totals[n] = est.estimate_with_totals(blind)
                 timing["estimates_per_second"].setdefault(n, []).append(m.valid.sum() / (time.perf_counter() - t1))
-            sc = score_table(m, values, dtw=not args.no_dtw)
+            for n in models:  # the network's own sums, for comparison with its checked totals
+                values[f"{n}-sum"] = values[n]
+            sc = score_table(m, values, dtw=not args.no_dtw, totals=totals)
             sc["pmcs"] = c
             sc["set"] = label
             parts.append(sc)
@@ -169,9 +239,17 @@ def tables(scores: pd.DataFrame) -> str:
     for label, g in scores.groupby("set", sort=False):
         for c, gc in g.groupby("pmcs"):
             r = rank_estimators(gc, "fixed")
-            cols = ["ra", "error_cut", "dtw", "total_error", "total_vs_baseline", "worst_event_ra", "rank"]
+            r["total_vs_perf"] = r["total_error"] / r.loc["fixed-cumulative", "total_error"]
+            cols = ["ra", "error_cut", "dtw", "total_error", "total_vs_baseline", "total_vs_perf", "worst_event_ra"]
+            cols.append("rank")
             md += [f"#### {label}, C = {c} ({gc['workload'].nunique()} held-out workloads)", ""]
             md += [markdown_table(r[cols], 3), ""]
+            ev = gc.pivot_table(index="event", columns="estimator", values="ra")
+            md += [f"#### {label}, C = {c}: mean RA per event, minus fixed's (fixed: its RA)", ""]
+            md += [markdown_table(ev.sub(ev["fixed"], axis=0).assign(fixed=ev["fixed"]), 3), ""]
+            tot = gc.pivot_table(index="event", columns="estimator", values="total_error", aggfunc="median")
+            md += [f"#### {label}, C = {c}: median |total error| per event, as a multiple of fixed's", ""]
+            md += [markdown_table(tot.div(tot["fixed"], axis=0).assign(fixed=tot["fixed"]), 2), ""]
         md += [f"#### {label}: RA per workload (C = 2 and 3 pooled)", ""]
         md += [markdown_table(g.pivot_table(index="workload", columns="estimator", values="ra"), 3), ""]
         md += [f"#### {label}: RA per event (C = 2 and 3 pooled)", ""]
