@@ -56,8 +56,8 @@ def test_estimate_reads_multiplexed_perf_output(cli, tmp_path):
     assert est[("instructions", 0)] == pytest.approx(4000)  # perf's own scaled value, kept
     assert est[("instructions", 1)] == pytest.approx(4000)  # <not counted>: the last rate holds
     assert est[("branches", 0)] == pytest.approx(900) and est[("instructions", 2)] == 2000
-    r = cli(["mpx", "estimate", src, "-o", out])  # the default, phase
-    assert r.exit_code == 0 and "phase" in r.stdout
+    r = cli(["mpx", "estimate", src, "-o", out])  # the default, checked
+    assert r.exit_code == 0 and "checked" in r.stdout
 
 
 def test_score_ranks_all_three_with_run_to_run_and_a_figure(cli, tmp_path):

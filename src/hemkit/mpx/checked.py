@@ -172,12 +172,16 @@ class CheckedEstimation(MpxEstimator):
         series: Sequence[str | MpxEstimator] = ("phase", "min", "zero"),
         totals: Sequence[str | MpxEstimator] = ("phase", "linear"),
     ):
-        self.series = tuple(series)
-        self.totals = tuple(totals)
+        self.series = series
+        self.totals = totals
 
     def get_params(self) -> dict[str, Any]:
-        """The candidates, by name (a fitted estimator by its class name)."""
-        return {k: tuple(_label(c) for c in getattr(self, k)) for k in ("series", "totals")}
+        """The candidates, by name (a fitted estimator by its name)."""
+        out: dict[str, Any] = {}
+        for k in ("series", "totals"):
+            v = getattr(self, k)
+            out[k] = v if isinstance(v, str) else tuple(_label(c) for c in v)
+        return out
 
     def _candidates(self) -> dict[str, MpxEstimator]:
         from hemkit.mpx.registry import make_estimator
