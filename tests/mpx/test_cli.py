@@ -21,7 +21,7 @@ def test_emulate_estimate_with_the_default_estimator(cli, tmp_path):
     out = tmp_path / "e.csv"
     r = cli(["mpx", "estimate", mpx, "-o", out])
     assert r.exit_code == 0, r.stderr
-    assert "phase estimates" in r.stdout
+    assert "checked estimates" in r.stdout
     est = pd.read_csv(out)
     assert len(est) == len(pd.read_parquet(mpx)) and est["estimate"].notna().all()
 
