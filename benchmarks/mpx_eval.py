@@ -1,7 +1,8 @@
-"""Multiplexing estimators on workloads held out from every choice (issue 13).
+"""Multiplexing estimators on workloads held out from every choice (issues 13 and 26).
 
-    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval --folds 6 \\
-        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces \\
+    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval --folds 6 --no-dtw \\
+        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces
+    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval-fresh --no-dtw \\
         --set fresh=~/mpx-data/fresh:~/mpx-data/traces
 
 For every trace set (a folder of OCOE ``perf stat -I 10`` files; the sets have different
@@ -10,19 +11,32 @@ events):
 
 * The traces are read with hemkit's reader (wrap-arounds repaired) and cleaned as in the paper
   (tail cut, broken runs against the median run).
-* **Leave one workload out.**  For each workload W: the phase estimator's ``sharpness`` and
-  ``balance`` are chosen on the *other* workloads only (largest mean error cut against
-  ``fixed`` among the settings whose median |total error| is at most 1.1 x fixed's there),
-  and the learned estimators are fitted on the other workloads only (``hemkit mpx fit``'s
-  library function: split by workload, early stopping on validation loss, normalisation
-  from training data; with folds of several workloads for large sets, ``--folds``).  Then
-  every estimator is scored on W, which nothing was tuned on.
-* Scores per series: RA (Eq. 4), DTW-cost on log10 counts, |total error|; tables: mean RA,
-  error cut against fixed, mean DTW, median |total error| and the worst event's RA
-  difference to fixed.
+* **Leave one workload out** (or folds of several, ``--folds``; or, ``LABEL=FOLDER:TRAIN``,
+  the whole set held out with every choice made on another).  For each held-out part, on
+  the *other* workloads only:
+
+  - ``phase-lowo``: the phase estimator's ``sharpness`` and ``balance`` (largest mean error
+    cut against ``fixed`` among the settings whose median |total error| is at most 1.1 x
+    fixed's);
+  - ``checked-lowo``: the self-checked estimator's candidates, the series set with the largest
+    mean error cut and the totals set with the smallest worst (over C) median |total error|
+    relative to fixed's (``SERIES_SETS``, ``TOTALS_SETS``);
+  - the learned estimators, fitted with ``hemkit mpx fit``'s library function (split by
+    workload, early stopping on validation loss, normalisation from training data).  Their
+    totals are checked on hidden slices (``mlp``); ``mlp-sum`` is the same series scored on
+    its own sum.
+
+  Then every estimator is scored on the held-out workloads, which nothing was tuned on.
+  ``checked`` and ``phase`` are the shipped defaults.
+* Scores per series: RA (Eq. 4), DTW-cost on log10 counts (unless ``--no-dtw``), |total
+  error| (of the estimator's own total where it estimates one apart from its series).
+  Tables per set and C: mean RA, error cut against fixed, median |total error| and its
+  ratio to fixed's (``total_vs_baseline``) and to perf's end-of-run scaled total
+  (``total_vs_perf``, the ``fixed-cumulative`` estimator), the worst event's RA difference
+  to fixed; per event, RA minus fixed's and median |total error| over fixed's.
 
 Writes ``scores.parquet`` (every series x estimator x C), ``tables.md`` and ``choices.csv``
-(the phase settings chosen per held-out workload).
+(the settings chosen per held-out workload).
 """
 
 from __future__ import annotations
