@@ -248,22 +248,35 @@ def evaluate_set(
     return pd.concat(parts, ignore_index=True), pd.DataFrame(choices), timing
 
 
+PER_EVENT = ["checked", "phase", "mlp"]  # the estimators of the per-event tables (against fixed)
+
+
 def tables(scores: pd.DataFrame) -> str:
+    """Markdown: per set and C, the ranking and a per-event table; per set, RA per workload and per event."""
     md = []
     for label, g in scores.groupby("set", sort=False):
         for c, gc in g.groupby("pmcs"):
             r = rank_estimators(gc, "fixed")
-            r["total_vs_perf"] = r["total_error"] / r.loc["fixed-cumulative", "total_error"]
+            if "fixed-cumulative" in r.index:
+                r["total_vs_perf"] = r["total_error"] / r.loc["fixed-cumulative", "total_error"]
             cols = ["ra", "error_cut", "dtw", "total_error", "total_vs_baseline", "total_vs_perf", "worst_event_ra"]
-            cols.append("rank")
+            cols = [k for k in cols if k in r.columns and r[k].notna().any()]  # no DTW column when not computed
             md += [f"#### {label}, C = {c} ({gc['workload'].nunique()} held-out workloads)", ""]
-            md += [markdown_table(r[cols], 3), ""]
+            md += [markdown_table(r.sort_values("error", kind="stable")[cols], 3), ""]
             ev = gc.pivot_table(index="event", columns="estimator", values="ra")
-            md += [f"#### {label}, C = {c}: mean RA per event, minus fixed's (fixed: its RA)", ""]
-            md += [markdown_table(ev.sub(ev["fixed"], axis=0).assign(fixed=ev["fixed"]), 3), ""]
             tot = gc.pivot_table(index="event", columns="estimator", values="total_error", aggfunc="median")
-            md += [f"#### {label}, C = {c}: median |total error| per event, as a multiple of fixed's", ""]
-            md += [markdown_table(tot.div(tot["fixed"], axis=0).assign(fixed=tot["fixed"]), 2), ""]
+            names = [n for n in PER_EVENT if n in ev.columns]
+            per = pd.DataFrame({"fixed RA": ev["fixed"]})
+            for n in names:
+                per[f"{n} RA - fixed"] = ev[n] - ev["fixed"]
+            per["fixed total err"] = tot["fixed"]
+            for n in names + [n + "-sum" for n in names if n + "-sum" in tot.columns]:
+                per[f"{n} total / fixed"] = tot[n] / tot["fixed"]
+            md += [
+                f"#### {label}, C = {c}: per event, mean RA against fixed's and median |total error| over fixed's",
+                "",
+            ]
+            md += [markdown_table(per, 3), ""]
         md += [f"#### {label}: RA per workload (C = 2 and 3 pooled)", ""]
         md += [markdown_table(g.pivot_table(index="workload", columns="estimator", values="ra"), 3), ""]
         md += [f"#### {label}: RA per event (C = 2 and 3 pooled)", ""]
@@ -276,7 +289,7 @@ def main() -> None:
     ap.add_argument(
         "--set",
         action="append",
-        required=True,
+        default=[],
         help="LABEL=FOLDER of OCOE trace files, or LABEL=FOLDER:TRAIN_FOLDER to hold out all of FOLDER "
         "and choose/fit on TRAIN_FOLDER",
     )
@@ -286,7 +299,14 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--folds", type=int, default=0, help="folds of workloads (0: leave one workload out)")
     ap.add_argument("--no-dtw", action="store_true")
+    ap.add_argument("--tables", nargs="+", metavar="SCORES", help="only write tables.md from scores.parquet files")
     args = ap.parse_args()
+    if args.tables:
+        text = tables(pd.concat([pd.read_parquet(p) for p in args.tables], ignore_index=True))
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "tables.md").write_text(text)
+        print(text)
+        return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     all_scores, all_choices, timing = [], [], {}
