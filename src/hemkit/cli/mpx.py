@@ -294,7 +294,7 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output):
     "--estimator",
     "specs",
     multiple=True,
-    default=("fixed", "growth", "phase"),
+    default=("fixed", "phase", "checked"),
     show_default=True,
     help=f"Repeat: {ESTIMATOR_HELP}. The first 'fixed' is the baseline.",
 )

@@ -37,6 +37,7 @@ import numpy as np
 from hemkit.core.errors import InputError
 from hemkit.mpx.emulate import MpxData
 from hemkit.mpx.estimators import MpxEstimator, check_data
+from hemkit.mpx.phase import INTERPOLATIONS
 from hemkit.mpx.scores import relative_errors
 
 
@@ -177,8 +178,9 @@ class CheckedEstimation(MpxEstimator):
     Parameters
     ----------
     series : sequence of str or estimator
-        Candidates for the interval values, by name (:func:`hemkit.mpx.registry.make_estimator`)
-        or fitted estimators; the first one is used where nothing can be checked.
+        Candidates for the interval values, by name (an interpolation: ``fixed``, ``linear``,
+        ``growth``, ``min``, ``phase``, ``zero``) or fitted estimators; the first one is used
+        where nothing can be checked.
     totals : sequence of str or estimator
         Candidates for each series' total (its known counts plus the candidate's gap counts).
 
@@ -210,8 +212,6 @@ class CheckedEstimation(MpxEstimator):
         return out
 
     def _candidates(self) -> dict[str, MpxEstimator]:
-        from hemkit.mpx.registry import make_estimator
-
         out: dict[str, MpxEstimator] = {}
         for what in ("series", "totals"):
             chosen = getattr(self, what)
@@ -221,7 +221,12 @@ class CheckedEstimation(MpxEstimator):
                 if isinstance(c, str):
                     if c == self.name:
                         raise InputError("checked estimation: 'checked' cannot be its own candidate")
-                    out.setdefault(c, make_estimator(c))
+                    if c not in INTERPOLATIONS:
+                        raise InputError(
+                            f"checked estimation: unknown estimator {c!r} ({', '.join(INTERPOLATIONS)}, "
+                            "or a fitted estimator object)"
+                        )
+                    out.setdefault(c, INTERPOLATIONS[c]())
                 elif isinstance(c, MpxEstimator):
                     out.setdefault(_label(c), c)
                 else:
