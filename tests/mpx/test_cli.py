@@ -21,7 +21,7 @@ def test_emulate_estimate_with_the_default_estimator(cli, tmp_path):
     out = tmp_path / "e.csv"
     r = cli(["mpx", "estimate", mpx, "-o", out])
     assert r.exit_code == 0, r.stderr
-    assert "phase estimates" in r.stdout
+    assert "checked estimates" in r.stdout
     est = pd.read_csv(out)
     assert len(est) == len(pd.read_parquet(mpx)) and est["estimate"].notna().all()
 
@@ -56,8 +56,8 @@ def test_estimate_reads_multiplexed_perf_output(cli, tmp_path):
     assert est[("instructions", 0)] == pytest.approx(4000)  # perf's own scaled value, kept
     assert est[("instructions", 1)] == pytest.approx(4000)  # <not counted>: the last rate holds
     assert est[("branches", 0)] == pytest.approx(900) and est[("instructions", 2)] == 2000
-    r = cli(["mpx", "estimate", src, "-o", out])  # the default, phase
-    assert r.exit_code == 0 and "phase" in r.stdout
+    r = cli(["mpx", "estimate", src, "-o", out])  # the default, checked
+    assert r.exit_code == 0 and "checked" in r.stdout
 
 
 def test_score_ranks_all_three_with_run_to_run_and_a_figure(cli, tmp_path):
