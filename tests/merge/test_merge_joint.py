@@ -13,7 +13,7 @@ from hemkit.datasets.synthetic import make_truth, split_into_groups
 from hemkit.evaluate import evaluate
 from hemkit.merge import JointOptions, merge, merge_joint
 from hemkit.merge.correlation import pairwise_correlation, upper
-from hemkit.merge.joint import _tie_ranks, ml_correlation, pearson_estimates, place_tails
+from hemkit.merge.joint import _tie_ranks, linear_correlation, ml_correlation, pearson_estimates, place_tails
 from hemkit.plan import much_design
 
 
@@ -162,3 +162,43 @@ def test_bootstrap_pearson_estimates_match_each_resample_computed_alone():
         pw, av = _pearson_estimates(Readings(rows), None)
         assert np.allclose(bpw[b], pw[0], equal_nan=True, atol=1e-9)
         assert np.allclose(bav[b], av[0], equal_nan=True, atol=1e-9)
+
+
+def _disturbed_truth(seed: int, runs: int = 600) -> pd.DataFrame:
+    """Counts whose quiet runs are independent, and 4 % disturbed runs where every count jumps together.
+
+    The disturbed runs make the Pearson correlations about 0.5 and the rank ones near 0:
+    the structure of the software-event truth tables (context switches, interrupts, frees).
+    """
+    rng = np.random.default_rng(seed)
+    k = 8
+    quiet = rng.poisson(20, size=(runs, k)).astype(float)
+    hit = rng.random(runs) < 0.04
+    quiet[hit] += rng.poisson(80, size=(int(hit.sum()), k)) * rng.uniform(0.5, 1.5, k)
+    return pd.DataFrame(quiet, columns=[f"e{i}" for i in range(k)])
+
+
+def test_linear_fit_without_missing_data_is_the_sample_pearson_correlation():
+    truth = _disturbed_truth(0, 200)
+    c = linear_correlation(Readings({1: truth}))
+    np.testing.assert_allclose(c, np.corrcoef(truth.to_numpy(), rowvar=False), atol=1e-4)
+
+
+def test_linear_goal_carries_disturbed_runs_to_pairs_that_missed_them():
+    # known truth: co-occurring extremes; the pairs whose runs missed them learn them through the others
+    err = {0.0: [], 1.0: []}
+    for seed in range(3):
+        truth = _disturbed_truth(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HemkitWarning)
+            r = split_truth(truth, 3, seed=seed)
+            for w in err:
+                res = merge_joint(r, seed=seed, options=JointOptions(linear=w))
+                err[w].append(evaluate(res, truth).mse())
+    assert np.mean(err[1.0]) < 0.7 * np.mean(err[0.0])
+
+
+def test_linear_weight_is_checked():
+    r = split_truth(zen5_br_64kb(), 4, seed=0)
+    with pytest.raises(InputError, match="linear"):
+        merge_joint(r, options=JointOptions(linear=1.5))
