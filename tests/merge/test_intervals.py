@@ -170,7 +170,7 @@ def test_se_factor_scales_the_half_widths_on_the_fisher_scale():
 
     r = split_truth(zen5_br_64kb(), 4, seed=0)
     res = merge(r, "copula", seed=0)
-    one = compute_intervals(res, r, IntervalOptions(0.9))
+    one = compute_intervals(res, r, IntervalOptions(0.9, se_factor=1.0))
     two = compute_intervals(res, r, IntervalOptions(0.9, se_factor=2.0))
     z = np.arctanh(one["estimate"])
     # every pair of br_64kb is read together and none is a near-copy: exactly twice the z half-widths
