@@ -1,7 +1,8 @@
-"""Multiplexing estimators on workloads held out from every choice (issue 13).
+"""Multiplexing estimators on workloads held out from every choice (issues 13 and 26).
 
-    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval --folds 6 \\
-        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces \\
+    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval --folds 6 --no-dtw \\
+        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces
+    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval-fresh --no-dtw \\
         --set fresh=~/mpx-data/fresh:~/mpx-data/traces
 
 For every trace set (a folder of OCOE ``perf stat -I 10`` files; the sets have different
@@ -10,19 +11,32 @@ events):
 
 * The traces are read with hemkit's reader (wrap-arounds repaired) and cleaned as in the paper
   (tail cut, broken runs against the median run).
-* **Leave one workload out.**  For each workload W: the phase estimator's ``sharpness`` and
-  ``balance`` are chosen on the *other* workloads only (largest mean error cut against
-  ``fixed`` among the settings whose median |total error| is at most 1.1 x fixed's there),
-  and the learned estimators are fitted on the other workloads only (``hemkit mpx fit``'s
-  library function: split by workload, early stopping on validation loss, normalisation
-  from training data; with folds of several workloads for large sets, ``--folds``).  Then
-  every estimator is scored on W, which nothing was tuned on.
-* Scores per series: RA (Eq. 4), DTW-cost on log10 counts, |total error|; tables: mean RA,
-  error cut against fixed, mean DTW, median |total error| and the worst event's RA
-  difference to fixed.
+* **Leave one workload out** (or folds of several, ``--folds``; or, ``LABEL=FOLDER:TRAIN``,
+  the whole set held out with every choice made on another).  For each held-out part, on
+  the *other* workloads only:
+
+  - ``phase-lowo``: the phase estimator's ``sharpness`` and ``balance`` (largest mean error
+    cut against ``fixed`` among the settings whose median |total error| is at most 1.1 x
+    fixed's);
+  - ``checked-lowo``: the self-checked estimator's candidates, the series set with the largest
+    mean error cut and the totals set with the smallest worst (over C) median |total error|
+    relative to fixed's (``SERIES_SETS``, ``TOTALS_SETS``);
+  - the learned estimators, fitted with ``hemkit mpx fit``'s library function (split by
+    workload, early stopping on validation loss, normalisation from training data).  Their
+    totals are checked on hidden slices (``mlp``); ``mlp-sum`` is the same series scored on
+    its own sum.
+
+  Then every estimator is scored on the held-out workloads, which nothing was tuned on.
+  ``checked`` and ``phase`` are the shipped defaults.
+* Scores per series: RA (Eq. 4), DTW-cost on log10 counts (unless ``--no-dtw``), |total
+  error| (of the estimator's own total where it estimates one apart from its series).
+  Tables per set and C: mean RA, error cut against fixed, median |total error| and its
+  ratio to fixed's (``total_vs_baseline``) and to perf's end-of-run scaled total
+  (``total_vs_perf``, the ``fixed-cumulative`` estimator), the worst event's RA difference
+  to fixed; per event, RA minus fixed's and median |total error| over fixed's.
 
 Writes ``scores.parquet`` (every series x estimator x C), ``tables.md`` and ``choices.csv``
-(the phase settings chosen per held-out workload).
+(the settings chosen per held-out workload).
 """
 
 from __future__ import annotations
@@ -40,6 +54,7 @@ import pandas as pd
 
 from hemkit.core.errors import HemkitWarning
 from hemkit.io.traces import read_trace
+from hemkit.mpx.checked import CheckedEstimation, hidden_errors
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.evaluation import drop_unseen, select_workloads, workloads_of
 from hemkit.mpx.fitting import FitOptions, fit_estimator
@@ -49,8 +64,12 @@ from hemkit.mpx.registry import make_estimator
 from hemkit.mpx.scores import markdown_table, rank_estimators, score_table
 from hemkit.mpx.traces import clean_runs
 
-SIMPLE = ["fixed", "linear", "growth", "min", "phase"]
+SIMPLE = ["fixed", "fixed-cumulative", "linear", "growth", "min", "phase", "checked"]
 GRID = list(itertools.product([0.5, 1.0, 2.0], [0.0, 0.25, 0.5]))  # phase sharpness x balance
+# candidates of the self-checked estimator, chosen per fold on the training workloads
+SERIES_SETS = [("phase",), ("phase", "min"), ("phase", "min", "zero"), ("phase", "min", "zero", "growth")]
+TOTALS_SETS = [("phase",), ("linear",), ("phase", "linear"), ("phase", "linear", "fixed")]
+CANDIDATES = ["phase", "min", "zero", "growth", "linear", "fixed"]
 
 
 def grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
@@ -66,6 +85,56 @@ def grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
         sc["pmcs"] = c
         parts.append(sc)
     return pd.concat(parts, ignore_index=True)
+
+
+def checked_grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
+    """RA and total error of fixed and of every candidate set of the self-checked estimator, on every workload.
+
+    Each series' choice depends on that series alone, so every candidate is run (and checked on
+    hidden slices) once over all workloads and the sets are put together from the pieces.
+    """
+    parts = []
+    for c in pmcs:
+        m, _ = drop_unseen(emulate(tr, c))
+        blind = m.without_truth()
+        rows = np.arange(len(m.keys))
+        values = {n: make_estimator(n).estimate_array(blind) for n in CANDIDATES}
+        checks = {n: hidden_errors(blind, make_estimator(n)) for n in CANDIDATES}  # all four passes
+        gap = m.valid & ~m.known
+        known = np.where(m.valid & m.known, np.nan_to_num(m.raw), 0.0).sum(axis=1)
+        ests, tots = {"fixed": values["fixed"]}, {}
+        for k, names in enumerate(SERIES_SETS):
+            pick = np.argmin(np.vstack([checks[n][0] for n in names]), axis=0)
+            ests[f"series:{k}"] = np.stack([values[n] for n in names])[pick, rows]
+        for k, names in enumerate(TOTALS_SETS):
+            pick = np.argmin(np.vstack([checks[n][1] for n in names]), axis=0)
+            gaps = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in names])
+            ests[f"totals:{k}"] = values["phase"]
+            tots[f"totals:{k}"] = known + gaps[pick, rows]
+        sc = score_table(m, ests, dtw=False, totals=tots)
+        sc["pmcs"] = c
+        parts.append(sc)
+    return pd.concat(parts, ignore_index=True)
+
+
+def choose_checked(grid: pd.DataFrame) -> tuple[int, int]:
+    """The series set with the largest mean error cut and the totals set with the smallest worst total ratio."""
+
+    def per_c(name: str, f: object) -> list[float]:
+        out = []
+        for _, g in grid.groupby("pmcs"):
+            out.append(f(g[g["estimator"] == name], g[g["estimator"] == "fixed"]))  # type: ignore[operator]
+        return out
+
+    cut = [
+        float(np.mean(per_c(f"series:{k}", lambda p, f: 1 - (1 - p["ra"].mean()) / (1 - f["ra"].mean()))))
+        for k in range(len(SERIES_SETS))
+    ]
+    ratio = [
+        float(np.max(per_c(f"totals:{k}", lambda p, f: p["total_error"].median() / f["total_error"].median())))
+        for k in range(len(TOTALS_SETS))
+    ]
+    return int(np.argmax(cut)), int(np.argmin(ratio))
 
 
 def choose(grid: pd.DataFrame) -> tuple[float, float]:
@@ -119,12 +188,24 @@ def evaluate_set(
         k = min(args.folds, len(names)) if args.folds else len(names)
         folds = [names[i::k] for i in range(k)]  # deterministic: workloads dealt round-robin by name
     grid = grid_scores(tr_all, args.pmcs)
-    print(f"[{label}] phase grid scored in {time.perf_counter() - t0:.0f} s", flush=True)
+    cgrid = checked_grid_scores(tr_all, args.pmcs)
+    print(f"[{label}] phase and checked grids scored in {time.perf_counter() - t0:.0f} s", flush=True)
     parts, choices, timing = [], [], {"fit_seconds": {}, "estimates_per_second": {}}
     for held in folds:
         train_tr = tr_all[~tr_all["workload"].isin(held)]
         s, b = choose(grid[~grid["workload"].isin(held)])
-        choices += [{"set": label, "workload": w, "sharpness": s, "balance": b} for w in held]
+        ks, kt = choose_checked(cgrid[~cgrid["workload"].isin(held)])
+        choices += [
+            {
+                "set": label,
+                "workload": w,
+                "sharpness": s,
+                "balance": b,
+                "checked_series": "+".join(SERIES_SETS[ks]),
+                "checked_totals": "+".join(TOTALS_SETS[kt]),
+            }
+            for w in held
+        ]
         models = {}
         for name in args.learned:
             t1 = time.perf_counter()
@@ -150,13 +231,16 @@ def evaluate_set(
             blind = m.without_truth()
             ests = {n: make_estimator(n) for n in SIMPLE}
             ests["phase-lowo"] = PhaseInterpolation(sharpness=s, balance=b)
+            ests["checked-lowo"] = CheckedEstimation(series=SERIES_SETS[ks], totals=TOTALS_SETS[kt])
             ests.update(models)
-            values = {}
+            values, totals = {}, {}
             for n, est in ests.items():
                 t1 = time.perf_counter()
-                values[n] = est.estimate_array(blind)
+                values[n], totals[n] = est.estimate_with_totals(blind)
                 timing["estimates_per_second"].setdefault(n, []).append(m.valid.sum() / (time.perf_counter() - t1))
-            sc = score_table(m, values, dtw=not args.no_dtw)
+            for n in models:  # the network's own sums, for comparison with its checked totals
+                values[f"{n}-sum"] = values[n]
+            sc = score_table(m, values, dtw=not args.no_dtw, totals=totals)
             sc["pmcs"] = c
             sc["set"] = label
             parts.append(sc)
@@ -164,14 +248,35 @@ def evaluate_set(
     return pd.concat(parts, ignore_index=True), pd.DataFrame(choices), timing
 
 
+PER_EVENT = ["checked", "phase", "mlp"]  # the estimators of the per-event tables (against fixed)
+
+
 def tables(scores: pd.DataFrame) -> str:
+    """Markdown: per set and C, the ranking and a per-event table; per set, RA per workload and per event."""
     md = []
     for label, g in scores.groupby("set", sort=False):
         for c, gc in g.groupby("pmcs"):
             r = rank_estimators(gc, "fixed")
-            cols = ["ra", "error_cut", "dtw", "total_error", "total_vs_baseline", "worst_event_ra", "rank"]
+            if "fixed-cumulative" in r.index:
+                r["total_vs_perf"] = r["total_error"] / r.loc["fixed-cumulative", "total_error"]
+            cols = ["ra", "error_cut", "dtw", "total_error", "total_vs_baseline", "total_vs_perf", "worst_event_ra"]
+            cols = [k for k in cols if k in r.columns and r[k].notna().any()]  # no DTW column when not computed
             md += [f"#### {label}, C = {c} ({gc['workload'].nunique()} held-out workloads)", ""]
-            md += [markdown_table(r[cols], 3), ""]
+            md += [markdown_table(r.sort_values("error", kind="stable")[cols], 3), ""]
+            ev = gc.pivot_table(index="event", columns="estimator", values="ra")
+            tot = gc.pivot_table(index="event", columns="estimator", values="total_error", aggfunc="median")
+            names = [n for n in PER_EVENT if n in ev.columns]
+            per = pd.DataFrame({"fixed RA": ev["fixed"]})
+            for n in names:
+                per[f"{n} RA - fixed"] = ev[n] - ev["fixed"]
+            per["fixed total err"] = tot["fixed"]
+            for n in names + [n + "-sum" for n in names if n + "-sum" in tot.columns]:
+                per[f"{n} total / fixed"] = tot[n] / tot["fixed"]
+            md += [
+                f"#### {label}, C = {c}: per event, mean RA against fixed's and median |total error| over fixed's",
+                "",
+            ]
+            md += [markdown_table(per, 3), ""]
         md += [f"#### {label}: RA per workload (C = 2 and 3 pooled)", ""]
         md += [markdown_table(g.pivot_table(index="workload", columns="estimator", values="ra"), 3), ""]
         md += [f"#### {label}: RA per event (C = 2 and 3 pooled)", ""]
@@ -184,7 +289,7 @@ def main() -> None:
     ap.add_argument(
         "--set",
         action="append",
-        required=True,
+        default=[],
         help="LABEL=FOLDER of OCOE trace files, or LABEL=FOLDER:TRAIN_FOLDER to hold out all of FOLDER "
         "and choose/fit on TRAIN_FOLDER",
     )
@@ -194,7 +299,14 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--folds", type=int, default=0, help="folds of workloads (0: leave one workload out)")
     ap.add_argument("--no-dtw", action="store_true")
+    ap.add_argument("--tables", nargs="+", metavar="SCORES", help="only write tables.md from scores.parquet files")
     args = ap.parse_args()
+    if args.tables:
+        text = tables(pd.concat([pd.read_parquet(p) for p in args.tables], ignore_index=True))
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "tables.md").write_text(text)
+        print(text)
+        return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     all_scores, all_choices, timing = [], [], {}

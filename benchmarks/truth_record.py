@@ -145,7 +145,10 @@ def dev_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
         "perl-corunner": (["perl", "-ne", "$h{$_}++ for /(\\w{4,})/g; END { print scalar(keys %h) }", text], True),
         # input size drawn per run: the task's input varies, as a control task's does in the field
         "seq-gzip-varied": (["bash", "-c", "seq 1 $((20000 + RANDOM * 4)) | gzip -c | wc -c"], False),
-        "find-varied": (["bash", "-c", f"find {root}/tree -type f | head -n $((RANDOM % 200 + 1)) | xargs cat | wc"], False),
+        "find-varied": (
+            ["bash", "-c", f"find {root}/tree -type f | head -n $((RANDOM % 200 + 1)) | xargs cat | wc"],
+            False,
+        ),
     }
 
 
@@ -156,7 +159,7 @@ def fresh_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
         "zstd": (["zstd", "-c", "-9", "-T1", text], False),
         "md5sum": (["md5sum", text, text, text, text], False),
         "node": (["node", str(root / "work.js")], False),
-        "jq": (["jq", "-c", "map(select(.k % 3 == 0)) | length", str(root / "json")], False),
+        "jq": (["jq", "-c", "map(select(.k % 3 == 0)) | length", str(root / "data.json")], False),
         "py-num-corunner": ([sys.executable, str(root / "py_num.py")], True),
         "grep-varied": (["bash", "-c", f"head -n $((RANDOM + 2000)) {text} | grep -c 'ab'"], False),
         "lz4": (["lz4", "-c", "-9", text], False),

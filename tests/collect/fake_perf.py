@@ -12,6 +12,8 @@ Behaviour (environment variables):
     FAKE_PERF_BREAKER    an event that zeroes the other hardware events of its run (raw FP events)
     FAKE_PERF_FLAKY      a file counting invocations; every 3rd run is multiplexed (percent 60)
     FAKE_PERF_MPX        "always": every run multiplexed
+    FAKE_PERF_NOT_COUNTED  a file counting invocations; every 3rd run prints its hardware events
+                         <not counted> with running time 0 (a group the free counters could not hold)
     FAKE_PERF_SLEEP      seconds to sleep per run (kill tests)
     FAKE_PERF_EXEC_PATH  perf's exec folder put first on the workload's PATH (default /nonexistent/perf-core)
     FAKE_PERF_NO_RUN     "1": do not run the workload
@@ -85,6 +87,12 @@ def main(argv):
             percent = 60.0
     if os.environ.get("FAKE_PERF_MPX") == "always":
         percent = 60.0
+    missed = False
+    not_counted = os.environ.get("FAKE_PERF_NOT_COUNTED")
+    if not_counted:
+        n = int(open(not_counted).read() or 0) if os.path.exists(not_counted) else 0
+        open(not_counted, "w").write(str(n + 1))
+        missed = n % 3 == 2
     rng = random.Random()
     hw_seen = 0
     lines = []
@@ -98,9 +106,12 @@ def main(argv):
             hw_seen += 1
             if hw_seen > counters or (breaker and breaker in events and e != breaker):
                 value = 0.0
+            if missed:
+                status = "<not counted>"
         v = status or (f"{value:.2f}" if e == "task-clock" else str(int(value)))
+        run_ns, pct = (0, 0.0) if status == "<not counted>" else (1000000, percent)
         if fmt == "csv":
-            lines.append(f"{v},{'msec' if e == 'task-clock' else ''},{e},1000000,{percent:.2f},,")
+            lines.append(f"{v},{'msec' if e == 'task-clock' else ''},{e},{run_ns},{pct:.2f},,")
         else:
             lines.append(
                 json.dumps(
@@ -108,8 +119,8 @@ def main(argv):
                         "counter-value": v,
                         "unit": "",
                         "event": e,
-                        "event-runtime": 1000000,
-                        "pcnt-running": percent,
+                        "event-runtime": run_ns,
+                        "pcnt-running": pct,
                         "metric-value": 0,
                         "metric-unit": "",
                     }

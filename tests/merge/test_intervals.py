@@ -162,3 +162,19 @@ def test_near_copies_get_an_informative_interval_holding_their_own_estimate():
             assert row.upper - row.lower < 0.3, row
     assert steep >= 10
     assert (iv["upper"] - iv["lower"]).max() < 0.5
+
+
+def test_se_factor_scales_the_half_widths_on_the_fisher_scale():
+    from hemkit.datasets import split_truth
+    from hemkit.merge.intervals import compute_intervals
+
+    r = split_truth(zen5_br_64kb(), 4, seed=0)
+    res = merge(r, "copula", seed=0)
+    one = compute_intervals(res, r, IntervalOptions(0.9, se_factor=1.0))
+    two = compute_intervals(res, r, IntervalOptions(0.9, se_factor=2.0))
+    z = np.arctanh(one["estimate"])
+    # every pair of br_64kb is read together and none is a near-copy: exactly twice the z half-widths
+    np.testing.assert_allclose(np.arctanh(two["upper"]) - z, 2 * (np.arctanh(one["upper"]) - z), rtol=1e-9)
+    np.testing.assert_allclose(z - np.arctanh(two["lower"]), 2 * (z - np.arctanh(one["lower"])), rtol=1e-9)
+    with pytest.raises(InputError, match="se_factor"):
+        compute_intervals(res, r, IntervalOptions(0.9, se_factor=0.0))

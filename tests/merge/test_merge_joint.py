@@ -13,7 +13,7 @@ from hemkit.datasets.synthetic import make_truth, split_into_groups
 from hemkit.evaluate import evaluate
 from hemkit.merge import JointOptions, merge, merge_joint
 from hemkit.merge.correlation import pairwise_correlation, upper
-from hemkit.merge.joint import _tie_ranks, ml_correlation, pearson_estimates, place_tails
+from hemkit.merge.joint import _tie_ranks, linear_correlation, ml_correlation, pearson_estimates, place_tails
 from hemkit.plan import much_design
 
 
@@ -84,7 +84,7 @@ def test_columns_are_every_reading_and_seeded():
 
 def test_rank_matching_brings_spearman_to_its_goal():
     r = split_truth(zen5_br_64kb(), 3, seed=1)
-    res = merge_joint(r, seed=0, options=JointOptions(tails=None))
+    res = merge_joint(r, seed=0, options=JointOptions(tails=None, ranks=True))
     hist = res.diagnostics["rank_mse"]
     assert hist[-1] <= hist[0] and min(hist) < 0.2 * hist[0]
 
@@ -162,3 +162,69 @@ def test_bootstrap_pearson_estimates_match_each_resample_computed_alone():
         pw, av = _pearson_estimates(Readings(rows), None)
         assert np.allclose(bpw[b], pw[0], equal_nan=True, atol=1e-9)
         assert np.allclose(bav[b], av[0], equal_nan=True, atol=1e-9)
+
+
+def _disturbed_truth(seed: int, runs: int = 600) -> pd.DataFrame:
+    """Counts whose quiet runs are independent, and 4 % disturbed runs where every count jumps together.
+
+    The disturbed runs make the Pearson correlations about 0.5 and the rank ones near 0:
+    the structure of the software-event truth tables (context switches, interrupts, frees).
+    """
+    rng = np.random.default_rng(seed)
+    k = 8
+    quiet = rng.poisson(20, size=(runs, k)).astype(float)
+    hit = rng.random(runs) < 0.04
+    quiet[hit] += rng.poisson(80, size=(int(hit.sum()), k)) * rng.uniform(0.5, 1.5, k)
+    return pd.DataFrame(quiet, columns=[f"e{i}" for i in range(k)])
+
+
+def test_linear_fit_without_missing_data_is_the_sample_pearson_correlation():
+    truth = _disturbed_truth(0, 200)
+    c = linear_correlation(Readings({1: truth}))
+    np.testing.assert_allclose(c, np.corrcoef(truth.to_numpy(), rowvar=False), atol=1e-4)
+
+
+def test_linear_goal_carries_disturbed_runs_to_pairs_that_missed_them():
+    # known truth: co-occurring extremes; the pairs whose runs missed them learn them through the others
+    err = {0.0: [], 1.0: []}
+    for seed in range(3):
+        truth = _disturbed_truth(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HemkitWarning)
+            r = split_truth(truth, 3, seed=seed)
+            for w in err:
+                res = merge_joint(r, seed=seed, options=JointOptions(linear=w))
+                err[w].append(evaluate(res, truth).mse())
+    assert np.mean(err[1.0]) < 0.7 * np.mean(err[0.0])
+
+
+def test_linear_weight_is_checked():
+    r = split_truth(zen5_br_64kb(), 4, seed=0)
+    with pytest.raises(InputError, match="linear"):
+        merge_joint(r, options=JointOptions(linear=1.5))
+
+
+def _varied_input_truth(seed: int, runs: int = 300) -> pd.DataFrame:
+    """Counts that all follow an input size drawn per run, no outliers: strong correlations (0.8-0.98)."""
+    rng = np.random.default_rng(seed)
+    size = rng.uniform(1, 200, runs)
+    k = 10
+    rate = rng.uniform(0.5, 3.0, k)
+    return pd.DataFrame(rng.poisson(np.outer(size, rate)) + rng.poisson(30, size=(runs, k)), dtype=float).rename(
+        columns=lambda i: f"e{i}"
+    )
+
+
+def test_linear_target_moves_the_bulk_when_there_are_no_outliers():
+    # known truth: a varied input and no extreme readings, 17 runs a group; step 4 moves no reading,
+    # so only the arrangement's target can carry the raw-reading fit
+    err = {False: [], True: []}
+    for seed in range(3):
+        truth = _varied_input_truth(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HemkitWarning)
+            r = split_truth(truth, 3, seed=seed)
+            for flag in err:
+                res = merge_joint(r, seed=seed, options=JointOptions(linear=0.5, linear_target=flag))
+                err[flag].append(evaluate(res, truth).mse())
+    assert np.mean(err[True]) < 0.8 * np.mean(err[False])

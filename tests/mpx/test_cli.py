@@ -22,7 +22,7 @@ def test_emulate_estimate_with_the_default_estimator(cli, tmp_path):
     out = tmp_path / "e.csv"
     r = cli(["mpx", "estimate", mpx, "-o", out])
     assert r.exit_code == 0, r.stderr
-    assert "phase estimates" in r.stdout
+    assert "checked estimates" in r.stdout
     est = pd.read_csv(out)
     assert len(est) == len(pd.read_parquet(mpx)) and est["estimate"].notna().all()
 
@@ -57,8 +57,8 @@ def test_estimate_reads_multiplexed_perf_output(cli, tmp_path):
     assert est[("instructions", 0)] == pytest.approx(4000)  # perf's own scaled value, kept
     assert est[("instructions", 1)] == pytest.approx(4000)  # <not counted>: the last rate holds
     assert est[("branches", 0)] == pytest.approx(900) and est[("instructions", 2)] == 2000
-    r = cli(["mpx", "estimate", src, "-o", out])  # the default, phase
-    assert r.exit_code == 0 and "phase" in r.stdout
+    r = cli(["mpx", "estimate", src, "-o", out])  # the default, checked
+    assert r.exit_code == 0 and "checked" in r.stdout
 
 
 def test_score_ranks_all_three_with_run_to_run_and_a_figure(cli, tmp_path):
@@ -169,7 +169,9 @@ def test_estimate_writes_totals_with_intervals_holding_the_truth(cli, tmp_path):
     out, tot = tmp_path / "e.csv", tmp_path / "t.csv"
     r = cli(["mpx", "estimate", mpx, "-o", out, "--totals", tot])
     assert r.exit_code == 0, r.stderr
-    assert "totals with 0.9 intervals (phase)" in r.stdout and f"{tot}: 15 phase totals with 0.9 intervals" in r.stdout
+    from hemkit.mpx import DEFAULT_ESTIMATOR as D
+
+    assert f"totals with 0.9 intervals ({D})" in r.stdout and f"{tot}: 15 {D} totals with 0.9 intervals" in r.stdout
     m = read_multiplexed(mpx)
     t = _totals_ok(tot, len(m.keys))
     truth = m.keys.assign(truth=np.nansum(np.where(m.valid, m.truth, np.nan), axis=1))

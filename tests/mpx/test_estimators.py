@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from hemkit.core.errors import InputError
+from hemkit.mpx.checked import CheckedEstimation
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.estimators import (
     FixedInterpolation,
@@ -99,7 +100,7 @@ def test_phase_balance_moves_totals_toward_perfs():
 
 def test_every_estimator_shapes_and_results():
     m = emulate(synthetic_trace(runs=3, steps=40, seed=5), 2)
-    for name in ("fixed", "fixed-cumulative", "linear", "growth", "min", "phase"):
+    for name in ("fixed", "fixed-cumulative", "linear", "growth", "min", "zero", "phase", "checked"):
         est = make_estimator(name)
         arr = est.fit(m).estimate_array(m.without_truth())
         assert arr.shape == m.truth.shape
@@ -120,8 +121,9 @@ def test_every_estimator_shapes_and_results():
 
 
 def test_registry_and_errors():
-    assert DEFAULT_ESTIMATOR == "phase" and "phase" in NAMES
+    assert DEFAULT_ESTIMATOR == "checked" and "phase" in NAMES and "zero" in NAMES
     assert isinstance(load_estimator("phase"), PhaseInterpolation)
+    assert isinstance(load_estimator("checked"), CheckedEstimation)
     with pytest.raises(InputError, match="unknown estimator 'magic'"):
         make_estimator("magic")
     with pytest.raises(InputError, match="must be trained first"):

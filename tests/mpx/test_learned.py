@@ -149,3 +149,22 @@ def test_train_options_are_checked():
         MLPEstimator(train=TrainOptions(epochs=1)).fit(emulate(synthetic_trace(runs=2, steps=20), 2).without_truth())
     with pytest.raises(InputError, match="fit the estimator"):
         MLPEstimator().estimate_array(emulate(synthetic_trace(runs=1, steps=20), 2))
+
+
+def test_a_networks_totals_are_checked_on_hidden_slices(data):
+    """Each total is the network's own sum, phase's or linear's: the one closest on the series' hidden blocks."""
+    from hemkit.mpx.checked import hidden_errors
+    from hemkit.mpx.registry import make_estimator
+
+    train, val = data
+    est = MLPEstimator(hidden=(8,), train=TrainOptions(epochs=2, per_epoch=800)).fit(train)
+    blind = val.without_truth()
+    values, totals = est.estimate_with_totals(blind)
+    assert np.array_equal(values, est.estimate_array(blind), equal_nan=True)  # the series stay the network's
+    gap = blind.valid & ~blind.known
+    known = np.where(blind.valid & blind.known, blind.raw, 0.0).sum(axis=1)
+    cands = [est, make_estimator("phase"), make_estimator("linear")]
+    sums = np.vstack([known + np.where(gap, c.estimate_array(blind), 0.0).sum(axis=1) for c in cands])
+    loss = np.vstack([hidden_errors(blind, c, ends=False)[1] for c in cands])
+    assert np.allclose(totals, sums[np.argmin(loss, axis=0), np.arange(len(totals))])
+    assert np.allclose(est.estimate(blind).totals(), totals)

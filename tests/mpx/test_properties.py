@@ -13,7 +13,7 @@ from hemkit.io.traces import read_trace
 from hemkit.mpx.emulate import MpxData, Rotation, emulate
 from hemkit.mpx.registry import make_estimator
 
-ESTIMATORS = ["fixed", "fixed-cumulative", "linear", "growth", "min", "phase"]
+ESTIMATORS = ["fixed", "fixed-cumulative", "linear", "growth", "min", "phase", "zero", "checked"]
 
 
 @st.composite
@@ -86,6 +86,13 @@ def test_every_estimator_keeps_shapes_exact_slices_and_totals(trace, pmcs, name)
     n_ev = m.keys.groupby("run")["event"].transform("size").to_numpy()
     every = (pmcs >= n_ev)[:, None] & m.valid  # enough counters: every total is kept exactly
     assert np.allclose(est[every], m.truth[every])
+    values, totals = make_estimator(name).estimate_with_totals(m.without_truth())
+    assert np.array_equal(values, est, equal_nan=True) and totals.shape == (len(m.keys),)
+    assert np.isfinite(totals).all() and (totals >= 0).all()
+    known = np.where(m.valid & m.known, np.nan_to_num(m.raw), 0.0).sum(axis=1)
+    assert (totals >= known * (1 - 1e-9) - 1e-9).all()  # a total never drops counts that were seen
+    all_on = pmcs >= n_ev
+    assert np.allclose(totals[all_on], np.nansum(m.truth, axis=1)[all_on])
 
 
 @given(trace=ocoe_traces(), pmcs=st.integers(1, 5))

@@ -212,13 +212,30 @@ def _keep_mixed(ctx: click.Context, param: click.Parameter, value: bool) -> bool
     return value
 
 
-def read_options() -> dict[str, Any]:
-    """The reading options every command takes without naming them in its signature (``--allow-mixed-machines``).
+#: where ``--unusable`` is kept for :func:`read_options`
+_UNUSABLE = "hemkit.unusable"
 
-    Spread into :func:`hemkit.io.read_readings` by every command that reads readings.
+
+def _keep_unusable(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        ctx.meta[_UNUSABLE] = value
+    return value
+
+
+def read_options() -> dict[str, Any]:
+    """The reading options every command takes without naming them in its signature.
+
+    ``--allow-mixed-machines`` and ``--unusable``; spread into :func:`hemkit.io.read_readings`
+    by every command that reads readings.
     """
     ctx = click.get_current_context(silent=True)
-    return {"allow_mixed_machines": bool(ctx.meta.get(_MIXED, False)) if ctx is not None else False}
+    meta = ctx.meta if ctx is not None else {}
+    out: dict[str, Any] = {"allow_mixed_machines": bool(meta.get(_MIXED, False))}
+    if meta.get(_UNUSABLE):
+        from hemkit.io import PerfOptions
+
+        out["perf"] = PerfOptions(unusable=meta[_UNUSABLE])
+    return out
 
 
 def readings_input_options(f: F) -> F:
@@ -230,6 +247,15 @@ def readings_input_options(f: F) -> F:
         callback=_keep_mixed,
         help="Read collection databases measured on machines of different CPU models or kernels as one "
         "(else an error naming them).",
+    )(f)
+    f = click.option(
+        "--unusable",
+        type=click.Choice(["refuse", "drop"]),
+        expose_value=False,
+        callback=_keep_unusable,
+        help="perf stat files: a reading that cannot be trusted (<not counted>, multiplexed, >= 2^47, a run that "
+        "moved between core types) is an error naming it, or its run is dropped with a warning "
+        "(<not supported>: its event)  [default: refuse]",
     )(f)
     f = click.option(
         "--drop-constant", is_flag=True, help="Drop events constant within a group (else an error naming them)."

@@ -25,7 +25,9 @@ from hemkit.cli._options import (
 )
 from hemkit.core.errors import InputError, OutputError
 
-ESTIMATOR_HELP = "fixed, fixed-cumulative, linear, growth, min, phase, or a model file (.pt) from 'mpx fit'"
+ESTIMATOR_HELP = (
+    "fixed, fixed-cumulative, linear, growth, min, zero, phase, checked, or a model file (.pt) from 'mpx fit'"
+)
 
 
 def _finite_level(ctx: Any, param: Any, value: float | None) -> float | None:
@@ -86,9 +88,10 @@ def _describe(trace: Any) -> str:
 def mpx() -> None:
     """Multiplexing estimation: traces, emulation, estimators (fixed, linear, growth, MLP, Bi-GRU), scores.
 
-    The default estimator of 'mpx estimate' is 'phase': phase-aware interpolation of rates,
-    which uses what the events on a counter say about when the program changed phase and
-    when it did not run (see BENCHMARKS.md for how it compares with perf's scaling).
+    The default estimator of 'mpx estimate' is 'checked': each series by phase-aware
+    interpolation, min or zero fill, and each total by phase or linear interpolation, whichever
+    best predicts the series' own slices when some are hidden (see BENCHMARKS.md for how it
+    compares with perf's scaling).
     """
 
 
@@ -268,7 +271,7 @@ def _split(text: str) -> tuple[float, float, float]:
 # ------------------------------------------------------------------------------ estimate
 @mpx.command()
 @click.argument("mpx_files", nargs=-1, required=True, type=click.Path(dir_okay=True))
-@click.option("-m", "--estimator", "spec", default=None, help=f"{ESTIMATOR_HELP}; default phase.")
+@click.option("-m", "--estimator", "spec", default=None, help=f"{ESTIMATOR_HELP}; default checked.")
 @trace_inputs
 @output_option("Estimates (CSV or Parquet): run, step, event, estimate.", required=True)
 @click.option(
@@ -335,7 +338,7 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
     "--estimator",
     "specs",
     multiple=True,
-    default=("fixed", "growth", "phase"),
+    default=("fixed", "phase", "checked"),
     show_default=True,
     help=f"Repeat: {ESTIMATOR_HELP}. The first 'fixed' is the baseline.",
 )

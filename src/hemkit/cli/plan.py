@@ -106,6 +106,31 @@ def _check_with_perf(events: list[str]) -> None:
         raise UnknownEventsError(f"{exc}; {hint}", exc.events) from None
 
 
+def _from_tables(paths: tuple[str, ...], events: list[str], pmcs: int) -> tuple[dict[str, list[int]], list[str]]:
+    """``--event-table``: the counter restrictions and fixed-counter events perf's tables give EVENTS."""
+    if not paths:
+        return {}, []
+    from hemkit.io.event_tables import read_event_tables
+    from hemkit.plan.tables import table_constraints
+
+    return table_constraints(events, read_event_tables(paths), pmcs)
+
+
+def _fixed(fixed: str, events: list[str], this_machine: bool) -> list[str]:
+    """``--fixed``: the events given, none, or (auto) those this CPU counts on fixed counters."""
+    from hemkit.io.kernel import counter_settings, fixed_counter_events
+
+    if fixed == "none":
+        return []
+    if fixed == "auto":
+        return fixed_counter_events(events, counter_settings()) if this_machine else []
+    given = split_events([fixed])
+    stray = next((e for e in given if e not in events), None)
+    if stray is not None:
+        raise click.BadParameter(f"{stray!r} is not among EVENTS", param_hint="'--fixed'")
+    return given
+
+
 @click.command("plan")
 @click.argument("events", nargs=-1, required=True)
 @pmcs_option("Counters per run (what 'hemkit probe' found).", required=True)
@@ -128,6 +153,23 @@ def _check_with_perf(events: list[str]) -> None:
 @click.option(
     "--counters", "alias_counters", cls=_OldCounters, dest="event_counters", multiple=True, metavar="N|EVENT=C1,C2"
 )
+@click.option(
+    "--fixed",
+    default="auto",
+    show_default=True,
+    metavar="E1,E2,...|auto|none",
+    help="Events on the CPU's fixed counters (Intel: instructions, cycles, ref-cycles): read in every group, "
+    "outside the --pmcs general counters. auto: those of EVENTS this CPU has fixed counters for (its kernel log "
+    "says how many; none when planning for another machine).",
+)
+@click.option(
+    "--event-table",
+    "event_tables",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="perf's event tables (pmu-events JSON files or folders, or 'perf list -j' output): events they restrict to "
+    "some counters get those counters, events on fixed counters go to --fixed auto (repeatable).",
+)
 @click.option("--budget", type=click.IntRange(1, 64), help="Most events per group, when below --pmcs.")
 @click.option(
     "--time-budget",
@@ -145,8 +187,21 @@ def _check_with_perf(events: list[str]) -> None:
 @seed_option()
 @output_option("Plan file to write (TOML, or JSON for a .json name).")
 @quiet_option()
-def plan(
-    events, pmcs, design, anchor, must_share, event_counters, budget, time_budget, check_events, seed, output, quiet
+def plan(  # noqa: PLR0913 - one parameter per option
+    events,
+    pmcs,
+    design,
+    anchor,
+    must_share,
+    event_counters,
+    fixed,
+    event_tables,
+    budget,
+    time_budget,
+    check_events,
+    seed,
+    output,
+    quiet,
 ):
     """Design groups for EVENTS on --pmcs counters (MUCH pair covering or HRM anchor groups).
 
@@ -165,14 +220,19 @@ def plan(
         check_output(output)
     if check_events:
         _check_with_perf(split_events(events))
+    wanted = split_events(events)
+    from_tables, table_fixed = _from_tables(event_tables, wanted, pmcs)
     constraints = Constraints(
         must_share=[split_events([s]) for s in must_share],
-        counters=parse_event_counters(event_counters),
+        counters={**from_tables, **parse_event_counters(event_counters)},  # given on the command line wins
         budget=budget,
     )
-    planner = Planner(design, anchor, constraints, SearchOptions(time_budget=time_budget))
+    on_fixed = _fixed(fixed, wanted, check_events)
+    if fixed == "auto":
+        on_fixed = [e for e in wanted if e in on_fixed or e in table_fixed]
+    planner = Planner(design, anchor, constraints, SearchOptions(time_budget=time_budget), fixed_counters=on_fixed)
     with warnings_to_stderr():
-        p = planner.plan(split_events(events), pmcs, seed=seed, progress=not quiet)
+        p = planner.plan(wanted, pmcs, seed=seed, progress=not quiet)
     click.echo(p.line())
     if not output or p.size <= SHOW_GROUPS:  # thousands of rows belong in the file, not the terminal
         show_table(p.to_frame())
@@ -183,5 +243,6 @@ def plan(
     end = f"; wrote {output}" if output else ""
     click.echo(
         f"planned {len(p.events)} events into {p.size} groups of at most {p.pmcs} counters"
+        f"{f' + {len(p.fixed_counters)} fixed' if p.fixed_counters else ''}"
         f"{f' ({how})' if how and p.design == 'much' else ''} in {seconds:.1f} s{end}"
     )

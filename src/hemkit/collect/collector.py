@@ -47,6 +47,7 @@ from typing import Any
 import pandas as pd
 
 from hemkit import __version__
+from hemkit.collect.kinds import event_kind, warn_settings
 from hemkit.collect.validate import check_reading
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
@@ -63,6 +64,8 @@ from hemkit.external.perf import (
 )
 from hemkit.external.process import describe_status, resolve_program, start, stop
 from hemkit.io.collection import CollectionDB, Machine, StoredRun, collection_status, open_for_writing, shard_reps
+from hemkit.io.kernel import counter_settings
+from hemkit.io.perf_files import core_pmu_of, pmu_of
 from hemkit.plan import Plan
 
 #: valid runs per group of a new collection when none are asked for
@@ -603,6 +606,7 @@ def collect(
             info = machine_info()
             resolve_program(s.command[0])
             check_perf_events(s.plan.events, perf=exe)  # every unknown event named before the first run
+            say_counter_settings(s.plan.events, s.pin)
             if s.corunner:
                 resolve_program(s.corunner[0], what="co-runner")
             version = perf_version(exe)
@@ -649,6 +653,52 @@ def collect(
         finally:
             if db is not existing:
                 db.close()
+
+
+def say_counter_settings(events: Sequence[str], pin: int | None) -> list[str]:
+    """Warn, one line each, about the kernel settings that cost this collection counters or events.
+
+    The NMI watchdog (with hardware events), ``perf_event_paranoid``, and on a hybrid CPU
+    the core type ``pin`` runs the program on (or that unpinned runs move between core
+    types).  Returns the lines warned.
+    """
+    settings = counter_settings()
+    hardware = any(event_kind(e) == "hardware" for e in events)
+    warn_settings(settings, hardware=hardware)
+    said = [line for line in settings.lines() if hardware or not line.startswith("the NMI watchdog")]
+    if settings.core_pmus and hardware:
+        types = ", ".join(f"{pmu}: CPUs {cpus}" for pmu, cpus in settings.core_pmus.items())
+        plain = [e for e in events if event_kind(e) == "hardware" and not pmu_of(e)]
+        if plain:
+            pmu = (settings.pmu_of_cpu(pin) if pin is not None else "") or next(iter(settings.core_pmus))
+            raise InputError(
+                f"this CPU is hybrid ({types}): perf counts {plain[0]!r} once per core type, so the plan must say "
+                f"which: {pmu}/{plain[0]}/"
+                + (f" (pin={pin} is a {pmu} core)" if pin is not None else "")
+                + (f" ({len(plain) - 1} more such event(s))" if len(plain) > 1 else "")
+            )
+        if pin is None:
+            line = (
+                f"this CPU is hybrid ({types}): an unpinned program moves between core types, and perf scales each "
+                "core type's count up to the whole run (such runs are invalid); pin it (pin=CPU) to one core type"
+            )
+        else:
+            pmu = settings.pmu_of_cpu(pin) or "no core PMU"
+            others = [p for p in settings.core_pmus if p != pmu]
+            elsewhere = [e for e in events if core_pmu_of(e) in others]
+            if elsewhere:
+                raise InputError(
+                    f"pin={pin} runs the program on a {pmu} core of this hybrid CPU ({types}), so "
+                    f"{elsewhere[0]!r} would never be counted (<not counted> in every run); plan {pmu}/.../ events, "
+                    f"or pin to a {core_pmu_of(elsewhere[0])} core"
+                )
+            line = (
+                f"pin={pin} runs the program on a {pmu} core of this hybrid CPU ({types}): plan {pmu}/.../ events; "
+                f"{', '.join(others)} events would read <not counted>"
+            )
+        warnings.warn(line, HemkitWarning, stacklevel=3)
+        said.append(line)
+    return said
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ import pandas as pd
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.io.atomic import check_output
+from hemkit.io.perf_files import PerfOptions
 from hemkit.io.readings import read_readings
 from hemkit.io.table import write_table
 
@@ -74,7 +75,7 @@ def _label(paths: Sequence[Path]) -> str:
     return f"{len(paths)} inputs ({paths[0]} ... {paths[-1]})"
 
 
-def export(
+def export(  # noqa: PLR0913 - the reading door's options, passed through
     source: PathLike | Sequence[PathLike],
     output: PathLike,
     *,
@@ -82,6 +83,7 @@ def export(
     codes: PathLike | None = None,
     drop_constant: bool = False,
     allow_mixed_machines: bool = False,
+    perf: PerfOptions | None = None,
 ) -> ExportResult:
     """Write the readings of ``source`` to ``output`` as a tidy CSV or Parquet file (by suffix).
 
@@ -99,6 +101,8 @@ def export(
     allow_mixed_machines : bool
         Read collection databases measured on machines of different CPU models or kernels
         as one (with a warning) instead of refusing them.
+    perf : PerfOptions, optional
+        How perf stat files are read (untrusted readings refused or dropped...).
 
     Raises
     ------
@@ -119,7 +123,12 @@ def export(
     inputs = [*sources, codes]
     check_output(output, inputs=inputs)
     readings = read_readings(
-        source, pmcs=pmcs, codes=codes, drop_constant=drop_constant, allow_mixed_machines=allow_mixed_machines
+        source,
+        pmcs=pmcs,
+        codes=codes,
+        drop_constant=drop_constant,
+        allow_mixed_machines=allow_mixed_machines,
+        perf=perf,
     )
     table = readings.to_tidy()
     path = write_table(table, Path(os.fspath(output)), inputs=inputs)

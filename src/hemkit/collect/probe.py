@@ -12,14 +12,18 @@ events corrupt the other events of their run.  So the probe
    ``max(tol, 4 x CV)`` of its alone median and no event was multiplexed; an event whose
    addition breaks the group is left out and the next one tried;
 3. reports the **budget**, the largest group that read correctly, and the events that
-   broke a group smaller than that budget (measure those alone).
+   broke a group smaller than that budget (measure those alone);
+4. puts it beside the **nominal** number of general counters the kernel announced at boot
+   (``generic registers`` in its log, x86), with the reason for a difference it can name:
+   the NMI watchdog holding one, or events perf reported as counted that read wrong.  The
+   kernel settings that cost counters or events (the NMI watchdog, ``perf_event_paranoid``)
+   are each said in one warning with how to change them (:mod:`hemkit.io.kernel`).
 
 Software events and tracepoints use no hardware counter ("no counter limit").
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,50 +32,14 @@ import numpy as np
 import pandas as pd
 
 from hemkit.collect.collector import available_cpus
+from hemkit.collect.kinds import event_kind, warn_settings
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
 from hemkit.core.results import Result, result
 from hemkit.external.perf import PerfStatOptions, run_perf_stat
 from hemkit.external.process import describe_status
-
-#: perf's software events (``perf list sw``); they use no hardware counter
-SOFTWARE_EVENTS = frozenset(
-    {
-        "cpu-clock",
-        "task-clock",
-        "page-faults",
-        "faults",
-        "context-switches",
-        "cs",
-        "cpu-migrations",
-        "migrations",
-        "minor-faults",
-        "major-faults",
-        "alignment-faults",
-        "emulation-faults",
-        "dummy",
-        "bpf-output",
-        "cgroup-switches",
-    }
-)
-_MODIFIERS = re.compile(r"^[ukhIGHpPSDWe]{1,6}$")
-
-
-def event_kind(event: str) -> str:
-    """``"software"``, ``"tracepoint"`` or ``"hardware"`` (anything that may take a counter).
-
-    Examples
-    --------
-    >>> [event_kind(e) for e in ["task-clock", "sched:sched_switch", "cycles:u", "r00c0"]]
-    ['software', 'tracepoint', 'hardware', 'hardware']
-    """
-    name, _, suffix = event.partition(":")
-    if name in SOFTWARE_EVENTS and (not suffix or _MODIFIERS.match(suffix)):
-        return "software"
-    if suffix and "/" not in event and not _MODIFIERS.match(suffix):
-        return "tracepoint"
-    return "hardware"
+from hemkit.io.kernel import CounterSettings, counter_settings
 
 
 @dataclass(frozen=True)
@@ -134,6 +102,10 @@ class ProbeResult(Result):
         The finding in one line.
     runs : int
         perf runs made.
+    nominal : int or None
+        General counters the kernel announced (None: it did not say).
+    settings : CounterSettings or None
+        The kernel settings read before probing (:func:`hemkit.io.kernel.counter_settings`).
     """
 
     events: pd.DataFrame
@@ -141,6 +113,8 @@ class ProbeResult(Result):
     budget: int | None
     note: str
     runs: int = 0
+    nominal: int | None = None
+    settings: CounterSettings | None = None
 
     def summary(self) -> pd.DataFrame:
         """Per event: kind, median count alone, run-to-run CV and the verdict."""
@@ -229,10 +203,37 @@ def probe(
     opts = options or ProbeOptions()
     tol = opts.tol
     n_hw = sum(event_kind(e) == "hardware" for e in events)
+    settings = counter_settings()
+    warn_settings(settings, hardware=n_hw > 0)
     with as_progress(progress).task("probe", total=runs * (len(events) + max(n_hw - 1, 0))) as task:
         measure = _Measurer(command, runs, opts, task)
-        out = _probe(list(events), measure, tol)
-    return ProbeResult(*out, runs=measure.done)
+        table, steps, budget, note = _probe(list(events), measure, tol)
+    note += _beside_nominal(settings, budget, table)
+    return ProbeResult(table, steps, budget, note, runs=measure.done, nominal=settings.generic, settings=settings)
+
+
+def _beside_nominal(settings: CounterSettings, budget: int | None, table: pd.DataFrame) -> str:
+    """The measured budget beside the kernel's nominal counters, with the reason for a difference."""
+    hw = table[table["kind"] == "hardware"]
+    if len(hw) and budget is None and settings.no_pmu:
+        return f"; the kernel says: {settings.no_pmu}"
+    nominal = settings.generic
+    if nominal is None or budget is None:
+        return ""
+    tried = int((hw["verdict"] != "unsupported").sum())
+    said = f"; nominal: {nominal} general counters (kernel log)"
+    if settings.fixed:
+        said += f" and {settings.fixed} fixed"
+    if budget >= nominal:
+        return said + (" - cycles, instructions and ref-cycles may sit on fixed counters" if budget > nominal else "")
+    if tried <= budget:
+        return said + f" (only {tried} events tried)"
+    reasons = []
+    if settings.watchdog_on:
+        reasons.append("the NMI watchdog holds one")
+    if budget < nominal - int(settings.watchdog_on):
+        reasons.append("perf reported events as counted that read wrong in a larger group (a silent failure)")
+    return said + f"; measured {budget}: " + "; ".join(reasons)
 
 
 def _probe(events: list[str], measure: _Measurer, tol: float) -> tuple[pd.DataFrame, pd.DataFrame, int | None, str]:

@@ -869,6 +869,38 @@ class CollectionDB:
             )
         return pd.DataFrame(rows, columns=["group", "events", "valid", "invalid", "target", "last_invalid_reason"])
 
+    def counted(self) -> pd.DataFrame:
+        """Per group, what perf says was counted: how long, at what running percentage, and ``<not counted>``.
+
+        Columns ``group``, ``counted_s`` (median over valid runs of the longest time an event
+        of the run was on a counter, seconds), ``running_pct`` (the lowest running percentage
+        of a valid reading: 100 unless multiplexed readings were kept), ``not_counted``
+        (``"cycles (3 runs)"``: events perf printed ``<not counted>``, in the runs stored as
+        invalid) and ``not_counted_runs``.
+        """
+        per_run = self._read(
+            "SELECT r.gid, r.id, MAX(g.run_time_ns), MIN(g.percent) FROM readings g JOIN runs r ON g.run_id = r.id "
+            "WHERE r.status = 'valid' AND g.status = 'ok' GROUP BY r.id"
+        )
+        missed = self._read(
+            "SELECT r.gid, g.event, COUNT(DISTINCT r.id) FROM readings g JOIN runs r ON g.run_id = r.id "
+            "WHERE g.status = 'not counted' GROUP BY r.gid, g.event ORDER BY r.gid, COUNT(DISTINCT r.id) DESC"
+        )
+        runs = pd.DataFrame(per_run, columns=["group", "run", "ns", "pct"])
+        runs = runs.apply(pd.to_numeric, errors="coerce")
+        by = runs.groupby("group")
+        out = pd.DataFrame({"group": range(len(self.groups()))}).set_index("group")
+        out["counted_s"] = by["ns"].median() / 1e9
+        out["running_pct"] = by["pct"].min()
+        notes: dict[int, list[str]] = {}
+        n_runs: dict[int, int] = {}
+        for gid, event, n in missed:
+            notes.setdefault(int(gid), []).append(f"{event} ({int(n)} run{'s' if n != 1 else ''})")
+            n_runs[int(gid)] = max(n_runs.get(int(gid), 0), int(n))
+        out["not_counted"] = [", ".join(notes.get(int(g), [])) for g in out.index]
+        out["not_counted_runs"] = [n_runs.get(int(g), 0) for g in out.index]
+        return out.reset_index()
+
     def _machines(self) -> dict[int, tuple[str, str, str, str]]:
         """The machines table (layout 2), read from the table itself."""
         rows = self._read("SELECT id, host, cpu_model, kernel, perf_version FROM machines NOT INDEXED")

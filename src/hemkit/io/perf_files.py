@@ -32,6 +32,14 @@ Rules
   more (a counter wrap-around) and a negative count (each drops its run).  Every drop is
   reported as a :class:`~hemkit.core.errors.HemkitWarning`.  ``keep_multiplexed=True`` keeps
   perf's scaled estimates, with a warning.
+- **Hybrid CPUs** (Intel P and E cores, Arm big.LITTLE): perf counts a hardware event once per
+  core PMU, ``cpu_core/instructions/`` and ``cpu_atom/instructions/``, distinct events here.
+  A PMU whose cores never ran the program prints ``<not counted>`` with no running time while
+  another PMU counted: that is not a failed reading.  A PMU idle in every run of a group is
+  left out of the readings with one warning naming it (a program pinned to P cores); idle in
+  some runs but not others, the idle runs are refused (pin every run to one core type).  A run
+  that moved between core types (two PMUs each counted part of the time) is refused: perf
+  scaled each PMU's count up to the whole run, so neither is a count.
 """
 
 from __future__ import annotations
@@ -54,6 +62,10 @@ from hemkit.io.perf_stat import PerfLine, scan_perf_stat
 
 #: counts at or above this are counter wrap-arounds or scaled garbage (48-bit counters)
 MAX_COUNT = 2.0**47
+#: a PMU-qualified event, ``cpu_core/instructions/`` or ``cpu_atom/event=0xc0,umask=0/u``
+_PMU_EVENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)/[^/]+/[A-Za-z]*$")
+#: the core PMUs of hybrid CPUs: Intel P/E cores, Arm big.LITTLE, Apple silicon under Linux
+_CORE_PMU = re.compile(r"^(cpu_[a-z]+|armv[0-9]+_[A-Za-z0-9_]+|apple_[a-z]+_pmu)$")
 #: largest perf stat file read (a run's file is a few hundred bytes; -I files some MB)
 MAX_BYTES = 256 * 2**20
 
@@ -113,6 +125,10 @@ class PerfRun:
         The first of them, with its file and line (``""`` when there is none).
     problem : str
         Why the run cannot be trusted (``""`` when it can), naming line and event.
+    idle : dict
+        ``{event: where}`` of a hybrid CPU's PMU-qualified events printed ``<not counted>``
+        with no running time while another core PMU counted: the program did not run on that
+        PMU's cores (see the module docstring).
     run : str
         The run's name in the readings (set by :func:`read_perf_runs`).
 
@@ -132,6 +148,7 @@ class PerfRun:
     unsupported: tuple[str, ...] = ()
     unsupported_where: str = ""
     problem: str = ""
+    idle: dict[str, str] = field(default_factory=dict)
     run: str = field(default="", compare=False)
 
 
@@ -175,6 +192,55 @@ def read_text(path: Path, *, limit: int = MAX_BYTES) -> str:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
+def pmu_of(event: str) -> str:
+    """The PMU of a PMU-qualified event (``""`` for ``instructions``, ``sched:sched_switch``...).
+
+    Examples
+    --------
+    >>> pmu_of("cpu_atom/instructions/"), pmu_of("cpu/event=0x3c,umask=0/u"), pmu_of("cycles")
+    ('cpu_atom', 'cpu', '')
+    """
+    m = _PMU_EVENT.match(event)
+    return m.group(1) if m else ""
+
+
+def core_pmu_of(event: str) -> str:
+    """The hybrid CPU core PMU of an event (``cpu_core``, ``cpu_atom``, ``armv8_cortex_a53``...), else "".
+
+    Examples
+    --------
+    >>> core_pmu_of("cpu_atom/cycles/"), core_pmu_of("msr/tsc/"), core_pmu_of("cycles")
+    ('cpu_atom', '', '')
+    """
+    pmu = pmu_of(event)
+    return pmu if _CORE_PMU.match(pmu) else ""
+
+
+def _core_pmus(lines: list[PerfLine]) -> dict[str, tuple[float, float]]:
+    """Per hybrid core PMU counted in a run: (longest running time, largest percentage)."""
+    ran: dict[str, tuple[float, float]] = {}
+    for p in lines:
+        pmu = pmu_of(p.event)
+        if _CORE_PMU.match(pmu) and p.status == "ok" and p.run_time_ns > 0:
+            t, pct = ran.get(pmu, (0.0, 0.0))
+            ran[pmu] = (max(t, p.run_time_ns), max(pct, p.percent if math.isfinite(p.percent) else 100.0))
+    return ran
+
+
+def _migrated(path: Path, lines: list[PerfLine], ran: dict[str, tuple[float, float]]) -> str:
+    """Why a run that moved between a hybrid CPU's core types cannot be trusted (``""`` if it did not)."""
+    part = {pmu: pct for pmu, (_, pct) in ran.items() if pct < 100}
+    if len(ran) < 2 or not part:
+        return ""
+    first = next(p for p in lines if pmu_of(p.event) in part and p.status == "ok" and p.percent < 100)
+    shares = " and ".join(f"{pmu} ({ran[pmu][1]:g}%)" for pmu in sorted(ran, key=lambda k: -ran[k][1]))
+    return (
+        f"{_where(path, first)}: the program ran on the cores of {shares}; perf scaled each core type's count "
+        "up to the whole run, so neither is a count (pin the program to one core type, e.g. "
+        f"taskset -c $(cat /sys/bus/event_source/devices/{max(ran, key=lambda k: ran[k][1])}/cpus))"
+    )
+
+
 def _where(path: Path, p: PerfLine) -> str:
     at = f"interval {p.t:.9f} s, " if p.kind == "interval" else ""
     cpu = f"{p.aggr}, " if p.aggr else ""
@@ -206,7 +272,9 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
     seen: dict[tuple[str, str, float], int] = {}  # (event, aggr, interval time or -1): line
     values: dict[str, float] = {}
     unsupported: dict[str, str] = {}
-    problem, kept = "", []
+    ran = _core_pmus(use)
+    problem, kept = _migrated(path, use, ran), []
+    idle: dict[str, str] = {}
     for p in use:
         key = (p.event, p.aggr, p.t if p.kind == "interval" else -1.0)
         if key in seen:
@@ -216,6 +284,10 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
         values.setdefault(event, 0.0)
         if p.status == "not supported":
             unsupported.setdefault(event, _where(path, p))
+            continue
+        pmu = pmu_of(p.event)
+        if p.status == "not counted" and not p.run_time_ns > 0 and _CORE_PMU.match(pmu) and pmu not in ran and ran:
+            idle.setdefault(event, _where(path, p))  # a hybrid CPU's PMU whose cores did not run the program
             continue
         why, multiplexed = _problem(path, p)
         if multiplexed and options.keep_multiplexed:
@@ -228,10 +300,10 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
         more = f" and {len(kept) - 1} more reading(s)" if len(kept) > 1 else ""
         warnings.warn(f"{kept[0]}{more}: kept perf's estimate", HemkitWarning, stacklevel=4)
     events = tuple(values)
-    for e in unsupported:
+    for e in [*unsupported, *idle]:
         del values[e]
     where = next(iter(unsupported.values()), "")
-    return PerfRun(path, block, values, events, tuple(unsupported), where, problem)
+    return PerfRun(path, block, values, events, tuple(unsupported), where, problem, idle)
 
 
 def read_perf_file(path: str | os.PathLike[str], options: PerfOptions | None = None) -> list[PerfRun]:
@@ -343,8 +415,10 @@ def read_perf_runs(
         by_set.setdefault(frozenset(r.events), []).append(r)
     groups: dict[Hashable, pd.DataFrame] = {}
     described: dict[int, str] = {}
+    idle_warned: dict[str, list[str]] = {}
     for gid, members in enumerate(by_set.values(), start=1):
         described[gid] = _describe_group(gid, members, [r.run for r in members])
+        members = _idle_pmus(members, idle_warned)
         keep = _usable(gid, members, options)
         if not keep:
             continue
@@ -354,6 +428,7 @@ def read_perf_runs(
             index=pd.Index([r.run for r in keep], name="run"),
             columns=columns,
         )
+    _warn_idle(idle_warned)
     if not groups:
         raise InputError(f"{source}: no usable runs left")
     try:
@@ -367,6 +442,42 @@ def read_perf_runs(
                 f"{files[0]}: a perf stat file holds one run; give the files of all runs (several files or a folder)"
             ) from None
         raise exc.reworded(f"{exc.message}; {described[culprit]}") from None
+
+
+def _idle_pmus(members: list[PerfRun], idle_warned: dict[str, list[str]]) -> list[PerfRun]:
+    """A hybrid CPU's PMUs idle in every run of a group are left out; idle in some, those runs are marked.
+
+    ``idle_warned`` collects ``{pmu: [events]}`` left out, for one warning per PMU.
+    """
+    counted = {e for r in members if not r.problem for e in r.values}
+    out = []
+    for r in members:
+        bad = next((e for e in r.idle if e in counted), None)
+        if bad is not None and not r.problem:
+            other = next(m.run for m in members if bad in m.values)
+            why = (
+                f"{r.idle[bad]} is <not counted>: the program did not run on {pmu_of(bad)} cores in this run, "
+                f"but it did in run {other!r}; pin every run to one core type"
+            )
+            r = dataclasses.replace(r, problem=why)
+        out.append(r)
+    for e in dict.fromkeys(e for r in members for e in r.idle):
+        if e not in counted:
+            idle_warned.setdefault(pmu_of(e), [])
+            if e not in idle_warned[pmu_of(e)]:
+                idle_warned[pmu_of(e)].append(e)
+    return out
+
+
+def _warn_idle(idle_warned: dict[str, list[str]]) -> None:
+    for pmu, events in idle_warned.items():
+        shown = ", ".join(events[:4]) + (f" and {len(events) - 4} more" if len(events) > 4 else "")
+        warnings.warn(
+            f"{pmu}: the program never ran on its cores (every {pmu}/.../ reading is <not counted> with no "
+            f"running time while another core type counted): left out {shown}",
+            HemkitWarning,
+            stacklevel=4,
+        )
 
 
 def _usable(gid: int, members: list[PerfRun], options: PerfOptions) -> list[PerfRun]:
@@ -395,4 +506,14 @@ def _usable(gid: int, members: list[PerfRun], options: PerfOptions) -> list[Perf
     return keep
 
 
-__all__ = ["MAX_COUNT", "PerfOptions", "PerfRun", "natural_key", "read_perf_file", "read_perf_runs", "read_text"]
+__all__ = [
+    "MAX_COUNT",
+    "PerfOptions",
+    "PerfRun",
+    "core_pmu_of",
+    "natural_key",
+    "pmu_of",
+    "read_perf_file",
+    "read_perf_runs",
+    "read_text",
+]

@@ -3,8 +3,10 @@
 Implements Wang, Wang & Lin (2022), "Hardware counter multiplexing estimation algorithm
 using deep learning": fixed interpolation (PAPI/perf, Eq. 2), linear and growth-rate
 interpolation, MLP and Bi-GRU estimators (section 3), data cleaning (section 2.2),
-run-to-run correlation (section 2.4), RA (Eq. 4) and DTW-cost (section 4.2); and hemkit's
-default estimator, phase-aware interpolation (:mod:`hemkit.mpx.phase`).
+run-to-run correlation (section 2.4), RA (Eq. 4) and DTW-cost (section 4.2); phase-aware
+interpolation (:mod:`hemkit.mpx.phase`); and hemkit's default estimator, which chooses per
+series among phase, min and zero fill, and per total among phase and linear, by how well each
+predicts the series' own hidden slices (:mod:`hemkit.mpx.checked`).
 
 The learned estimators (:mod:`hemkit.mpx.learned`) need PyTorch and are imported on use.
 
@@ -16,6 +18,7 @@ The learned estimators (:mod:`hemkit.mpx.learned`) need PyTorch and are imported
 ['fixed', 'phase']
 """
 
+from hemkit.mpx.checked import CheckedEstimation
 from hemkit.mpx.emulate import MpxData, Rotation, emulate, emulate_many, schedule
 from hemkit.mpx.estimators import (
     FixedInterpolation,
@@ -23,6 +26,7 @@ from hemkit.mpx.estimators import (
     LinearInterpolation,
     MinInterpolation,
     MpxEstimator,
+    ZeroFill,
 )
 from hemkit.mpx.evaluation import ScoreOptions, score_traces
 from hemkit.mpx.fitting import FitOptions, MpxFit, fit_estimator
@@ -36,6 +40,7 @@ from hemkit.mpx.totals import MpxTotals, total_intervals
 from hemkit.mpx.traces import clean_runs, read_multiplexed, split_workloads
 
 __all__ = [
+    "CheckedEstimation",
     "DEFAULT_ESTIMATOR",
     "FitOptions",
     "MpxFit",
@@ -69,6 +74,7 @@ __all__ = [
     "score_table",
     "synthetic_trace",
     "total_error",
+    "ZeroFill",
     # intervals on totals (issue 26, item 4)
     "MpxTotals",
     "total_intervals",

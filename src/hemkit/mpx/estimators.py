@@ -20,8 +20,12 @@ Interpolation estimators (nothing to learn; ``fit`` only checks its input):
   a gap.  RA (Eq. 4) punishes an overestimate without bound and an underestimate by at most
   1, so this conservative rule scores a high RA while undercounting totals; it shows how
   much of an RA gain is mere caution (compare the total error).
-* :class:`PhaseInterpolation` (hemkit's default, see :mod:`hemkit.mpx.phase`) -- uses what the
-  events *on* a counter during a gap say about when the program changed phase.
+* :class:`ZeroFill` -- nothing in the gaps: a candidate for the series of sparse events.
+* :class:`PhaseInterpolation` (see :mod:`hemkit.mpx.phase`) -- uses what the events *on* a
+  counter during a gap say about when the program changed phase.
+
+hemkit's default, :class:`hemkit.mpx.checked.CheckedEstimation`, chooses among these per
+series by how well each predicts the series' own hidden slices, and its totals apart.
 
 The learned estimators (MLP, Bi-GRU) are in :mod:`hemkit.mpx.learned`; every estimator is
 made by name with :func:`hemkit.mpx.registry.make_estimator`.  Every estimator returns, for
@@ -133,9 +137,23 @@ class MpxEstimator:
         """Write the fitted estimator to ``path`` (only learned estimators have anything to save)."""
         raise InputError(f"estimator {self.name!r} learns nothing; there is no model to save")
 
+    def estimate_with_totals(self, mpx: MpxData) -> tuple[np.ndarray, np.ndarray]:
+        """Estimated series (S, T) and each series' estimated total (S,): by default the sum of its series.
+
+        An estimator may estimate a total apart from its series (see :mod:`hemkit.mpx.checked`):
+        the interval values that are most often right are not the ones whose sum is.
+        """
+        values = self.estimate_array(mpx)
+        return values, np.nansum(np.where(mpx.valid, values, np.nan), axis=1)
+
+    def estimate_totals(self, mpx: MpxData) -> np.ndarray:
+        """Each series' estimated total, (S,)."""
+        return self.estimate_with_totals(mpx)[1]
+
     def estimate(self, mpx: MpxData) -> MpxEstimate:
         """Estimate every series of ``mpx``: an :class:`MpxEstimate`."""
-        return MpxEstimate.from_array(mpx, self.estimate_array(mpx), self.name, self.get_params())
+        values, totals = self.estimate_with_totals(mpx)
+        return MpxEstimate.from_array(mpx, values, self.name, self.get_params(), totals=totals)
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -243,12 +261,38 @@ class MinInterpolation(MpxEstimator):
         return finish(mpx, np.minimum(vp, vn))
 
 
+class ZeroFill(MpxEstimator):
+    """Nothing happened in the gaps: every unobserved interval is 0 (the slices stay as counted).
+
+    Not an estimator of totals (it undercounts any event that ran in its gaps): a candidate
+    for series of sparse events -- system calls, page allocations, context switches that come
+    in rare bursts -- whose typical interval is 0, where relative accuracy is best served by 0.
+    :mod:`hemkit.mpx.checked` uses it only where a series' own hidden slices say so.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hemkit.mpx.emulate import emulate
+    >>> tr = pd.DataFrame({"run": "r", "step": [0, 1, 2], "event": "a", "value": [7., 5., 3.]})
+    >>> ZeroFill().estimate_array(emulate(pd.concat([tr, tr.assign(event="b")]), pmcs=1))[0].tolist()
+    [7.0, 0.0, 3.0]
+    """
+
+    name = "zero"
+
+    def estimate_array(self, mpx: MpxData) -> np.ndarray:
+        """The counted slices, 0 elsewhere."""
+        check_data(mpx)
+        return finish(mpx, np.zeros(mpx.raw.shape))
+
+
 __all__ = [
     "FixedInterpolation",
     "GrowthInterpolation",
     "LinearInterpolation",
     "MinInterpolation",
     "MpxEstimator",
+    "ZeroFill",
     "check_data",
     "finish",
     "gap_weights",

@@ -153,8 +153,8 @@ def score_traces(
                 )
             blind = mpx.without_truth()
             for name, est in estimators.items():
-                values = est.estimate_array(blind)
-                part = score_table(mpx, {name: values}, dtw=options.dtw)
+                values, totals = est.estimate_with_totals(blind)
+                part = score_table(mpx, {name: values}, dtw=options.dtw, totals={name: totals})
                 part["pmcs"] = int(c)
                 parts.append(part)
                 task.advance(info=f"{name}, {c} counters")

@@ -1,4 +1,4 @@
-"""Phase-aware interpolation: hemkit's default multiplexing estimator.
+"""Phase-aware interpolation: the main candidate of hemkit's default multiplexing estimator.
 
 Under multiplexing an event is off its counter for a run of intervals (a *gap*); perf holds
 the last slice's rate (:class:`hemkit.mpx.estimators.FixedInterpolation`), plain
@@ -53,6 +53,7 @@ from hemkit.mpx.estimators import (
     LinearInterpolation,
     MinInterpolation,
     MpxEstimator,
+    ZeroFill,
     check_data,
     finish,
     neighbours,
@@ -295,6 +296,7 @@ INTERPOLATIONS: dict[str, type[MpxEstimator]] = {
     "growth": GrowthInterpolation,
     "min": MinInterpolation,
     "phase": PhaseInterpolation,
+    "zero": ZeroFill,
 }
 """The interpolation estimators by name (nothing to learn)."""
 

@@ -13,13 +13,14 @@ from typing import Any
 
 from hemkit.core.errors import InputError
 from hemkit.io.formats import MODEL_SUFFIXES
+from hemkit.mpx.checked import CheckedEstimation
 from hemkit.mpx.estimators import FixedInterpolation, MpxEstimator
 from hemkit.mpx.phase import INTERPOLATIONS
 
-DEFAULT_ESTIMATOR = "phase"
-"""What ``hemkit mpx estimate`` uses when no estimator is named (see :mod:`hemkit.mpx.phase`)."""
+DEFAULT_ESTIMATOR = "checked"
+"""What ``hemkit mpx estimate`` uses when no estimator is named (see :mod:`hemkit.mpx.checked`)."""
 LEARNED = ("mlp", "bigru")
-NAMES = (*INTERPOLATIONS, "fixed-cumulative", *LEARNED)
+NAMES = (*INTERPOLATIONS, "fixed-cumulative", "checked", *LEARNED)
 
 
 def make_estimator(name: str, **params: Any) -> MpxEstimator:
@@ -33,6 +34,8 @@ def make_estimator(name: str, **params: Any) -> MpxEstimator:
     if name == "fixed-cumulative":
         return FixedInterpolation(mode="cumulative")
     try:
+        if name == "checked":
+            return CheckedEstimation(**params)
         if name in INTERPOLATIONS:
             return INTERPOLATIONS[name](**params)
         if name in LEARNED:

@@ -37,6 +37,9 @@ class MpxEstimate(Result):
         perf's own total of each series (``sum raw x sum enabled / sum running``).
     observed : ndarray (S,)
         Share of the intervals each event was on a counter.
+    series_totals : ndarray (S,) or None
+        Each series' total as the estimator estimated it, when apart from the sum of its
+        values (None: the sum of the values).
 
     Examples
     --------
@@ -54,10 +57,18 @@ class MpxEstimate(Result):
     params: Mapping[str, Any] = field(default_factory=dict)
     perf_totals: np.ndarray = field(default_factory=lambda: np.zeros(0))
     observed: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    series_totals: np.ndarray | None = None
 
     @classmethod
-    def from_array(cls, mpx: MpxData, values: np.ndarray, estimator: str, params: Mapping[str, Any]) -> MpxEstimate:
-        """Wrap an (S, T) array of estimates of ``mpx``'s series."""
+    def from_array(
+        cls,
+        mpx: MpxData,
+        values: np.ndarray,
+        estimator: str,
+        params: Mapping[str, Any],
+        totals: np.ndarray | None = None,
+    ) -> MpxEstimate:
+        """Wrap an (S, T) array of estimates of ``mpx``'s series (and their totals, when estimated apart)."""
         v = mpx.valid
         with np.errstate(invalid="ignore", divide="ignore"):
             share = mpx.observed.sum(axis=1) / np.maximum(v.sum(axis=1), 1)
@@ -69,10 +80,13 @@ class MpxEstimate(Result):
             dict(params),
             mpx.perf_totals(),
             share,
+            None if totals is None else np.asarray(totals, float).copy(),
         )
 
     def totals(self) -> np.ndarray:
-        """Estimated total of each series."""
+        """Estimated total of each series (the estimator's own, else the sum of its values)."""
+        if self.series_totals is not None:
+            return np.asarray(self.series_totals, float)
         return np.nansum(self.values, axis=1)
 
     def summary(self) -> pd.DataFrame:

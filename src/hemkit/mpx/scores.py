@@ -166,8 +166,18 @@ def total_error(est: np.ndarray, true: np.ndarray) -> np.ndarray:
         return np.where(st > 0, np.abs(se - st) / st, np.where(np.abs(se) < 0.5, 0.0, np.inf))
 
 
-def score_table(mpx: MpxData, estimates: Mapping[str, np.ndarray], *, dtw: bool = True) -> pd.DataFrame:
+def score_table(
+    mpx: MpxData,
+    estimates: Mapping[str, np.ndarray],
+    *,
+    dtw: bool = True,
+    totals: Mapping[str, np.ndarray] | None = None,
+) -> pd.DataFrame:
     """Score every estimate on every series of ``mpx`` (which must carry ``truth``).
+
+    ``totals`` gives an estimator's own total of each series (S,) where it estimates them
+    apart from its series (:meth:`hemkit.mpx.estimators.MpxEstimator.estimate_with_totals`);
+    otherwise the total error is that of the sum of the series.
 
     Returns a long table: the series keys (``run, event`` and ``workload`` when known),
     ``estimator, ra, dtw, total_error, signed_total_error``.
@@ -186,10 +196,15 @@ def score_table(mpx: MpxData, estimates: Mapping[str, np.ndarray], *, dtw: bool 
         part["estimator"] = name
         part["ra"] = relative_accuracy(e, t, axis=1)
         part["dtw"] = dtw_cost(e, t) if dtw else np.nan
-        part["total_error"] = total_error(e, t)
         st = np.nansum(t, axis=1)
+        se = np.nansum(e, axis=1)
+        if totals is not None and name in totals:
+            se = np.asarray(totals[name], float)
+            if se.shape != st.shape:
+                raise InputError(f"estimator {name}: {se.shape[0]} totals for {st.shape[0]} series")
         with np.errstate(invalid="ignore", divide="ignore"):
-            part["signed_total_error"] = np.where(st > 0, (np.nansum(e, axis=1) - st) / st, 0.0)
+            part["total_error"] = np.where(st > 0, np.abs(se - st) / st, np.where(np.abs(se) < 0.5, 0.0, np.inf))
+            part["signed_total_error"] = np.where(st > 0, (se - st) / st, 0.0)
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
 

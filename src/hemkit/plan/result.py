@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -29,10 +30,22 @@ import pandas as pd
 
 from hemkit.core.errors import InputError
 from hemkit.core.results import Result
+from hemkit.io.perf_files import core_pmu_of
 from hemkit.plan.problem import check_name, pairs_covered
 
 #: the keys of a plan file / :meth:`Plan.to_dict`
-PLAN_KEYS = ("design", "pmcs", "events", "anchor", "lower_bound", "best_known", "optimal", "perf_groups", "groups")
+PLAN_KEYS = (
+    "design",
+    "pmcs",
+    "events",
+    "anchor",
+    "fixed_counters",
+    "lower_bound",
+    "best_known",
+    "optimal",
+    "perf_groups",
+    "groups",
+)
 
 
 class PlanKeyError(InputError):
@@ -119,6 +132,9 @@ class Plan(Result):
         How the plan was made: ``construction``, ``start_size``, ``steps``, ``seconds``,
         ``stopped`` (why the search ended: ``"optimal"``, ``"step budget"``, ``"time
         budget"``), ``seed``.
+    fixed_counters : list of str
+        Events on the CPU's fixed counters (Intel: instructions, cycles, ref-cycles): read in
+        every group without taking one of its ``pmcs`` general counters.
 
     Attributes
     ----------
@@ -152,12 +168,18 @@ class Plan(Result):
     event_order: Sequence[str] = ()
     optimal: bool = False
     diagnostics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    fixed_counters: Sequence[str] = ()
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # noqa: PLR0912 - one check per rule of a plan, each naming its key
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 - frozen dataclass
         groups = _lists(self.groups, "group", "groups")
         if not groups:
             raise PlanKeyError("groups", "plan has no groups")
+        fixed = _names(self.fixed_counters, "fixed-counter event list", "fixed_counters")
+        for e in fixed:
+            missing = next((i for i, g in enumerate(groups) if e not in g), None)
+            if missing is not None:
+                raise PlanKeyError("fixed_counters", f"group {missing} does not read the fixed-counter event {e!r}")
         if isinstance(self.pmcs, bool) or not isinstance(self.pmcs, numbers.Integral) or self.pmcs < 0:
             raise PlanKeyError("pmcs", f"pmcs must be a non-negative integer, got {_short(self.pmcs)}")
         for i, g in enumerate(groups):
@@ -166,8 +188,12 @@ class Plan(Result):
             dup = next((e for j, e in enumerate(g) if e in g[:j]), None)
             if dup is not None:
                 raise PlanKeyError("groups", f"group {i} names event {dup!r} twice")
-            if self.pmcs and len(g) > self.pmcs:
-                raise PlanKeyError("groups", f"group {i} has {len(g)} events but pmcs is {self.pmcs}")
+            per_pmu = Counter(core_pmu_of(e) for e in g if e not in fixed)  # a hybrid CPU: pmcs per core PMU
+            pmu, general = per_pmu.most_common(1)[0] if per_pmu else ("", 0)
+            if self.pmcs and general > self.pmcs:
+                on_fixed = f" besides {len(g) - sum(per_pmu.values())} on fixed counters" if fixed else ""
+                of = f" of {pmu}" if pmu else ""
+                raise PlanKeyError("groups", f"group {i} has {general} events{of}{on_fixed} but pmcs is {self.pmcs}")
         seen = list(dict.fromkeys(e for g in groups for e in g))
         read = set(seen)
         order = _names(self.event_order, "event list", "events")
@@ -209,6 +235,7 @@ class Plan(Result):
         set_("groups", groups)
         set_("event_order", FrozenList(order or seen))
         set_("perf_groups", perf)
+        set_("fixed_counters", FrozenList(fixed))
         set_("pmcs", int(self.pmcs))
         set_("diagnostics", MappingProxyType(dict(self.diagnostics)))
 
@@ -291,6 +318,8 @@ class Plan(Result):
             extra.append("search stopped by the time budget")
         tail = f" ({', '.join(extra)})" if extra else ""
         pm = f" of at most {self.pmcs} counters" if self.pmcs else ""
+        if self.fixed_counters:
+            pm += f" + {len(self.fixed_counters)} fixed ({', '.join(self.fixed_counters)})"
         return f"{self.design} plan: {len(self.events)} events in {self.size} groups{pm}{tail}"
 
     # --------------------------------------------------------------- plain data
@@ -305,6 +334,8 @@ class Plan(Result):
         d: dict[str, Any] = {"design": self.design, "pmcs": self.pmcs, "events": self.events}
         if self.anchor:
             d["anchor"] = self.anchor
+        if self.fixed_counters:
+            d["fixed_counters"] = list(self.fixed_counters)
         if self.lower_bound is not None:
             d["lower_bound"] = self.lower_bound
         if self.best_known is not None:
@@ -348,6 +379,7 @@ class Plan(Result):
             "best_known": lambda v: isinstance(v, int) and not isinstance(v, bool),
             "optimal": lambda v: isinstance(v, bool),
             "events": lambda v: isinstance(v, list) and all(isinstance(e, str) for e in v),
+            "fixed_counters": lambda v: isinstance(v, list) and all(isinstance(e, str) for e in v),
             "groups": lambda v: (
                 isinstance(v, list) and all(isinstance(g, list) and all(isinstance(e, str) for e in g) for g in v)
             ),
@@ -363,6 +395,7 @@ class Plan(Result):
             "best_known": "an integer",
             "optimal": "true or false",
             "events": "a list of event names",
+            "fixed_counters": "a list of event names",
             "groups": "a list of lists of event names",
             "perf_groups": "a list of lists of event names",
         }
@@ -380,6 +413,7 @@ class Plan(Result):
                 best_known=data.get("best_known"),
                 event_order=data.get("events", ()),
                 optimal=data.get("optimal", False),
+                fixed_counters=data.get("fixed_counters", ()),
             )
         except PlanKeyError as exc:
             raise InputError(f"{source}: key {exc.key!r}: {exc}") from None

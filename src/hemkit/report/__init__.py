@@ -132,6 +132,7 @@ class _Collection:
     status: pd.DataFrame
     meta: dict
     groups: list[list[str]]
+    counted: pd.DataFrame | None = None
 
 
 def _collection(source: Any) -> _Collection | None:
@@ -145,7 +146,7 @@ def _collection(source: Any) -> _Collection | None:
     from hemkit.io.collection import CollectionDB
 
     with CollectionDB(os.fspath(source)) as db:
-        return _Collection(db.runs(), db.status(), db.meta(), db.groups())
+        return _Collection(db.runs(), db.status(), db.meta(), db.groups(), db.counted())
 
 
 def _unique_keys(parts: Sequence[Section]) -> list[Section]:
@@ -220,7 +221,7 @@ def _readings_sections(
             "runs",
             "Runs",
             lambda: (
-                sec.runs_of_collection(collection.runs, collection.status, collection.meta)
+                sec.runs_of_collection(collection.runs, collection.status, collection.meta, collection.counted)
                 if collection is not None
                 else sec.runs_of_readings(readings)
             ),

@@ -1,0 +1,128 @@
+"""The self-checked default estimator: known answers for its choices, its totals, and bad parameters."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hemkit.core.errors import InputError
+from hemkit.mpx.checked import CheckedEstimation, blocks, hidden_errors, hide_blocks, hide_ends
+from hemkit.mpx.emulate import emulate
+from hemkit.mpx.registry import make_estimator
+from hemkit.mpx.scores import relative_accuracy, score_table
+
+
+def _trace(columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    n = len(next(iter(columns.values())))
+    events = list(columns)
+    return pd.DataFrame(
+        {
+            "run": "r",
+            "step": np.repeat(np.arange(n), len(events)),
+            "event": events * n,
+            "value": np.ravel(np.column_stack([columns[e] for e in events])).astype(float),
+        }
+    )
+
+
+def _five(special: np.ndarray, seed: int = 0) -> pd.DataFrame:
+    """One run of 5 events: 'a' is ``special``, the others noisy levels that change phase together."""
+    n = len(special)
+    rng = np.random.default_rng(seed)
+    level = np.where(np.arange(n) // 25 % 2 == 0, 1000.0, 4000.0)
+    cols = {"a": special}
+    for k, e in enumerate("bcde"):
+        cols[e] = np.round(level * (k + 1) * rng.uniform(0.9, 1.1, n))
+    return _trace(cols)
+
+
+def test_hiding_keeps_a_slice_of_every_series_and_hides_only_counted_ones():
+    m = emulate(_five(np.arange(100.0) + 1), 2)
+    for hidden_m, hidden in [hide_blocks(m, 0), hide_blocks(m, 1), hide_ends(m, False), hide_ends(m, True)]:
+        assert (hidden <= m.full).all() and hidden.any()
+        assert hidden_m.observed.any(axis=1).all()  # every series keeps a slice
+        assert np.isnan(hidden_m.raw[hidden]).all() and (hidden_m.running[hidden] == 0).all()
+    # the two block passes hide every block exactly once
+    assert np.array_equal(hide_blocks(m, 0)[1] | hide_blocks(m, 1)[1], m.full & (blocks(m.full).max(1) >= 2)[:, None])
+    assert not (hide_blocks(m, 0)[1] & hide_blocks(m, 1)[1]).any()
+
+
+def test_a_steady_ramp_gets_linear_totals_exactly():
+    """A count that grows by the same step every interval: linear interpolation is exact, phase's log scale is not."""
+    m = emulate(_five(np.arange(200.0) * 10 + 5), 2)
+    blind = m.without_truth()
+    truth = np.nansum(m.truth, axis=1)
+    _, totals = CheckedEstimation().estimate_with_totals(blind)
+    _, _, n = hidden_errors(blind, make_estimator("linear"))
+    assert n[0] > 0
+    phase_sum = np.nansum(make_estimator("phase").estimate_array(blind)[0])
+    assert totals[0] == pytest.approx(truth[0], rel=1e-9)  # linear: exact on a ramp
+    assert abs(phase_sum - truth[0]) > 1e-6 * truth[0]  # phase alone is not
+    ev = CheckedEstimation().estimate(blind)
+    assert ev.totals()[0] == pytest.approx(truth[0], rel=1e-9) and ev.summary()["total"].iloc[0] == ev.totals()[0]
+
+
+def test_a_sparse_event_is_left_at_zero_in_its_gaps():
+    """An event that counts in a few lone intervals, all on a counter: zero fill is exact, interpolation is not."""
+    n = 200
+    on = np.flatnonzero(emulate(_five(np.zeros(n)), 2).full[0])
+    spikes = np.zeros(n)
+    spikes[on[::7]] = 50.0  # counts only where the event was on a counter, never in its gaps
+    m = emulate(_five(spikes), 2)
+    blind = m.without_truth()
+    est = CheckedEstimation().estimate_array(blind)
+    truth = np.where(m.valid, m.truth, np.nan)
+    assert np.array_equal(est[0], make_estimator("zero").estimate_array(blind)[0])
+    assert relative_accuracy(est[0], truth[0]) == 1.0
+    assert relative_accuracy(make_estimator("phase").estimate_array(blind)[0], truth[0]) < 1.0
+
+
+def test_phase_changes_keep_phase_and_unchecked_series_take_the_first_candidate():
+    m = emulate(_five(np.where(np.arange(150) // 25 % 2 == 0, 300.0, 1200.0)), 2)
+    blind = m.without_truth()
+    est = CheckedEstimation(series=("phase", "min", "zero")).estimate_array(blind)
+    truth = np.where(m.valid, m.truth, np.nan)
+    fixed = make_estimator("fixed").estimate_array(blind)
+    assert (relative_accuracy(est, truth, axis=1) >= relative_accuracy(fixed, truth, axis=1) - 1e-12).all()
+    # one block per series (a run as short as one turn of the rotation): nothing to check, the first wins
+    short = emulate(_five(np.arange(1.0, 5.0)), 2)
+    assert (blocks(short.full).max(axis=1) <= 1).all()
+    a = CheckedEstimation(series=("linear", "zero"), totals=("linear", "zero"))
+    b = make_estimator("linear")
+    got, tot = a.estimate_with_totals(short.without_truth())
+    assert np.array_equal(got, b.estimate_array(short.without_truth()))
+    assert np.allclose(tot, b.estimate_totals(short.without_truth()))
+
+
+def test_enough_counters_keep_every_total_exactly():
+    tr = _five(np.arange(60.0) ** 2)
+    m = emulate(tr, 5)
+    vals, tots = CheckedEstimation().estimate_with_totals(m.without_truth())
+    assert np.array_equal(vals, m.truth) and np.allclose(tots, np.nansum(m.truth, axis=1))
+
+
+def test_score_table_uses_the_estimated_totals():
+    m = emulate(_five(np.arange(200.0) * 10 + 5), 2)
+    blind = m.without_truth()
+    vals, tots = CheckedEstimation().estimate_with_totals(blind)
+    plain = score_table(m, {"c": vals}, dtw=False)
+    own = score_table(m, {"c": vals}, dtw=False, totals={"c": tots})
+    assert own["total_error"].iloc[0] == pytest.approx(0.0, abs=1e-12)
+    assert plain["total_error"].iloc[0] > 1e-6  # the series' own sum (zero or min in the gaps) is not exact
+    assert (own["ra"] == plain["ra"]).all()
+    with pytest.raises(InputError, match="totals for"):
+        score_table(m, {"c": vals}, dtw=False, totals={"c": tots[:2]})
+
+
+def test_bad_candidates_are_refused_by_name():
+    m = emulate(_five(np.arange(50.0)), 2).without_truth()
+    with pytest.raises(InputError, match="series takes a non-empty list"):
+        CheckedEstimation(series="phase").estimate_array(m)
+    with pytest.raises(InputError, match="totals takes a non-empty list"):
+        CheckedEstimation(totals=()).estimate_array(m)
+    with pytest.raises(InputError, match="its own candidate"):
+        CheckedEstimation(series=("checked",)).estimate_array(m)
+    with pytest.raises(InputError, match="unknown estimator 'magic'"):
+        make_estimator("checked", series=("magic",)).estimate_array(m)
+    with pytest.raises(InputError, match="not an estimator"):
+        CheckedEstimation(totals=(3,)).estimate_array(m)  # type: ignore[arg-type]
+    assert CheckedEstimation().get_params() == {"series": ("phase", "min", "zero"), "totals": ("phase", "linear")}
