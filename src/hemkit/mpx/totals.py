@@ -64,6 +64,12 @@ COUNT_EDGES = (1.0, 30.0, 1e4)
 INF = float("inf")
 # quantiles of |total - truth| / scale at LEVELS, over every series of sw, zen5 (C = 2, 3)
 MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
+    "checked": {
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
+        "few": (0.286, 0.471, 0.725, 1.12, 1.51, 3.07, 18, 51.7, 91.4),  # 478 series
+        "some": (0.227, 0.345, 0.446, 0.627, 0.747, 0.972, 1.7, 3.24, 6.15),  # 1350 series
+        "many": (0.243, 0.337, 0.475, 0.558, 0.641, 0.696, 1, 1.34, 2.52),  # 199 series
+    },
     "phase": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
         "few": (0.312, 0.48, 0.681, 1.09, 1.43, 2.33, 17.7, 46.5, 91.4),  # 478 series
