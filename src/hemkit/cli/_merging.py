@@ -53,6 +53,8 @@ class MergeChoice:
     z: float = 3.0
     pearson_weight: Any = "auto"
     tails: float = 6.0
+    linear: float = 0.5
+    ranks: bool = False
     rows: int | None = None
     jobs: int = 1
 
@@ -75,7 +77,8 @@ class MergeChoice:
         if method == "copula":
             opts = {"pearson_weight": self.pearson_weight, "rows": self.rows, "impute": self.impute}
             return {**opts, "outliers": self.outliers, "z": self.z}
-        return {"rows": self.rows, "impute": self.impute, "tails": self.tails or None, "progress": progress}
+        joint = {"tails": self.tails or None, "linear": self.linear, "ranks": self.ranks}
+        return {"rows": self.rows, "impute": self.impute, **joint, "progress": progress}
 
 
 _OPTIONS = [
@@ -127,6 +130,21 @@ _OPTIONS = [
         default=6.0,
         show_default=True,
         help="joint: robust z above which readings are placed to match Pearson (0: off).",
+    ),
+    click.option(
+        "--linear",
+        type=click.FloatRange(0, 1),
+        default=0.5,
+        show_default=True,
+        help="joint: weight of a Gaussian fitted to the raw readings of all groups in the merged correlations "
+        "(0: the copula likelihood fit alone; BENCHMARKS.md compares them).",
+    ),
+    click.option(
+        "--ranks/--no-ranks",
+        default=False,
+        show_default=True,
+        help="joint: correct the arrangement so merged Spearman correlations match (heavy-tailed hardware "
+        "counters read for ranks: --ranks --linear 0).",
     ),
     click.option("--rows", type=click.IntRange(min=3), help="Rows of the merged table (default: every reading)."),
     click.option(
