@@ -664,8 +664,7 @@ def say_counter_settings(events: Sequence[str], pin: int | None) -> list[str]:
     """
     settings = counter_settings()
     hardware = any(event_kind(e) == "hardware" for e in events)
-    warn_settings(settings, hardware=hardware)
-    said = [line for line in settings.lines() if hardware or not line.startswith("the NMI watchdog")]
+    said = warn_settings(settings, hardware=hardware)
     if settings.core_pmus and hardware:
         types = ", ".join(f"{pmu}: CPUs {cpus}" for pmu, cpus in settings.core_pmus.items())
         plain = [e for e in events if event_kind(e) == "hardware" and not pmu_of(e)]

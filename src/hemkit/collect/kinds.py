@@ -50,11 +50,15 @@ def event_kind(event: str) -> str:
     return "hardware"
 
 
-def warn_settings(settings: CounterSettings, *, hardware: bool) -> None:
-    """One :class:`HemkitWarning` per kernel setting that costs counters (only with ``hardware`` events) or events."""
-    for line in settings.lines():
-        if hardware or not line.startswith("the NMI watchdog"):
-            warnings.warn(line, HemkitWarning, stacklevel=3)
+def warn_settings(settings: CounterSettings, *, hardware: bool) -> list[str]:
+    """One :class:`HemkitWarning` per kernel setting that costs counters (only with ``hardware`` events) or events.
+
+    Returns the lines warned.
+    """
+    lines = settings.lines(hardware=hardware)
+    for line in lines:
+        warnings.warn(line, HemkitWarning, stacklevel=3)
+    return lines
 
 
 __all__ = ["SOFTWARE_EVENTS", "event_kind", "warn_settings"]

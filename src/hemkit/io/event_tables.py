@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hemkit.core.errors import InputError
+from hemkit.io.perf_files import split_pmu
 
 _FIXED = re.compile(r"^\s*fixed counter\s*(\d+)\s*$", re.IGNORECASE)
-_QUALIFIED = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)/([^/=,]+)/[A-Za-z]*$")
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,8 @@ class EventTable:
     source: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def _key(self, event: str) -> tuple[str, str] | None:
-        m = _QUALIFIED.match(event)
-        unit, name = (m.group(1), m.group(2)) if m else ("", event.split(":")[0])
-        name = name.lower()
+        unit, name = split_pmu(event)
+        name = name.split(":")[0].lower()
         for key in ((unit, name), ("", name)) if unit else ((unit, name),):
             if key in self.counters or key in self.fixed:
                 return key

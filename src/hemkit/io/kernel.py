@@ -26,11 +26,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hemkit.io.perf_files import is_core_pmu, split_pmu
+
 #: where the kernel's files are read (tests substitute a folder holding proc/, sys/ and dev/kmsg)
 SYSROOT_ENV = "HEMKIT_SYSROOT"
 #: most kernel-log bytes read while looking for the PMU lines
 _KMSG_LIMIT = 4 * 2**20
-_HYBRID_PMU = re.compile(r"^(cpu_[a-z]+|armv[0-9]+_[A-Za-z0-9_]+)$")
 
 
 def sysroot(root: str | os.PathLike[str] | None = None) -> Path:
@@ -136,10 +137,13 @@ class CounterSettings:
                 return pmu
         return ""
 
-    def lines(self) -> list[str]:
-        """One line per setting that costs counters or events, with what it costs and how to change it."""
+    def lines(self, *, hardware: bool = True) -> list[str]:
+        """One line per setting that costs counters or events, with what it costs and how to change it.
+
+        ``hardware=False``: events that take no counter are measured, so the NMI watchdog costs nothing.
+        """
         out = []
-        if self.watchdog_on:
+        if self.watchdog_on and hardware:
             out.append(
                 "the NMI watchdog is on (/proc/sys/kernel/nmi_watchdog = 1): it keeps one hardware counter busy on "
                 "every CPU, so one counter fewer is free for events; 'sudo sysctl kernel.nmi_watchdog=0' frees it "
@@ -180,9 +184,8 @@ def fixed_counter_events(events: list[str] | tuple[str, ...], settings: CounterS
     names = {n for group in FIXED_EVENTS[: settings.fixed or 0] for n in group}
     out = []
     for e in events:
-        m = re.match(r"^(?:(cpu(?:_[a-z]+)?)/([^/]+)/|([^/:]+))(?::[A-Za-z]+)?$", e)
-        base = (m.group(2) or m.group(3)) if m else ""
-        if base in names:
+        pmu, name = split_pmu(e)
+        if (pmu in ("", "cpu") or is_core_pmu(pmu)) and name.split(":")[0] in names:
             out.append(e)
     return out
 
@@ -231,7 +234,7 @@ def counter_settings(root: str | os.PathLike[str] | None = None) -> CounterSetti
     except OSError:
         names = []
     for name in names:
-        if _HYBRID_PMU.match(name):
+        if is_core_pmu(name):
             try:
                 pmus[name] = (devices / name / "cpus").read_text().strip()
             except OSError:

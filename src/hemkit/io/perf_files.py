@@ -63,7 +63,7 @@ from hemkit.io.perf_stat import PerfLine, scan_perf_stat
 #: counts at or above this are counter wrap-arounds or scaled garbage (48-bit counters)
 MAX_COUNT = 2.0**47
 #: a PMU-qualified event, ``cpu_core/instructions/`` or ``cpu_atom/event=0xc0,umask=0/u``
-_PMU_EVENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)/[^/]+/[A-Za-z]*$")
+_PMU_EVENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)/([^/]+)/[A-Za-z]*$")
 #: the core PMUs of hybrid CPUs: Intel P/E cores, Arm big.LITTLE, Apple silicon under Linux
 _CORE_PMU = re.compile(r"^(cpu_[a-z]+|armv[0-9]+_[A-Za-z0-9_]+|apple_[a-z]+_pmu)$")
 #: largest perf stat file read (a run's file is a few hundred bytes; -I files some MB)
@@ -192,6 +192,18 @@ def read_text(path: Path, *, limit: int = MAX_BYTES) -> str:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
+def split_pmu(event: str) -> tuple[str, str]:
+    """``(pmu, name)`` of a PMU-qualified event; ``("", event)`` for ``instructions``, ``sched:sched_switch``...
+
+    Examples
+    --------
+    >>> split_pmu("cpu_atom/instructions/"), split_pmu("cpu/event=0x3c,umask=0/u"), split_pmu("cycles")
+    (('cpu_atom', 'instructions'), ('cpu', 'event=0x3c,umask=0'), ('', 'cycles'))
+    """
+    m = _PMU_EVENT.match(event)
+    return (m.group(1), m.group(2)) if m else ("", event)
+
+
 def pmu_of(event: str) -> str:
     """The PMU of a PMU-qualified event (``""`` for ``instructions``, ``sched:sched_switch``...).
 
@@ -200,8 +212,18 @@ def pmu_of(event: str) -> str:
     >>> pmu_of("cpu_atom/instructions/"), pmu_of("cpu/event=0x3c,umask=0/u"), pmu_of("cycles")
     ('cpu_atom', 'cpu', '')
     """
-    m = _PMU_EVENT.match(event)
-    return m.group(1) if m else ""
+    return split_pmu(event)[0]
+
+
+def is_core_pmu(pmu: str) -> bool:
+    """A hybrid CPU's core PMU (``cpu_core``, ``cpu_atom``, ``armv8_cortex_a53``...), one per core type.
+
+    Examples
+    --------
+    >>> is_core_pmu("cpu_atom"), is_core_pmu("cpu"), is_core_pmu("msr")
+    (True, False, False)
+    """
+    return bool(_CORE_PMU.match(pmu))
 
 
 def core_pmu_of(event: str) -> str:
@@ -213,7 +235,7 @@ def core_pmu_of(event: str) -> str:
     ('cpu_atom', '', '')
     """
     pmu = pmu_of(event)
-    return pmu if _CORE_PMU.match(pmu) else ""
+    return pmu if is_core_pmu(pmu) else ""
 
 
 def _core_pmus(lines: list[PerfLine]) -> dict[str, tuple[float, float]]:
@@ -221,7 +243,7 @@ def _core_pmus(lines: list[PerfLine]) -> dict[str, tuple[float, float]]:
     ran: dict[str, tuple[float, float]] = {}
     for p in lines:
         pmu = pmu_of(p.event)
-        if _CORE_PMU.match(pmu) and p.status == "ok" and p.run_time_ns > 0:
+        if is_core_pmu(pmu) and p.status == "ok" and p.run_time_ns > 0:
             t, pct = ran.get(pmu, (0.0, 0.0))
             ran[pmu] = (max(t, p.run_time_ns), max(pct, p.percent if math.isfinite(p.percent) else 100.0))
     return ran
@@ -286,7 +308,7 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
             unsupported.setdefault(event, _where(path, p))
             continue
         pmu = pmu_of(p.event)
-        if p.status == "not counted" and not p.run_time_ns > 0 and _CORE_PMU.match(pmu) and pmu not in ran and ran:
+        if p.status == "not counted" and not p.run_time_ns > 0 and is_core_pmu(pmu) and pmu not in ran and ran:
             idle.setdefault(event, _where(path, p))  # a hybrid CPU's PMU whose cores did not run the program
             continue
         why, multiplexed = _problem(path, p)
@@ -511,9 +533,11 @@ __all__ = [
     "PerfOptions",
     "PerfRun",
     "core_pmu_of",
+    "is_core_pmu",
     "natural_key",
     "pmu_of",
     "read_perf_file",
     "read_perf_runs",
     "read_text",
+    "split_pmu",
 ]
