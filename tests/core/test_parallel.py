@@ -49,6 +49,24 @@ def test_jobs_hold_for_the_block_only():
     assert job_count() == 1
 
 
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_blas_follows_the_jobs_inside_the_block_and_is_restored_after():
+    np.linalg.eigh(np.eye(3))  # NumPy's BLAS loaded
+    before = _blas_threads()
+    assert before, "NumPy's BLAS is not seen by threadpoolctl"
+    with jobs(1):
+        assert _blas_threads() == [1] * len(before)
+        with jobs(2):
+            assert max(_blas_threads()) <= 2
+        assert _blas_threads() == [1] * len(before)
+    assert _blas_threads() == before
+
+
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
 def test_bad_numbers_of_jobs_are_refused(bad):
     with pytest.raises(InputError, match=r"jobs \(None: one per CPU\) must be an integer of at least 1"):

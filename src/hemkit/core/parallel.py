@@ -9,7 +9,12 @@ exactly as on one thread, so the results do not depend on the number of jobs (no
 random draw happen inside a split step).
 
 The setting is a :class:`contextvars.ContextVar`: it holds for the block (and the current
-thread or task) only, never for the whole process.
+thread or task) only, never for the whole process.  Inside the block the BLAS library NumPy
+and SciPy call (OpenBLAS, MKL) is held to the same number of threads, through
+``threadpoolctl``: hemkit's matrices are events x events (a few hundred at most), where BLAS
+threads gain nothing, and on a loaded machine two spinning OpenBLAS threads made 100
+eigendecompositions of 100 x 100 17 times slower (0.29 s against 5.0 s, load average 8,
+2 cores; BENCHMARKS.md, issue 28).
 
 Examples
 --------
@@ -54,9 +59,13 @@ def check_jobs(n: Any) -> int:
 def jobs(n: int | None) -> Iterator[int]:
     """Split hemkit's row-wise steps over up to ``n`` threads inside the block (None: one per CPU)."""
     token = _JOBS.set(check_jobs(n))
+    from threadpoolctl import threadpool_limits
+
+    limits = threadpool_limits(limits=_JOBS.get(), user_api="blas")
     try:
         yield _JOBS.get()
     finally:
+        limits.restore_original_limits()
         _JOBS.reset(token)
 
 
