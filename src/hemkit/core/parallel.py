@@ -38,6 +38,9 @@ from hemkit.core.checks import check_scalar
 
 _JOBS: ContextVar[int] = ContextVar("hemkit_jobs", default=1)
 
+#: the variables a BLAS library reads its thread count from when it loads
+_BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
 #: arrays smaller than this many elements are never split: a thread costs more than it saves
 MIN_SPLIT = 200_000
 
@@ -62,9 +65,16 @@ def jobs(n: int | None) -> Iterator[int]:
     from threadpoolctl import threadpool_limits
 
     limits = threadpool_limits(limits=_JOBS.get(), user_api="blas")
+    # a BLAS loaded inside the block (SciPy's own OpenBLAS, imported when an optimiser first
+    # runs) reads its thread count from the environment when it loads; the user's setting wins
+    unset = [v for v in _BLAS_VARIABLES if v not in os.environ]
+    for v in unset:
+        os.environ[v] = str(_JOBS.get())
     try:
         yield _JOBS.get()
     finally:
+        for v in unset:
+            os.environ.pop(v, None)
         limits.restore_original_limits()
         _JOBS.reset(token)
 
