@@ -87,8 +87,9 @@ SCRIPT = r"""
       box.placeholder = "filter these " + rowsOf(t).length + " rows"; box.setAttribute("aria-label", box.placeholder);
       var count = document.createElement("span"); count.className = "count"; t._count = count;
       box.addEventListener("input", function () { t._own = box.value; apply(t); });
+      var tools = document.createElement("div"); tools.appendChild(box); tools.appendChild(count);
       var at = t.parentNode.className === "scroll" ? t.parentNode : t;
-      at.parentNode.insertBefore(box, at); at.parentNode.insertBefore(count, at);
+      at.parentNode.insertBefore(tools, at);
     }
   });
   var search = document.getElementById("search"), found = document.getElementById("found");
