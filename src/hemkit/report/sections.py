@@ -810,8 +810,41 @@ def comparison(readings: Readings, other: tuple[Readings, str], options: Any, se
             tables.append(("Pairs whose correlation changed (Benjamini-Hochberg across pairs).", moved[keep]))
         else:
             paragraphs.append(f"No pair's correlation changed ({len(pairs)} pairs compared).")
-    figures = (Figure.of("Ratio B / A per event with its interval; changed events marked.", res.plot().figure),)
+    figures = (Figure.drawn("Ratio B / A per event with its interval; changed events in red.", _ratios_figure(res)),)
     return Section("compare", "Compared with B", tuple(paragraphs), tuple(tables), figures, tuple(notes))
+
+
+def _ratios_figure(res: Any) -> Any:
+    """Ratio B / A of every event with its interval on a log scale, changed events in red, each named on hover."""
+    from hemkit.report import svg
+
+    t = res.to_frame()
+    ratio, lower, upper = (t[c].to_numpy(dtype=float) for c in ("ratio", "lower", "upper"))
+    drawn = np.isfinite(ratio) & (ratio > 0)
+    t = t[drawn]
+    ratio, lower, upper = ratio[drawn], np.clip(lower[drawn], 1e-300, None), upper[drawn]
+    changed = t["changed"].to_numpy(dtype=bool)
+    ends = np.concatenate([lower[np.isfinite(lower)], upper[np.isfinite(upper)], ratio, [1.0]])
+    lo, hi = float(ends.min()) / 1.05, float(ends.max()) * 1.05
+    hover = [
+        f"{e}: B / A = {r:.4g} [{a:.4g}, {b:.4g}]" + (", changed" if c else "")
+        for e, r, a, b, c in zip(t["event"], ratio, lower, upper, changed, strict=True)
+    ]
+    level = f"{100 * res.level:.3g} %"
+    return svg.forest(
+        [svg.short(str(e), 40) for e in t["event"]],
+        ratio.tolist(),
+        lower.tolist(),
+        upper.tolist(),
+        title=f"Ratio of medians B / A per event with its {level} interval",
+        xlabel="ratio of medians B / A (log scale; 1: no change)",
+        colours=["#c0392b" if c else "#555555" for c in changed],
+        hover=hover,
+        legend=[("#c0392b", "changed"), ("#555555", "unchanged")],
+        xlim=(lo, hi),
+        zero=1.0,
+        log=True,
+    )
 
 
 def machines(check: Any) -> Section:

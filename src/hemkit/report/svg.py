@@ -369,8 +369,9 @@ def forest(
     legend: Sequence[tuple[str, str]] = (),
     xlim: tuple[float, float] = (-1.0, 1.0),
     zero: float | None = 0.0,
+    log: bool = False,
 ) -> Svg:
-    """One row per item: its label at the left, the interval as a bar, the estimate as a dot."""
+    """One row per item: its label at the left, the interval as a bar, the estimate as a dot (``log``: log x)."""
     n = len(labels)
     row = 17.0
     label_w = min(430.0, max((text_width(x, 11) for x in labels), default=0) + 12)
@@ -382,9 +383,12 @@ def forest(
     lo, hi = xlim
 
     def x_of(x: float) -> float:
-        return left + (min(max(x, lo), hi) - lo) / (hi - lo) * (right - left)
+        x = min(max(x, lo), hi)
+        if log:
+            return left + (math.log(x) - math.log(lo)) / (math.log(hi) - math.log(lo)) * (right - left)
+        return left + (x - lo) / (hi - lo) * (right - left)
 
-    for t in nice_ticks(lo, hi, 8):
+    for t in _log_ticks(lo, hi) if log else nice_ticks(lo, hi, 8):
         s.line(x_of(t), top - 4, x_of(t), bottom, "#eee")
         s.text(x_of(t), bottom + 14, fmt(t), 10, "middle")
     if zero is not None and lo < zero < hi:
@@ -437,7 +441,9 @@ def bars(
 
     _axis_y(s, left, y_of, nice_ticks(0, hi), ylabel, top, bottom)
     step = (right - left) / max(n, 1)
-    every, size = thin(n, step, 10)
+    # the names are written across: every k-th, k enough for the longest to fit between them
+    widest = max((text_width(c, 10) for c in categories), default=0.0) + 6
+    every, size = max(1, math.ceil(widest / step)), 10
     for i, c in enumerate(categories):
         x = left + step * i
         if stacked:
