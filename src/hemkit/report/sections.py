@@ -1,8 +1,10 @@
 """The sections of a report, each from data the areas already computed.
 
 Every figure has a title, axis labels (with units where there are units) and a legend where
-more than one series is drawn. Figures are made on :class:`matplotlib.figure.Figure`
-objects, never through ``pyplot``'s global state.
+more than one series is drawn. The readings' figures (plan, coverage, runs, variability,
+correlations, per-pair intervals, comparison) are SVG drawn by :mod:`hemkit.report.svg`, made to
+read at any number of events; those of traces and profiles are made on
+:class:`matplotlib.figure.Figure` objects, never through ``pyplot``'s global state.
 
 Events constant within a group (``context-switches`` reading 0 in every run of a group)
 are shown as they are: in the plan, in a table with their values, and in the variability
@@ -33,23 +35,6 @@ def _figure(width: float, height: float) -> Any:
     from matplotlib.figure import Figure as MplFigure
 
     return MplFigure(figsize=(width, height))
-
-
-#: the largest figure side (inches): a plan of hundreds of groups or events is drawn smaller, not taller
-MAX_INCHES = 16.0
-#: the most names one axis shows; beyond this every n-th is named
-MAX_NAMES = 60
-
-
-def _size(base: float, per: float, count: int, least: float) -> float:
-    return min(MAX_INCHES, max(least, base + per * count))
-
-
-def _names(ax: Any, axis: str, names: Sequence[Any], start: int = 0, **kw: Any) -> None:
-    """Name the ticks of ``axis`` (at ``start``, ``start + 1`` ...) with ``names``; every n-th beyond MAX_NAMES."""
-    step = max(1, -(-len(names) // MAX_NAMES))
-    where, shown = range(start, start + len(names), step), [_short(str(x)) for x in list(names)[::step]]
-    (ax.set_xticks if axis == "x" else ax.set_yticks)(where, shown, fontsize=7, **kw)
 
 
 def _short(name: str, n: int = 28) -> str:
