@@ -40,6 +40,13 @@ window.addEventListener('load', () => {
     return {title: svg.querySelector('title').textContent, width: r.width, height: r.height,
             minPx: Math.min(...texts.map(t => t.px)), texts: texts.length, overlaps: overlaps.slice(0, 10)};
   });
+  out.heatTips = [...document.querySelectorAll('svg.fig[data-heat]')].map(svg => {
+    const [x0, y0, cell] = svg.getAttribute('data-heat').split(' ').map(Number);
+    const p = svg.createSVGPoint(); p.x = x0 + cell * 2.5; p.y = y0 + cell * 1.5;  // row 1, column 2
+    const c = p.matrixTransform(svg.getScreenCTM());
+    svg.dispatchEvent(new MouseEvent('mousemove', {clientX: c.x, clientY: c.y, bubbles: true}));
+    return document.getElementById('tip').textContent;
+  });
   const q = window.__query;
   if (q) {
     const box = document.getElementById('search');

@@ -90,3 +90,7 @@ def test_a_100_event_page_of_190_groups_reads_at_1280_px_and_the_search_finds_an
     assert tables[("merge", 4950)]["shown"] == 99 and tables[("merge", 4950)]["allMatch"]
     assert tables[("coverage", 190)]["shown"] == 19  # the groups that read it: its block with each other block
     assert tables[("variability", 100)]["shown"] == 1
+    # the heatmap of 100 events is an image: the page's script names the cell under the pointer
+    (tip,) = seen["heatTips"]
+    row, col = tip.split(": r = ")[0].split(" \u00d7 ")
+    assert row in events and col in events and row != col and -1 <= float(tip.split("r = ")[1]) <= 1
