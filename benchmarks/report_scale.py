@@ -95,11 +95,18 @@ def main() -> None:
     for name, (n, pmcs) in files.items():
         path = args.data / f"r{name}.parquet"
         if name in cases and not path.exists():
-            out = subprocess.run([sys.executable, "-c", MAKE, str(n), str(pmcs), "30", str(path)],
-                                 capture_output=True, text=True, check=True).stdout.split()
+            out = subprocess.run(
+                [sys.executable, "-c", MAKE, str(n), str(pmcs), "30", str(path)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
             print(f"made {path}: {out[0]} groups, {out[1]} readings", flush=True)
-    print(f"# {platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-          f"Python {platform.python_version()}; load average at start {os.getloadavg()[0]:.2f}", flush=True)
+    print(
+        f"# {platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}; load average at start {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
     rows = []
     for case in cases:
         page = args.data / f"page-{case}.html"
@@ -117,8 +124,10 @@ def main() -> None:
             t, r = _run(CLI, report)
             hems.append(t)
             rss.append(r)
-            print(f"  {case}: floor {floors[-1]:.2f} s, report {t:.2f} s, {r:.0f} MB, "
-                  f"load {os.getloadavg()[0]:.2f}", flush=True)
+            print(
+                f"  {case}: floor {floors[-1]:.2f} s, report {t:.2f} s, {r:.0f} MB, load {os.getloadavg()[0]:.2f}",
+                flush=True,
+            )
         f, h = statistics.median(floors), statistics.median(hems)
         rows.append((case, f, h, h / f, max(rss), page.stat().st_size / 1e6))
     print(f"# load average at end {os.getloadavg()[0]:.2f}")

@@ -47,6 +47,16 @@ window.addEventListener('load', () => {
     svg.dispatchEvent(new MouseEvent('mousemove', {clientX: c.x, clientY: c.y, bubbles: true}));
     return document.getElementById('tip').textContent;
   });
+  // a click on a column's head sorts the table by it, a second click the other way
+  const sortable = [...document.querySelectorAll('table.data')].filter(t => t.tBodies[0].rows.length > 3);
+  const biggest = sortable.sort((a, b) => b.tBodies[0].rows.length - a.tBodies[0].rows.length)[0];
+  if (biggest) {
+    const heads = biggest.tHead.rows[0].cells, col = heads.length - 1;
+    const values = () => [...biggest.tBodies[0].rows].map(r => Number(r.cells[col].textContent));
+    heads[col].click(); const up = values(); heads[col].click(); const down = values();
+    out.sorted = {column: heads[col].textContent, rows: up.length,
+                  up: up.every((v, i) => i === 0 || up[i - 1] <= v), down: down.every((v, i) => i === 0 || down[i - 1] >= v)};
+  }
   const q = window.__query;
   if (q) {
     const box = document.getElementById('search');

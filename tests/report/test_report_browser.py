@@ -17,6 +17,7 @@ from .browser import render
 
 def _check_page(seen: dict) -> None:
     assert seen["errors"] == [], seen["errors"]
+    assert seen["sorted"]["up"] and seen["sorted"]["down"], seen["sorted"]  # the longest table sorts both ways
     assert seen["decoded"] == seen["images"]
     assert seen["pageWidth"] <= seen["window"], "the page scrolls sideways"
     assert seen["figures"], "no SVG figure on the page"
