@@ -26,7 +26,7 @@ from hemkit.merge import merge
 from hemkit.plan import make_plan
 
 
-def _case(n: int, runs: int, seed: int) -> tuple[Readings, np.ndarray]:
+def _case(n: int, runs: int, seed: int) -> tuple[Readings, pd.DataFrame]:
     names = [f"e{i:03d}" for i in range(n)]
     plan = make_plan(names, pmcs=6, design="much", seed=seed)
     truth = make_truth(n, len(plan.groups) * runs, marginals="gamma", seed=seed)
@@ -34,7 +34,7 @@ def _case(n: int, runs: int, seed: int) -> tuple[Readings, np.ndarray]:
     groups = {
         g: truth.iloc[g * runs : (g + 1) * runs][list(evs)].reset_index(drop=True) for g, evs in enumerate(plan.groups)
     }
-    return Readings(groups), truth.corr().to_numpy()
+    return Readings(groups), truth.corr()
 
 
 def main() -> None:
@@ -54,7 +54,8 @@ def main() -> None:
                 res = merge(readings, "joint", seed=seed, linear=linear)
                 sec = time.perf_counter() - t
                 corr = res.data.corr().to_numpy()
-                mse = float(np.mean((corr[iu] - truth[iu]) ** 2))
+                events = list(res.data.columns)  # the readings' order, not the truth's
+                mse = float(np.mean((corr[iu] - truth.loc[events, events].to_numpy()[iu]) ** 2))
                 fit = res.diagnostics.get("linear_iterations", "")
                 rows.append((n, len(readings.group_ids), seed, linear, mse, sec, fit))
                 print(n, seed, linear, f"{mse:.5f}", f"{sec:.1f} s", fit, flush=True)

@@ -54,8 +54,8 @@ window.addEventListener('load', () => {
     const heads = biggest.tHead.rows[0].cells, col = heads.length - 1;
     const values = () => [...biggest.tBodies[0].rows].map(r => Number(r.cells[col].textContent));
     heads[col].click(); const up = values(); heads[col].click(); const down = values();
-    out.sorted = {column: heads[col].textContent, rows: up.length,
-                  up: up.every((v, i) => i === 0 || up[i - 1] <= v), down: down.every((v, i) => i === 0 || down[i - 1] >= v)};
+    const rising = v => v.every((x, i) => i === 0 || v[i - 1] <= x);
+    out.sorted = {column: heads[col].textContent, rows: up.length, up: rising(up), down: rising([...down].reverse())};
   }
   const q = window.__query;
   if (q) {
