@@ -1,6 +1,7 @@
 """Does the joint merge's linear fit (JointOptions.linear) pay at the sizes hemkit plans for? (issue 28)
 
 Run:  nice .venv/bin/python benchmarks/merge_linear_scale.py [--events 16,30,50,100] [--runs 30] [--seeds 2]
+          [--first-seed 0]
 
 On synthetic truth (``make_truth(n, ..., marginals="gamma")``: a random correlation matrix with
 structure, gamma counts) split as a MUCH plan on 6 counters gives it (``make_plan``), every run a
@@ -42,11 +43,12 @@ def main() -> None:
     ap.add_argument("--events", default="16,30,50,100")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds first .. first + seeds - 1")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     rows = []
     for n in map(int, args.events.split(",")):
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             readings, truth = _case(n, args.runs, seed)
             iu = np.triu_indices(n, 1)
             for linear in (0.5, 0.0):
@@ -62,7 +64,7 @@ def main() -> None:
     t = pd.DataFrame(rows, columns=["events", "groups", "seed", "linear", "mse", "seconds", "fit"])
     wide = t.pivot_table(index=["events", "groups", "seed"], columns="linear", values=["mse", "seconds"])
     wide[("mse", "ratio")] = wide[("mse", 0.5)] / wide[("mse", 0.0)]
-    print(wide.round(5).to_markdown())
+    print(wide.round(5).to_string())
 
 
 if __name__ == "__main__":
