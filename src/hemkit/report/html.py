@@ -27,7 +27,7 @@ p.note { color: #555; font-size: .92em; }
 table { border-collapse: collapse; margin: .8em 0; font-size: .9em; }
 th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: right; }
 th { background: #eef2f7; }
-td:first-child, th:first-child, td.t, tbody th { text-align: left; }
+td:first-child, th:first-child, td.t, th.t, tbody th { text-align: left; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 figure svg.fig { max-width: 100%; height: auto; display: block; }
@@ -205,11 +205,13 @@ def table_html(frame: Any) -> str:
     names = [n if n is not None else "" for n in frame.index.names]
     keep_index = not (len(names) == 1 and names[0] == "" and frame.index.equals(_range(len(frame))))
     heads = ([*map(str, names)] if keep_index else []) + [str(c) for c in frame.columns]
-    out = ["<table class='data'><thead><tr>", *(f"<th>{html.escape(h)}</th>" for h in heads), "</tr></thead><tbody>"]
-    index = list(frame.index) if keep_index else [None] * len(frame)
-    columns = [frame[c].tolist() for c in frame.columns] if len(frame.columns) else []
     # text columns read from the left, numbers from the right (the stylesheet's default)
     text = [not _numeric(frame[c].dtype) for c in frame.columns]
+    kinds = ([True] * (len(heads) - len(text))) + text
+    head = [f"<th class='t'>{html.escape(h)}</th>" if t else f"<th>{html.escape(h)}</th>" for h, t in zip(heads, kinds)]
+    out = ["<table class='data'><thead><tr>", *head, "</tr></thead><tbody>"]
+    index = list(frame.index) if keep_index else [None] * len(frame)
+    columns = [frame[c].tolist() for c in frame.columns] if len(frame.columns) else []
     for r, key in enumerate(index):
         keys = (key if isinstance(key, tuple) else (key,)) if keep_index else ()
         cells = [f"<th>{_cell(k)}</th>" for k in keys] + [

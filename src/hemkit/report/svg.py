@@ -95,6 +95,8 @@ def fmt(v: float) -> str:
     """A tick or value label: 4 significant digits, no trailing zeros."""
     if v == 0:
         return "0"
+    if float(v).is_integer() and 1e4 <= abs(v) < 1e9:  # a count: every digit, grouped (19,596, not 1.96e+04)
+        return f"{v:,.0f}"
     return f"{v:.4g}"
 
 
