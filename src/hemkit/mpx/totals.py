@@ -106,7 +106,7 @@ MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
     },
     "fixed": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.751, 0.959, 1, 1.9, 3.64, 16, INF, INF, INF),  # 478 series
+        "few": (0.75, 0.953, 1, 1.85, 3.45, 8.52, 95.1, INF, INF),  # 478 series
         "some": (0.441, 0.574, 0.706, 0.858, 0.903, 1.09, 2.07, 4.07, 24.6),  # 1350 series
         "many": (0.437, 0.557, 0.699, 0.804, 0.912, 1.04, 1.14, 1.52, 1.84),  # 127 series
         "huge": (0.429, 0.562, 0.762, 0.893, 0.987, 1.18, 1.39, 1.96, 2.16),  # 72 series
@@ -134,7 +134,7 @@ MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
     },
     "min": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (1.62, 5.64, 19.7, INF, INF, INF, INF, INF, INF),  # 478 series
+        "few": (0.784, 1.59, 3.44, 8.73, 15.8, 36.8, 395, INF, INF),  # 478 series
         "some": (0.715, 0.831, 0.918, 1.07, 1.19, 1.43, 2.29, 3.92, 25.5),  # 1350 series
         "many": (0.633, 0.691, 0.779, 0.905, 0.959, 1.17, 1.53, 1.75, 2.49),  # 127 series
         "huge": (1.71, 1.81, 1.94, 2.16, 2.34, 2.51, 2.77, 3.56, 4.47),  # 72 series
@@ -192,9 +192,10 @@ def scale_inputs(mpx: MpxData) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per series: ``spread`` (range of the gap counts of :data:`SPREAD_ESTIMATORS`)
-        and ``hidden_error`` (phase-aware interpolation's relative error on the sums of the
-        counted blocks it estimated with them hidden; 1 where no block could be hidden).
+        One row per series: ``spread`` (range of the gap counts of :data:`SPREAD_ESTIMATORS`),
+        ``hidden_error`` (phase-aware interpolation's relative error on the sums of the counted
+        blocks it estimated with them hidden; 1 where no block could be hidden) and ``phase_gap``
+        (what phase-aware interpolation adds to the counted part of the total).
 
     Examples
     --------
@@ -202,19 +203,20 @@ def scale_inputs(mpx: MpxData) -> pd.DataFrame:
     >>> from hemkit.mpx.emulate import emulate
     >>> tr = pd.DataFrame({"run": "r", "step": np.repeat(np.arange(30), 2), "event": ["a", "b"] * 30, "value": 7.0})
     >>> scale_inputs(emulate(tr, pmcs=1)).round(9).to_dict("list")     # constant rates: nothing to disagree on
-    {'spread': [0.0, 0.0], 'hidden_error': [0.0, 0.0]}
+    {'spread': [0.0, 0.0], 'hidden_error': [0.0, 0.0], 'phase_gap': [105.0, 105.0]}
     """
     from hemkit.mpx.checked import hidden_errors
     from hemkit.mpx.phase import INTERPOLATIONS
 
     blind = mpx.without_truth()
     gap = blind.valid & ~blind.known
-    sums = np.vstack(
-        [np.where(gap, INTERPOLATIONS[n]().estimate_array(blind), 0.0).sum(axis=1) for n in SPREAD_ESTIMATORS]
-    )
+    values = {n: INTERPOLATIONS[n]().estimate_array(blind) for n in SPREAD_ESTIMATORS}
+    sums = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in SPREAD_ESTIMATORS])
     sum_error, n_hidden = hidden_errors(blind, INTERPOLATIONS["phase"](), ends=False)[1:]
     hidden = np.where((n_hidden > 0) & np.isfinite(sum_error), sum_error, 1.0)
-    return pd.DataFrame({"spread": sums.max(axis=0) - sums.min(axis=0), "hidden_error": hidden})
+    counted = np.where(blind.observed, np.nan_to_num(blind.raw), 0.0).sum(axis=1)
+    phase_gap = np.maximum(np.where(blind.valid, values["phase"], 0.0).sum(axis=1) - counted, 0.0)
+    return pd.DataFrame({"spread": sums.max(axis=0) - sums.min(axis=0), "hidden_error": hidden, "phase_gap": phase_gap})
 
 
 def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -238,7 +240,8 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
         the enabled time before the first slice), ``rate_change`` (``S``), ``gap_size``
         (``sqrt(sum U^2)``), ``gap_jumps`` (``sqrt(sum (U dy)^2)``), ``vs_perf`` (``d``),
         ``perf_total``, ``base`` (``sqrt(S^2 sum U^2 + sum (U dy)^2 + d^2)``), ``spread``,
-        ``hidden`` (``hidden_error x (total - counted)``), ``count_class`` and ``scale`` (the
+        ``hidden`` (``hidden_error x (total - counted)``, or ``x phase_gap`` where the total is not above
+        the counted part), ``count_class`` and ``scale`` (the
         geometric mean of the parts :data:`SCALE_FORMS` names for the class).
 
     Examples
@@ -287,7 +290,10 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
         "base": np.sqrt((rate_change * gap_size) ** 2 + gap_jumps**2 + d**2),
         "gap_jumps": gap_jumps,
         "spread": inputs["spread"].to_numpy(float),
-        "hidden": inputs["hidden_error"].to_numpy(float) * np.maximum(totals - counted, 0.0),
+        # the estimated part of the total; where the estimator put nothing beyond the counted part (min
+        # leans low), phase's: the hidden error is a share of what the gaps may hold, not of one estimate
+        "hidden": inputs["hidden_error"].to_numpy(float)
+        * np.where(totals > counted, totals - counted, inputs["phase_gap"].to_numpy(float)),
     }
     classes = count_class(counted)
     scale = np.zeros(S)
