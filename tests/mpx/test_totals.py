@@ -275,3 +275,11 @@ def test_the_default_estimators_intervals_cover_synthetic_truth_and_are_not_triv
     ratio = np.median((t["upper"] - t["lower"]) / 2 / truth) / np.median(np.abs(t["total"] - truth) / truth)
     assert 0.85 <= cov <= 0.99
     assert ratio <= 8
+
+
+def test_a_zero_width_interval_of_an_estimated_total_is_not_counted_as_exact():
+    """Constant rates: every interval has zero width, but no event was on a counter the whole run."""
+    m = emulate(_constant_trace(), 2).without_truth()
+    res = total_intervals(m, make_estimator("phase").estimate(m))
+    assert ((res.table["upper"] - res.table["lower"]) <= 1e-9 * res.table["total"]).all()
+    assert (res.summary()["exact"] == 0).all() and "(0 exact" in res.line()

@@ -392,7 +392,7 @@ class MpxTotals(Result):
         t = self.table
         with np.errstate(invalid="ignore", divide="ignore"):
             half = 100 * (t["upper"] - t["lower"]) / 2 / t["total"].where(t["total"] > 0)
-        g = t.assign(half=half, exact=t["upper"] == t["lower"]).groupby("event", sort=False)
+        g = t.assign(half=half, exact=t["gaps"] == 0).groupby("event", sort=False)
         return pd.DataFrame(
             {
                 "series": g.size(),
@@ -404,12 +404,12 @@ class MpxTotals(Result):
         )
 
     def line(self) -> str:
-        """One line: series, level, estimator, how many are exact and how many have no upper bound."""
+        """One line: series, level, estimator, how many are exact (counted the whole run), how many unbounded."""
         t = self.table
         unbounded = int(np.isinf(t["upper"]).sum())
         return (
             f"{len(t)} {self.estimator} totals with {self.level:g} intervals "
-            f"({int((t['upper'] == t['lower']).sum())} exact"
+            f"({int((t['gaps'] == 0).sum())} exact"
             + (f", {unbounded} without an upper bound: never counted while on a counter" if unbounded else "")
             + ")"
         )
