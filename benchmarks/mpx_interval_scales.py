@@ -22,7 +22,8 @@ Parts (all from the multiplexed run alone, for the default estimator's totals):
 * ``spread``: range of the gap counts of phase, linear, fixed and min;
 * ``spread_phase_min``: |gap counts of phase - of min|.
 
-Writes ``parts.parquet`` and ``choice.md`` (chosen forms per fold, held-out coverage and width / error).
+Writes ``parts.parquet`` (read back instead of recomputed when ``--out`` already holds it) and ``choice.md``
+(chosen forms per fold, held-out coverage and width / error).
 """
 
 from __future__ import annotations
