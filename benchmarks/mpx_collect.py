@@ -201,19 +201,61 @@ def fresh_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[st
     }
 
 
+RUST_SRC = r"""
+use std::collections::HashMap;
+fn main() {
+    let mut m: HashMap<String, Vec<u64>> = HashMap::new();
+    for i in 0..200000u64 { m.entry(format!("k{}", i % 977)).or_default().push(i * 31 % 1009); }
+    let mut v: Vec<(String, u64)> = m.into_iter().map(|(k, xs)| (k, xs.iter().sum())).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1));
+    println!("{:?}", &v[..3]);
+}
+"""
+
+
+def fresh2_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A third, disjoint set of programs (issue 26, second held-out set), recorded before any choice read it."""
+    text, tree = str(inputs["text"]), str(inputs["tree"])
+    (scratch / "r.rs").write_text(RUST_SRC)
+    half, changed = scratch / "half.txt", scratch / "changed.txt"
+    if not changed.exists():
+        lines = inputs["text"].read_text().splitlines(keepends=True)[:150000]
+        half.write_text("".join(lines))
+        changed.write_text("".join(ln.upper() if k % 40 == 7 else ln for k, ln in enumerate(lines)))
+    return {
+        "zip": ["sh", "-c", f"rm -f {scratch}/t.zip && zip -q -r -6 {scratch}/t.zip {tree}"],
+        "git": [
+            "sh",
+            "-c",
+            f"rm -rf {scratch}/repo && cp -r {tree} {scratch}/repo && cd {scratch}/repo && git init -q && "
+            "git add -A && git -c user.name=a -c user.email=a@b commit -qm x && git gc -q",
+        ],
+        "sed": ["sh", "-c", f"head -n 100000 {text} | sed -E 's/([a-z]+) ([a-z]+)/\\2 \\1/g; s/e/E/g'"],
+        "xxd": ["sh", "-c", f"xxd {text} | xxd -r | wc -c"],
+        "objdump": ["objdump", "-d", "/usr/bin/git"],
+        "diff": ["sh", "-c", f"diff {half} {changed} | wc -l"],
+        "rustc": ["rustc", "-O", "-o", str(scratch / "r"), str(scratch / "r.rs")],
+        "base64": ["sh", "-c", f"for i in 1 2 3 4; do base64 {text} | base64 -d | cksum; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--only", nargs="*", help="workload names to record (default: all)")
     ap.add_argument("--fresh", action="store_true", help="record the second, disjoint set of programs")
+    ap.add_argument("--fresh2", action="store_true", help="record the third, disjoint set of programs (issue 26)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     inputs = make_inputs(out.parent / "inputs")
     scratch = out.parent / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    wl = fresh_workloads(inputs, scratch) if args.fresh else workloads(inputs, scratch)
+    if args.fresh2:
+        wl = fresh2_workloads(inputs, scratch)
+    else:
+        wl = fresh_workloads(inputs, scratch) if args.fresh else workloads(inputs, scratch)
     if args.only:
         wl = {k: v for k, v in wl.items() if k in args.only}
     t0 = time.perf_counter()

@@ -40,7 +40,7 @@ from hemkit.mpx.emulate import emulate
 from hemkit.mpx.evaluation import drop_unseen, workloads_of
 from hemkit.mpx.registry import DEFAULT_ESTIMATOR, make_estimator
 from hemkit.mpx.scores import markdown_table
-from hemkit.mpx.totals import COUNT_CLASSES, LEVELS, count_class, multiplier, scale_parts
+from hemkit.mpx.totals import COUNT_CLASSES, LEVELS, count_class, multiplier, scale_inputs, scale_parts
 from hemkit.mpx.traces import clean_runs
 
 ESTIMATORS = list(dict.fromkeys([DEFAULT_ESTIMATOR, "phase", "fixed", "fixed-cumulative", "linear", "growth", "min"]))
@@ -63,9 +63,10 @@ def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]
             print(f"[{label}] C = {c}: {len(short)} runs too short for the rotation, left out", flush=True)
         blind = m.without_truth()
         truth = np.nansum(np.where(m.valid, m.truth, np.nan), axis=1)
+        inputs = scale_inputs(blind)
         for name in estimators:
             totals = make_estimator(name).estimate(blind).totals()  # an estimator's own totals, where it has them
-            sp = scale_parts(blind, totals)
+            sp = scale_parts(blind, totals, inputs)
             t = m.keys[["workload", "run", "event"]].reset_index(drop=True).copy()
             t["set"], t["pmcs"], t["estimator"] = label, c, name
             t["truth"], t["total"] = truth, totals

@@ -15,16 +15,27 @@ itself holds, scaled by a multiplier chosen on traces whose true totals are know
 * **How much estimators disagree.**  ``d = |total - perf's scaled total|``: where the
   estimator moved far from perf's scaling, one of them is far from the truth.
 
-The scale of a series is ``s = sqrt(S^2 sum U^2 + sum (U dy_gap)^2 + d^2)`` and the interval
-``[max(total - q s, counted), total + q s]`` with ``counted`` the exact count of the slices (the
-true total cannot be below it).  An event on a counter the whole run has ``s = 0``: its total is
-exact and ``lower = upper = total``.
+* **How well the run predicts itself.**  ``h`` is phase-aware interpolation's relative error
+  on the sums of counted blocks it was made to estimate with the blocks hidden (every second
+  block, as :mod:`hemkit.mpx.checked` checks its candidates), times the estimated part of the
+  total (``total - counted``): what the run's own slices say about how far a gap can be off.
+* **How much the interpolations disagree.**  ``r`` is the range of the gap counts of phase,
+  linear, fixed and min interpolation.
+
+The *base* scale ``b = sqrt(S^2 sum U^2 + sum (U dy_gap)^2 + d^2)`` suits smooth rates.  Which
+of these parts make the scale of a series depends on its count class (below), chosen by leaving
+whole workloads out (BENCHMARKS.md): few counted events -- ``h`` (the rate says little, the
+hidden blocks more); some -- ``sqrt(b r)``; many -- ``b``; millions -- ``sqrt(sum (U dy)^2)``.
+The interval is ``[max(total - q s, counted), total + q s]`` with ``counted`` the exact count of
+the slices (the true total cannot be below it).  An event on a counter the whole run has
+``s = 0``: its total is exact and ``lower = upper = total``.
 
 ``q`` is the ``level`` quantile of ``|total - truth| / s`` over series whose truth is known
 (split-conformal), taken apart for four *count classes* of series (Mondrian conformal: the
 class is read from the data, never from the truth): ``none`` (every slice read 0), ``few``
-(1-29 events counted), ``some`` (up to 10^4) and ``many``.  Few counted events mean Poisson
-noise and bursts that a slice catches or misses; millions mean a rate that moves smoothly.
+(1-29 events counted), ``some`` (up to 10^4), ``many`` (up to 10^6) and ``huge``.  Few counted
+events mean Poisson noise and bursts that a slice catches or misses; millions (hardware events)
+mean a rate that moves smoothly.
 :data:`MULTIPLIERS` holds ``q`` per estimator and class at a grid of levels, measured by
 ``benchmarks/mpx_intervals.py`` (BENCHMARKS.md says on which traces and how the intervals
 cover workloads left out); :func:`calibrate` measures it for any estimator.  Between grid
@@ -56,55 +67,77 @@ from hemkit.mpx.results import MpxEstimate
 LEVELS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99)
 """The levels at which :data:`MULTIPLIERS` holds the quantile of ``|error| / scale``."""
 
-COUNT_CLASSES = ("none", "few", "some", "many")
-"""Series by their counted events: none (every slice read 0), fewer than 30, fewer than 10^4, more."""
-COUNT_EDGES = (1.0, 30.0, 1e4)
+COUNT_CLASSES = ("none", "few", "some", "many", "huge")
+"""Series by their counted events: none (every slice read 0), fewer than 30, 10^4, 10^6, more."""
+COUNT_EDGES = (1.0, 30.0, 1e4, 1e6)
 """Lower edges of the count classes after ``none`` (see :data:`COUNT_CLASSES`)."""
+
+SCALE_FORMS: dict[str, tuple[str, ...]] = {
+    "none": ("base",),  # no upper bound: the scale does not matter
+    "few": ("hidden",),
+    "some": ("base", "spread"),
+    "many": ("base",),
+    "huge": ("gap_jumps",),
+}
+"""The parts of :func:`scale_parts` whose geometric mean is the scale of a series, per count class.
+
+Chosen by leaving workloads out on the ``sw`` and ``zen5`` traces, among every part and pair of
+parts (``benchmarks/mpx_interval_scales.py``; BENCHMARKS.md).
+"""
+SPREAD_ESTIMATORS = ("phase", "linear", "fixed", "min")
+"""The interpolations whose gap counts' range is the ``spread`` part of the scale."""
 
 INF = float("inf")
 # quantiles of |total - truth| / scale at LEVELS, over every series of sw, zen5 (C = 2, 3)
 MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
     "checked": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.286, 0.471, 0.725, 1.12, 1.51, 3.07, 18, 51.7, 91.4),  # 478 series
-        "some": (0.227, 0.345, 0.446, 0.627, 0.747, 0.972, 1.7, 3.24, 6.15),  # 1350 series
-        "many": (0.243, 0.337, 0.475, 0.558, 0.641, 0.696, 1, 1.34, 2.52),  # 199 series
+        "few": (0.871, 0.996, 1.39, 2.59, 4.09, 17.6, 330, INF, INF),  # 478 series
+        "some": (0.229, 0.331, 0.436, 0.616, 0.748, 1.02, 2.25, 4.11, 25.3),  # 1350 series
+        "many": (0.316, 0.46, 0.527, 0.626, 0.663, 0.75, 1.07, 1.37, 2.52),  # 127 series
+        "huge": (0.221, 0.29, 0.412, 0.505, 0.582, 0.65, 0.975, 1.42, 1.58),  # 72 series
     },
     "phase": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.312, 0.48, 0.681, 1.09, 1.43, 2.33, 17.7, 46.5, 91.4),  # 478 series
-        "some": (0.211, 0.328, 0.441, 0.657, 0.82, 1.06, 1.72, 3.3, 5.77),  # 1350 series
-        "many": (0.248, 0.317, 0.392, 0.528, 0.609, 0.728, 0.876, 1.35, 2.52),  # 199 series
+        "few": (0.898, 0.997, 1.51, 3.29, 5.2, 26.7, 394, INF, INF),  # 478 series
+        "some": (0.218, 0.317, 0.463, 0.676, 0.82, 1.08, 2.27, 4.11, 25.3),  # 1350 series
+        "many": (0.254, 0.308, 0.403, 0.527, 0.58, 0.728, 0.897, 1.37, 2.52),  # 127 series
+        "huge": (0.278, 0.44, 0.563, 0.657, 0.784, 0.932, 1.1, 1.18, 1.43),  # 72 series
     },
     "fixed": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.667, 0.788, 0.816, 1.03, 1.24, 2.36, 17.2, 48.4, 81.2),  # 478 series
-        "some": (0.45, 0.58, 0.705, 0.817, 0.89, 1.06, 1.58, 2.98, 6.32),  # 1350 series
-        "many": (0.415, 0.498, 0.654, 0.748, 0.812, 0.931, 1.11, 1.52, 1.84),  # 199 series
+        "few": (0.75, 0.953, 1, 1.85, 3.45, 8.52, 95.1, INF, INF),  # 478 series
+        "some": (0.441, 0.574, 0.706, 0.858, 0.903, 1.09, 2.07, 4.07, 24.6),  # 1350 series
+        "many": (0.437, 0.557, 0.699, 0.804, 0.912, 1.04, 1.14, 1.52, 1.84),  # 127 series
+        "huge": (0.429, 0.562, 0.762, 0.893, 0.987, 1.18, 1.39, 1.96, 2.16),  # 72 series
     },
     "fixed-cumulative": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.683, 0.814, 0.957, 1.25, 1.72, 3.4, 18.8, 53, 97.2),  # 478 series
-        "some": (0.388, 0.513, 0.675, 0.851, 0.964, 1.11, 1.65, 3.45, 6.37),  # 1350 series
-        "many": (0.301, 0.365, 0.474, 0.627, 0.709, 0.899, 1.1, 1.53, 2.31),  # 199 series
+        "few": (0.997, 1, 1.04, 1.86, 2.65, 4.64, 23.3, 75.4, 114),  # 478 series
+        "some": (0.355, 0.477, 0.671, 1.08, 1.48, 2.28, 10.6, INF, INF),  # 1350 series
+        "many": (0.32, 0.392, 0.502, 0.675, 0.753, 0.932, 1.25, 1.55, 2.31),  # 127 series
+        "huge": (0.302, 0.387, 0.489, 0.66, 0.757, 0.835, 1.07, 1.3, 1.74),  # 72 series
     },
     "linear": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.446, 0.457, 0.634, 1.05, 1.5, 2.97, 18, 52.4, 95.8),  # 478 series
-        "some": (0.351, 0.423, 0.484, 0.636, 0.725, 0.899, 1.65, 3.14, 6.15),  # 1350 series
-        "many": (0.32, 0.404, 0.495, 0.57, 0.643, 0.75, 1.07, 1.34, 2.31),  # 199 series
+        "few": (0.815, 0.994, 1.13, 2.13, 3.11, 6.5, 61, INF, INF),  # 478 series
+        "some": (0.331, 0.412, 0.473, 0.599, 0.705, 0.985, 2.08, 3.98, 24.4),  # 1350 series
+        "many": (0.352, 0.478, 0.541, 0.64, 0.688, 0.882, 1.08, 1.57, 2.31),  # 127 series
+        "huge": (0.325, 0.411, 0.483, 0.53, 0.625, 0.821, 1.29, 1.43, 1.58),  # 72 series
     },
     "growth": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.295, 0.384, 0.7, 1.13, 1.57, 3.19, 18.1, 52.9, 94.5),  # 478 series
-        "some": (0.302, 0.396, 0.513, 0.7, 0.844, 1.07, 1.76, 3.18, 5.65),  # 1350 series
-        "many": (0.383, 0.48, 0.573, 0.704, 0.793, 0.936, 1.27, 1.46, 2.51),  # 199 series
+        "few": (0.931, 0.998, 1.58, 2.86, 4.17, 10.8, 94, INF, INF),  # 478 series
+        "some": (0.298, 0.389, 0.514, 0.681, 0.828, 1.14, 2.19, 4.24, 25.1),  # 1350 series
+        "many": (0.414, 0.488, 0.595, 0.748, 0.88, 1.06, 1.36, 1.81, 2.51),  # 127 series
+        "huge": (0.435, 0.537, 0.714, 0.833, 0.879, 1.1, 1.32, 1.47, 1.55),  # 72 series
     },
     "min": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.367, 0.643, 0.922, 1.38, 1.84, 3.31, 17.2, 49.5, 81.2),  # 478 series
-        "some": (0.612, 0.75, 0.844, 0.952, 1.03, 1.19, 1.73, 2.88, 4.56),  # 1350 series
-        "many": (0.691, 0.777, 0.863, 0.941, 1.01, 1.14, 1.4, 1.62, 2.49),  # 199 series
+        "few": (0.784, 1.59, 3.44, 8.73, 15.8, 36.8, 395, INF, INF),  # 478 series
+        "some": (0.715, 0.831, 0.918, 1.07, 1.19, 1.43, 2.29, 3.92, 25.5),  # 1350 series
+        "many": (0.633, 0.691, 0.779, 0.905, 0.959, 1.17, 1.53, 1.75, 2.49),  # 127 series
+        "huge": (1.71, 1.81, 1.94, 2.16, 2.34, 2.51, 2.77, 3.56, 4.47),  # 72 series
     },
 }
 """Quantiles of ``|total - truth| / scale`` at :data:`LEVELS`, per estimator and count class.
@@ -134,8 +167,8 @@ def count_class(counted: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> count_class(np.array([0.0, 5.0, 300.0, 2e6])).tolist()
-    ['none', 'few', 'some', 'many']
+    >>> count_class(np.array([0.0, 5.0, 300.0, 2e4, 2e6])).tolist()
+    ['none', 'few', 'some', 'many', 'huge']
     """
     idx = np.searchsorted(np.asarray(COUNT_EDGES), np.asarray(counted, float), side="right")
     return np.asarray(COUNT_CLASSES, dtype=object)[idx]
@@ -148,7 +181,45 @@ def _prev_observed(observed: np.ndarray) -> np.ndarray:
     return np.concatenate([np.full((S, 1), -1), last[:, :-1]], axis=1)
 
 
-def scale_parts(mpx: MpxData, totals: np.ndarray) -> pd.DataFrame:
+def scale_inputs(mpx: MpxData) -> pd.DataFrame:
+    """The parts of the scale that do not depend on the estimator: ``spread`` and ``hidden_error``.
+
+    Parameters
+    ----------
+    mpx : MpxData
+        The multiplexed series (``truth`` is not used).
+
+    Returns
+    -------
+    DataFrame
+        One row per series: ``spread`` (range of the gap counts of :data:`SPREAD_ESTIMATORS`),
+        ``hidden_error`` (phase-aware interpolation's relative error on the sums of the counted
+        blocks it estimated with them hidden; 1 where no block could be hidden) and ``phase_gap``
+        (what phase-aware interpolation adds to the counted part of the total).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hemkit.mpx.emulate import emulate
+    >>> tr = pd.DataFrame({"run": "r", "step": np.repeat(np.arange(30), 2), "event": ["a", "b"] * 30, "value": 7.0})
+    >>> scale_inputs(emulate(tr, pmcs=1)).round(9).to_dict("list")     # constant rates: nothing to disagree on
+    {'spread': [0.0, 0.0], 'hidden_error': [0.0, 0.0], 'phase_gap': [105.0, 105.0]}
+    """
+    from hemkit.mpx.checked import hidden_errors
+    from hemkit.mpx.phase import INTERPOLATIONS
+
+    blind = mpx.without_truth()
+    gap = blind.valid & ~blind.known
+    values = {n: INTERPOLATIONS[n]().estimate_array(blind) for n in SPREAD_ESTIMATORS}
+    sums = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in SPREAD_ESTIMATORS])
+    sum_error, n_hidden = hidden_errors(blind, INTERPOLATIONS["phase"](), ends=False)[1:]
+    hidden = np.where((n_hidden > 0) & np.isfinite(sum_error), sum_error, 1.0)
+    counted = np.where(blind.observed, np.nan_to_num(blind.raw), 0.0).sum(axis=1)
+    phase_gap = np.maximum(np.where(blind.valid, values["phase"], 0.0).sum(axis=1) - counted, 0.0)
+    return pd.DataFrame({"spread": sums.max(axis=0) - sums.min(axis=0), "hidden_error": hidden, "phase_gap": phase_gap})
+
+
+def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = None) -> pd.DataFrame:
     """What the scale of each series is made of, from the multiplexed data alone (no truth).
 
     Parameters
@@ -157,6 +228,9 @@ def scale_parts(mpx: MpxData, totals: np.ndarray) -> pd.DataFrame:
         The multiplexed series (``truth`` is not used).
     totals : ndarray (S,)
         The estimator's total of each series.
+    inputs : DataFrame, optional
+        :func:`scale_inputs` of ``mpx`` (computed when not given; pass it to score several
+        estimators' totals of the same data).
 
     Returns
     -------
@@ -165,7 +239,10 @@ def scale_parts(mpx: MpxData, totals: np.ndarray) -> pd.DataFrame:
         (time on a counter / time enabled), ``gaps`` (gap units), ``unseen_start`` (share of
         the enabled time before the first slice), ``rate_change`` (``S``), ``gap_size``
         (``sqrt(sum U^2)``), ``gap_jumps`` (``sqrt(sum (U dy)^2)``), ``vs_perf`` (``d``),
-        ``perf_total`` and ``scale``.
+        ``perf_total``, ``base`` (``sqrt(S^2 sum U^2 + sum (U dy)^2 + d^2)``), ``spread``,
+        ``hidden`` (``hidden_error x (total - counted)``, or ``x phase_gap`` where the total is not above
+        the counted part), ``count_class`` and ``scale`` (the
+        geometric mean of the parts :data:`SCALE_FORMS` names for the class).
 
     Examples
     --------
@@ -205,8 +282,25 @@ def scale_parts(mpx: MpxData, totals: np.ndarray) -> pd.DataFrame:
         running_fraction = np.where(e_total > 0, run.sum(axis=1) / e_total, 1.0)
         unseen_start = np.where(e_total > 0, np.where(before, ena, 0.0).sum(axis=1) / e_total, 0.0)
     perf = np.nan_to_num(mpx.perf_totals())
-    d = np.abs(np.asarray(totals, float) - perf)
-    scale = np.sqrt((rate_change * gap_size) ** 2 + gap_jumps**2 + d**2)
+    totals = np.asarray(totals, float)
+    d = np.abs(totals - perf)
+    if inputs is None:
+        inputs = scale_inputs(mpx)
+    parts = {
+        "base": np.sqrt((rate_change * gap_size) ** 2 + gap_jumps**2 + d**2),
+        "gap_jumps": gap_jumps,
+        "spread": inputs["spread"].to_numpy(float),
+        # the estimated part of the total; where the estimator put nothing beyond the counted part (min
+        # leans low), phase's: the hidden error is a share of what the gaps may hold, not of one estimate
+        "hidden": inputs["hidden_error"].to_numpy(float)
+        * np.where(totals > counted, totals - counted, inputs["phase_gap"].to_numpy(float)),
+    }
+    classes = count_class(counted)
+    scale = np.zeros(S)
+    for c, form in SCALE_FORMS.items():
+        here = classes == c
+        scale[here] = np.prod([parts[p][here] for p in form], axis=0) ** (1 / len(form))
+    scale = np.where(gap_size > 0, scale, 0.0)
     return pd.DataFrame(
         {
             "counted": counted,
@@ -218,6 +312,10 @@ def scale_parts(mpx: MpxData, totals: np.ndarray) -> pd.DataFrame:
             "gap_jumps": gap_jumps,
             "vs_perf": d,
             "perf_total": perf,
+            "base": parts["base"],
+            "spread": parts["spread"],
+            "hidden": parts["hidden"],
+            "count_class": classes,
             "scale": scale,
         }
     )
@@ -294,7 +392,7 @@ class MpxTotals(Result):
         t = self.table
         with np.errstate(invalid="ignore", divide="ignore"):
             half = 100 * (t["upper"] - t["lower"]) / 2 / t["total"].where(t["total"] > 0)
-        g = t.assign(half=half, exact=t["upper"] == t["lower"]).groupby("event", sort=False)
+        g = t.assign(half=half, exact=t["gaps"] == 0).groupby("event", sort=False)
         return pd.DataFrame(
             {
                 "series": g.size(),
@@ -306,12 +404,12 @@ class MpxTotals(Result):
         )
 
     def line(self) -> str:
-        """One line: series, level, estimator, how many are exact and how many have no upper bound."""
+        """One line: series, level, estimator, how many are exact (counted the whole run), how many unbounded."""
         t = self.table
         unbounded = int(np.isinf(t["upper"]).sum())
         return (
             f"{len(t)} {self.estimator} totals with {self.level:g} intervals "
-            f"({int((t['upper'] == t['lower']).sum())} exact"
+            f"({int((t['gaps'] == 0).sum())} exact"
             + (f", {unbounded} without an upper bound: never counted while on a counter" if unbounded else "")
             + ")"
         )
@@ -389,7 +487,7 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9) 
     parts = scale_parts(mpx, totals)
     scale = parts["scale"].to_numpy()
     counted = parts["counted"].to_numpy()
-    classes = count_class(counted)
+    classes = parts["count_class"].to_numpy()
     used = {c: multiplier(name, level, c) for c in COUNT_CLASSES}
     q = np.array([used[c] for c in classes], float)
     exact = parts["gap_size"].to_numpy() <= 0  # on a counter the whole run: nothing was estimated
@@ -449,11 +547,12 @@ def calibrate(mpx: MpxData, estimates: Mapping[str, np.ndarray], levels: tuple[f
         check_scalar(lv, "levels", "real", min_val=0, max_val=1, closed="neither")
     truth = np.nansum(np.where(mpx.valid, mpx.truth, np.nan), axis=1)
     rows = {}
+    inputs = scale_inputs(mpx)
     for name, values in estimates.items():
         values = np.asarray(values, float)
         totals = values if values.ndim == 1 else np.nansum(np.where(mpx.valid, values, np.nan), axis=1)
-        z = error_ratios(mpx, totals, truth)
-        classes = count_class(scale_parts(mpx, totals)["counted"].to_numpy())
+        z = error_ratios(mpx, totals, truth, inputs)
+        classes = count_class(scale_parts(mpx, totals, inputs)["counted"].to_numpy())
         for c in COUNT_CLASSES:
             zc = z[classes == c]
             if len(zc):
@@ -462,10 +561,10 @@ def calibrate(mpx: MpxData, estimates: Mapping[str, np.ndarray], levels: tuple[f
     return pd.DataFrame(list(rows.values()), index=index, columns=[*levels, "series"])
 
 
-def error_ratios(mpx: MpxData, totals: np.ndarray, truth: np.ndarray) -> np.ndarray:
+def error_ratios(mpx: MpxData, totals: np.ndarray, truth: np.ndarray, inputs: pd.DataFrame | None = None) -> np.ndarray:
     """``|total - truth| / scale`` per series (0 where both are 0, ``inf`` where only the scale is)."""
     err = np.abs(np.asarray(totals, float) - np.asarray(truth, float))
-    s = scale_parts(mpx, totals)["scale"].to_numpy()
+    s = scale_parts(mpx, totals, inputs)["scale"].to_numpy()
     tol = 1e-9 * np.maximum(np.abs(truth), 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(s > 0, err / np.where(s > 0, s, 1.0), np.where(err <= tol, 0.0, np.inf))
@@ -475,12 +574,15 @@ __all__ = [
     "COUNT_CLASSES",
     "LEVELS",
     "MULTIPLIERS",
+    "SCALE_FORMS",
+    "SPREAD_ESTIMATORS",
     "MpxTotals",
     "calibrate",
     "calibration_name",
     "count_class",
     "error_ratios",
     "multiplier",
+    "scale_inputs",
     "scale_parts",
     "total_intervals",
 ]

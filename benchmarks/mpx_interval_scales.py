@@ -1,0 +1,212 @@
+"""Which parts make the scale of a multiplexed total's interval, per count class (issue 26, item 4).
+
+    nice -n 10 .venv/bin/python benchmarks/mpx_interval_scales.py --out ~/mpx-data/interval-scales \\
+        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces --folds sw=6
+
+The interval of a total is ``total +- q x scale`` (:mod:`hemkit.mpx.totals`).  This script
+chooses, for each count class, which parts of what a run shows make the scale -- one part, or
+the geometric mean of two -- by **nested** leave-one-workload-out: for every held-out workload
+(or fold of workloads, ``--folds``), the forms are chosen on the other workloads of every set
+(coordinate descent over the classes, two sweeps, minimising the sum over sets and C of
+``log(median half-width / median |error|)`` with ``q`` the level quantile of ``|error| / scale``
+per class on those workloads), then ``q`` is taken on them, and the held-out workload is scored.
+The forms chosen in most folds are what :data:`hemkit.mpx.totals.SCALE_FORMS` ships (checked
+again, with the shipped forms, by ``benchmarks/mpx_intervals.py``).
+
+Parts (all from the multiplexed run alone, for the default estimator's totals):
+
+* ``base``: the scale of issue 26's first intervals, ``sqrt(S^2 sum U^2 + sum (U dy)^2 + d^2)``;
+* ``gap_jumps``: ``sqrt(sum (U dy)^2)`` alone;
+* ``hidden``: phase's relative error on hidden block sums x (total - counted);
+* ``hidden_chosen``: the same for the totals candidate `checked` chose;
+* ``spread``: range of the gap counts of phase, linear, fixed and min;
+* ``spread_phase_min``: |gap counts of phase - of min|.
+
+Writes ``parts.parquet`` (read back instead of recomputed when ``--out`` already holds it) and ``choice.md``
+(chosen forms per fold, held-out coverage and width / error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from hemkit.mpx.checked import hidden_errors
+from hemkit.mpx.emulate import emulate
+from hemkit.mpx.evaluation import drop_unseen
+from hemkit.mpx.phase import INTERPOLATIONS
+from hemkit.mpx.registry import DEFAULT_ESTIMATOR, make_estimator
+from hemkit.mpx.scores import markdown_table
+from hemkit.mpx.totals import COUNT_CLASSES, scale_inputs, scale_parts
+from mpx_intervals import _read
+
+PARTS = ["base", "gap_jumps", "hidden", "hidden_chosen", "spread", "spread_phase_min"]
+CLASSES = [c for c in COUNT_CLASSES if c != "none"]  # none: no upper bound whatever the scale
+
+
+def parts_table(label: str, folder: str, pmcs: list[int]) -> pd.DataFrame:
+    """Every series x C: truth, the default estimator's total, its counted part, class and every part."""
+    tr = _read(folder)
+    out = []
+    for c in pmcs:
+        m, _ = drop_unseen(emulate(tr, c))
+        blind = m.without_truth()
+        totals = make_estimator(DEFAULT_ESTIMATOR).estimate(blind).totals()
+        inputs = scale_inputs(blind)
+        sp = scale_parts(blind, totals, inputs)
+        gap = blind.valid & ~blind.known
+        gsum = {n: np.where(gap, INTERPOLATIONS[n]().estimate_array(blind), 0.0).sum(axis=1) for n in ("phase", "min")}
+        sums = {n: hidden_errors(blind, INTERPOLATIONS[n](), ends=False)[1] for n in ("phase", "linear")}
+        chosen = np.where(sums["linear"] < sums["phase"], sums["linear"], sums["phase"])  # checked's totals rule
+        mass = np.maximum(totals - sp["counted"].to_numpy(), 0.0)
+        t = m.keys[["workload", "run", "event"]].reset_index(drop=True).copy()
+        t["set"], t["pmcs"] = label, c
+        t["truth"] = np.nansum(np.where(m.valid, m.truth, np.nan), axis=1)
+        t["total"] = totals
+        for col in ("counted", "count_class", "base", "gap_jumps", "hidden", "spread"):
+            t[col] = sp[col].to_numpy()
+        t["hidden_chosen"] = np.where(np.isfinite(chosen), chosen, 1.0) * mass
+        t["spread_phase_min"] = np.abs(gsum["phase"] - gsum["min"])
+        out.append(t)
+        print(f"[{label}] C = {c}: {len(t)} series", flush=True)
+    return pd.concat(out, ignore_index=True)
+
+
+class Folds:
+    """The held-out folds and a fast scorer of a per-class choice of forms."""
+
+    def __init__(self, t: pd.DataFrame, folds: dict[str, int], level: float):
+        self.t, self.level = t, level
+        self.err = (t["total"] - t["truth"]).abs().to_numpy()
+        self.truth, self.total, self.counted = (t[c].to_numpy(float) for c in ("truth", "total", "counted"))
+        self.cls = t["count_class"].to_numpy()
+        self.group = (t["set"] + " C=" + t["pmcs"].astype(str)).to_numpy()
+        self.tol = 1e-9 * np.maximum(np.abs(self.truth), 1.0)
+        self.fold = np.empty(len(t), dtype=object)
+        for label, g in t.groupby("set", sort=False):
+            names = sorted(g["workload"].unique())
+            k = min(folds.get(label, 0) or len(names), len(names))
+            for i in range(k):
+                self.fold[g.index[g["workload"].isin(names[i::k])]] = f"{label} {i + 1}/{k}"
+        self.part = {p: t[p].to_numpy(float) for p in PARTS}
+
+    def scale(self, forms: dict[str, tuple[str, ...]]) -> np.ndarray:
+        s = self.part["base"].copy()
+        for c, form in forms.items():
+            here = self.cls == c
+            s[here] = np.prod([self.part[p][here] for p in form], axis=0) ** (1 / len(form))
+        return s
+
+    def intervals(self, s: np.ndarray, train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.where(s > 0, self.err / np.where(s > 0, s, 1.0), np.where(self.err <= self.tol, 0.0, np.inf))
+        q = np.full(len(s), np.inf)
+        for c in CLASSES:
+            here = self.cls == c
+            if (here & train).any():
+                q[here] = np.quantile(z[here & train], self.level, method="higher")
+        with np.errstate(invalid="ignore"):
+            half = np.where(np.isinf(q), np.inf, np.where(s > 0, q * s, 0.0))
+        lower = np.maximum(np.minimum(np.maximum(self.total - half, self.counted), self.total), 0.0)
+        return lower, self.total + half
+
+    def loss(self, s: np.ndarray, train: np.ndarray) -> float:
+        lower, upper = self.intervals(s, train)
+        pos = self.truth > 0
+        out = 0.0
+        for g in np.unique(self.group[train]):
+            m = train & pos & (self.group == g)
+            out += np.log(np.median((upper - lower)[m] / 2 / self.truth[m]) / np.median(self.err[m] / self.truth[m]))
+        return float(out)
+
+    def choose(self, train: np.ndarray, sweeps: int = 2) -> dict[str, tuple[str, ...]]:
+        forms = [(p,) for p in PARTS] + list(itertools.combinations(PARTS, 2))
+        cur: dict[str, tuple[str, ...]] = {c: ("base",) for c in CLASSES}
+        for _ in range(sweeps):
+            for c in CLASSES:
+                losses = [self.loss(self.scale({**cur, c: f}), train) for f in forms]
+                cur[c] = forms[int(np.argmin(losses))]  # ties: the first (single parts, then pairs)
+        return cur
+
+    def held_out(self) -> tuple[pd.DataFrame, dict[str, dict[str, tuple[str, ...]]]]:
+        res, chosen = [], {}
+        for f in dict.fromkeys(self.fold):
+            test = self.fold == f
+            forms = self.choose(~test)
+            chosen[f] = forms
+            lower, upper = self.intervals(self.scale(forms), ~test)
+            res.append(self.score(test, lower, upper))
+        return pd.concat(res, ignore_index=True), chosen
+
+    def score(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> pd.DataFrame:
+        t = self.t[rows].copy()
+        truth, tol = self.truth[rows], self.tol[rows]
+        t["covered"] = (truth >= lower[rows] - tol) & (truth <= upper[rows] + tol)
+        pos = truth > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t["rel_half"] = np.where(pos, (upper - lower)[rows] / 2 / np.where(pos, truth, 1.0), np.nan)
+            t["rel_err"] = np.where(pos, self.err[rows] / np.where(pos, truth, 1.0), np.nan)
+        return t
+
+
+def summary(res: pd.DataFrame) -> pd.DataFrame:
+    g = res.groupby(["set", "pmcs"], sort=False)
+    out = pd.DataFrame(
+        {
+            "series": g.size(),
+            "coverage": g["covered"].mean(),
+            "median half-width": g["rel_half"].median(),
+            "median |error|": g["rel_err"].median(),
+        }
+    )
+    out["width / error"] = out["median half-width"] / out["median |error|"]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", action="append", default=[], required=True, help="LABEL=FOLDER")
+    ap.add_argument("--folds", action="append", default=[], help="LABEL=K: folds of workloads for a large set")
+    ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/interval-scales"))
+    ap.add_argument("--pmcs", type=int, nargs="+", default=[2, 3])
+    ap.add_argument("--level", type=float, default=0.9)
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    path = out / "parts.parquet"
+    if path.exists():
+        t = pd.read_parquet(path)
+    else:
+        t = pd.concat([parts_table(*s.split("=", 1), args.pmcs) for s in args.set], ignore_index=True)
+        t.to_parquet(path)
+    folds = Folds(t, {k: int(v) for k, v in (f.split("=", 1) for f in args.folds)}, args.level)
+    res, chosen = folds.held_out()
+    md = [f"level {args.level}; default estimator {DEFAULT_ESTIMATOR}; C = {args.pmcs}", ""]
+    md += ["#### Forms chosen per held-out fold (count class: parts, geometric mean)", ""]
+    md += [
+        markdown_table(
+            pd.DataFrame({f: {c: " x ".join(v) for c, v in forms.items()} for f, forms in chosen.items()}).T, 3
+        ),
+        "",
+    ]
+    md += ["#### Held out (forms and q chosen without the fold)", "", markdown_table(summary(res), 3), ""]
+    all_base = []
+    for f in dict.fromkeys(folds.fold):
+        test = folds.fold == f
+        lower, upper = folds.intervals(folds.part["base"], ~test)
+        all_base.append(folds.score(test, lower, upper))
+    md += ["#### For comparison: the base scale alone, q held out", "", markdown_table(summary(pd.concat(all_base)), 3)]
+    (out / "choice.md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
+    print(f"done in {time.perf_counter() - t0:.0f} s; wrote {out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
