@@ -181,14 +181,14 @@ def ml_correlation(
     group here.  The observed-data log-likelihood ``-1/2 sum_g [n_g log det S_oo +
     tr(S_oo^-1 C_g)]`` (``C_g`` the group's scatter matrix, ``S_oo`` the model's block of
     its events) is maximised over ``S = L L^T`` by L-BFGS with its exact gradient
-    ``dS_oo = 1/2 (n_g S_oo^-1 - S_oo^-1 C_g S_oo^-1)``.  (EM reaches the same maximum in
-    principle, but with most of each run missing it crawls: hundreds of iterations and
-    still far off, measured.)  ``start``: the first correlation estimate (default: the
-    pairwise estimate repaired to a correlation matrix).  Returns the correlation matrix
-    and the iterations used.  When the fit does not converge within ``max_iter`` (a flat
-    likelihood near a singular matrix, as on the T2080 data whose L2 events are almost
-    duplicates; the path of such a fit passes estimates far worse than its start,
-    measured on held-out runs) ``start`` is returned with minus the iterations.
+    ``dS_oo = 1/2 (n_g S_oo^-1 - S_oo^-1 C_g S_oo^-1)``, every group's block at once.  (EM
+    reaches the same maximum in principle, but with most of each run missing it crawls:
+    hundreds of iterations and still far off, measured.)  ``start``: the first correlation
+    estimate (default: the pairwise estimate repaired to a correlation matrix).  Returns the
+    correlation matrix and the iterations used.  When the fit does not converge within
+    ``max_iter`` (a flat likelihood near a singular matrix, as on the T2080 data whose L2
+    events are almost duplicates; the path of such a fit passes estimates far worse than its
+    start, measured on held-out runs) ``start`` is returned with minus the iterations.
 
     Examples
     --------
@@ -198,7 +198,7 @@ def ml_correlation(
     >>> c.shape, bool(np.allclose(np.diag(c), 1))
     ((16, 16), True)
     """
-    from scipy import optimize
+    from scipy import optimize  # only here: 'import hemkit.merge' and the other methods load no SciPy
 
     k = len(readings.events)
     pats, _ = _patterns(readings, arrays)
@@ -210,35 +210,73 @@ def ml_correlation(
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.diag(t) / np.diag(c)
     scale = np.sqrt(np.where(var > 0, var, 1.0))
-    # work on unit variances: every group's scatter scaled by the pooled standard deviations
-    plan = [(np.ix_(o, o), s / np.outer(scale[o], scale[o]), n) for o, s, n in pats]
     if start is None:
         with np.errstate(invalid="ignore", divide="ignore"):
             corr = (t / c) / np.outer(scale, scale)
         corr[~np.isfinite(corr)] = 0.0
         np.fill_diagonal(corr, 1.0)
         start = nearest_correlation(corr)[0]
+    # work on unit variances: every group's scatter scaled by the pooled standard deviations
+    objective = _likelihood(k, [(o, s / np.outer(scale[o], scale[o]), n) for o, s, n in pats])
     il = np.tril_indices(k)
     diag = il[0] == il[1]
+    p0 = np.linalg.cholesky(np.asarray(start, dtype=float))[il]
+    p0[diag] = np.log(p0[diag])
+    res = optimize.minimize(objective, p0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
+    if not res.success:  # not converged (a flat, near-singular likelihood): keep the pairwise estimate
+        return np.asarray(start, dtype=float), -int(res.nit)
+    lower = _unpack(res.x, k)
+    sigma = lower @ lower.T
+    d = np.sqrt(np.diag(sigma))
+    corr = sigma / np.outer(d, d)
+    np.fill_diagonal(corr, 1.0)
+    return np.clip((corr + corr.T) / 2, -1.0, 1.0), int(res.nit)
 
-    def unpack(p: np.ndarray) -> np.ndarray:
-        lower = np.zeros((k, k))
-        v = p.copy()
-        with np.errstate(over="ignore"):  # a wild line-search step: rejected below, not a warning
-            v[diag] = np.exp(v[diag])
-        lower[il] = v
-        return lower
+
+def _unpack(p: np.ndarray, k: int) -> np.ndarray:
+    """The lower-triangular factor ``L`` of the parameters (its diagonal on the log scale)."""
+    il = np.tril_indices(k)
+    lower = np.zeros((k, k))
+    v = p.copy()
+    diag = il[0] == il[1]
+    with np.errstate(over="ignore"):  # a wild line-search step: rejected by the objective, not a warning
+        v[diag] = np.exp(v[diag])
+    lower[il] = v
+    return lower
+
+
+def _likelihood(k: int, plan: list[tuple[np.ndarray, np.ndarray, int]]) -> Any:
+    """Minus the observed-data log-likelihood of :func:`ml_correlation` and its gradient in ``L``'s parameters.
+
+    ``plan``: per distinct event set its (sorted) event indices, scaled scatter matrix and
+    runs.  Sets of one size are evaluated as one stack (one Cholesky and one inverse call
+    for all of them); the terms are summed in the order of ``plan``, so the value and
+    gradient are those of a loop over the sets, to the last bit.
+    """
+    il = np.tril_indices(k)
+    diag = il[0] == il[1]
+    blocks = []  # per size of event set: positions in plan, indices, scatters, runs, gradient slots
+    offsets = np.cumsum([0] + [len(o) ** 2 for o, _, _ in plan])
+    for size in sorted({len(o) for o, _, _ in plan}):
+        at = [i for i, (o, _, _) in enumerate(plan) if len(o) == size]
+        idx = np.array([plan[i][0] for i in at], dtype=np.int64)
+        scatter = np.ascontiguousarray(np.array([plan[i][1] for i in at], dtype=np.float64))
+        runs = np.array([plan[i][2] for i in at])
+        slots = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in at])
+        blocks.append((np.array(at), idx[:, :, None], idx[:, None, :], scatter, runs, slots))
+    flat = np.concatenate([(o[:, None] * k + o[None, :]).ravel() for o, _, _ in plan])
+    n_sets = len(plan)
 
     def objective(p: np.ndarray) -> tuple[float, np.ndarray]:
-        lower = unpack(p)
+        lower = _unpack(p, k)
         with np.errstate(invalid="ignore", over="ignore"):
             sigma = lower @ lower.T
         if not np.isfinite(sigma).all():
             return 1e300, np.zeros_like(p)
-        grad = np.zeros((k, k))
-        value = 0.0
-        for oo, s, n in plan:  # distinct event sets (groups), not runs
-            so = sigma[oo]
+        terms = np.empty(n_sets)
+        weights = np.empty(len(flat))
+        for at, rows, cols, scatter, runs, slots in blocks:  # sizes of event sets (one, for a MUCH design)
+            so = sigma[rows, cols]
             try:
                 chol = np.linalg.cholesky(so)
                 inv = np.linalg.inv(so)
@@ -246,24 +284,20 @@ def ml_correlation(
                 return 1e300, np.zeros_like(p)
             if not np.isfinite(inv).all():
                 return 1e300, np.zeros_like(p)
-            value += 0.5 * (2 * n * np.log(np.diag(chol)).sum() + float(np.sum(inv * s)))
-            grad[oo] += 0.5 * (n * inv - inv @ s @ inv)
+            logdet = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+            trace = (inv * scatter).reshape(len(at), -1).sum(axis=1)
+            terms[at] = 0.5 * (2 * runs * logdet + trace)
+            weights[slots] = (0.5 * (runs[:, None, None] * inv - inv @ scatter @ inv)).ravel()
+        value = 0.0
+        for term in terms.tolist():  # in the order of the sets, as a loop over them adds
+            value += term
+        grad = np.bincount(flat, weights=weights, minlength=k * k).reshape(k, k)
         d_lower = 2 * grad @ lower
         g = d_lower[il]
         g[diag] *= np.diag(lower)
         return value, g
 
-    p0 = np.linalg.cholesky(np.asarray(start, dtype=float))[il]
-    p0[diag] = np.log(p0[diag])
-    res = optimize.minimize(objective, p0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
-    if not res.success:  # not converged (a flat, near-singular likelihood): keep the pairwise estimate
-        return np.asarray(start, dtype=float), -int(res.nit)
-    lower = unpack(res.x)
-    sigma = lower @ lower.T
-    d = np.sqrt(np.diag(sigma))
-    corr = sigma / np.outer(d, d)
-    np.fill_diagonal(corr, 1.0)
-    return np.clip((corr + corr.T) / 2, -1.0, 1.0), int(res.nit)
+    return objective
 
 
 def _ml_start(readings: Readings, arrays: dict, impute: str | None) -> tuple[np.ndarray, list[tuple[str, str]]]:
