@@ -62,7 +62,7 @@ from hemkit.merge.correlation import (
     event_scales,
     group_normal_scores,
     nearest_correlation,
-    pairwise_correlation,
+    pairwise_matrices,
     upper,
 )
 from hemkit.merge.reorder import batch_correlation, default_rows, event_values, place
@@ -74,6 +74,8 @@ RANK_ROWS = 20_000
 POOL_ROWS = 4_000
 #: outlying readings considered per event and pass
 MAX_CANDIDATES = 32
+#: most elements (candidates x events x partners) of the tail swaps' gains made at once (16 MB a temporary)
+BATCH_ELEMENTS = 2**21
 #: above this many events the likelihood fit is skipped by default (pairwise estimate)
 ML_MAX_EVENTS = 32
 
@@ -302,9 +304,8 @@ def _likelihood(k: int, plan: list[tuple[np.ndarray, np.ndarray, int]]) -> Any:
 
 def _ml_start(readings: Readings, arrays: dict, impute: str | None) -> tuple[np.ndarray, list[tuple[str, str]]]:
     """The pairwise estimate, checked for pairs never read together, completed if asked, repaired."""
-    events = readings.events
-    frame, _ = pairwise_correlation(readings, kind="scores", scores=arrays)
-    corr, imputed = assemble_target(frame.loc[events, events], impute=impute)
+    pairwise, _ = pairwise_matrices(readings, kind="scores", scores=arrays)  # arrays: no pandas
+    corr, imputed = assemble_target(pairwise, impute=impute, events=readings.events)
     return nearest_correlation(corr)[0], imputed
 
 
@@ -484,6 +485,10 @@ def place_tails(
     others = np.ones((k, k))
     np.fill_diagonal(others, 0.0)
     swaps = np.zeros(k, dtype=np.int64)
+    cp = c[:, pool]  # the partners' readings, kept equal to c[:, pool] through the swaps
+    where = np.full(n, -1, dtype=np.int64)
+    where[pool] = np.arange(len(pool))
+    batch = max(1, BATCH_ELEMENTS // max(k * len(pool), 1))
     for _ in range(rounds):  # a few passes over the outliers, not over runs
         changed = 0
         for i in range(k):  # events
@@ -491,28 +496,52 @@ def place_tails(
             if not len(cand):
                 continue
             cand = cand[np.argsort(-rz[i, cand])][:MAX_CANDIDATES]
-            for a in cand:  # the most extreme readings of event i, each swap vectorised over rows
-                cols = pool
-                d = c[i, cols] - c[i, a]  # x_ib - x_ia
-                dr = d[None, :] * (c[:, a][:, None] - c[:, cols]) / (n * sd[i] * sd[:, None])
-                now = (r[i] - goal[i]) * others[i]
-                new = (r[i][:, None] + dr - goal[i][:, None]) * others[i][:, None]
-                gain = (now**2).sum() - (new**2).sum(axis=0)
-                best = int(np.argmax(gain))
-                if gain[best] <= 1e-12:
-                    continue
-                b = cols[best]
-                r[i] += dr[:, best]
-                r[:, i] = r[i]
-                r[i, i] = 1.0
-                c[i, a], c[i, b] = c[i, b], c[i, a]
-                x[i, a], x[i, b] = x[i, b], x[i, a]
-                rz[i, a], rz[i, b] = rz[i, b], rz[i, a]
-                swaps[i] += 1
-                changed += 1
+            todo = 0
+            while todo < len(cand):  # the most extreme readings of event i, in order
+                row = (r[i], goal[i], others[i])
+                gains, dr = _swap_gains(c, cp, i, cand[todo : todo + batch], n * sd[i] * sd[:, None], row)
+                moved = False
+                for j, a in enumerate(cand[todo : todo + batch]):  # a batch's gains share one state
+                    best = int(np.argmax(gains[j]))
+                    if gains[j, best] <= 1e-12:
+                        continue
+                    b = int(pool[best])
+                    r[i] += dr[j, :, best]
+                    r[:, i] = r[i]
+                    r[i, i] = 1.0
+                    c[i, a], c[i, b] = c[i, b], c[i, a]
+                    x[i, a], x[i, b] = x[i, b], x[i, a]
+                    rz[i, a], rz[i, b] = rz[i, b], rz[i, a]
+                    cp[i, best] = c[i, b]
+                    if where[a] >= 0:
+                        cp[i, where[a]] = c[i, a]
+                    swaps[i] += 1
+                    changed += 1
+                    todo += j + 1  # the state moved: the later candidates' gains are made again
+                    moved = True
+                    break
+                if not moved:
+                    todo += batch
         if not changed:
             break
     return x, swaps
+
+
+def _swap_gains(
+    c: np.ndarray, cp: np.ndarray, i: int, cand: np.ndarray, denom: np.ndarray, row: tuple[np.ndarray, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Gains of swapping each candidate reading of event ``i`` with each partner, and the moves of ``r_i``.
+
+    ``denom`` is ``n s_i s_j`` (events x 1), ``row`` holds ``r_i``, ``goal_i`` and the mask of
+    the other events.  Candidates x partners gains, candidates x events x partners moves:
+    element by element the arithmetic of one candidate at a time (so the same numbers).
+    """
+    r_i, goal_i, others_i = row
+    d = cp[i][None, :] - c[i, cand][:, None]  # x_ib - x_ia
+    dr = d[:, None, :] * (c[:, cand].T[:, :, None] - cp[None, :, :]) / denom[None]
+    now = (r_i - goal_i) * others_i
+    new = (r_i[None, :, None] + dr - goal_i[None, :, None]) * others_i[None, :, None]
+    return (now**2).sum() - (new**2).sum(axis=1), dr
 
 
 # ----------------------------------------------------------------------- ranks
@@ -630,8 +659,7 @@ def merge_joint(
             swapped, swaps = place_tails(merged, goal_p, threshold=float(opts.tails), rng=child(rng, "tails"))
             merged = swapped.astype(merged.dtype, copy=False)  # swaps only move readings: exact
         task.advance(info="tails")
-    observed, _ = pairwise_correlation(readings, kind="pearson")
-    obs = upper(observed.loc[events, events].to_numpy())
+    obs = upper(pairwise_matrices(readings, kind="pearson")[0])
     mine = upper(batch_correlation(np.asarray(merged, dtype=np.float64)))
     ok = ~np.isnan(obs)
     params: dict[str, Any] = {**asdict(opts), "rows": n}
