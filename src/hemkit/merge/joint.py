@@ -488,7 +488,7 @@ def place_tails(
     cp = c[:, pool]  # the partners' readings, kept equal to c[:, pool] through the swaps
     where = np.full(n, -1, dtype=np.int64)
     where[pool] = np.arange(len(pool))
-    batch = max(1, BATCH_ELEMENTS // max(k * len(pool), 1))
+    most = max(1, BATCH_ELEMENTS // max(k * len(pool), 1))
     for _ in range(rounds):  # a few passes over the outliers, not over runs
         changed = 0
         for i in range(k):  # events
@@ -496,7 +496,7 @@ def place_tails(
             if not len(cand):
                 continue
             cand = cand[np.argsort(-rz[i, cand])][:MAX_CANDIDATES]
-            todo = 0
+            todo, batch = 0, 1
             while todo < len(cand):  # the most extreme readings of event i, in order
                 row = (r[i], goal[i], others[i])
                 gains, dr = _swap_gains(c, cp, i, cand[todo : todo + batch], n * sd[i] * sd[:, None], row)
@@ -520,8 +520,11 @@ def place_tails(
                     todo += j + 1  # the state moved: the later candidates' gains are made again
                     moved = True
                     break
-                if not moved:
+                if moved:
+                    batch = 1  # swaps come in runs: one candidate at a time
+                else:
                     todo += batch
+                    batch = min(2 * batch, most)  # no swap: more candidates at once
         if not changed:
             break
     return x, swaps
@@ -538,10 +541,15 @@ def _swap_gains(
     """
     r_i, goal_i, others_i = row
     d = cp[i][None, :] - c[i, cand][:, None]  # x_ib - x_ia
-    dr = d[:, None, :] * (c[:, cand].T[:, :, None] - cp[None, :, :]) / denom[None]
+    dr = np.subtract(c[:, cand].T[:, :, None], cp[None, :, :])  # in place from here: one buffer for each result
+    np.multiply(d[:, None, :], dr, out=dr)
+    np.divide(dr, denom[None], out=dr)
+    new = np.add(r_i[None, :, None], dr)
+    np.subtract(new, goal_i[None, :, None], out=new)
+    np.multiply(new, others_i[None, :, None], out=new)
+    np.square(new, out=new)
     now = (r_i - goal_i) * others_i
-    new = (r_i[None, :, None] + dr - goal_i[None, :, None]) * others_i[None, :, None]
-    return (now**2).sum() - (new**2).sum(axis=1), dr
+    return (now**2).sum() - new.sum(axis=1), dr
 
 
 # ----------------------------------------------------------------------- ranks
