@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hemkit.merge.joint import MAX_CANDIDATES, POOL_ROWS, _likelihood, _unpack, place_tails
+from hemkit.merge.joint import MAX_CANDIDATES, POOL_ROWS, _likelihood, _unpack, bootstrap_counts, place_tails
 
 
 def _loop_likelihood(k: int, plan: list, p: np.ndarray) -> tuple[float, np.ndarray]:
@@ -157,3 +157,13 @@ def test_place_tails_with_a_pool_of_partners_and_small_batches_is_the_loop(monke
         moved, swaps = place_tails(x, goal, threshold=4.0, rng=np.random.default_rng(1))
         np.testing.assert_array_equal(moved, ref)
         np.testing.assert_array_equal(swaps, ref_swaps)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), boot=st.integers(1, 50))
+def test_bootstrap_counts_is_one_bincount_per_resample(seed, n, boot):
+    counts = bootstrap_counts(n, boot, np.random.default_rng(seed))
+    draws = np.random.default_rng(seed).integers(0, n, size=(boot, n))  # the same draws
+    ref = np.array([np.bincount(draws[b], minlength=n) for b in range(boot)], dtype=float)
+    np.testing.assert_array_equal(counts, ref)
+    assert counts.dtype == np.float64 and counts.shape == (boot, n)

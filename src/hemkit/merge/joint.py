@@ -368,7 +368,7 @@ def bootstrap_counts(n: int, boot: int, rng: np.random.Generator) -> np.ndarray:
     """``boot`` bootstrap resamples of ``n`` runs as counts per run (``boot x n``, float).
 
     Each row counts how often each run was drawn in ``n`` draws with replacement (a
-    multinomial with equal probabilities), from one ``bincount`` per resample.
+    multinomial with equal probabilities), from one ``bincount`` of all of them.
 
     Examples
     --------
@@ -377,10 +377,9 @@ def bootstrap_counts(n: int, boot: int, rng: np.random.Generator) -> np.ndarray:
     ((3, 5), [5.0, 5.0, 5.0])
     """
     draws = rng.integers(0, n, size=(boot, n))
-    out = np.zeros((boot, n))
-    for b in range(boot):  # a loop over resamples, each vectorised over runs
-        out[b] = np.bincount(draws[b], minlength=n)
-    return out
+    # one bincount for all resamples: resample b counts its draws in bins b * n ... b * n + n - 1
+    shifted = draws + (np.arange(boot, dtype=draws.dtype) * n)[:, None]
+    return np.bincount(shifted.ravel(), minlength=boot * n).reshape(boot, n).astype(np.float64)
 
 
 def _pearson_estimates(
