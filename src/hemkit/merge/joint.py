@@ -65,6 +65,7 @@ from hemkit.merge.correlation import (
     pairwise_matrices,
     upper,
 )
+from hemkit.merge.lbfgsb import minimize
 from hemkit.merge.reorder import batch_correlation, default_rows, event_values, place
 from hemkit.merge.result import MergeResult, make_result
 
@@ -182,7 +183,8 @@ def ml_correlation(
     ``arrays`` holds per group a runs x events array (e.g. normal scores), centred per
     group here.  The observed-data log-likelihood ``-1/2 sum_g [n_g log det S_oo +
     tr(S_oo^-1 C_g)]`` (``C_g`` the group's scatter matrix, ``S_oo`` the model's block of
-    its events) is maximised over ``S = L L^T`` by L-BFGS with its exact gradient
+    its events) is maximised over ``S = L L^T`` by SciPy's L-BFGS-B (:mod:`hemkit.merge.lbfgsb`:
+    without importing ``scipy.optimize``) with its exact gradient
     ``dS_oo = 1/2 (n_g S_oo^-1 - S_oo^-1 C_g S_oo^-1)``, every group's block at once.  (EM
     reaches the same maximum in principle, but with most of each run missing it crawls:
     hundreds of iterations and still far off, measured.)  ``start``: the first correlation
@@ -200,8 +202,6 @@ def ml_correlation(
     >>> c.shape, bool(np.allclose(np.diag(c), 1))
     ((16, 16), True)
     """
-    from scipy import optimize  # only here: 'import hemkit.merge' and the other methods load no SciPy
-
     k = len(readings.events)
     pats, _ = _patterns(readings, arrays)
     t = np.zeros((k, k))
@@ -224,15 +224,15 @@ def ml_correlation(
     diag = il[0] == il[1]
     p0 = np.linalg.cholesky(np.asarray(start, dtype=float))[il]
     p0[diag] = np.log(p0[diag])
-    res = optimize.minimize(objective, p0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
-    if not res.success:  # not converged (a flat, near-singular likelihood): keep the pairwise estimate
-        return np.asarray(start, dtype=float), -int(res.nit)
-    lower = _unpack(res.x, k)
+    x, nit, converged = minimize(objective, p0, max_iter=max_iter)  # SciPy's L-BFGS-B, step for step
+    if not converged:  # not converged (a flat, near-singular likelihood): keep the pairwise estimate
+        return np.asarray(start, dtype=float), -nit
+    lower = _unpack(x, k)
     sigma = lower @ lower.T
     d = np.sqrt(np.diag(sigma))
     corr = sigma / np.outer(d, d)
     np.fill_diagonal(corr, 1.0)
-    return np.clip((corr + corr.T) / 2, -1.0, 1.0), int(res.nit)
+    return np.clip((corr + corr.T) / 2, -1.0, 1.0), nit
 
 
 def _unpack(p: np.ndarray, k: int) -> np.ndarray:
