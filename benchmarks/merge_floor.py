@@ -11,11 +11,14 @@ other so that both see the same load:
   when ``--pair-intervals`` or ``--plot`` asks for them).
 
 Each is started ``--runs`` times in a fresh process (median wall time, peak RSS of the process
-from ``wait4``); the ratio is median over median.  Then one fresh process profiles the stages of
+from ``wait4``); the ratio is median over median.  ``--blas-threads 1`` sets
+``OPENBLAS_NUM_THREADS=1`` for every process (the floor uses no BLAS): on 2 busy cores a
+threaded OpenBLAS makes SciPy's L-BFGS-B routine 10-30x slower (its worker threads wait for
+the CPU the fit needs).  Then one fresh process profiles the stages of
 the main job in the library (import, read, merge, intervals, write) and, with ``--profile``,
 lists the functions that take the most time (``cProfile``).
 
-    nice -n 5 .venv/bin/python benchmarks/merge_floor.py --runs 9 [--profile]
+    nice -n 5 .venv/bin/python benchmarks/merge_floor.py --runs 9 [--profile] [--blas-threads 1]
 
 Issue 28's target: the main job within 6x the floor.
 """
@@ -33,6 +36,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ENV = dict(os.environ)
 FLOOR = "import numpy as np, sys; x = np.loadtxt(sys.argv[1], delimiter=',', skiprows=1); assert x.shape == (1000, 144)"
 
 STAGES = r"""
@@ -65,7 +69,7 @@ print(f"numpy {t_numpy - t0:.3f} import {t1 - t_numpy:.3f} read {t2 - t1:.3f} me
 def run(cmd: list[str], cwd: str) -> tuple[float, float]:
     """Wall seconds and peak RSS (MiB) of one fresh process."""
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -91,7 +95,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=9, help="fresh processes per command (median; at least 7)")
     ap.add_argument("--profile", action="store_true", help="also list the slowest functions of the main job")
+    ap.add_argument("--blas-threads", type=int, default=None, help="OPENBLAS_NUM_THREADS of every process")
     args = ap.parse_args()
+    if args.blas_threads is not None:
+        ENV["OPENBLAS_NUM_THREADS"] = str(args.blas_threads)
     from hemkit.datasets import t2080_path
 
     data = str(t2080_path("much_raw.csv"))
@@ -124,7 +131,8 @@ def main() -> None:
         floor = statistics.median(times["floor (python + numpy.loadtxt)"])
         print(machine())
         print(f"load average before {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, after {load1[0]:.2f} {load1[1]:.2f}")
-        print(f"{args.runs} fresh processes each, alternating; data {data}")
+        blas = ENV.get("OPENBLAS_NUM_THREADS", "unset (OpenBLAS default: one per CPU)")
+        print(f"{args.runs} fresh processes each, alternating; OPENBLAS_NUM_THREADS {blas}; data {data}")
         print(f"{'command':58s} {'median s':>9s} {'min s':>7s} {'max s':>7s} {'x floor':>8s} {'peak RSS MiB':>13s}")
         for name in commands:
             med = statistics.median(times[name])
@@ -132,12 +140,13 @@ def main() -> None:
                 f"{name:58s} {med:9.3f} {min(times[name]):7.3f} {max(times[name]):7.3f} {med / floor:8.2f} "
                 f"{max(rss[name]):13.0f}"
             )
-        out = subprocess.run([sys.executable, "-c", STAGES, tmp], capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, "-c", STAGES, tmp], capture_output=True, text=True, check=True, env=ENV)
         print("stages of the main job in one fresh process (s):", out.stdout.strip())
         if args.profile:
             prof = subprocess.run(
                 [sys.executable, "-m", "cProfile", "-s", "tottime", exe, *list(commands.values())[1][1:]],
                 cwd=tmp,
+                env=ENV,
                 capture_output=True,
                 text=True,
                 check=True,

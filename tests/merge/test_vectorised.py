@@ -167,3 +167,14 @@ def test_bootstrap_counts_is_one_bincount_per_resample(seed, n, boot):
     ref = np.array([np.bincount(draws[b], minlength=n) for b in range(boot)], dtype=float)
     np.testing.assert_array_equal(counts, ref)
     assert counts.dtype == np.float64 and counts.shape == (boot, n)
+
+
+def test_both_jackknife_scales_from_one_pass_are_each_scale_alone():
+    from hemkit.datasets import split_truth, zen5_br_64kb
+    from hemkit.merge.intervals import _mix_jackknife, mix_jackknife
+
+    r = split_truth(zen5_br_64kb(), 3, seed=2)
+    both = _mix_jackknife(r, 100, ("z", "r"))  # small chunks: several per group
+    np.testing.assert_array_equal(both["z"], mix_jackknife(r, chunk=100))
+    np.testing.assert_array_equal(both["r"], mix_jackknife(r, chunk=100, scale="r"))
+    assert not np.array_equal(both["z"], both["r"])
