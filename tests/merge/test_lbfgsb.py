@@ -72,3 +72,20 @@ def test_older_or_odd_scipy_versions_fall_back(monkeypatch, version):
 
     monkeypatch.setattr(scipy, "__version__", version)
     assert lbfgsb._load() is None
+
+
+def test_scipys_blas_runs_one_thread_during_the_fit_and_gets_its_setting_back():
+    threads = lbfgsb._blas_threads()
+    if threads is None:
+        pytest.skip("SciPy's bundled OpenBLAS is not loaded here (not a SciPy wheel on Linux)")
+    get, put = threads
+    put(2)
+    seen = []
+
+    def fun(x):
+        seen.append(get())
+        return _rosenbrock(x)
+
+    lbfgsb.minimize(fun, np.array([-1.2, 1.0]), max_iter=20)
+    assert set(seen) == {1}
+    assert get() == 2
