@@ -143,17 +143,18 @@ def test_place_tails_is_the_loop_over_candidates(seed, k, n, ties):
     np.testing.assert_array_equal(swaps, ref_swaps)
 
 
-def test_place_tails_with_a_pool_of_partners_and_small_batches_is_the_loop(monkeypatch):
+def test_place_tails_with_a_pool_of_partners_is_the_loop_at_any_margin(monkeypatch):
     import hemkit.merge.joint as joint
 
     rng = np.random.default_rng(7)
     x = _heavy_table(rng, 5, POOL_ROWS + 1500, False)  # partners drawn at random: 4 000 of 5 500 rows
+    x[2, :40] = x[2, 40]  # tied readings: many partners with the same gain
     goal = np.corrcoef(x)
     goal[0, 1] = goal[1, 0] = 0.9
     ref, ref_swaps = _loop_place_tails(x, goal, threshold=4.0, rng=np.random.default_rng(1))
     assert ref_swaps.sum() > 5  # the case moves readings
-    for elements in (joint.BATCH_ELEMENTS, 5 * POOL_ROWS * 3, 1):  # every candidate alone, a few, all at once
-        monkeypatch.setattr(joint, "BATCH_ELEMENTS", elements)
+    for margin in (joint.GAIN_MARGIN, 1e-3, 1e3):  # the default; many partners, every partner the old way
+        monkeypatch.setattr(joint, "GAIN_MARGIN", margin)
         moved, swaps = place_tails(x, goal, threshold=4.0, rng=np.random.default_rng(1))
         np.testing.assert_array_equal(moved, ref)
         np.testing.assert_array_equal(swaps, ref_swaps)

@@ -75,8 +75,8 @@ RANK_ROWS = 20_000
 POOL_ROWS = 4_000
 #: outlying readings considered per event and pass
 MAX_CANDIDATES = 32
-#: most elements (candidates x events x partners) of the tail swaps' gains made at once (16 MB a temporary)
-BATCH_ELEMENTS = 2**21
+#: partners whose gain (by the fast form) is within this of the best are compared by the old form (place_tails)
+GAIN_MARGIN = 1e-8
 #: above this many events the likelihood fit is skipped by default (pairwise estimate)
 ML_MAX_EVENTS = 32
 
@@ -485,9 +485,9 @@ def place_tails(
     np.fill_diagonal(others, 0.0)
     swaps = np.zeros(k, dtype=np.int64)
     cp = c[:, pool]  # the partners' readings, kept equal to c[:, pool] through the swaps
+    cp2 = cp * cp
     where = np.full(n, -1, dtype=np.int64)
     where[pool] = np.arange(len(pool))
-    most = max(1, BATCH_ELEMENTS // max(k * len(pool), 1))
     for _ in range(rounds):  # a few passes over the outliers, not over runs
         changed = 0
         for i in range(k):  # events
@@ -495,60 +495,74 @@ def place_tails(
             if not len(cand):
                 continue
             cand = cand[np.argsort(-rz[i, cand])][:MAX_CANDIDATES]
-            todo, batch = 0, 1
-            while todo < len(cand):  # the most extreme readings of event i, in order
-                row = (r[i], goal[i], others[i])
-                gains, dr = _swap_gains(c, cp, i, cand[todo : todo + batch], n * sd[i] * sd[:, None], row)
-                moved = False
-                for j, a in enumerate(cand[todo : todo + batch]):  # a batch's gains share one state
-                    best = int(np.argmax(gains[j]))
-                    if gains[j, best] <= 1e-12:
-                        continue
-                    b = int(pool[best])
-                    r[i] += dr[j, :, best]
-                    r[:, i] = r[i]
-                    r[i, i] = 1.0
-                    c[i, a], c[i, b] = c[i, b], c[i, a]
-                    x[i, a], x[i, b] = x[i, b], x[i, a]
-                    rz[i, a], rz[i, b] = rz[i, b], rz[i, a]
-                    cp[i, best] = c[i, b]
-                    if where[a] >= 0:
-                        cp[i, where[a]] = c[i, a]
-                    swaps[i] += 1
-                    changed += 1
-                    todo += j + 1  # the state moved: the later candidates' gains are made again
-                    moved = True
-                    break
-                if moved:
-                    batch = 1  # swaps come in runs: one candidate at a time
-                else:
-                    todo += batch
-                    batch = min(2 * batch, most)  # no swap: more candidates at once
+            denom = n * sd[i] * sd[:, None]
+            for a in cand:  # the most extreme readings of event i, each swap vectorised over rows
+                best, move = _best_swap(c, (cp, cp2), i, int(a), denom, (r[i], goal[i], others[i]))
+                if best < 0:
+                    continue
+                b = int(pool[best])
+                r[i] += move
+                r[:, i] = r[i]
+                r[i, i] = 1.0
+                c[i, a], c[i, b] = c[i, b], c[i, a]
+                x[i, a], x[i, b] = x[i, b], x[i, a]
+                rz[i, a], rz[i, b] = rz[i, b], rz[i, a]
+                for row, col in ((b, best), (a, where[a])):
+                    if col >= 0:
+                        cp[i, col] = c[i, row]
+                        cp2[i, col] = c[i, row] * c[i, row]
+                swaps[i] += 1
+                changed += 1
         if not changed:
             break
     return x, swaps
 
 
-def _swap_gains(
-    c: np.ndarray, cp: np.ndarray, i: int, cand: np.ndarray, denom: np.ndarray, row: tuple[np.ndarray, ...]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Gains of swapping each candidate reading of event ``i`` with each partner, and the moves of ``r_i``.
+def _best_swap(
+    c: np.ndarray, partners: tuple[np.ndarray, np.ndarray], i: int, a: int, denom: np.ndarray, row: tuple
+) -> tuple[int, np.ndarray]:
+    """The partner (index in the pool) whose swap with reading ``a`` of event ``i`` gains most, and ``r_i``'s move.
 
-    ``denom`` is ``n s_i s_j`` (events x 1), ``row`` holds ``r_i``, ``goal_i`` and the mask of
-    the other events.  Candidates x partners gains, candidates x events x partners moves:
-    element by element the arithmetic of one candidate at a time (so the same numbers).
+    The gain of swapping with partner ``b`` is ``sum_j now_j^2 - sum_j new_jb^2`` with
+    ``new_jb = (r_ij + dr_jb - goal_ij) o_j`` and ``dr_jb = d_b (c_ja - c_jb) / (n s_i s_j)``,
+    ``d_b = c_ib - c_ia``.  Expanded, it is ``-(2 d_b (A - (u C)_b) + d_b^2 (B - 2 ((v c_a) C)_b
+    + (v C^2)_b))`` with ``u = o (r_i - goal_i) / (n s_i s)`` and ``v = o / (n s_i s)^2``: two
+    products of the events x partners matrix instead of eight passes over it.  That form rounds
+    differently, so the partners within :data:`GAIN_MARGIN` of its best (the margin is 1e6 times
+    any rounding error of either form) get their gains again in the old form, element for
+    element, and the first of the largest wins, as before: the same partner, the same move
+    (tested against the old loop).  -1 when no swap gains more than 1e-12.
     """
+    cp, cp2 = partners
     r_i, goal_i, others_i = row
-    d = cp[i][None, :] - c[i, cand][:, None]  # x_ib - x_ia
-    dr = np.subtract(c[:, cand].T[:, :, None], cp[None, :, :])  # in place from here: one buffer for each result
-    np.multiply(d[:, None, :], dr, out=dr)
-    np.divide(dr, denom[None], out=dr)
-    new = np.add(r_i[None, :, None], dr)
-    np.subtract(new, goal_i[None, :, None], out=new)
-    np.multiply(new, others_i[None, :, None], out=new)
-    np.square(new, out=new)
+    w = 1.0 / denom[:, 0]
+    u = others_i * (r_i - goal_i) * w
+    v = others_i * w * w
+    ca = c[:, a]
+    d = cp[i] - c[i, a]
+    lin = float(u @ ca) - u @ cp
+    quad = float(v @ (ca * ca)) - 2.0 * ((v * ca) @ cp) + v @ cp2
+    approx = -(2.0 * d * lin + d * d * quad)
+    top = float(approx.max())
+    if top + GAIN_MARGIN <= 1e-12:  # no partner can gain more than 1e-12
+        return -1, ca
+    near = np.flatnonzero(approx >= top - GAIN_MARGIN)
+    if not len(near):  # not finite: every partner the old way
+        near = np.arange(len(approx))
+    # the old arithmetic on those partners (per partner it does not depend on the others)
+    dn = cp[i, near] - c[i, a]
+    dr = dn[None, :] * (ca[:, None] - cp[:, near]) / denom
     now = (r_i - goal_i) * others_i
-    return (now**2).sum() - new.sum(axis=1), dr
+    new = (r_i[:, None] + dr - goal_i[:, None]) * others_i[:, None]
+    sq = new**2
+    total = sq[0].copy()
+    for j in range(1, len(sq)):  # rows added one after the other, as numpy's sum over axis 0 adds them
+        total += sq[j]
+    gain = (now**2).sum() - total
+    pick = int(np.argmax(gain))
+    if gain[pick] <= 1e-12:
+        return -1, ca
+    return int(near[pick]), dr[:, pick]
 
 
 # ----------------------------------------------------------------------- ranks
