@@ -159,6 +159,31 @@ def test_a_much_merge_of_a_raw_file_loads_no_pandas(tmp_path):
     assert out.read_bytes() == want.read_bytes()
 
 
+def test_the_main_job_merge_loads_only_what_runs(tmp_path):
+    """``hemkit merge -o merged.csv --pair-intervals pairs.csv`` (the README's main job, issue 28).
+
+    The default joint merge of the bundled data with its intervals: no pandas, pyarrow,
+    rich or matplotlib, and of SciPy only the compiled L-BFGS-B routine (not ``scipy.optimize``,
+    ``scipy.linalg``, ``scipy.sparse`` or ``scipy.special``, which ``scipy.optimize`` would load).
+    """
+    code = (
+        "import sys\n"
+        "from hemkit.cli import main\n"
+        f"args = ['merge', '-o', {str(tmp_path / 'm.csv')!r}, '--pair-intervals', {str(tmp_path / 'p.csv')!r}, '-q']\n"
+        "try:\n"
+        "    main(args)\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "heavy = ('pandas', 'pyarrow', 'matplotlib', 'rich', 'torch', 'scipy.optimize', 'scipy.linalg',\n"
+        "         'scipy.sparse', 'scipy.special', 'scipy.stats')\n"
+        "print(','.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stderr.strip() == "", f"the default merge with intervals loads {proc.stderr.strip()}"
+    assert "median_width" in proc.stdout
+    assert (tmp_path / "p.csv").read_text().startswith("event_a,event_b,estimate,lower,upper,runs_together\n")
+
+
 # ------------------------------------------------------------------ one io layer
 #: calls that read or write a table (CSV, Parquet, text of numbers), by attribute name
 _TABLE_CALLS = {"read_csv", "to_csv", "read_parquet", "to_parquet", "loadtxt", "savetxt", "genfromtxt", "fromfile"}

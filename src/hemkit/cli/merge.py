@@ -137,8 +137,8 @@ def merge(
     if output:
         write_table(res.arrays, output, inputs=inputs, what="output")
         written.append(output)
-    if pair_intervals and res.pair_intervals is not None:
-        write_table(res.pair_intervals, pair_intervals, inputs=inputs, what="pair intervals")
+    if pair_intervals and res.interval_arrays is not None:  # columns: written without pandas
+        write_table(res.interval_arrays, pair_intervals, inputs=inputs, what="pair intervals")
         written.append(pair_intervals)
     if plot:
         write_figure(res.plot().figure, plot)

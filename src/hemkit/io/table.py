@@ -260,8 +260,69 @@ def _write_columns(columns: Mapping[str, np.ndarray], tmp: Path, parquet: bool) 
         n = len(arrays[0]) if arrays else 0
         for start in range(0, n, 65536):  # rows in slices: memory stays a slice of Python floats
             part = [x[start : start + 65536] for x in arrays]
+            text = integral_csv(part)
+            if text is not None:  # whole numbers (counts): the same text, made by NumPy
+                fh.write(text)
+                continue
             cols = [(x.astype(np.float64) if x.dtype == np.float32 else x).tolist() for x in part]
             out.writerows(zip(*cols))
+
+
+#: 10, 100, ..., 1e16: a whole number below 1e16 is written with its digits (``repr`` switches to 1e+16 there)
+_POWERS = 10 ** np.arange(1, 17, dtype=np.int64)
+
+
+def integral_csv(columns: list[np.ndarray]) -> str | None:
+    """CSV rows of columns of whole numbers as ``csv.writer`` writes them (``12.0`` for a float, ``12`` for an int).
+
+    None unless every column is integers, or floats that are all whole numbers of magnitude
+    below 1e16 (never ``-0.0``, ``nan`` or ``inf``), so the caller writes the rest as before.
+    The text is made column by column in NumPy (digits by repeated division, right-aligned
+    in a byte matrix, the padding left out), not one ``repr`` per value: counts from a
+    merge of 24 000 runs are most of the time of writing them.
+
+    Examples
+    --------
+    >>> integral_csv([np.array([3.0, -120.0]), np.array([7, 0])])
+    '3.0,7\\n-120.0,0\\n'
+    >>> integral_csv([np.array([0.5])]) is None
+    True
+    """
+    if not columns or not len(columns[0]):
+        return None
+    cells, masks = [], []
+    for idx, x in enumerate(columns):
+        if x.dtype.kind == "f":
+            f = x.astype(np.float64, copy=False)
+            with np.errstate(invalid="ignore"):
+                if not (np.all(np.abs(f) < 1e16) and np.all(f == np.round(f)) and not np.any(np.signbit(f) & (f == 0))):
+                    return None
+            v, suffix = f.astype(np.int64), b".0"
+        elif x.dtype.kind in "iu" and (x.dtype.kind == "i" or x.dtype.itemsize < 8 or int(x.max()) < 2**63):
+            v, suffix = x.astype(np.int64), b""
+            if np.any((v >= 10**16) | (v <= -(10**16))):  # 16 digits at most (np.abs(-2**63) is negative)
+                return None
+        else:
+            return None
+        neg = v < 0
+        a = np.abs(v)
+        ndig = 1 + np.searchsorted(_POWERS, a, side="right")
+        digits = int(ndig.max())
+        width = int(neg.any()) + digits + len(suffix) + 1
+        cell = np.empty((len(v), width), dtype=np.uint8)
+        end = width - 1 - len(suffix)  # digits end here (exclusive), then the suffix and the separator
+        q = a.astype(np.uint32) if digits <= 9 else a  # 32-bit division is several times faster
+        ten = q.dtype.type(10)
+        for j in range(digits):  # the last digit first
+            q, rem = np.divmod(q, ten)
+            cell[:, end - 1 - j] = rem + 48
+        cell[:, end : width - 1] = np.frombuffer(suffix, dtype=np.uint8)
+        cell[:, width - 1] = ord("\n") if idx == len(columns) - 1 else ord(",")
+        first = end - ndig - neg  # where each cell's text starts
+        cell[np.flatnonzero(neg), first[neg]] = ord("-")
+        cells.append(cell)
+        masks.append(np.arange(width)[None, :] >= first[:, None])
+    return np.hstack(cells)[np.hstack(masks)].tobytes().decode("ascii")
 
 
 # ------------------------------------------------------------------ without pandas

@@ -34,10 +34,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
@@ -45,7 +44,10 @@ from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
 from hemkit.merge.correlation import event_scales
-from hemkit.merge.result import INTERVAL_COLUMNS, MergeResult, frozen_mapping, table_correlations
+from hemkit.merge.result import INTERVAL_COLUMNS, MergeResult, frozen_mapping, matrix_correlations
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Z_CLIP = 1 - 1e-12  # correlations are clipped to +-Z_CLIP before atanh
 STEEP = 0.95  # beyond this |r| of the data, intervals are made on the r scale (see compute_intervals)
@@ -188,12 +190,15 @@ def mix_jackknife(readings: Readings, *, chunk: int = 4096, scale: str = "z") ->
     >>> se.shape, bool(np.all(se[np.triu_indices(16, 1)] >= 0))
     ((16, 16), True)
     """
+    return _mix_jackknife(readings, chunk, (scale,))[scale]
+
+
+def _mix_jackknife(readings: Readings, chunk: int, scales: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """:func:`mix_jackknife` on each scale of ``scales`` ("z", "r") from one pass over the leave-one-out estimates."""
     k = len(readings.events)
     g = _group_sums(readings)
     s, vj, cn, v, c, parts = g.s, g.vj, g.cn, g.v, g.c, g.parts
-    acc = np.zeros((k, k))
-    acc2 = np.zeros((k, k))
-    valid = np.zeros((k, k))
+    sums = {sc: (np.zeros((k, k)), np.zeros((k, k)), np.zeros((k, k))) for sc in scales}
     everything = np.arange(k)
     for o, dev in parts:  # groups; each vectorised over (chunks of) its runs
         n = len(dev)
@@ -222,20 +227,24 @@ def mix_jackknife(readings: Readings, *, chunk: int = 4096, scale: str = "z") ->
                 sd = np.sqrt(bv / bc)
                 available = (bs / bcn) / (sd[:, :go, None] * sd[:, None, :])
             mix = (pairwise + available) / 2
-            z = _atanh(mix) if scale == "z" else mix
-            ok = np.isfinite(z)
-            zs, zq, nv = np.where(ok, z, 0).sum(0), np.where(ok, z * z, 0).sum(0), ok.sum(0)
-            for a, b in ((acc, zs), (acc2, zq), (valid, nv)):
-                a[np.ix_(o, o)] += b[:, :go]
-                a[np.ix_(o, out)] += b[:, go:]
-                a[np.ix_(out, o)] += b[:, go:].T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = acc / valid
-        var = (valid - 1) / valid * (acc2 - valid * mean**2)
-    se = np.sqrt(np.maximum(var, 0.0))
-    se[cn == 0] = np.nan
-    np.fill_diagonal(se, 0.0)
-    return se
+            for sc in scales:  # the same leave-one-out estimates on each scale asked for
+                z = _atanh(mix) if sc == "z" else mix
+                ok = np.isfinite(z)
+                zs, zq, nv = np.where(ok, z, 0).sum(0), np.where(ok, z * z, 0).sum(0), ok.sum(0)
+                for a, b in zip(sums[sc], (zs, zq, nv)):
+                    a[np.ix_(o, o)] += b[:, :go]
+                    a[np.ix_(o, out)] += b[:, go:]
+                    a[np.ix_(out, o)] += b[:, go:].T
+    result = {}
+    for sc, (acc, acc2, valid) in sums.items():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = acc / valid
+            var = (valid - 1) / valid * (acc2 - valid * mean**2)
+        se = np.sqrt(np.maximum(var, 0.0))
+        se[cn == 0] = np.nan
+        np.fill_diagonal(se, 0.0)
+        result[sc] = se
+    return result
 
 
 def identified_range(corr: np.ndarray, i: int, j: int) -> tuple[float, float]:
@@ -275,6 +284,25 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
     >>> bool(((iv["lower"] <= iv["estimate"]) & (iv["estimate"] <= iv["upper"])).all())
     True
     """
+    import pandas as pd
+
+    return pd.DataFrame(interval_columns(result, readings, options))
+
+
+def interval_columns(
+    result: MergeResult, readings: Readings, options: IntervalOptions | None = None
+) -> dict[str, np.ndarray]:
+    """:func:`compute_intervals` as columns (:data:`INTERVAL_COLUMNS` -> NumPy arrays), without pandas.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_hrm
+    >>> from hemkit.merge import merge_hrm
+    >>> r = t2080_hrm()
+    >>> iv = interval_columns(merge_hrm(r, "PROCESSOR_CYCLES"), r)
+    >>> list(iv), len(iv["lower"])
+    (['event_a', 'event_b', 'estimate', 'lower', 'upper', 'runs_together'], 120)
+    """
     opts = options or IntervalOptions()
     level = _check_level(opts.level)
     factor = check_scalar(opts.se_factor, "se_factor", "real", min_val=0, closed="neither")
@@ -285,13 +313,18 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
         raise InputError(f"event {missing[0]!r} of the merge is not in the readings the intervals are made from")
     sub = readings.select_events(events) if set(readings.events) != set(events) else readings
     r_obs, _, cnt = pairwise_jackknife(sub)
-    se = mix_jackknife(sub)
     order = [sub.events.index(e) for e in events]
-    r_obs, se, cnt = r_obs[np.ix_(order, order)], se[np.ix_(order, order)], cnt[np.ix_(order, order)]
-    merged, _ = table_correlations(result.data)
-    if result.method == "much":
-        se = np.sqrt(se**2 + 1.0 / max(len(result.data) - 3, 1))
+    r_obs, cnt = r_obs[np.ix_(order, order)], cnt[np.ix_(order, order)]
     i, j = np.triu_indices(len(events), 1)
+    steep = np.abs(r_obs[i, j]) > STEEP
+    # the r scale only for near-copies (see below); both scales from one pass over the runs
+    jack = _mix_jackknife(sub, 4096, ("z", "r") if steep.any() else ("z",))
+    se = jack["z"][np.ix_(order, order)]
+    # the merged table's correlations from its columns (float64, events x runs), as table_correlations does
+    merged, _ = matrix_correlations(np.vstack([np.asarray(result.arrays[e], dtype=np.float64) for e in events]))
+    rows = result.shape[0]
+    if result.method == "much":
+        se = np.sqrt(se**2 + 1.0 / max(rows - 3, 1))
     est = merged[i, j]
     z = _atanh(est)
     # the interval always holds its centre (tanh(atanh(r)) may round below r = +-1)
@@ -301,11 +334,10 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
     # so steep there that the z-scale jackknife of the data's estimate says nothing about a
     # merged value of 0.99 (it gave such pairs [-1, 1]).  Their interval is made on the r scale
     # (jackknife se of r), and holds the pair's own estimate from the runs that read it.
-    steep = np.abs(r_obs[i, j]) > STEEP
     if steep.any():
-        se_r = mix_jackknife(sub, scale="r")[np.ix_(order, order)][i, j]
+        se_r = jack["r"][np.ix_(order, order)][i, j]
         if result.method == "much":
-            se_r = np.sqrt(se_r**2 + (1 - est**2) ** 2 / max(len(result.data) - 3, 1))
+            se_r = np.sqrt(se_r**2 + (1 - est**2) ** 2 / max(rows - 3, 1))
         obs = r_obs[i, j]
         lo_r = np.fmin(np.clip(est - q * se_r, -1, 1), obs)
         hi_r = np.fmax(np.clip(est + q * se_r, -1, 1), obs)
@@ -316,17 +348,9 @@ def compute_intervals(result: MergeResult, readings: Readings, options: Interval
         lo, hi = identified_range(r_obs, int(i[p]), int(j[p]))
         lower[p], upper[p] = min(lo, est[p]), max(hi, est[p])
     ev = np.asarray(events, dtype=object)
-    out = pd.DataFrame(
-        {
-            "event_a": ev[i],
-            "event_b": ev[j],
-            "estimate": est,
-            "lower": lower,
-            "upper": upper,
-            "runs_together": cnt[i, j],
-        }
-    )
-    return out[list(INTERVAL_COLUMNS)]
+    out = {"event_a": ev[i], "event_b": ev[j], "estimate": est, "lower": lower, "upper": upper}
+    out["runs_together"] = cnt[i, j]
+    return {c: out[c] for c in INTERVAL_COLUMNS}
 
 
 def with_intervals(
@@ -346,9 +370,11 @@ def with_intervals(
     (120, 0.9)
     """
     opts = options or IntervalOptions()
-    table = compute_intervals(result, readings, opts)
+    columns = interval_columns(result, readings, opts)
+    for x in columns.values():
+        x.flags.writeable = False
     params = {**dict(result.params), "level": opts.level, "intervals": "fisher-z, jackknife"}
-    return dataclasses.replace(result, pair_intervals=table, params=frozen_mapping(params))
+    return dataclasses.replace(result, interval_arrays=frozen_mapping(columns), params=frozen_mapping(params))
 
 
 def naive_intervals(readings: Readings, *, level: float = 0.9, seed: SeedLike = 0, boot: int = 400) -> pd.DataFrame:
@@ -365,6 +391,8 @@ def naive_intervals(readings: Readings, *, level: float = 0.9, seed: SeedLike = 
     >>> len(iv)
     120
     """
+    import pandas as pd
+
     from hemkit.merge.joint import _pearson_estimates
 
     level = _check_level(level)
@@ -393,6 +421,7 @@ __all__ = [
     "IntervalOptions",
     "compute_intervals",
     "identified_range",
+    "interval_columns",
     "naive_intervals",
     "mix_jackknife",
     "pairwise_jackknife",

@@ -62,9 +62,10 @@ from hemkit.merge.correlation import (
     event_scales,
     group_normal_scores,
     nearest_correlation,
-    pairwise_correlation,
+    pairwise_matrices,
     upper,
 )
+from hemkit.merge.lbfgsb import minimize
 from hemkit.merge.reorder import batch_correlation, default_rows, event_values, place
 from hemkit.merge.result import MergeResult, make_result
 
@@ -74,6 +75,8 @@ RANK_ROWS = 20_000
 POOL_ROWS = 4_000
 #: outlying readings considered per event and pass
 MAX_CANDIDATES = 32
+#: partners whose gain (by the fast form) is within this of the best are compared by the old form (place_tails)
+GAIN_MARGIN = 1e-8
 #: above this many events the likelihood fit is skipped by default (pairwise estimate)
 ML_MAX_EVENTS = 32
 
@@ -180,15 +183,16 @@ def ml_correlation(
     ``arrays`` holds per group a runs x events array (e.g. normal scores), centred per
     group here.  The observed-data log-likelihood ``-1/2 sum_g [n_g log det S_oo +
     tr(S_oo^-1 C_g)]`` (``C_g`` the group's scatter matrix, ``S_oo`` the model's block of
-    its events) is maximised over ``S = L L^T`` by L-BFGS with its exact gradient
-    ``dS_oo = 1/2 (n_g S_oo^-1 - S_oo^-1 C_g S_oo^-1)``.  (EM reaches the same maximum in
-    principle, but with most of each run missing it crawls: hundreds of iterations and
-    still far off, measured.)  ``start``: the first correlation estimate (default: the
-    pairwise estimate repaired to a correlation matrix).  Returns the correlation matrix
-    and the iterations used.  When the fit does not converge within ``max_iter`` (a flat
-    likelihood near a singular matrix, as on the T2080 data whose L2 events are almost
-    duplicates; the path of such a fit passes estimates far worse than its start,
-    measured on held-out runs) ``start`` is returned with minus the iterations.
+    its events) is maximised over ``S = L L^T`` by SciPy's L-BFGS-B (:mod:`hemkit.merge.lbfgsb`:
+    without importing ``scipy.optimize``) with its exact gradient
+    ``dS_oo = 1/2 (n_g S_oo^-1 - S_oo^-1 C_g S_oo^-1)``, every group's block at once.  (EM
+    reaches the same maximum in principle, but with most of each run missing it crawls:
+    hundreds of iterations and still far off, measured.)  ``start``: the first correlation
+    estimate (default: the pairwise estimate repaired to a correlation matrix).  Returns the
+    correlation matrix and the iterations used.  When the fit does not converge within
+    ``max_iter`` (a flat likelihood near a singular matrix, as on the T2080 data whose L2
+    events are almost duplicates; the path of such a fit passes estimates far worse than its
+    start, measured on held-out runs) ``start`` is returned with minus the iterations.
 
     Examples
     --------
@@ -198,8 +202,6 @@ def ml_correlation(
     >>> c.shape, bool(np.allclose(np.diag(c), 1))
     ((16, 16), True)
     """
-    from scipy import optimize
-
     k = len(readings.events)
     pats, _ = _patterns(readings, arrays)
     t = np.zeros((k, k))
@@ -210,35 +212,73 @@ def ml_correlation(
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.diag(t) / np.diag(c)
     scale = np.sqrt(np.where(var > 0, var, 1.0))
-    # work on unit variances: every group's scatter scaled by the pooled standard deviations
-    plan = [(np.ix_(o, o), s / np.outer(scale[o], scale[o]), n) for o, s, n in pats]
     if start is None:
         with np.errstate(invalid="ignore", divide="ignore"):
             corr = (t / c) / np.outer(scale, scale)
         corr[~np.isfinite(corr)] = 0.0
         np.fill_diagonal(corr, 1.0)
         start = nearest_correlation(corr)[0]
+    # work on unit variances: every group's scatter scaled by the pooled standard deviations
+    objective = _likelihood(k, [(o, s / np.outer(scale[o], scale[o]), n) for o, s, n in pats])
     il = np.tril_indices(k)
     diag = il[0] == il[1]
+    p0 = np.linalg.cholesky(np.asarray(start, dtype=float))[il]
+    p0[diag] = np.log(p0[diag])
+    x, nit, converged = minimize(objective, p0, max_iter=max_iter)  # SciPy's L-BFGS-B, step for step
+    if not converged:  # not converged (a flat, near-singular likelihood): keep the pairwise estimate
+        return np.asarray(start, dtype=float), -nit
+    lower = _unpack(x, k)
+    sigma = lower @ lower.T
+    d = np.sqrt(np.diag(sigma))
+    corr = sigma / np.outer(d, d)
+    np.fill_diagonal(corr, 1.0)
+    return np.clip((corr + corr.T) / 2, -1.0, 1.0), nit
 
-    def unpack(p: np.ndarray) -> np.ndarray:
-        lower = np.zeros((k, k))
-        v = p.copy()
-        with np.errstate(over="ignore"):  # a wild line-search step: rejected below, not a warning
-            v[diag] = np.exp(v[diag])
-        lower[il] = v
-        return lower
+
+def _unpack(p: np.ndarray, k: int) -> np.ndarray:
+    """The lower-triangular factor ``L`` of the parameters (its diagonal on the log scale)."""
+    il = np.tril_indices(k)
+    lower = np.zeros((k, k))
+    v = p.copy()
+    diag = il[0] == il[1]
+    with np.errstate(over="ignore"):  # a wild line-search step: rejected by the objective, not a warning
+        v[diag] = np.exp(v[diag])
+    lower[il] = v
+    return lower
+
+
+def _likelihood(k: int, plan: list[tuple[np.ndarray, np.ndarray, int]]) -> Any:
+    """Minus the observed-data log-likelihood of :func:`ml_correlation` and its gradient in ``L``'s parameters.
+
+    ``plan``: per distinct event set its (sorted) event indices, scaled scatter matrix and
+    runs.  Sets of one size are evaluated as one stack (one Cholesky and one inverse call
+    for all of them); the terms are summed in the order of ``plan``, so the value and
+    gradient are those of a loop over the sets, to the last bit.
+    """
+    il = np.tril_indices(k)
+    diag = il[0] == il[1]
+    blocks = []  # per size of event set: positions in plan, indices, scatters, runs, gradient slots
+    offsets = np.cumsum([0] + [len(o) ** 2 for o, _, _ in plan])
+    for size in sorted({len(o) for o, _, _ in plan}):
+        at = [i for i, (o, _, _) in enumerate(plan) if len(o) == size]
+        idx = np.array([plan[i][0] for i in at], dtype=np.int64)
+        scatter = np.ascontiguousarray(np.array([plan[i][1] for i in at], dtype=np.float64))
+        runs = np.array([plan[i][2] for i in at])
+        slots = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in at])
+        blocks.append((np.array(at), idx[:, :, None], idx[:, None, :], scatter, runs, slots))
+    flat = np.concatenate([(o[:, None] * k + o[None, :]).ravel() for o, _, _ in plan])
+    n_sets = len(plan)
 
     def objective(p: np.ndarray) -> tuple[float, np.ndarray]:
-        lower = unpack(p)
+        lower = _unpack(p, k)
         with np.errstate(invalid="ignore", over="ignore"):
             sigma = lower @ lower.T
         if not np.isfinite(sigma).all():
             return 1e300, np.zeros_like(p)
-        grad = np.zeros((k, k))
-        value = 0.0
-        for oo, s, n in plan:  # distinct event sets (groups), not runs
-            so = sigma[oo]
+        terms = np.empty(n_sets)
+        weights = np.empty(len(flat))
+        for at, rows, cols, scatter, runs, slots in blocks:  # sizes of event sets (one, for a MUCH design)
+            so = sigma[rows, cols]
             try:
                 chol = np.linalg.cholesky(so)
                 inv = np.linalg.inv(so)
@@ -246,31 +286,26 @@ def ml_correlation(
                 return 1e300, np.zeros_like(p)
             if not np.isfinite(inv).all():
                 return 1e300, np.zeros_like(p)
-            value += 0.5 * (2 * n * np.log(np.diag(chol)).sum() + float(np.sum(inv * s)))
-            grad[oo] += 0.5 * (n * inv - inv @ s @ inv)
+            logdet = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+            trace = (inv * scatter).reshape(len(at), -1).sum(axis=1)
+            terms[at] = 0.5 * (2 * runs * logdet + trace)
+            weights[slots] = (0.5 * (runs[:, None, None] * inv - inv @ scatter @ inv)).ravel()
+        value = 0.0
+        for term in terms.tolist():  # in the order of the sets, as a loop over them adds
+            value += term
+        grad = np.bincount(flat, weights=weights, minlength=k * k).reshape(k, k)
         d_lower = 2 * grad @ lower
         g = d_lower[il]
         g[diag] *= np.diag(lower)
         return value, g
 
-    p0 = np.linalg.cholesky(np.asarray(start, dtype=float))[il]
-    p0[diag] = np.log(p0[diag])
-    res = optimize.minimize(objective, p0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
-    if not res.success:  # not converged (a flat, near-singular likelihood): keep the pairwise estimate
-        return np.asarray(start, dtype=float), -int(res.nit)
-    lower = unpack(res.x)
-    sigma = lower @ lower.T
-    d = np.sqrt(np.diag(sigma))
-    corr = sigma / np.outer(d, d)
-    np.fill_diagonal(corr, 1.0)
-    return np.clip((corr + corr.T) / 2, -1.0, 1.0), int(res.nit)
+    return objective
 
 
 def _ml_start(readings: Readings, arrays: dict, impute: str | None) -> tuple[np.ndarray, list[tuple[str, str]]]:
     """The pairwise estimate, checked for pairs never read together, completed if asked, repaired."""
-    events = readings.events
-    frame, _ = pairwise_correlation(readings, kind="scores", scores=arrays)
-    corr, imputed = assemble_target(frame.loc[events, events], impute=impute)
+    pairwise, _ = pairwise_matrices(readings, kind="scores", scores=arrays)  # arrays: no pandas
+    corr, imputed = assemble_target(pairwise, impute=impute, events=readings.events)
     return nearest_correlation(corr)[0], imputed
 
 
@@ -333,7 +368,7 @@ def bootstrap_counts(n: int, boot: int, rng: np.random.Generator) -> np.ndarray:
     """``boot`` bootstrap resamples of ``n`` runs as counts per run (``boot x n``, float).
 
     Each row counts how often each run was drawn in ``n`` draws with replacement (a
-    multinomial with equal probabilities), from one ``bincount`` per resample.
+    multinomial with equal probabilities), from one ``bincount`` of all of them.
 
     Examples
     --------
@@ -342,10 +377,9 @@ def bootstrap_counts(n: int, boot: int, rng: np.random.Generator) -> np.ndarray:
     ((3, 5), [5.0, 5.0, 5.0])
     """
     draws = rng.integers(0, n, size=(boot, n))
-    out = np.zeros((boot, n))
-    for b in range(boot):  # a loop over resamples, each vectorised over runs
-        out[b] = np.bincount(draws[b], minlength=n)
-    return out
+    # one bincount for all resamples: resample b counts its draws in bins b * n ... b * n + n - 1
+    shifted = draws + (np.arange(boot, dtype=draws.dtype) * n)[:, None]
+    return np.bincount(shifted.ravel(), minlength=boot * n).reshape(boot, n).astype(np.float64)
 
 
 def _pearson_estimates(
@@ -450,6 +484,10 @@ def place_tails(
     others = np.ones((k, k))
     np.fill_diagonal(others, 0.0)
     swaps = np.zeros(k, dtype=np.int64)
+    cp = c[:, pool]  # the partners' readings, kept equal to c[:, pool] through the swaps
+    cp2 = cp * cp
+    where = np.full(n, -1, dtype=np.int64)
+    where[pool] = np.arange(len(pool))
     for _ in range(rounds):  # a few passes over the outliers, not over runs
         changed = 0
         for i in range(k):  # events
@@ -457,28 +495,74 @@ def place_tails(
             if not len(cand):
                 continue
             cand = cand[np.argsort(-rz[i, cand])][:MAX_CANDIDATES]
+            denom = n * sd[i] * sd[:, None]
             for a in cand:  # the most extreme readings of event i, each swap vectorised over rows
-                cols = pool
-                d = c[i, cols] - c[i, a]  # x_ib - x_ia
-                dr = d[None, :] * (c[:, a][:, None] - c[:, cols]) / (n * sd[i] * sd[:, None])
-                now = (r[i] - goal[i]) * others[i]
-                new = (r[i][:, None] + dr - goal[i][:, None]) * others[i][:, None]
-                gain = (now**2).sum() - (new**2).sum(axis=0)
-                best = int(np.argmax(gain))
-                if gain[best] <= 1e-12:
+                best, move = _best_swap(c, (cp, cp2), i, int(a), denom, (r[i], goal[i], others[i]))
+                if best < 0:
                     continue
-                b = cols[best]
-                r[i] += dr[:, best]
+                b = int(pool[best])
+                r[i] += move
                 r[:, i] = r[i]
                 r[i, i] = 1.0
                 c[i, a], c[i, b] = c[i, b], c[i, a]
                 x[i, a], x[i, b] = x[i, b], x[i, a]
                 rz[i, a], rz[i, b] = rz[i, b], rz[i, a]
+                for row, col in ((b, best), (a, where[a])):
+                    if col >= 0:
+                        cp[i, col] = c[i, row]
+                        cp2[i, col] = c[i, row] * c[i, row]
                 swaps[i] += 1
                 changed += 1
         if not changed:
             break
     return x, swaps
+
+
+def _best_swap(
+    c: np.ndarray, partners: tuple[np.ndarray, np.ndarray], i: int, a: int, denom: np.ndarray, row: tuple
+) -> tuple[int, np.ndarray]:
+    """The partner (index in the pool) whose swap with reading ``a`` of event ``i`` gains most, and ``r_i``'s move.
+
+    The gain of swapping with partner ``b`` is ``sum_j now_j^2 - sum_j new_jb^2`` with
+    ``new_jb = (r_ij + dr_jb - goal_ij) o_j`` and ``dr_jb = d_b (c_ja - c_jb) / (n s_i s_j)``,
+    ``d_b = c_ib - c_ia``.  Expanded, it is ``-(2 d_b (A - (u C)_b) + d_b^2 (B - 2 ((v c_a) C)_b
+    + (v C^2)_b))`` with ``u = o (r_i - goal_i) / (n s_i s)`` and ``v = o / (n s_i s)^2``: two
+    products of the events x partners matrix instead of eight passes over it.  That form rounds
+    differently, so the partners within :data:`GAIN_MARGIN` of its best (the margin is 1e6 times
+    any rounding error of either form) get their gains again in the old form, element for
+    element, and the first of the largest wins, as before: the same partner, the same move
+    (tested against the old loop).  -1 when no swap gains more than 1e-12.
+    """
+    cp, cp2 = partners
+    r_i, goal_i, others_i = row
+    w = 1.0 / denom[:, 0]
+    u = others_i * (r_i - goal_i) * w
+    v = others_i * w * w
+    ca = c[:, a]
+    d = cp[i] - c[i, a]
+    lin = float(u @ ca) - u @ cp
+    quad = float(v @ (ca * ca)) - 2.0 * ((v * ca) @ cp) + v @ cp2
+    approx = -(2.0 * d * lin + d * d * quad)
+    top = float(approx.max())
+    if top + GAIN_MARGIN <= 1e-12:  # no partner can gain more than 1e-12
+        return -1, ca
+    near = np.flatnonzero(approx >= top - GAIN_MARGIN)
+    if not len(near):  # not finite: every partner the old way
+        near = np.arange(len(approx))
+    # the old arithmetic on those partners (per partner it does not depend on the others)
+    dn = cp[i, near] - c[i, a]
+    dr = dn[None, :] * (ca[:, None] - cp[:, near]) / denom
+    now = (r_i - goal_i) * others_i
+    new = (r_i[:, None] + dr - goal_i[:, None]) * others_i[:, None]
+    sq = new**2
+    total = sq[0].copy()
+    for j in range(1, len(sq)):  # rows added one after the other, as numpy's sum over axis 0 adds them
+        total += sq[j]
+    gain = (now**2).sum() - total
+    pick = int(np.argmax(gain))
+    if gain[pick] <= 1e-12:
+        return -1, ca
+    return int(near[pick]), dr[:, pick]
 
 
 # ----------------------------------------------------------------------- ranks
@@ -596,8 +680,7 @@ def merge_joint(
             swapped, swaps = place_tails(merged, goal_p, threshold=float(opts.tails), rng=child(rng, "tails"))
             merged = swapped.astype(merged.dtype, copy=False)  # swaps only move readings: exact
         task.advance(info="tails")
-    observed, _ = pairwise_correlation(readings, kind="pearson")
-    obs = upper(observed.loc[events, events].to_numpy())
+    obs = upper(pairwise_matrices(readings, kind="pearson")[0])
     mine = upper(batch_correlation(np.asarray(merged, dtype=np.float64)))
     ok = ~np.isnan(obs)
     params: dict[str, Any] = {**asdict(opts), "rows": n}

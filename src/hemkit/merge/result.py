@@ -128,10 +128,12 @@ class MergeResult(Result):
     source : Readings
         The readings that were merged (kept by reference, not copied; ``observed`` is
         computed from them on first use).
+    interval_arrays : mapping or None
+        Per-pair intervals as columns (:data:`INTERVAL_COLUMNS` -> read-only NumPy arrays),
+        when the merge was asked for them (``merge(..., level=0.9)`` or
+        :func:`hemkit.merge.with_intervals`); their level and method are in ``params``.
     pair_intervals : DataFrame or None
-        Per-pair intervals (columns :data:`INTERVAL_COLUMNS`), when the merge was asked for
-        them (``merge(..., level=0.9)`` or :func:`hemkit.merge.with_intervals`); their
-        level and method are in ``params``.
+        The same as a DataFrame (made on first use).
     """
 
     arrays: Mapping[str, np.ndarray]
@@ -139,7 +141,16 @@ class MergeResult(Result):
     params: Mapping[str, Any]
     diagnostics: Mapping[str, Any]
     source: Readings
-    pair_intervals: pd.DataFrame | None = None
+    interval_arrays: Mapping[str, np.ndarray] | None = None
+
+    @cached_property
+    def pair_intervals(self) -> pd.DataFrame | None:
+        """Per-pair intervals, columns :data:`INTERVAL_COLUMNS` (None without intervals)."""
+        if self.interval_arrays is None:
+            return None
+        import pandas as pd
+
+        return pd.DataFrame({c: self.interval_arrays[c] for c in INTERVAL_COLUMNS})
 
     @cached_property
     def _frame(self) -> pd.DataFrame:
@@ -221,7 +232,7 @@ class MergeResult(Result):
         return out
 
     def row(self) -> dict[str, Any]:
-        """The numbers of :meth:`summary` as a dict (no pandas when there are no intervals).
+        """The numbers of :meth:`summary` as a dict (no pandas).
 
         Examples
         --------
@@ -242,10 +253,14 @@ class MergeResult(Result):
         row["pearson_max"] = float(np.max(np.abs(dp))) if len(dp) else float("nan")
         row["spearman_mse"] = float(np.mean(ds**2)) if len(ds) else float("nan")
         row["spearman_max"] = float(np.max(np.abs(ds))) if len(ds) else float("nan")
-        if self.pair_intervals is not None and len(self.pair_intervals):
-            width = self.pair_intervals["upper"] - self.pair_intervals["lower"]
+        iv = self.interval_arrays
+        if iv is not None and len(iv["upper"]):
+            from hemkit.merge.correlation import median
+
+            width = np.asarray(iv["upper"], dtype=np.float64) - np.asarray(iv["lower"], dtype=np.float64)
+            width = width[~np.isnan(width)]  # as pandas' median, which skips NaN
             row["level"] = float(self.params.get("level", float("nan")))
-            row["median_width"] = float(width.median())
+            row["median_width"] = float(median(width)) if len(width) else float("nan")
         return row
 
     def summary(self) -> pd.DataFrame:
