@@ -4,6 +4,7 @@ Run (scores every workload, caches them, then the leave-one-workload-out tables)
 
     nice -n 10 .venv/bin/python benchmarks/merge_lowo.py --cache /tmp/lowo          # development set
     nice -n 10 .venv/bin/python benchmarks/merge_lowo.py --cache /tmp/lowo --fresh  # once, settings frozen
+    nice -n 10 .venv/bin/python benchmarks/merge_lowo.py --cache /tmp/lowo --fresh2 # the second held-out set
 
 The development set is every ``benchmarks/data/truth/*.csv.gz`` (all-at-once truth tables
 of real programs, ``benchmarks/truth_record.py``) plus the Zen 5 ``br_64kb`` truth as one
@@ -32,7 +33,8 @@ other workloads reaches the level (mean over workloads; also for the pairs with 
 count and at 10-30 runs a group), and W's coverage and width with it are reported.
 ``--fresh`` scores the held-out set (``folder/fresh``) with the library defaults -- the
 settings chosen on the whole development set -- beside the joint default before issue 26
-(:data:`FRESH_GRID`; no choice is made on it).  Set ``OPENBLAS_NUM_THREADS=1`` on a busy machine.
+(:data:`FRESH_GRID`; no choice is made on it); ``--fresh2`` scores ``folder/fresh2`` the same way,
+beside the default before the latest change (:data:`FRESH2_GRID`).  Set ``OPENBLAS_NUM_THREADS=1`` on a busy machine.
 """
 
 from __future__ import annotations
@@ -61,9 +63,15 @@ LEVEL = 0.9
 BASELINES = ["much-paper", "much", "copula"]
 
 
-def _joint(linear: float, *, tails: float = 6.0, ranks: bool = True, target: bool = False) -> dict[str, Any]:
-    """Every option spelled out, so that a change of the library defaults does not change a candidate."""
-    return {"linear": linear, "linear_target": target, "ranks": ranks, "tails": tails}
+def _joint(
+    linear: float, *, tails: float = 6.0, ranks: bool = True, target: bool = False, factor: float = 0.0
+) -> dict[str, Any]:
+    """Every option spelled out, so that a change of the library defaults does not change a candidate.
+
+    ``factor`` (added later) is spelled out only when it is on, so the earlier candidates keep their cache keys.
+    """
+    out: dict[str, Any] = {"linear": linear, "linear_target": target, "ranks": ranks, "tails": tails}
+    return {**out, "factor": factor} if factor else out
 
 
 #: joint settings the protocol chooses among (label -> keyword arguments of merge)
@@ -88,11 +96,22 @@ JOINT_GRID_3: dict[str, dict[str, Any]] = {
     "linear=0.5 target": _joint(0.5, target=True),
     "linear=0.75 target": _joint(0.75, target=True),
 }
-ALL_GRID = {**JOINT_GRID, **JOINT_GRID_2, **JOINT_GRID_3}
+#: added in a later session: a one-factor fit blended into the target and Pearson goal (``JointOptions.factor``)
+JOINT_GRID_4: dict[str, dict[str, Any]] = {
+    "linear=0.5 ranks=False target factor=0.25": _joint(0.5, ranks=False, target=True, factor=0.25),
+    "linear=0.5 ranks=False target factor=0.5": _joint(0.5, ranks=False, target=True, factor=0.5),
+    "linear=0.5 ranks=False target factor=0.35": _joint(0.5, ranks=False, target=True, factor=0.35),
+}
+ALL_GRID = {**JOINT_GRID, **JOINT_GRID_2, **JOINT_GRID_3, **JOINT_GRID_4}
 #: the held-out set: the default before issue 26 and the default now (chosen on the development set)
 FRESH_GRID: dict[str, dict[str, Any]] = {
     "joint (before)": _joint(0.0),
     "joint (default)": {},
+}
+#: the second held-out set: beside them, the default of the first issue-26 session (before ``factor``)
+FRESH2_GRID: dict[str, dict[str, Any]] = {
+    **FRESH_GRID,
+    "joint (issue 26, first)": _joint(0.5, ranks=False, target=True),
 }
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {f"x{f:.2f}": f for f in (0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5)}
@@ -109,13 +128,17 @@ def load_truth(path: Path) -> pd.DataFrame:
     return wide.reset_index(drop=True)
 
 
-def workloads(folder: Path, fresh: bool) -> dict[str, pd.DataFrame]:
-    """The development set (br_64kb and every table in ``folder``) or the held-out ``folder/fresh``."""
-    folder = folder / "fresh" if fresh else folder
+def workloads(folder: Path, fresh: bool | str) -> dict[str, pd.DataFrame]:
+    """The development set (br_64kb and every table in ``folder``) or a held-out one (``folder/fresh`` or ``fresh``)."""
+    folder = folder / ("fresh" if fresh is True else str(fresh)) if fresh else folder
     out = {} if fresh else {"br_64kb": zen5_br_64kb()}
     for p in sorted(folder.glob("*.csv.gz")):
         out[p.name.removesuffix(".csv.gz")] = load_truth(p)
     return out
+
+
+#: counts reported on their own in the interval table (pairs with either)
+COUNT_EVENTS = ("context-switches", "cpu-migrations")
 
 
 def discrete_events(truth: pd.DataFrame) -> set[str]:
@@ -285,9 +308,11 @@ def lowo(acc: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         best = min(cand, key=lambda s: cand[s])
         lab = choose_factor(pairs[pairs["workload"].isin(others) & (pairs["setting"] == best)])
         mine = pairs[(pairs["workload"] == w) & (pairs["setting"] == best)]
+        with_event = {e: mine[(mine["event_a"] == e) | (mine["event_b"] == e)] for e in COUNT_EVENTS}
         parts = {
             "discrete": mine[mine["discrete"]],
             "<=30 runs": mine[mine["runs_per_group"] <= 30],
+            **with_event,
         }
         extra = {}
         for part, sub in parts.items():
@@ -326,20 +351,25 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--cache", type=Path, default=None, help="folder of per-workload scores (reused)")
     ap.add_argument("--fresh", action="store_true", help="score the held-out fresh set (settings frozen)")
+    ap.add_argument("--fresh2", action="store_true", help="score the second held-out set (settings frozen)")
     ap.add_argument("--truth", type=Path, default=TRUTH, help="folder of the recorded truth tables")
     ap.add_argument("--only", nargs="*", help="workload names")
     args = ap.parse_args()
     accs, pairs = [], []
     t0 = time.perf_counter()
+    if args.fresh2:
+        args.fresh = "fresh2"
     for name, truth in workloads(args.truth, args.fresh).items():
         if args.only and name not in args.only:
             continue
-        later = [(JOINT_GRID_2, False), (JOINT_GRID_3, False)]
-        passes = [(FRESH_GRID, True)] if args.fresh else [(JOINT_GRID, True), *later]
+        later = [(JOINT_GRID_2, False), (JOINT_GRID_3, False), (JOINT_GRID_4, False)]
+        fresh_grid = FRESH2_GRID if args.fresh == "fresh2" else FRESH_GRID
+        passes = [(fresh_grid, True)] if args.fresh else [(JOINT_GRID, True), *later]
         a_parts, p_parts = [], []
         for grid, baselines in passes:
             digest = hashlib.sha1(repr(sorted(grid.items())).encode()).hexdigest()[:8]
-            tag = f"{'fresh-' if args.fresh else ''}{name}-s{args.splits}r{args.reps}R{args.reference_reps}-{digest}"
+            prefix = "" if not args.fresh else "fresh-" if args.fresh is True else f"{args.fresh}-"
+            tag = f"{prefix}{name}-s{args.splits}r{args.reps}R{args.reference_reps}-{digest}"
             files = (args.cache / f"{tag}-acc.pkl", args.cache / f"{tag}-pairs.pkl") if args.cache else None
             if files and files[0].exists():
                 a, p = pd.read_pickle(files[0]), pd.read_pickle(files[1])
@@ -407,6 +437,11 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
                 "pearson": pw.loc[(w, "joint (default)"), "pearson"],
                 "spearman": pw.loc[(w, "joint (default)"), "spearman"],
                 "joint (before)": pw.loc[(w, "joint (before)"), "pearson"],
+                **(
+                    {"joint (issue 26, first)": pw.loc[(w, "joint (issue 26, first)"), "pearson"]}
+                    if (w, "joint (issue 26, first)") in pw.index
+                    else {}
+                ),
                 "much": pw.loc[(w, "much"), "pearson"],
                 "copula": pw.loc[(w, "copula"), "pearson"],
                 "coverage": sc["coverage"],
@@ -415,6 +450,11 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
                 "coverage discrete": interval_scores(disc, factor)["coverage"] if len(disc) else float("nan"),
                 "coverage <=30 runs": interval_scores(small, factor)["coverage"] if len(small) else float("nan"),
                 "width <=30 runs": interval_scores(small, factor)["width_vs_naive"] if len(small) else float("nan"),
+                **{
+                    f"coverage {e}": interval_scores(sub, factor)["coverage"] if len(sub) else float("nan")
+                    for e in COUNT_EVENTS
+                    for sub in [mine[(mine["event_a"] == e) | (mine["event_b"] == e)]]
+                },
             }
         )
     res = pd.DataFrame(rows).set_index("workload")
