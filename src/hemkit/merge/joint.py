@@ -578,7 +578,8 @@ def match_pearson(
     ``goal``.  Returns it and the MSE after each arrangement.
     """
     merged = place(values, iman_conover(white, target))
-    best, hist = merged, []
+    best = merged
+    hist: list[float] = []
     t = target.copy()
     for step in range(steps + 1):  # a handful of whole-matrix corrections
         achieved = batch_correlation(np.asarray(merged, dtype=np.float64))
