@@ -293,7 +293,7 @@ def test_factor_runs_weighs_each_pair_by_the_runs_that_read_it():
     assert m[0, 0] == sum(len(g.values) for g in r.arrays.values() if r.events[0] in g.events)
     w = factor_weights(r, JointOptions(factor_runs=14.0))
     np.testing.assert_allclose(w, 14.0 / (14.0 + m))
-    assert factor_weights(r, JointOptions()) is None
+    assert factor_weights(r, JointOptions(factor=0.0)) is None
     np.testing.assert_allclose(factor_weights(r, JointOptions(factor=0.3)), 0.3)
 
 

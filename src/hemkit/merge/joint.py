@@ -35,6 +35,9 @@ users check:
    events, extremes come together in disturbed runs (context switches, interrupts, frees
    at once), so Pearson correlations of 0.5 sit beside rank correlations near 0; a pair
    whose own 17 runs missed the disturbed ones learns them through the events read with it.
+5. **A common factor.**  With ``factor`` > 0 (default 0.35) the target of step 2 and the goal of
+   step 4 are blended with a one-factor model fitted to them (:func:`one_factor`): a pair read in
+   one group of 10-30 runs is mostly noise around what every pair of its two events says.
 
 Measured on the real Zen 5 truth (``br_64kb``, MUCH designs with 3 and 4 counters, 10 split
 seeds each) and on synthetic heavy-tailed data: see ``BENCHMARKS.md``.
