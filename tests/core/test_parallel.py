@@ -49,6 +49,45 @@ def test_jobs_hold_for_the_block_only():
     assert job_count() == 1
 
 
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_blas_follows_the_jobs_inside_the_block_and_is_restored_after():
+    np.linalg.eigh(np.eye(3))  # NumPy's BLAS loaded
+    before = _blas_threads()
+    assert before, "NumPy's BLAS is not seen by threadpoolctl"
+    with jobs(1):
+        assert _blas_threads() == [1] * len(before)
+        with jobs(2):
+            assert max(_blas_threads()) <= 2
+        assert _blas_threads() == [1] * len(before)
+    assert _blas_threads() == before
+
+
+def test_a_blas_loaded_inside_the_block_gets_one_thread_and_the_environment_is_restored():
+    import subprocess
+    import sys
+
+    code = (
+        "import os, numpy\n"
+        "from hemkit.core.parallel import jobs\n"
+        "from threadpoolctl import threadpool_info\n"
+        "with jobs(1):\n"
+        "    import scipy.optimize, scipy.linalg\n"
+        "    scipy.optimize.minimize(lambda x: (x ** 2).sum(), [1.0, 2.0], method='L-BFGS-B')\n"
+        "print(sorted({i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'"
+        " and 'scipy_openblas-' in i['filepath']}), 'OPENBLAS_NUM_THREADS' in os.environ)\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    threads, leaked = out.split("]")
+    assert leaked.strip() == "False"
+    assert threads.strip("[ ") in ("1", "")  # "": this SciPy uses NumPy's BLAS (already held to 1)
+
+
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
 def test_bad_numbers_of_jobs_are_refused(bad):
     with pytest.raises(InputError, match=r"jobs \(None: one per CPU\) must be an integer of at least 1"):

@@ -1,7 +1,7 @@
 """The readings sections of ``hemkit report``: runs, plan, constant events, variability, the merge, and their figures.
 
-Figures are checked on the matplotlib figures the page was drawn from (``Figure.figure``):
-what is on the axes, how they are labelled, which names the ticks and legends show.
+Figures are checked on the SVG the page shows (``Figure.svg``, read back by ``svgcheck``):
+the texts drawn, and the hover titles of the marks (what a reader pointing at a cell or a dot is told).
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ from hemkit.core.readings import Readings
 from hemkit.io.collection import CollectionDB, StoredRun, WriterLock
 from hemkit.report import ReportOptions, build_report
 from hemkit.report import sections as sec
+from hemkit.report.html import Figure
+
+from . import svgcheck
 
 TESTS = Path(__file__).resolve().parents[1]
 MACHINE = {"uname": "Linux node7 6.18.44-fc #1 SMP PREEMPT_DYNAMIC @0 x86_64", "cpu_model": "AMD EPYC 9655", "cpus": 2}
@@ -60,9 +63,12 @@ def _table(section, caption_start):
     return next(t for c, t in section.tables if c.startswith(caption_start))
 
 
-def _ticks(ax, axis="x"):
-    labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
-    return [t.get_text() for t in labels]
+def _grid(plan, events):
+    """The plan figure's states as rows of groups x ``events`` (0 where a cell is not drawn)."""
+    cells = svgcheck.plan_states(plan, sec._PLAN_STATES)
+    groups = list(dict.fromkeys(g for g, _ in cells))
+    assert [e for g, e in cells if g == groups[0]] == events  # the columns, in order
+    return [[cells.get((g, e), 0) for e in events] for g in groups]
 
 
 # ------------------------------------------------------------------ runs
@@ -122,11 +128,9 @@ def test_a_collection_with_a_constant_event_is_reported_as_it_is(tmp_path):
     assert not merge.error and len(merge.figures) == 2
     assert "1 constant reading(s)" in " ".join(merge.paragraphs)
     assert "3 groups into" in merge.paragraphs[0]  # group 0 keeps a: it is still merged
-    plan = _section(rep, "coverage").figures[0].figure.axes[0]
-    states = np.asarray(plan.images[0].get_array())
-    assert _ticks(plan) == ["a", "b", "c"]
-    assert states.tolist() == [[1, 2, 0], [1, 1, 1], [0, 1, 1]]
-    assert "read, constant in the group (left out of the merge)" in [t.get_text() for t in plan.get_legend().texts]
+    plan = _section(rep, "coverage").figures[0]
+    assert _grid(plan, ["a", "b", "c"]) == [[1, 2, 0], [1, 1, 1], [0, 1, 1]]
+    assert "read, constant in the group" in svgcheck.label_texts(plan)  # the key
 
 
 def test_plan_figure_shows_planned_events_without_readings(tmp_path):
@@ -134,24 +138,24 @@ def test_plan_figure_shows_planned_events_without_readings(tmp_path):
     db = make_db(tmp_path / "c.db", groups, constant={(0, "b"): 7.0}, unread=(3,))
     rep = build_report(db, options=ReportOptions(method=""))
     coverage = _section(rep, "coverage")
-    plan = coverage.figures[0].figure.axes[0]
-    assert _ticks(plan) == ["a", "b", "c", "d"]
-    states = np.asarray(plan.images[0].get_array())
-    assert states.tolist() == [[1, 2, 0, 0], [1, 1, 1, 0], [0, 1, 1, 0], [3, 0, 0, 3]]
-    legend = [t.get_text() for t in plan.get_legend().texts]
-    assert any(t.startswith("planned, not in the readings") for t in legend)
+    plan = coverage.figures[0]
+    assert _grid(plan, ["a", "b", "c", "d"]) == [[1, 2, 0, 0], [1, 1, 1, 0], [0, 1, 1, 0], [3, 0, 0, 3]]
+    assert "planned, not in the readings" in svgcheck.label_texts(plan)
+    assert "group 3, a: planned, not in the readings (no valid runs, or dropped when read)" in svgcheck.titles(plan)
+    groups = _table(coverage, "The groups")
+    assert groups.loc["3", "planned, not read"] == "a, d" and groups.loc["0", "constant"] == "b"
     assert "planned but not in the readings: d" in coverage.warnings
     assert _section(rep, "runs").tables[-1][1].loc[3, "valid"] == 0
 
 
-def test_coverage_colour_bar_starts_at_zero_and_says_so():
+def test_coverage_colour_key_starts_at_zero_and_each_cell_names_its_pair():
     groups = {g: pd.DataFrame({a: [1.0, 2, 4, 3], b: [5.0, 3, 4, 9]}) for g, (a, b) in enumerate(("ab", "ac", "bc"))}
     section = sec.coverage(Readings(groups))
     fig = section.figures[1]
-    ax = fig.figure.axes[0]
-    assert ax.images[0].get_clim() == (0.0, 2.0)  # every pair read once, each event twice: the bar still starts at 0
-    colourbar = fig.figure.axes[1]
-    assert colourbar.get_ylabel() == "groups that read both (count, from 0)"
+    labels = svgcheck.label_texts(fig)
+    assert "groups (count)" in labels and "0" in labels and "1" in labels  # the key runs from 0
+    titles = svgcheck.titles(fig, "rect")
+    assert "a / b: read together in 1 group(s)" in titles and "a: read in 2 group(s)" in titles
     assert "from 0" in fig.caption and "A 0" in fig.caption
 
 
@@ -165,18 +169,27 @@ def test_pairs_never_read_together_are_named_in_full_up_to_ten():
 
 
 # ------------------------------------------------------------------ variability
-def test_an_event_whose_median_is_zero_is_drawn_in_counts_on_its_own_axis():
+def test_variability_is_a_sorted_dot_plot_of_every_event_with_a_dash_where_a_ratio_means_nothing():
     rng = np.random.default_rng(3)
     groups = {
-        g: pd.DataFrame({"cycles": rng.normal(1000, 30, 12), "migrations": [0.0] * 9 + [1.0, 0.0, 2.0]}) for g in (1, 2)
+        g: pd.DataFrame(
+            {
+                "cycles": rng.normal(1000, 30, 12),
+                "migrations": [0.0] * 9 + [1.0, 0.0, 2.0],  # median 0: a coefficient of variation, no ratio
+                "zero": 0.0,  # mean 0: nothing to draw
+            }
+        )
+        for g in (1, 2)
     }
     section = sec.variability(Readings(groups))
-    axes = section.figures[0].figure.axes
-    ratio = [ax for ax in axes if "median" in ax.get_ylabel()]
-    counts = [ax for ax in axes if ax.get_ylabel() == "reading (count)"]
-    assert len(ratio) == 1 and len(counts) == 1
-    assert _ticks(ratio[0]) == ["cycles"] and _ticks(counts[0]) == ["migrations"]
-    assert "migrations" in section.figures[0].caption and "migrations: the median reading is 0" in section.paragraphs[1]
+    table = section.tables[0][1]
+    cv = table["coefficient of variation"]
+    assert cv["migrations"] == pytest.approx(np.std([0.0] * 9 + [1, 0, 2] * 1, ddof=1) / 0.25, rel=0.5)
+    assert np.isnan(table.loc["migrations", "p5 / median"]) and np.isnan(cv["zero"])
+    dots = svgcheck.titles(section.figures[0], "circle")[1:]
+    assert [d.split(":")[0] for d in dots] == ["migrations", "cycles"]  # most variable first
+    assert "zero" in section.paragraphs[1] and "Not drawn (1)" in section.paragraphs[1]
+    assert svgcheck.label_texts(section.figures[0]).count("cycles") == 1  # named, not only on hover
 
 
 # ------------------------------------------------------------------ per-pair intervals
@@ -198,24 +211,38 @@ def _intervals(n_events):
     )
 
 
+def _with_groups(iv, never=()):
+    groups = np.ones(len(iv), dtype=int)
+    groups[list(never)] = 0
+    return iv.assign(width=iv["upper"] - iv["lower"], groups=groups)
+
+
+def _rows(fig):
+    """The pairs the per-pair figure draws, top to bottom (the label of each row)."""
+    return [t.split(": r = ")[0] for t in svgcheck.titles(fig, "circle")[1:]]
+
+
 def test_per_pair_figure_names_every_pair_when_they_are_few():
-    iv = _intervals(4)
-    ax = sec._pairs_figure(iv, 0.9, "joint").axes[0]
-    assert _ticks(ax) == [f"{a} / {b}" for a, b in zip(iv["event_a"], iv["event_b"], strict=True)]
-    assert ax.get_ylabel() == "Pearson correlation (unitless)" and ax.get_legend() is not None
+    iv = _with_groups(_intervals(4))
+    fig = Figure.drawn("", sec._pairs_figure(iv, 0.9, "joint", len(iv)))
+    assert _rows(fig) == [f"{a} / {b}" for a, b in zip(iv["event_a"], iv["event_b"], strict=True)]  # by estimate
+    labels = svgcheck.label_texts(fig)
+    assert all(f"{a} / {b}" in labels for a, b in zip(iv["event_a"], iv["event_b"], strict=True))
+    assert "every pair" in svgcheck.titles(fig)[0] and "Pearson correlation (unitless), sorted by estimate" in labels
 
 
-def test_per_pair_figure_of_many_pairs_names_the_widest_and_strongest():
-    iv = _intervals(16)  # 120 pairs: too many for the axis
-    ax = sec._pairs_figure(iv, 0.9, "joint").axes[0]
-    key = [line.split(": ", 1) for t in ax.texts for line in t.get_text().splitlines() if ": " in line]
-    named = {name.removesuffix(" (widest)"): int(k) for k, name in key}
-    assert f"{iv['event_a'][7]} / {iv['event_b'][7]} (widest)" in [name for _, name in key]
-    assert f"{iv['event_a'][119]} / {iv['event_b'][119]}" in named  # the strongest (0.9)
-    assert len(named) == 10 and sorted(named.values()) == list(range(1, 11))
-    marks = {t.get_text() for t in ax.texts} - {t.get_text() for t in ax.texts if ": " in t.get_text()}
-    assert marks == {str(k) for k in range(1, 11)}  # each named pair is numbered on the axes
-    assert "widest" in ax.get_xlabel() and "strongest" in ax.get_xlabel()
+def test_per_pair_figure_of_many_pairs_shows_the_strongest_the_widest_and_those_never_read_together():
+    iv = _with_groups(_intervals(16), never=(40,))  # 120 pairs: too many to draw; pair 40 imputed
+    fig = Figure.drawn("", sec._pairs_figure(iv, 0.9, "joint", len(iv)))
+    rows = _rows(fig)
+    name = [f"{a} / {b}" for a, b in zip(iv["event_a"], iv["event_b"], strict=True)]
+    assert name[7] in rows and name[119] in rows and name[40] in rows  # the widest, the strongest, never read
+    assert len(rows) == len(set(rows)) <= 3 * sec.NOTABLE
+    hover = {t.split(": r = ")[0]: t for t in svgcheck.titles(fig, "circle")[1:]}
+    assert hover[name[7]].endswith("(widest)") and hover[name[119]].endswith("(strongest)")
+    assert hover[name[40]].endswith("read together in 0 group(s) (never read together)")
+    assert {"strongest", "widest", "never read together"} <= set(svgcheck.label_texts(fig))  # the key
+    assert f"{len(rows)} of 120 pairs" in svgcheck.titles(fig)[0]
 
 
 # ------------------------------------------------------------------ the merge section and the command line
@@ -305,7 +332,14 @@ def test_every_figure_has_a_title_labelled_axes_with_units_and_a_legend(tmp_path
     figures = [f for s in rep.sections for f in s.figures]
     assert len(figures) == rep.n_figures >= 10
     for f in figures:
-        assert f.figure is not None and f.caption
+        assert f.caption
+        if f.svg:  # the readings' figures: a title, text no smaller than 10 units, marks that name themselves
+            titles = svgcheck.titles(f)
+            assert titles[0], f.caption
+            assert min(svgcheck.font_sizes(f)) >= 10, f.caption
+            assert len(titles) > 1, f"{f.caption!r}: no mark names itself on hover"
+            continue
+        assert f.figure is not None
         fig = f.figure
         fig.canvas.draw()
         suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
@@ -326,6 +360,11 @@ def test_every_figure_has_a_title_labelled_axes_with_units_and_a_legend(tmp_path
                 assert text.get_fontsize() >= 6, where
 
 
+def _ticks(ax, axis="x"):
+    labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
+    return [t.get_text() for t in labels]
+
+
 def test_reading_warnings_reach_the_caller_and_many_become_one_table(tmp_path):
     from hemkit.core.errors import HemkitWarning
 
@@ -340,8 +379,7 @@ def test_reading_warnings_reach_the_caller_and_many_become_one_table(tmp_path):
     listed = _table(overview, "What reading the input said")["warning"].tolist()
     assert listed[0].endswith("group 0: dropped constant event(s) 'b'") and len(listed) == 4
     # dropped when read: still shown as the constants they were, in the plan and the table
-    states = np.asarray(_section(rep, "coverage").figures[0].figure.axes[0].images[0].get_array())
-    assert states.tolist() == [[1, 2, 0], [1, 0, 2], [0, 1, 2], [2, 1, 1]]
+    assert _grid(_section(rep, "coverage").figures[0], ["a", "b", "c"]) == [[1, 2, 0], [1, 0, 2], [0, 1, 2], [2, 1, 1]]
     table = _table(_section(rep, "constant"), "Events constant within a group").reset_index()
     assert table["event"].tolist() == ["b", "c", "c", "a"] and set(table["kept"]) == {"no: dropped when read"}
 
@@ -360,17 +398,29 @@ def test_runs_table_of_a_large_plan_lists_the_groups_with_invalid_runs():
     assert caption == "Runs of the 2 groups with invalid runs; the other 58 groups had only valid runs (5-5 each)."
 
 
-def test_a_plan_of_hundreds_of_groups_is_drawn_at_a_readable_size():
+def test_a_plan_of_hundreds_of_groups_is_summarised_with_every_event_and_group_reachable():
     rng = np.random.default_rng(0)
     events = [f"e{i:03d}" for i in range(80)]
     picks = [rng.choice(events, 4, replace=False) for _ in range(150)]
     groups = {g: pd.DataFrame({e: rng.normal(100, 5, 3) for e in pick}) for g, pick in enumerate(picks)}
     section = sec.coverage(Readings(groups))
+    per_event, pairs = section.figures
+    dots = svgcheck.titles(per_event, "circle")[1:]
+    assert sorted(d.split(":")[0] for d in dots) == events  # every event, on hover
+    read = {e: sum(e in p for p in picks) for e in events}
+    assert all(d.endswith(f"read in {read[d.split(':')[0]]} of 150 groups") for d in dots)
+    named = [t for t in svgcheck.label_texts(per_event) if t in events]
+    assert 0 < len(named) <= 8 and max(read, key=read.get) in named  # the extremes, not all 80
+    bars = svgcheck.titles(pairs, "rect")[1:]
+    cover = Readings(groups).coverage().to_numpy()
+    never = int((cover[np.triu_indices(80, 1)] == 0).sum())
+    assert bars[0] == f"{never} pair(s) read together in 0 group(s): no merge can know their correlation"
     for f in section.figures:
-        width, height = f.figure.get_size_inches()
-        assert width <= sec.MAX_INCHES and height <= sec.MAX_INCHES
-        ax = f.figure.axes[0]
-        assert 0 < len(_ticks(ax)) <= sec.MAX_NAMES and 0 < len(_ticks(ax, "y")) <= sec.MAX_NAMES
+        assert min(svgcheck.font_sizes(f)) >= 10 and float(svgcheck.tree(f).get("width")) <= 1000
+    table = _table(section, "The groups")
+    assert len(table) == 150 and table.loc["0", "events"] == ", ".join(
+        sorted(picks[0], key=Readings(groups).events.index)
+    )
 
 
 def test_a_value_that_does_not_exist_is_a_dash_not_nan():

@@ -213,7 +213,8 @@ def test_report_with_trace_and_profile_lists_their_sections_with_figures():
     assert list(s.index) == ["overview", "runs", "coverage", "variability", "mpx", "mpx-2", "profile"]
     assert (s.loc[["mpx", "mpx-2", "profile"], "figures"] == 2).all()
     assert s.loc["mpx-2", "warnings"] == 1 and s.loc["mpx", "warnings"] == 0
-    assert rep.html.count("<img ") == rep.n_figures == int(s["figures"].sum())
+    assert rep.html.count("<figure ") == rep.n_figures == int(s["figures"].sum())
+    assert rep.html.count("<img ") == 6  # mpx and profile figures: PNG; the readings' figures: SVG
     assert "id='mpx-2'" in rep.html and "Multiplexing: zen5_py_r3.csv" in rep.html
     assert "<th>libc_kernel</th>" in rep.html and "<th>[kernel.kallsyms]</th>" in rep.html
 
@@ -228,7 +229,7 @@ def test_cli_report_with_mpx_and_profile(tmp_path, cli, recorded):
     assert res.exit_code == 0, res.stderr
     page = out.read_text()
     assert "Multiplexing: zen5_phases_r1.csv" in page and "Sampling profile: perf.data" in page
-    assert page.count("<img ") == 3 + 2 + 2  # coverage (2), variability; mpx (2); profile (2)
+    assert page.count("<svg ") == 3 and page.count("<img ") == 2 + 2  # coverage (2), variability; mpx; profile
     assert f"<th>{exe.name}</th>" in page
     total = _table(sec.multiplexing(PHASES), "Per series")[f"total, hemkit {DEFAULT_ESTIMATOR}"].iloc[0]
     assert f"<td>{total:.4g}</td>" in page

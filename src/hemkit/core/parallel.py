@@ -9,7 +9,12 @@ exactly as on one thread, so the results do not depend on the number of jobs (no
 random draw happen inside a split step).
 
 The setting is a :class:`contextvars.ContextVar`: it holds for the block (and the current
-thread or task) only, never for the whole process.
+thread or task) only, never for the whole process.  Inside the block the BLAS library NumPy
+and SciPy call (OpenBLAS, MKL) is held to the same number of threads, through
+``threadpoolctl``: hemkit's matrices are events x events (a few hundred at most), where BLAS
+threads gain nothing, and on a loaded machine two spinning OpenBLAS threads made 100
+eigendecompositions of 100 x 100 17 times slower (0.29 s against 5.0 s, load average 8,
+2 cores; BENCHMARKS.md, issue 28).
 
 Examples
 --------
@@ -33,6 +38,9 @@ from hemkit.core.checks import check_scalar
 
 _JOBS: ContextVar[int] = ContextVar("hemkit_jobs", default=1)
 
+#: the variables a BLAS library reads its thread count from when it loads
+_BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
 #: arrays smaller than this many elements are never split: a thread costs more than it saves
 MIN_SPLIT = 200_000
 
@@ -54,9 +62,20 @@ def check_jobs(n: Any) -> int:
 def jobs(n: int | None) -> Iterator[int]:
     """Split hemkit's row-wise steps over up to ``n`` threads inside the block (None: one per CPU)."""
     token = _JOBS.set(check_jobs(n))
+    from threadpoolctl import threadpool_limits
+
+    limits = threadpool_limits(limits=_JOBS.get(), user_api="blas")
+    # a BLAS loaded inside the block (SciPy's own OpenBLAS, imported when an optimiser first
+    # runs) reads its thread count from the environment when it loads; the user's setting wins
+    unset = [v for v in _BLAS_VARIABLES if v not in os.environ]
+    for v in unset:
+        os.environ[v] = str(_JOBS.get())
     try:
         yield _JOBS.get()
     finally:
+        for v in unset:
+            os.environ.pop(v, None)
+        limits.restore_original_limits()
         _JOBS.reset(token)
 
 

@@ -4,7 +4,9 @@ The page shows the plan and its coverage, the runs and why some were invalid (fo
 collection database; for a collection measured on several hosts, whether the hosts read
 alike: :func:`hemkit.compare.machines_check`), the run-to-run variability of every event, the merged correlations
 with per-pair intervals, and, when given, the multiplexing and sampling figures. Every figure
-is inline (PNG in the page), so the file opens anywhere without network.
+is inline (SVG for the readings, whose marks name themselves on hover; PNG for the traces and
+profiles), and so are the page's few KB of script (search, filters, sorting), so the file opens
+anywhere without network, and whole with scripts off.
 
 Examples
 --------

@@ -1,8 +1,10 @@
 """The sections of a report, each from data the areas already computed.
 
 Every figure has a title, axis labels (with units where there are units) and a legend where
-more than one series is drawn. Figures are made on :class:`matplotlib.figure.Figure`
-objects, never through ``pyplot``'s global state.
+more than one series is drawn. The readings' figures (plan, coverage, runs, variability,
+correlations, per-pair intervals, comparison) are SVG drawn by :mod:`hemkit.report.svg`, made to
+read at any number of events; those of traces and profiles are made on
+:class:`matplotlib.figure.Figure` objects, never through ``pyplot``'s global state.
 
 Events constant within a group (``context-switches`` reading 0 in every run of a group)
 are shown as they are: in the plan, in a table with their values, and in the variability
@@ -33,23 +35,6 @@ def _figure(width: float, height: float) -> Any:
     from matplotlib.figure import Figure as MplFigure
 
     return MplFigure(figsize=(width, height))
-
-
-#: the largest figure side (inches): a plan of hundreds of groups or events is drawn smaller, not taller
-MAX_INCHES = 16.0
-#: the most names one axis shows; beyond this every n-th is named
-MAX_NAMES = 60
-
-
-def _size(base: float, per: float, count: int, least: float) -> float:
-    return min(MAX_INCHES, max(least, base + per * count))
-
-
-def _names(ax: Any, axis: str, names: Sequence[Any], start: int = 0, **kw: Any) -> None:
-    """Name the ticks of ``axis`` (at ``start``, ``start + 1`` ...) with ``names``; every n-th beyond MAX_NAMES."""
-    step = max(1, -(-len(names) // MAX_NAMES))
-    where, shown = range(start, start + len(names), step), [_short(str(x)) for x in list(names)[::step]]
-    (ax.set_xticks if axis == "x" else ax.set_yticks)(where, shown, fontsize=7, **kw)
 
 
 def _short(name: str, n: int = 28) -> str:
@@ -190,18 +175,22 @@ def runs_of_collection(
         table.insert(1, "counted (s)", c["counted_s"].round(4).to_numpy())
         table.insert(2, "running %", c["running_pct"].to_numpy())
         table["not counted"] = c["not_counted"].fillna("").to_numpy()
-    fig = _figure(_size(3, 0.3, len(status), 6), 3.5)
-    ax = fig.subplots()
-    x = np.arange(len(status))
-    ax.bar(x, status["valid"], label="valid", color="#4e9a06")
-    ax.bar(x, status["invalid"], bottom=status["valid"], label="invalid (re-run)", color="#cc0000")
-    if "target" in status and int(status["target"].max()) > 0:
-        ax.axhline(int(status["target"].max()), color="#555", ls="--", lw=1, label="target runs")
-    ax.set_title("Runs per group: valid and invalid")
-    ax.set_xlabel("group (number in the plan)")
-    ax.set_ylabel("runs (count)")
-    _names(ax, "x", list(status["group"]))
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    from hemkit.report import svg
+
+    target = int(status["target"].max()) if "target" in status and len(status) else 0
+    groups = [str(g) for g in status["group"]]
+    valid, invalid = status["valid"].to_numpy(), status["invalid"].to_numpy()
+    fig = svg.bars(
+        groups,
+        np.column_stack([valid, invalid]),
+        title="Runs per group: valid and invalid",
+        xlabel=f"group (number in the plan; {len(groups)} groups)",
+        ylabel="runs (count)",
+        colours=(),
+        hover=[f"group {g}: {a} valid, {b} invalid" for g, a, b in zip(groups, valid, invalid, strict=True)],
+        series=[("#4e9a06", "valid"), ("#cc0000", "invalid (re-run)")],
+        line=(target, "target runs") if target > 0 else None,
+    )
     paragraph = (
         f"{int(status['valid'].sum())} valid and {int(status['invalid'].sum())} invalid runs over {len(status)} "
         "groups. Invalid runs stay in the database with their reason and are run again; only valid runs are read."
@@ -215,7 +204,7 @@ def runs_of_collection(
         "Runs",
         paragraphs=(paragraph,),
         tables=tuple(tables),
-        figures=(Figure.of("Valid runs of each group with its invalid ones stacked on top.", fig),),
+        figures=(Figure.drawn("Valid runs of each group with its invalid ones stacked on top (point at a bar).", fig),),
     )
 
 
@@ -291,54 +280,141 @@ def _plan_states(
     return pd.DataFrame(states, index=pd.Index(gids, name="group"), columns=events)
 
 
-def _plan_figure(states: pd.DataFrame) -> Any:
-    from matplotlib.colors import ListedColormap
-    from matplotlib.patches import Patch
+#: a plan of at most this many groups (and MAX_GRID_EVENTS events) is drawn as its grid; a larger one as summaries
+MAX_GRID_GROUPS = 40
+MAX_GRID_EVENTS = 60
 
-    k, n = states.shape[1], len(states)
-    fig = _figure(_size(4, 0.35, k, 7), _size(2, 0.22, n, 3.5))
-    ax = fig.subplots()
-    cmap = ListedColormap([c for c, _ in _PLAN_STATES])
-    ax.imshow(states.to_numpy(dtype=float), aspect="auto", cmap=cmap, vmin=-0.5, vmax=3.5, interpolation="nearest")
-    ax.hlines(np.arange(n + 1) - 0.5, -0.5, k - 0.5, color="#ddd", lw=0.5)  # cell borders: two collections
-    ax.vlines(np.arange(k + 1) - 0.5, -0.5, n - 0.5, color="#ddd", lw=0.5)
-    ax.set_title("Plan: events read in each group")
-    ax.set_xlabel("event")
-    ax.set_ylabel("group (number in the plan)")
-    _names(ax, "x", list(states.columns), rotation=90)
-    _names(ax, "y", list(states.index))
-    shown = sorted(set(np.unique(states.to_numpy())) | {1})
-    handles = [Patch(facecolor=_PLAN_STATES[s][0], edgecolor="#888", label=_PLAN_STATES[s][1]) for s in shown]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small", title="cell")
-    return fig
+
+def _plan_figure(states: pd.DataFrame) -> Any:
+    """The plan as a grid: a row per group, a column per event, each cell naming its state on hover."""
+    from hemkit.report import svg
+
+    colours = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c, _ in _PLAN_STATES], dtype=np.uint8)
+    grid = states.to_numpy()
+    events, groups = [str(e) for e in states.columns], [str(g) for g in states.index]
+
+    def hover(i: int, j: int) -> str:
+        return f"group {groups[i]}, {events[j]}: {_PLAN_STATES[grid[i, j]][1]}"
+
+    shown = sorted(set(np.unique(grid).tolist()) | {1})
+    keys = [(_PLAN_STATES[k][0], _PLAN_STATES[k][1].split(" (")[0]) for k in shown]
+    return svg.heatmap(
+        colours[grid],
+        [f"group {g}" for g in groups],
+        events,
+        title="Plan: events read in each group",
+        cell_hover=hover,
+        legend=lambda s, x, y: svg.swatches(s, x, y, keys),
+        key_width=40 + max(svg.text_width(name, 10) for _, name in keys),
+    )
+
+
+def _groups_per_event(states: pd.DataFrame) -> Any:
+    from hemkit.report import svg
+
+    read = (states.to_numpy() == 1) | (states.to_numpy() == 2)
+    per = read.sum(axis=0)
+    names = [str(e) for e in states.columns]
+    return svg.dot_plot(
+        per.astype(float),
+        names,
+        title="Groups that read each event",
+        ylabel="groups (count)",
+        xlabel=f"{len(names)} events, sorted by the groups that read them (most and fewest named)",
+        hover=[f"{e}: read in {k} of {len(states)} groups" for e, k in zip(names, per, strict=True)],
+    )
+
+
+def _pair_counts_figure(pairs: pd.DataFrame) -> Any:
+    """How many pairs of events were read together in 0, 1, 2 ... groups."""
+    from hemkit.report import svg
+
+    values = pairs.to_numpy()
+    upper = values[np.triu_indices(len(values), 1)].astype(int)
+    counts = np.bincount(upper, minlength=2) if len(upper) else np.zeros(2, dtype=int)
+    cats = [str(i) for i in range(len(counts))]
+    colours = ["#cc0000" if i == 0 else "#3465a4" for i in range(len(counts))]
+    hover = [
+        f"{k} pair(s) read together in {i} group(s)" + (": no merge can know their correlation" if i == 0 else "")
+        for i, k in enumerate(counts)
+    ]
+    return svg.bars(
+        cats,
+        counts.tolist(),
+        title="Pair coverage: how many groups read each pair together",
+        xlabel="groups that read both events of a pair (0, in red: never read together)",
+        ylabel="pairs of events (count)",
+        colours=colours,
+        hover=hover,
+    )
 
 
 def _coverage_figure(readings: Readings) -> Any:
-    from matplotlib.ticker import MaxNLocator
+    """Pair coverage as a grid of the events (small plans): each cell names its pair and count on hover."""
+    from hemkit.report import svg
 
     pairs = readings.coverage()
-    events = [_short(e) for e in readings.events]
-    k = len(events)
+    names = [str(e) for e in pairs.columns]
     values = pairs.to_numpy(dtype=float)
-    fig = _figure(_size(3.5, 0.35, k, 6), _size(2, 0.35, k, 4))
-    ax = fig.subplots()
-    im = ax.imshow(values, cmap="viridis", vmin=0, vmax=max(1.0, float(values.max())), interpolation="nearest")
-    ax.set_title("Pair coverage: groups that read both events")
-    ax.set_xlabel("event")
-    ax.set_ylabel("event")
-    _names(ax, "x", events, rotation=90)
-    _names(ax, "y", events)
-    if k <= 30:  # marked where each cell is large enough to hold it
-        for i, j in np.argwhere(values == 0):
-            ax.text(j, i, "0", ha="center", va="center", color="white", fontsize=7)
-    fig.colorbar(im, ax=ax, label="groups that read both (count, from 0)", ticks=MaxNLocator(integer=True))
-    return fig
+    off = values[~np.eye(len(values), dtype=bool)]
+    top = max(1.0, float(off.max()) if len(off) else 1.0)
+    shown = values.copy()
+    np.fill_diagonal(shown, np.nan)  # an event with itself: grey, its groups named on hover
+
+    def hover(i: int, j: int) -> str:
+        if i == j:
+            return f"{names[i]}: read in {int(values[i, i])} group(s)"
+        return f"{names[i]} / {names[j]}: read together in {int(values[i, j])} group(s)"
+
+    return svg.heatmap(
+        svg.sequential(shown, 0, top),
+        names,
+        names,
+        title="Pair coverage: groups that read both events",
+        cell_hover=hover,
+        legend=lambda s, x, y: svg.colour_key(
+            s,
+            x,
+            y,
+            lo=0,
+            hi=top,
+            colour=lambda v: svg.sequential(v, 0, top),
+            label="groups (count)",
+            ticks=sorted({0.0, top, *[t for t in svg.nice_ticks(0, top, 4) if t == int(t)]}),
+        ),
+        matrix=values,
+        value_name="groups",
+    )
+
+
+def _groups_table(readings: Readings, states: pd.DataFrame) -> pd.DataFrame:
+    """One row per group: its runs, the events it read, those constant in it and those planned but unread."""
+    grid = states.to_numpy()
+    events = np.array([str(e) for e in states.columns], dtype=object)
+    runs = readings.run_counts
+    table = pd.DataFrame(
+        {
+            "runs": [runs.get(g, 0) for g in states.index],
+            "events": [", ".join(events[(row == 1) | (row == 2)]) for row in grid],
+            "constant": [", ".join(events[row == 2]) for row in grid],
+            "planned, not read": [", ".join(events[row == 3]) for row in grid],
+        },
+        index=pd.Index([str(g) for g in states.index], name="group"),
+    )
+    empty = [c for c in ("constant", "planned, not read") if not table[c].str.len().any()]
+    return table.drop(columns=empty)
 
 
 def coverage(
     readings: Readings, constants: Sequence[Constant] = (), planned: Sequence[Sequence[str]] | None = None
 ) -> Section:
     """The plan (which group read which event, constant and unread events marked) and the pair coverage.
+
+    A plan of at most :data:`MAX_GRID_GROUPS` groups and :data:`MAX_GRID_EVENTS` events is
+    drawn as its grid, with the pair coverage as a grid of the events; a larger one as what
+    a reader needs of it at any size: the groups that read each event (sorted, the extremes
+    named) and how many pairs were read together how often.  The groups are always listed
+    in a table (searchable in the page).
 
     Parameters
     ----------
@@ -350,16 +426,33 @@ def coverage(
         the readings are marked as such.
     """
     states = _plan_states(readings, constants, planned)
-    f1 = Figure.of(
-        "Each row is a group of events read together in the same runs; each cell says whether the group read the "
-        "event, read it as a constant, or planned it without readings.",
-        _plan_figure(states),
-    )
-    f2 = Figure.of(
-        "Colour: in how many groups each pair of events was read together, from 0. A 0 (marked) off the diagonal "
-        "is a pair never read together: no merge can know its correlation.",
-        _coverage_figure(readings),
-    )
+    small = len(states) <= MAX_GRID_GROUPS and states.shape[1] <= MAX_GRID_EVENTS
+    if small:
+        figures = (
+            Figure.drawn(
+                "Each row is a group of events read together in the same runs; each cell says whether the group "
+                "read the event, read it as a constant, or planned it without readings (point at a cell).",
+                _plan_figure(states),
+            ),
+            Figure.drawn(
+                "Colour: in how many groups each pair of events was read together, from 0. A 0 off the diagonal "
+                "is a pair never read together: no merge can know its correlation.",
+                _coverage_figure(readings),
+            ),
+        )
+    else:
+        figures = (
+            Figure.drawn(
+                f"{len(states)} groups of {states.shape[1]} events: how many groups read each event (point at a "
+                "dot to name it; every group is listed in the table below).",
+                _groups_per_event(states),
+            ),
+            Figure.drawn(
+                "How often each pair of events was read together. A pair read in 0 groups (red) is never read "
+                "together: no merge can know its correlation.",
+                _pair_counts_figure(readings.coverage()),
+            ),
+        )
     notes = []
     missing = readings.missing_pairs()
     if missing:
@@ -369,7 +462,13 @@ def coverage(
     unread = [e for e in states.columns if e not in readings.events]
     if unread:
         notes.append(f"planned but not in the readings: {', '.join(map(str, unread))}")
-    return Section("coverage", "Plan and coverage", figures=(f1, f2), warnings=tuple(notes))
+    tables = (
+        (
+            "The groups: runs, the events each read, those constant in it and those planned but not read.",
+            _groups_table(readings, states),
+        ),
+    )
+    return Section("coverage", "Plan and coverage", figures=figures, tables=tables, warnings=tuple(notes))
 
 
 def constants_section(constants: Sequence[Constant], readings: Readings) -> Section:
@@ -401,108 +500,158 @@ def constants_section(constants: Sequence[Constant], readings: Readings) -> Sect
 
 # ------------------------------------------------------------------ variability
 def variability(readings: Readings) -> Section:
-    """Run-to-run spread of every event: readings relative to the event's median (absolute counts when it is 0)."""
-    relative, absolute, cv, medians = {}, {}, {}, {}
+    """Run-to-run spread of every event: a sorted dot plot of coefficients of variation, and a table of all.
+
+    The dot plot names the most and least variable events; every dot names its event on
+    hover.  The table (every event, sortable and searchable in the page) gives the median,
+    the coefficient of variation and the 5th and 95th percentiles relative to the median.
+    Events whose mean is 0 have no coefficient of variation (the table gives their counts).
+    """
+    from hemkit.report import svg
+
+    rows = []
     for e in readings.events:
         # float64: a float32 std of counts near 1e19 overflows (squares reach 1e38), and its mean rounds
         values = readings.pooled(e, dtype=np.float64)
         med = float(np.median(values))
-        medians[e] = med
-        if med > 0:
-            relative[e] = values / med
-        else:
-            absolute[e] = values
         mean = float(values.mean())
-        cv[e] = float(values.std(ddof=1) / mean) if mean > 0 and len(values) > 1 else float("nan")
-    panels = [(relative, "reading / the event's median (ratio)", "relative to the median")] if relative else []
-    if absolute:
-        panels.append((absolute, "reading (count)", "median 0: absolute counts"))
-    widths = [max(2.0, 0.45 * len(d) + 1) for d, _, _ in panels]
-    fig = _figure(min(MAX_INCHES, max(6, sum(widths) + 2)), 4.5)
-    axes = fig.subplots(1, len(panels), squeeze=False, width_ratios=widths)[0]
-    for ax, (data, ylabel, what) in zip(axes, panels, strict=True):
-        ax.boxplot(list(data.values()), showfliers=True, flierprops={"markersize": 2})
-        _names(ax, "x", list(data), start=1, rotation=90)
-        ax.set_title(what, fontsize="medium")
-        ax.set_xlabel("event")
-        ax.set_ylabel(ylabel)
-    fig.suptitle("Run-to-run variability per event (all groups)")
-    fig.tight_layout()
-    table = pd.DataFrame({"median (count)": medians, "coefficient of variation": cv})
-    table.index.name = "event"
-    caption = "Readings of each event over all its groups, divided by their median."
-    paragraphs = ["The noise the merge methods exist for: each box spans the middle half of an event's runs."]
-    if absolute:
-        caption += f" Events whose median is 0 ({', '.join(absolute)}) are drawn in counts on their own axis."
+        cv = float(values.std(ddof=1) / mean) if mean > 0 and len(values) > 1 else float("nan")
+        p5, p95 = np.percentile(values, [5, 95])
+        rel = (p5 / med, p95 / med) if med > 0 else (float("nan"), float("nan"))
+        rows.append((e, med, cv, rel[0], rel[1], float(p5), float(p95), len(values)))
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "event",
+            "median (count)",
+            "coefficient of variation",
+            "p5 / median",
+            "p95 / median",
+            "p5 (count)",
+            "p95 (count)",
+            "runs",
+        ],
+    ).set_index("event")
+    cv = table["coefficient of variation"]
+    drawn = cv[np.isfinite(cv.to_numpy()) & (cv.to_numpy() > 0)]
+    paragraphs = [
+        "The noise the merge methods exist for: each event's standard deviation over its runs (all groups), "
+        "relative to its mean."
+    ]
+    left_out = [str(e) for e in cv.index if e not in drawn.index]
+    if left_out:
         paragraphs.append(
-            f"{', '.join(absolute)}: the median reading is 0, so a ratio to it means nothing; "
-            "these are drawn as absolute counts in the right-hand panel."
+            f"Not drawn ({len(left_out)}): {', '.join(left_out[:20])}{' ...' if len(left_out) > 20 else ''} -- "
+            "a mean of 0 (no coefficient of variation) or the same value in every run; the table gives their counts."
         )
+    figures: tuple[Figure, ...] = ()
+    if len(drawn):
+        med = table["median (count)"]
+        hover = [f"{e}: coefficient of variation {v:.3g}, median {format_count(med[e])}" for e, v in drawn.items()]
+        plot = svg.dot_plot(
+            drawn.to_numpy(),
+            [str(e) for e in drawn.index],
+            title="Run-to-run variability per event (all groups)",
+            ylabel="coefficient of variation (std / mean)",
+            xlabel=f"{len(drawn)} events, most variable first (the extremes named; point at a dot for any)",
+            hover=hover,
+            log=True,
+        )
+        figures = (Figure.drawn("Each event's coefficient of variation over all its runs, sorted.", plot),)
     return Section(
         "variability",
         "Variability of the readings",
         paragraphs=tuple(paragraphs),
-        tables=(("", table),),
-        figures=(Figure.of(caption, fig),),
+        tables=(("Every event's spread over its runs (all groups).", table),),
+        figures=figures,
     )
 
 
 # ------------------------------------------------------------------ the merge
-def _heatmap(ax: Any, corr: pd.DataFrame, title: str) -> Any:
-    im = ax.imshow(corr.to_numpy(dtype=float), cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-    ax.set_title(title)
-    ax.set_xlabel("event")
-    ax.set_ylabel("event")
-    labels = [_short(str(e)) for e in corr.columns]
-    _names(ax, "x", labels, rotation=90)
-    _names(ax, "y", labels)
-    return im
+def _heatmap(corr: pd.DataFrame, title: str) -> Any:
+    """The correlations as a heatmap, events ordered by clustering (related events side by side)."""
+    from hemkit.report import svg
+
+    values = corr.to_numpy(dtype=float)
+    order = svg.cluster_order(values)
+    values = values[np.ix_(order, order)]
+    names = [str(corr.columns[i]) for i in order]
+
+    def hover(i: int, j: int) -> str:
+        return f"{names[i]} / {names[j]}: r = {values[i, j]:.3f}"
+
+    return svg.heatmap(
+        svg.diverging(values),
+        names,
+        names,
+        title=title,
+        cell_hover=hover,
+        legend=lambda s, x, y: svg.colour_key(
+            s, x, y, lo=-1, hi=1, colour=svg.diverging, label="Pearson r", ticks=[-1, -0.5, 0, 0.5, 1]
+        ),
+        matrix=values,
+        value_name="r =",
+    )
 
 
-#: pairs named on the x axis of the per-pair figure; beyond this only the widest and strongest are named
-PAIR_LABELS = 40
+#: pairs drawn in the per-pair figure when there are more: the strongest, the widest and those never read together
+NOTABLE = 10
+_KINDS = {"strongest": "#3465a4", "widest": "#cc0000", "never read together": "#f57900"}
 
 
-def _pairs_figure(iv: pd.DataFrame, level: float, method: str) -> Any:
-    """Each pair's merged correlation with its interval, the pairs named (or the notable ones for many pairs)."""
-    n = len(iv)
-    names = [f"{_short(str(a), 22)} / {_short(str(b), 22)}" for a, b in zip(iv["event_a"], iv["event_b"], strict=True)]
-    labelled = n <= PAIR_LABELS
-    fig = _figure(max(6, 0.22 * n + 4) if labelled else 14, 5.5 if labelled else 4.5)
-    ax = fig.subplots()
-    x = np.arange(n)
-    err = np.vstack([iv["estimate"] - iv["lower"], iv["upper"] - iv["estimate"]])
-    ax.errorbar(x, iv["estimate"], yerr=err, fmt="o", ms=3, lw=1, capsize=2, label=f"estimate and {level:.0%} interval")
-    ax.axhline(0, color="#888", lw=0.8)
-    ax.set_title(f"Per-pair merged correlations ({method}) with {level:.0%} intervals")
-    ax.set_ylabel("Pearson correlation (unitless)")
-    ax.set_ylim(-1.08, 1.08)
-    if labelled:
-        ax.set_xticks(x, names, rotation=90, fontsize=7)
-        ax.set_xlabel("pair of events (sorted by estimate)")
-    else:  # numbered marks on the points, the names in a key beside the axes
-        width = (iv["upper"] - iv["lower"]).to_numpy()
-        strong = np.argsort(-np.abs(iv["estimate"].to_numpy()), kind="stable")[:5]
-        wide = np.argsort(-width, kind="stable")[:5]
-        named = sorted(set(strong.tolist()) | set(wide.tolist()))
-        ax.plot(x[named], iv["estimate"].to_numpy()[named], "o", ms=6, mfc="none", mec="#cc0000", label="named pair")
-        for k, i in enumerate(named, 1):
-            above = iv["upper"].iloc[i] < 0.8
-            ax.annotate(
-                str(k),
-                (x[i], iv["upper"].iloc[i] if above else iv["lower"].iloc[i]),
-                xytext=(0, 3 + 8 * (k % 2) if above else -9 - 8 * (k % 2)),
-                textcoords="offset points",
-                ha="center",
-                fontsize=7,
-                color="#cc0000",
-            )
-        key = "\n".join(f"{k}: {names[i]}{' (widest)' if i in wide else ''}" for k, i in enumerate(named, 1))
-        ax.text(1.02, 1.0, key, transform=ax.transAxes, va="top", ha="left", fontsize=7, family="monospace")
-        ax.set_xlabel(f"pair of events, {n} sorted by estimate (the 5 widest and 5 strongest numbered)")
-    ax.legend(loc="upper left", fontsize="small")
-    fig.tight_layout()
-    return fig
+def _notable(iv: pd.DataFrame) -> pd.DataFrame:
+    """The pairs that matter: every pair up to 3 x NOTABLE, else the strongest, the widest and the imputed."""
+    if len(iv) <= 3 * NOTABLE:
+        kinds = pd.Series("", index=iv.index)
+    else:
+        kinds = pd.Series("", index=iv.index)
+        strong = iv["estimate"].abs().sort_values(ascending=False, kind="stable").index[:NOTABLE]
+        wide = iv["width"].sort_values(ascending=False, kind="stable").index[:NOTABLE]
+        kinds[strong] = "strongest"
+        kinds[wide] = "widest"
+    never = iv.index[iv["groups"].to_numpy() == 0][:NOTABLE]
+    kinds[never] = "never read together"
+    keep = iv if len(iv) <= 3 * NOTABLE else iv[kinds != ""]
+    return keep.assign(kind=kinds[keep.index]).sort_values("estimate", kind="stable")
+
+
+def _pairs_figure(iv: pd.DataFrame, level: float, method: str, total: int) -> Any:
+    """The pairs that matter (:func:`_notable`) with their estimates and intervals, each named."""
+    from hemkit.report import svg
+
+    pick = _notable(iv)
+    labels = [
+        f"{svg.short(str(a), 30)} / {svg.short(str(b), 30)}"
+        for a, b in zip(pick["event_a"], pick["event_b"], strict=True)
+    ]
+    colours = [_KINDS.get(k, "#3465a4") for k in pick["kind"]]
+    hover = [
+        f"{a} / {b}: r = {e:.3f}, {level:.0%} interval [{lo:.3f}, {hi:.3f}], read together in {g} group(s)"
+        + (f" ({k})" if k else "")
+        for a, b, e, lo, hi, g, k in zip(
+            pick["event_a"],
+            pick["event_b"],
+            pick["estimate"],
+            pick["lower"],
+            pick["upper"],
+            pick["groups"],
+            pick["kind"],
+            strict=True,
+        )
+    ]
+    shown = "every pair" if len(pick) == total else f"{len(pick)} of {total} pairs"
+    legend = [(c, k) for k, c in _KINDS.items() if k in set(pick["kind"])]
+    return svg.forest(
+        labels,
+        pick["estimate"].tolist(),
+        pick["lower"].tolist(),
+        pick["upper"].tolist(),
+        title=f"Per-pair merged correlations ({method}) with {level:.0%} intervals: {shown}",
+        xlabel="Pearson correlation (unitless), sorted by estimate",
+        colours=colours,
+        hover=hover,
+        legend=legend,
+    )
 
 
 def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Constant] = ()) -> Section:
@@ -542,24 +691,43 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
     data = res.data
     corr = data.corr()
     k = len(corr)
-    fig = _figure(_size(3, 0.35, k, 5.5), _size(2, 0.35, k, 4.5))
-    ax = fig.subplots()
-    im = _heatmap(ax, corr, f"Merged Pearson correlations ({method})")
-    fig.colorbar(im, ax=ax, label="Pearson correlation (unitless)")
-    figures = [Figure.of(f"Correlations of the {len(data)} merged runs.", fig)]
+    figures = [
+        Figure.drawn(
+            f"Correlations of the {len(data)} merged runs, events ordered by clustering so that related events sit "
+            "together (point at a cell to name its pair).",
+            _heatmap(corr, f"Merged Pearson correlations ({method})"),
+        )
+    ]
     tables: list[tuple[str, Any]] = []
     intervals = getattr(res, "pair_intervals", None)
     if intervals is not None and len(intervals):
-        iv = intervals.sort_values("estimate", kind="stable").reset_index(drop=True)
-        named = "every pair named" if len(iv) <= PAIR_LABELS else "the widest and strongest pairs named"
+        cover = use.coverage()
+        iv = intervals.reset_index(drop=True)
+        iv = iv.assign(
+            width=iv["upper"] - iv["lower"],
+            groups=[int(cover.at[a, b]) for a, b in zip(iv["event_a"], iv["event_b"], strict=True)],
+        )
         figures.append(
-            Figure.of(
-                f"Each pair's merged correlation and how far it can be trusted ({named}).",
-                _pairs_figure(iv, options.level, method),
+            Figure.drawn(
+                "Each pair's merged correlation and how far it can be trusted: "
+                + (
+                    "every pair."
+                    if len(iv) <= 3 * NOTABLE
+                    else f"the {NOTABLE} strongest, the {NOTABLE} widest intervals and pairs never read together; "
+                    "every pair is in the table below."
+                ),
+                _pairs_figure(iv, options.level, method, len(iv)),
             )
         )
-        widest = iv.assign(width=iv["upper"] - iv["lower"]).sort_values("width", ascending=False).head(10)
-        tables.append(("The ten widest intervals: the pairs to trust least.", widest.set_index(["event_a", "event_b"])))
+        every = iv.sort_values("width", ascending=False, kind="stable").set_index(["event_a", "event_b"])
+        cols = [c for c in ("estimate", "lower", "upper", "width", "groups") if c in every]
+        tables.append(
+            (
+                f"Every pair ({len(every)}), widest interval first (the pairs to trust least); groups: how many "
+                "groups read the pair together.",
+                every[cols],
+            )
+        )
     paragraphs.insert(0, f"{method} merge of {len(use)} groups into {len(data)} runs x {k} events.")
     imputed = list(res.diagnostics.get("imputed") or ())
     if imputed:
@@ -627,8 +795,41 @@ def comparison(readings: Readings, other: tuple[Readings, str], options: Any, se
             tables.append(("Pairs whose correlation changed (Benjamini-Hochberg across pairs).", moved[keep]))
         else:
             paragraphs.append(f"No pair's correlation changed ({len(pairs)} pairs compared).")
-    figures = (Figure.of("Ratio B / A per event with its interval; changed events marked.", res.plot().figure),)
+    figures = (Figure.drawn("Ratio B / A per event with its interval; changed events in red.", _ratios_figure(res)),)
     return Section("compare", "Compared with B", tuple(paragraphs), tuple(tables), figures, tuple(notes))
+
+
+def _ratios_figure(res: Any) -> Any:
+    """Ratio B / A of every event with its interval on a log scale, changed events in red, each named on hover."""
+    from hemkit.report import svg
+
+    t = res.to_frame()
+    ratio, lower, upper = (t[c].to_numpy(dtype=float) for c in ("ratio", "lower", "upper"))
+    drawn = np.isfinite(ratio) & (ratio > 0)
+    t = t[drawn]
+    ratio, lower, upper = ratio[drawn], np.clip(lower[drawn], 1e-300, None), upper[drawn]
+    changed = t["changed"].to_numpy(dtype=bool)
+    ends = np.concatenate([lower[np.isfinite(lower)], upper[np.isfinite(upper)], ratio, [1.0]])
+    lo, hi = float(ends.min()) / 1.05, float(ends.max()) * 1.05
+    hover = [
+        f"{e}: B / A = {r:.4g} [{a:.4g}, {b:.4g}]" + (", changed" if c else "")
+        for e, r, a, b, c in zip(t["event"], ratio, lower, upper, changed, strict=True)
+    ]
+    level = f"{100 * res.level:.3g} %"
+    return svg.forest(
+        [svg.short(str(e), 40) for e in t["event"]],
+        ratio.tolist(),
+        lower.tolist(),
+        upper.tolist(),
+        title=f"Ratio of medians B / A per event with its {level} interval",
+        xlabel="ratio of medians B / A (log scale; 1: no change)",
+        colours=["#c0392b" if c else "#555555" for c in changed],
+        hover=hover,
+        legend=[("#c0392b", "changed"), ("#555555", "unchanged")],
+        xlim=(lo, hi),
+        zero=1.0,
+        log=True,
+    )
 
 
 def machines(check: Any) -> Section:

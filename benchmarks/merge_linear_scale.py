@@ -1,0 +1,71 @@
+"""Does the joint merge's linear fit (JointOptions.linear) pay at the sizes hemkit plans for? (issue 28)
+
+Run:  nice .venv/bin/python benchmarks/merge_linear_scale.py [--events 16,30,50,100] [--runs 30] [--seeds 2]
+          [--first-seed 0]
+
+On synthetic truth (``make_truth(n, ..., marginals="gamma")``: a random correlation matrix with
+structure, gamma counts) split as a MUCH plan on 6 counters gives it (``make_plan``), every run a
+fresh draw, the default joint merge is run with ``linear=0.5`` (the default chosen on the 10-event
+development truth tables, issue 26) and with ``linear=0``; printed: the MSE of the merged
+correlations against the truth's (all pairs), the time of each merge, and whether the linear
+fit converged.  The development tables have 10 events: this measures what that choice does at
+16-100 events, where no truth table of real programs exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from hemkit.core.readings import Readings
+from hemkit.datasets.synthetic import make_truth
+from hemkit.merge import merge
+from hemkit.plan import make_plan
+
+
+def _case(n: int, runs: int, seed: int) -> tuple[Readings, pd.DataFrame]:
+    names = [f"e{i:03d}" for i in range(n)]
+    plan = make_plan(names, pmcs=6, design="much", seed=seed)
+    truth = make_truth(n, len(plan.groups) * runs, marginals="gamma", seed=seed)
+    truth.columns = names
+    groups = {
+        g: truth.iloc[g * runs : (g + 1) * runs][list(evs)].reset_index(drop=True) for g, evs in enumerate(plan.groups)
+    }
+    return Readings(groups), truth.corr()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", default="16,30,50,100")
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds first .. first + seeds - 1")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    rows = []
+    for n in map(int, args.events.split(",")):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
+            readings, truth = _case(n, args.runs, seed)
+            iu = np.triu_indices(n, 1)
+            for linear in (0.5, 0.0):
+                t = time.perf_counter()
+                res = merge(readings, "joint", seed=seed, linear=linear)
+                sec = time.perf_counter() - t
+                corr = res.data.corr().to_numpy()
+                events = list(res.data.columns)  # the readings' order, not the truth's
+                mse = float(np.mean((corr[iu] - truth.loc[events, events].to_numpy()[iu]) ** 2))
+                fit = res.diagnostics.get("linear_iterations", "")
+                rows.append((n, len(readings.group_ids), seed, linear, mse, sec, fit))
+                print(n, seed, linear, f"{mse:.5f}", f"{sec:.1f} s", fit, flush=True)
+    t = pd.DataFrame(rows, columns=["events", "groups", "seed", "linear", "mse", "seconds", "fit"])
+    wide = t.pivot_table(index=["events", "groups", "seed"], columns="linear", values=["mse", "seconds"])
+    wide[("mse", "ratio")] = wide[("mse", 0.5)] / wide[("mse", 0.0)]
+    print(wide.round(5).to_string())
+
+
+if __name__ == "__main__":
+    main()
