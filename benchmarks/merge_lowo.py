@@ -15,7 +15,7 @@ of 33), and merged by
 
 - ``much-paper`` (the MUCH paper as written: the reference, ``--reference-reps`` merges),
   ``much``, ``copula``, and
-- the joint merge in every candidate setting of :data:`JOINT_GRID`, :data:`JOINT_GRID_2` and :data:`JOINT_GRID_3`
+- the joint merge in every candidate setting of :data:`JOINT_GRID` and the later grids (:data:`ALL_GRID`)
   (``--reps`` merges; the later grids are merged without the baselines and scored against the
   first's much-paper on the same splits),
 
@@ -27,10 +27,11 @@ first merge of every joint setting, in every candidate variant of :data:`INTERVA
 beside the naive percentile bootstrap.
 
 Leave one workload out: for each workload W, the joint setting with the lowest
-geometric-mean Pearson ratio over the *other* workloads is chosen and W is scored with
-it; the interval factor (``IntervalOptions.se_factor``) is the smallest whose coverage over the
-other workloads reaches the level (mean over workloads; also for the pairs with a discrete
-count and at 10-30 runs a group), and W's coverage and width with it are reported.
+geometric-mean Pearson ratio over the *other* workloads, among those no worse in Spearman
+there than :data:`GUARD` (:func:`choose_setting`; the table without that guard is printed too),
+is chosen and W is scored with it; the interval factor (``IntervalOptions.se_factor``) is
+the smallest whose coverage over the other workloads reaches the level (mean over workloads;
+also for the pairs with a discrete count and at 10-30 runs a group), and W's coverage and width with it are reported.
 ``--fresh`` scores the held-out set (``folder/fresh``) with the library defaults -- the
 settings chosen on the whole development set -- beside the joint default before issue 26
 (:data:`FRESH_GRID`; no choice is made on it); ``--fresh2`` scores ``folder/fresh2`` the same way,
