@@ -4,6 +4,7 @@ Run (scores every workload, caches them, then the leave-one-workload-out tables)
 
     nice -n 10 .venv/bin/python benchmarks/merge_lowo.py --cache /tmp/lowo          # development set
     nice -n 10 .venv/bin/python benchmarks/merge_lowo.py --cache /tmp/lowo --fresh  # once, settings frozen
+    nice -n 10 .venv/bin/python benchmarks/merge_lowo.py --cache /tmp/lowo --fresh2 # the second held-out set
 
 The development set is every ``benchmarks/data/truth/*.csv.gz`` (all-at-once truth tables
 of real programs, ``benchmarks/truth_record.py``) plus the Zen 5 ``br_64kb`` truth as one
@@ -14,7 +15,7 @@ of 33), and merged by
 
 - ``much-paper`` (the MUCH paper as written: the reference, ``--reference-reps`` merges),
   ``much``, ``copula``, and
-- the joint merge in every candidate setting of :data:`JOINT_GRID`, :data:`JOINT_GRID_2` and :data:`JOINT_GRID_3`
+- the joint merge in every candidate setting of :data:`JOINT_GRID` and the later grids (:data:`ALL_GRID`)
   (``--reps`` merges; the later grids are merged without the baselines and scored against the
   first's much-paper on the same splits),
 
@@ -26,13 +27,15 @@ first merge of every joint setting, in every candidate variant of :data:`INTERVA
 beside the naive percentile bootstrap.
 
 Leave one workload out: for each workload W, the joint setting with the lowest
-geometric-mean Pearson ratio over the *other* workloads is chosen and W is scored with
-it; the interval factor (``IntervalOptions.se_factor``) is the smallest whose coverage over the
-other workloads reaches the level (mean over workloads; also for the pairs with a discrete
-count and at 10-30 runs a group), and W's coverage and width with it are reported.
+geometric-mean Pearson ratio over the *other* workloads, among those no worse in Spearman
+there than :data:`GUARD` (:func:`choose_setting`; the table without that guard is printed too),
+is chosen and W is scored with it; the interval factor (``IntervalOptions.se_factor``) is
+the smallest whose coverage over the other workloads reaches the level (mean over workloads;
+also for the pairs with a discrete count and at 10-30 runs a group), and W's coverage and width with it are reported.
 ``--fresh`` scores the held-out set (``folder/fresh``) with the library defaults -- the
 settings chosen on the whole development set -- beside the joint default before issue 26
-(:data:`FRESH_GRID`; no choice is made on it).  Set ``OPENBLAS_NUM_THREADS=1`` on a busy machine.
+(:data:`FRESH_GRID`; no choice is made on it); ``--fresh2`` scores ``folder/fresh2`` the same way,
+beside the default before the latest change (:data:`FRESH2_GRID`).  Set ``OPENBLAS_NUM_THREADS=1`` on a busy machine.
 """
 
 from __future__ import annotations
@@ -61,10 +64,29 @@ LEVEL = 0.9
 BASELINES = ["much-paper", "much", "copula"]
 
 
-def _joint(linear: float, *, tails: float = 6.0, ranks: bool = True, target: bool = False) -> dict[str, Any]:
-    """Every option spelled out, so that a change of the library defaults does not change a candidate."""
-    return {"linear": linear, "linear_target": target, "ranks": ranks, "tails": tails}
+def _joint(
+    linear: float,
+    *,
+    tails: float = 6.0,
+    ranks: bool = True,
+    target: bool = False,
+    factor: float = 0.0,
+    factor_runs: float | None = None,
+    steps: int = 0,
+) -> dict[str, Any]:
+    """Every option spelled out, so that a change of the library defaults does not change a candidate.
 
+    The options added later (``factor``, ``factor_runs``, ``pearson_steps``) are spelled out only when
+    they are on, so the earlier candidates keep their cache keys; every merge of a candidate starts
+    from :data:`OFF` (those options off), so a change of their defaults changes no candidate either.
+    """
+    out: dict[str, Any] = {"linear": linear, "linear_target": target, "ranks": ranks, "tails": tails}
+    later = {"factor": factor, "factor_runs": factor_runs, "pearson_steps": steps}
+    return {**out, **{key: v for key, v in later.items() if v}}
+
+
+#: the options added after the first grids, off unless a candidate sets them
+OFF: dict[str, Any] = {"factor": 0.0, "factor_runs": None, "pearson_steps": 0}
 
 #: joint settings the protocol chooses among (label -> keyword arguments of merge)
 JOINT_GRID: dict[str, dict[str, Any]] = {
@@ -88,11 +110,31 @@ JOINT_GRID_3: dict[str, dict[str, Any]] = {
     "linear=0.5 target": _joint(0.5, target=True),
     "linear=0.75 target": _joint(0.75, target=True),
 }
-ALL_GRID = {**JOINT_GRID, **JOINT_GRID_2, **JOINT_GRID_3}
+#: added in a later session: a one-factor fit blended into the target and Pearson goal (``JointOptions.factor``)
+JOINT_GRID_4: dict[str, dict[str, Any]] = {
+    "linear=0.5 ranks=False target factor=0.25": _joint(0.5, ranks=False, target=True, factor=0.25),
+    "linear=0.5 ranks=False target factor=0.5": _joint(0.5, ranks=False, target=True, factor=0.5),
+    "linear=0.5 ranks=False target factor=0.35": _joint(0.5, ranks=False, target=True, factor=0.35),
+}
+#: added after JOINT_GRID_4: the arrangement's target corrected until its Pearson correlations meet the goal
+JOINT_GRID_5: dict[str, dict[str, Any]] = {
+    "linear=0.5 ranks=False target factor=0.25 steps=4": _joint(0.5, ranks=False, target=True, factor=0.25, steps=4),
+    "linear=0.5 ranks=False target factor=0.35 steps=4": _joint(0.5, ranks=False, target=True, factor=0.35, steps=4),
+    "linear=0.5 ranks=False target factor=0.5 steps=4": _joint(0.5, ranks=False, target=True, factor=0.5, steps=4),
+    "linear=0.5 ranks=False target factor_runs=14 steps=4": _joint(
+        0.5, ranks=False, target=True, factor_runs=14.0, steps=4
+    ),
+}
+ALL_GRID = {**JOINT_GRID, **JOINT_GRID_2, **JOINT_GRID_3, **JOINT_GRID_4, **JOINT_GRID_5}
 #: the held-out set: the default before issue 26 and the default now (chosen on the development set)
 FRESH_GRID: dict[str, dict[str, Any]] = {
     "joint (before)": _joint(0.0),
     "joint (default)": {},
+}
+#: the second held-out set: beside them, the default of the first issue-26 session (before ``factor``)
+FRESH2_GRID: dict[str, dict[str, Any]] = {
+    **FRESH_GRID,
+    "joint (issue 26, first)": _joint(0.5, ranks=False, target=True),
 }
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {f"x{f:.2f}": f for f in (0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5)}
@@ -109,13 +151,17 @@ def load_truth(path: Path) -> pd.DataFrame:
     return wide.reset_index(drop=True)
 
 
-def workloads(folder: Path, fresh: bool) -> dict[str, pd.DataFrame]:
-    """The development set (br_64kb and every table in ``folder``) or the held-out ``folder/fresh``."""
-    folder = folder / "fresh" if fresh else folder
+def workloads(folder: Path, fresh: bool | str) -> dict[str, pd.DataFrame]:
+    """The development set (br_64kb and every table in ``folder``) or a held-out one (``folder/fresh`` or ``fresh``)."""
+    folder = folder / ("fresh" if fresh is True else str(fresh)) if fresh else folder
     out = {} if fresh else {"br_64kb": zen5_br_64kb()}
     for p in sorted(folder.glob("*.csv.gz")):
         out[p.name.removesuffix(".csv.gz")] = load_truth(p)
     return out
+
+
+#: counts reported on their own in the interval table (pairs with either)
+COUNT_EVENTS = ("context-switches", "cpu-migrations")
 
 
 def discrete_events(truth: pd.DataFrame) -> set[str]:
@@ -146,7 +192,7 @@ def score_workload(
     acc: list[dict[str, Any]] = []
     pairs: list[pd.DataFrame] = []
     methods: dict[str, tuple[str, dict[str, Any]]] = {m: (m, {}) for m in BASELINES} if baselines else {}
-    methods.update({label: ("joint", dict(opts)) for label, opts in grid.items()})
+    methods.update({label: ("joint", {**OFF, **opts} if opts else {}) for label, opts in grid.items()})
     for pmcs in (3, 4):
         for split in range(splits):
             readings = study_split(truth, pmcs, child(seed, "split", name, pmcs, split))
@@ -274,20 +320,36 @@ def choose_factor(pairs: pd.DataFrame) -> str:
     return list(INTERVAL_GRID)[-1]
 
 
-def lowo(acc: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
-    """Leave one workload out: choose the joint setting and interval factor on the others, score on it."""
+#: the joint default the later grids must not make worse in Spearman accuracy (the first issue-26 choice)
+GUARD = "linear=0.5 ranks=False target"
+
+
+def choose_setting(pw: pd.DataFrame, names: list[str], guard: str | None = GUARD) -> str:
+    """The joint setting with the lowest geometric-mean Pearson ratio over ``names``.
+
+    With ``guard``, only among the settings whose geometric-mean Spearman ratio over ``names`` is
+    no worse than ``guard``'s: a new default must not buy Pearson accuracy with rank accuracy.
+    """
+    sp = {s: _geo(pw.loc[(names, s), "spearman"]) for s in ALL_GRID}
+    ok = [s for s in ALL_GRID if guard is None or sp[s] <= sp[guard] + 1e-12]
+    return min(ok, key=lambda s: _geo(pw.loc[(names, s), "pearson"]))
+
+
+def lowo(acc: pd.DataFrame, pairs: pd.DataFrame, guard: str | None = GUARD) -> pd.DataFrame:
+    """Leave one workload out: choose the joint setting (:func:`choose_setting`) and interval factor on the others."""
     pw = per_workload(acc)
     names = list(dict.fromkeys(acc["workload"]))
     rows = []
     for w in names:
         others = [x for x in names if x != w]
-        cand = {s: _geo(pw.loc[(others, s), "pearson"]) for s in ALL_GRID}
-        best = min(cand, key=lambda s: cand[s])
+        best = choose_setting(pw, others, guard)
         lab = choose_factor(pairs[pairs["workload"].isin(others) & (pairs["setting"] == best)])
         mine = pairs[(pairs["workload"] == w) & (pairs["setting"] == best)]
+        with_event = {e: mine[(mine["event_a"] == e) | (mine["event_b"] == e)] for e in COUNT_EVENTS}
         parts = {
             "discrete": mine[mine["discrete"]],
             "<=30 runs": mine[mine["runs_per_group"] <= 30],
+            **with_event,
         }
         extra = {}
         for part, sub in parts.items():
@@ -326,20 +388,25 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--cache", type=Path, default=None, help="folder of per-workload scores (reused)")
     ap.add_argument("--fresh", action="store_true", help="score the held-out fresh set (settings frozen)")
+    ap.add_argument("--fresh2", action="store_true", help="score the second held-out set (settings frozen)")
     ap.add_argument("--truth", type=Path, default=TRUTH, help="folder of the recorded truth tables")
     ap.add_argument("--only", nargs="*", help="workload names")
     args = ap.parse_args()
     accs, pairs = [], []
     t0 = time.perf_counter()
+    if args.fresh2:
+        args.fresh = "fresh2"
     for name, truth in workloads(args.truth, args.fresh).items():
         if args.only and name not in args.only:
             continue
-        later = [(JOINT_GRID_2, False), (JOINT_GRID_3, False)]
-        passes = [(FRESH_GRID, True)] if args.fresh else [(JOINT_GRID, True), *later]
+        later = [(JOINT_GRID_2, False), (JOINT_GRID_3, False), (JOINT_GRID_4, False), (JOINT_GRID_5, False)]
+        fresh_grid = FRESH2_GRID if args.fresh == "fresh2" else FRESH_GRID
+        passes = [(fresh_grid, True)] if args.fresh else [(JOINT_GRID, True), *later]
         a_parts, p_parts = [], []
         for grid, baselines in passes:
             digest = hashlib.sha1(repr(sorted(grid.items())).encode()).hexdigest()[:8]
-            tag = f"{'fresh-' if args.fresh else ''}{name}-s{args.splits}r{args.reps}R{args.reference_reps}-{digest}"
+            prefix = "" if not args.fresh else "fresh-" if args.fresh is True else f"{args.fresh}-"
+            tag = f"{prefix}{name}-s{args.splits}r{args.reps}R{args.reference_reps}-{digest}"
             files = (args.cache / f"{tag}-acc.pkl", args.cache / f"{tag}-pairs.pkl") if args.cache else None
             if files and files[0].exists():
                 a, p = pd.read_pickle(files[0]), pd.read_pickle(files[1])
@@ -376,8 +443,15 @@ def main() -> None:
     if args.fresh:
         report_fresh(acc, pr)
         return
+    unguarded = lowo(acc, pr, guard=None)
+    print("\n## Leave one workload out, chosen on Pearson alone\n")
+    print(markdown(unguarded))
+    print(
+        f"\ngeometric mean Pearson {_geo(unguarded['pearson']):.3f} (worst {unguarded['pearson'].max():.3f}), "
+        f"Spearman {_geo(unguarded['spearman']):.3f} (worst {unguarded['spearman'].max():.3f})"
+    )
     res = lowo(acc, pr)
-    print("\n## Leave one workload out\n")
+    print(f"\n## Leave one workload out, Spearman no worse than {GUARD!r} on the others\n")
     print(markdown(res))
     print(
         f"\ngeometric mean Pearson {_geo(res['pearson']):.3f} (worst {res['pearson'].max():.3f}), "
@@ -385,7 +459,7 @@ def main() -> None:
         f"width/naive {res['width_vs_naive'].median():.2f}"
     )
     names = list(dict.fromkeys(acc["workload"]))
-    best = min(ALL_GRID, key=lambda s: _geo(pw.loc[(names, s), "pearson"]))
+    best = choose_setting(pw, names)
     print(
         f"\nChosen on all {len(names)} development workloads (the defaults for the held-out set): "
         f"{best} {ALL_GRID[best]}, interval factor {choose_factor(pr[pr['setting'] == best])}"
@@ -407,6 +481,11 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
                 "pearson": pw.loc[(w, "joint (default)"), "pearson"],
                 "spearman": pw.loc[(w, "joint (default)"), "spearman"],
                 "joint (before)": pw.loc[(w, "joint (before)"), "pearson"],
+                **(
+                    {"joint (issue 26, first)": pw.loc[(w, "joint (issue 26, first)"), "pearson"]}
+                    if (w, "joint (issue 26, first)") in pw.index
+                    else {}
+                ),
                 "much": pw.loc[(w, "much"), "pearson"],
                 "copula": pw.loc[(w, "copula"), "pearson"],
                 "coverage": sc["coverage"],
@@ -415,6 +494,11 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
                 "coverage discrete": interval_scores(disc, factor)["coverage"] if len(disc) else float("nan"),
                 "coverage <=30 runs": interval_scores(small, factor)["coverage"] if len(small) else float("nan"),
                 "width <=30 runs": interval_scores(small, factor)["width_vs_naive"] if len(small) else float("nan"),
+                **{
+                    f"coverage {e}": interval_scores(sub, factor)["coverage"] if len(sub) else float("nan")
+                    for e in COUNT_EVENTS
+                    for sub in [mine[(mine["event_a"] == e) | (mine["event_b"] == e)]]
+                },
             }
         )
     res = pd.DataFrame(rows).set_index("workload")

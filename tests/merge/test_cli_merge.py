@@ -216,3 +216,17 @@ def test_evaluate_flag_forms_still_work_and_say_the_subcommand(cli, tmp_path, ol
     again = cli(["evaluate", new, *modern, "-q"] if new != "pairs" else ["evaluate", new, *modern])
     assert again.exit_code == 0 and "deprecated" not in again.stderr
     assert again.stdout == res.stdout
+
+
+def test_merge_factor_option_reaches_the_joint_merge(tmp_path):
+    # --factor 0 turns the one-factor blend off: the merged table differs from the default's
+    outs = {}
+    for flag in ("0", "0.35"):
+        out = tmp_path / f"m{flag}.csv"
+        p = hemkit("merge", "--method", "joint", "--factor", flag, "--rows", 400, "--seed", 1, "-q", "-o", out)
+        assert p.returncode == 0, p.stderr
+        outs[flag] = pd.read_csv(out)
+    assert outs["0"].shape == outs["0.35"].shape
+    assert not np.allclose(np.corrcoef(outs["0"].to_numpy().T), np.corrcoef(outs["0.35"].to_numpy().T))
+    bad = hemkit("merge", "--method", "joint", "--factor", "1.5", "-q", "-o", tmp_path / "x.csv")
+    assert bad.returncode == 2 and not (tmp_path / "x.csv").exists()

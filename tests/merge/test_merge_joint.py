@@ -12,8 +12,19 @@ from hemkit.datasets import split_truth, zen5_br_64kb
 from hemkit.datasets.synthetic import make_truth, split_into_groups
 from hemkit.evaluate import evaluate
 from hemkit.merge import JointOptions, merge, merge_joint
+from hemkit.merge.copula import white_scores
 from hemkit.merge.correlation import pairwise_correlation, upper
-from hemkit.merge.joint import _tie_ranks, linear_correlation, ml_correlation, pearson_estimates, place_tails
+from hemkit.merge.joint import (
+    _tie_ranks,
+    factor_weights,
+    linear_correlation,
+    match_pearson,
+    ml_correlation,
+    one_factor,
+    pearson_estimates,
+    place_tails,
+    runs_together,
+)
 from hemkit.plan import much_design
 
 
@@ -228,3 +239,81 @@ def test_linear_target_moves_the_bulk_when_there_are_no_outliers():
                 res = merge_joint(r, seed=seed, options=JointOptions(linear=0.5, linear_target=flag))
                 err[flag].append(evaluate(res, truth).mse())
     assert np.mean(err[True]) < 0.8 * np.mean(err[False])
+
+
+def _one_factor_truth(seed: int, runs: int = 300) -> tuple[pd.DataFrame, np.ndarray]:
+    """Counts driven by one common load of weak to moderate weight (correlations 0.04-0.5), and their loadings."""
+    rng = np.random.default_rng(seed)
+    k = 10
+    load = rng.uniform(0.2, 0.7, k)
+    f = rng.normal(size=runs)
+    z = np.outer(f, load) + rng.normal(size=(runs, k)) * np.sqrt(1 - load**2)
+    return pd.DataFrame(np.round(1000 + 40 * z), columns=[f"e{i}" for i in range(k)]), load
+
+
+def test_one_factor_fits_a_one_factor_matrix_and_stays_a_correlation_matrix():
+    _, load = _one_factor_truth(0)
+    c = np.outer(load, load)
+    np.fill_diagonal(c, 1.0)
+    np.testing.assert_allclose(one_factor(c), c, atol=1e-3)
+    # a two-factor matrix is not fitted exactly, but the fit is a correlation matrix
+    w = np.random.default_rng(1).normal(size=(6, 2))
+    cov = w @ w.T + np.eye(6)
+    d = np.sqrt(np.diag(cov))
+    two = cov / np.outer(d, d)
+    fit = one_factor(two)
+    assert np.abs(fit - two).max() > 0.05
+    assert np.allclose(np.diag(fit), 1.0) and np.linalg.eigvalsh(fit)[0] > -1e-9
+
+
+def test_factor_cuts_the_noise_of_pairs_read_in_one_small_group():
+    # known truth: one common factor; at 17 runs a group each pair's own estimate is noise around it,
+    # and the one-factor fit, informed by every pair of both events, pulls it back
+    err = {0.0: [], 0.5: []}
+    for seed in range(3):
+        truth, _ = _one_factor_truth(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HemkitWarning)
+            r = split_truth(truth, 3, seed=seed)
+            for w in err:
+                res = merge_joint(r, seed=seed, options=JointOptions(factor=w))
+                err[w].append(evaluate(res, truth).mse())
+    assert np.mean(err[0.5]) < 0.8 * np.mean(err[0.0])
+
+
+def test_factor_weight_is_checked():
+    r = split_truth(zen5_br_64kb(), 4, seed=0)
+    with pytest.raises(InputError, match="factor"):
+        merge_joint(r, options=JointOptions(factor=-0.1))
+
+
+def test_factor_runs_weighs_each_pair_by_the_runs_that_read_it():
+    r = split_truth(zen5_br_64kb(), 4, seed=0)
+    m = runs_together(r)
+    assert m[0, 0] == sum(len(g.values) for g in r.arrays.values() if r.events[0] in g.events)
+    w = factor_weights(r, JointOptions(factor_runs=14.0))
+    np.testing.assert_allclose(w, 14.0 / (14.0 + m))
+    assert factor_weights(r, JointOptions(factor=0.0)) is None
+    np.testing.assert_allclose(factor_weights(r, JointOptions(factor=0.3)), 0.3)
+
+
+def test_match_pearson_brings_skewed_readings_to_their_pearson_goal():
+    # known answer: log-normal readings placed by a score target of 0.9 reach a Pearson correlation
+    # well below 0.9; correcting the target brings them to it
+    rng = np.random.default_rng(0)
+    k, n = 3, 2000
+    values = np.sort(np.exp(1.2 * rng.normal(size=(k, n))), axis=1)
+    goal = np.full((k, k), 0.9)
+    np.fill_diagonal(goal, 1.0)
+    white = white_scores(k, n, np.random.default_rng(1))
+    merged, hist = match_pearson(values, white, goal, goal, 6)
+    achieved = np.corrcoef(merged)
+    assert hist[0] > 0.005  # the plain arrangement misses (Pearson ~0.8)
+    assert np.mean((upper(achieved) - upper(goal)) ** 2) < hist[0] / 10
+    assert sorted(merged[0]) == sorted(values[0])  # every reading kept
+
+
+def test_pearson_steps_are_checked():
+    r = split_truth(zen5_br_64kb(), 4, seed=0)
+    with pytest.raises(InputError, match="pearson_steps"):
+        merge_joint(r, options=JointOptions(pearson_steps=-1))

@@ -55,6 +55,7 @@ class MergeChoice:
     tails: float = 6.0
     linear: float = 0.5
     ranks: bool = False
+    factor: float = 0.35
     rows: int | None = None
     jobs: int = 1
 
@@ -77,7 +78,7 @@ class MergeChoice:
         if method == "copula":
             opts = {"pearson_weight": self.pearson_weight, "rows": self.rows, "impute": self.impute}
             return {**opts, "outliers": self.outliers, "z": self.z}
-        joint = {"tails": self.tails or None, "linear": self.linear, "ranks": self.ranks}
+        joint = {"tails": self.tails or None, "linear": self.linear, "ranks": self.ranks, "factor": self.factor}
         return {"rows": self.rows, "impute": self.impute, **joint, "progress": progress}
 
 
@@ -145,6 +146,14 @@ _OPTIONS = [
         show_default=True,
         help="joint: correct the arrangement so merged Spearman correlations match (heavy-tailed hardware "
         "counters read for ranks: --ranks --linear 0).",
+    ),
+    click.option(
+        "--factor",
+        type=click.FloatRange(0, 1),
+        default=0.35,
+        show_default=True,
+        help="joint: weight of a one-factor fit in the merged correlations (cuts the noise of pairs read in one "
+        "small group; 0: off).",
     ),
     click.option("--rows", type=click.IntRange(min=3), help="Rows of the merged table (default: every reading)."),
     click.option(
