@@ -5,10 +5,11 @@ Run:  nice .venv/bin/python benchmarks/merge_linear_scale.py [--events 16,30,50,
 
 On synthetic truth (``make_truth(n, ..., marginals="gamma")``: a random correlation matrix with
 structure, gamma counts) split as a MUCH plan on 6 counters gives it (``make_plan``), every run a
-fresh draw, the default joint merge is run with ``linear=0.5`` (the default chosen on the 10-event
-development truth tables, issue 26) and with ``linear=0``; printed: the MSE of the merged
-correlations against the truth's (all pairs), the time of each merge, and whether the linear
-fit converged.  The development tables have 10 events: this measures what that choice does at
+fresh draw, the default joint merge is run with ``linear=0.5`` (the weight chosen on the 10-event
+development truth tables, issue 26; :data:`hemkit.merge.joint.LINEAR_MAX_EVENTS` is lifted here so
+that the fit is used at every size), with ``linear=0``, and with ``linear=0, factor=0`` (the
+one-factor blend off too); printed: the MSE of the merged correlations against the truth's (all
+pairs) and the time of each merge.  The development tables have 10 events: this measures what that choice does at
 16-100 events, where no truth table of real programs exists.
 """
 
@@ -23,7 +24,7 @@ import pandas as pd
 
 from hemkit.core.readings import Readings
 from hemkit.datasets.synthetic import make_truth
-from hemkit.merge import merge
+from hemkit.merge import joint, merge
 from hemkit.plan import make_plan
 
 
@@ -46,24 +47,27 @@ def main() -> None:
     ap.add_argument("--first-seed", type=int, default=0, help="seeds first .. first + seeds - 1")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    joint.LINEAR_MAX_EVENTS = 10**9  # measure the fit itself at every size
     rows = []
     for n in map(int, args.events.split(",")):
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             readings, truth = _case(n, args.runs, seed)
             iu = np.triu_indices(n, 1)
-            for linear in (0.5, 0.0):
+            for linear, factor in ((0.5, None), (0.0, None), (0.0, 0.0)):
+                extra = {} if factor is None else {"factor": factor}
                 t = time.perf_counter()
-                res = merge(readings, "joint", seed=seed, linear=linear)
+                res = merge(readings, "joint", seed=seed, linear=linear, **extra)
                 sec = time.perf_counter() - t
                 corr = res.data.corr().to_numpy()
                 events = list(res.data.columns)  # the readings' order, not the truth's
                 mse = float(np.mean((corr[iu] - truth.loc[events, events].to_numpy()[iu]) ** 2))
-                fit = res.diagnostics.get("linear_iterations", "")
-                rows.append((n, len(readings.group_ids), seed, linear, mse, sec, fit))
-                print(n, seed, linear, f"{mse:.5f}", f"{sec:.1f} s", fit, flush=True)
-    t = pd.DataFrame(rows, columns=["events", "groups", "seed", "linear", "mse", "seconds", "fit"])
-    wide = t.pivot_table(index=["events", "groups", "seed"], columns="linear", values=["mse", "seconds"])
-    wide[("mse", "ratio")] = wide[("mse", 0.5)] / wide[("mse", 0.0)]
+                case = f"linear={linear:g}" + ("" if factor is None else f",factor={factor:g}")
+                rows.append((n, len(readings.group_ids), seed, case, mse, sec))
+                print(n, seed, case, f"{mse:.5f}", f"{sec:.1f} s", flush=True)
+    t = pd.DataFrame(rows, columns=["events", "groups", "seed", "case", "mse", "seconds"])
+    wide = t.pivot_table(index=["events", "groups", "seed"], columns="case", values=["mse", "seconds"])
+    wide[("mse", "linear ratio")] = wide[("mse", "linear=0.5")] / wide[("mse", "linear=0")]
+    wide[("mse", "factor ratio")] = wide[("mse", "linear=0")] / wide[("mse", "linear=0,factor=0")]
     print(wide.round(5).to_string())
 
 

@@ -174,5 +174,5 @@ def test_report_runs_section_shows_counted_time_and_not_counted(fake_perf, monke
     res = cli(["report", "p.db", "-o", "r.html", "-m", "none"])
     assert res.exit_code == 0, res.stdout + res.stderr
     page = (tmp_path / "r.html").read_text()
-    assert "counted (s)" in page and "running %" in page and "<th>not counted</th>" in page
+    assert "counted (s)" in page and "running %" in page and ">not counted</th>" in page
     assert "perf printed &lt;not counted&gt; for some events" in page

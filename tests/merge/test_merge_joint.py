@@ -209,6 +209,23 @@ def test_linear_goal_carries_disturbed_runs_to_pairs_that_missed_them():
     assert np.mean(err[1.0]) < 0.7 * np.mean(err[0.0])
 
 
+def test_linear_fit_is_left_out_above_its_event_limit_and_the_merge_says_so(monkeypatch):
+    from hemkit.merge import joint
+
+    truth = _disturbed_truth(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        r = split_truth(truth, 3, seed=0)
+    used = merge_joint(r, seed=0)
+    assert used.diagnostics["linear"] == JointOptions().linear > 0
+    monkeypatch.setattr(joint, "LINEAR_MAX_EVENTS", len(r.events) - 1)
+    left = merge_joint(r, seed=0)
+    none = merge_joint(r, seed=0, options=JointOptions(linear=0.0))
+    assert left.diagnostics["linear"] == 0.0
+    np.testing.assert_array_equal(left.data.to_numpy(), none.data.to_numpy())  # exactly the merge without it
+    assert not np.array_equal(used.data.to_numpy(), none.data.to_numpy())
+
+
 def test_linear_weight_is_checked():
     r = split_truth(zen5_br_64kb(), 4, seed=0)
     with pytest.raises(InputError, match="linear"):

@@ -72,6 +72,10 @@ from hemkit.merge.lbfgsb import minimize
 from hemkit.merge.reorder import batch_correlation, default_rows, event_values, place
 from hemkit.merge.result import MergeResult, make_result
 
+#: the linear fit (JointOptions.linear) is used up to this many events: past 40 it was worse on every
+#: synthetic case measured (1.03-1.20x the MSE at 50-100 events) and 20-40 times slower
+#: (benchmarks/merge_linear_scale.py, BENCHMARKS.md, issue 28)
+LINEAR_MAX_EVENTS = 40
 #: rows used to find the rank-matching target (the final arrangement uses all rows)
 RANK_ROWS = 20_000
 #: candidate partners of a tail swap (all rows of smaller tables)
@@ -120,7 +124,9 @@ class JointOptions:
         once carries that to pairs whose own runs missed the extremes.  0 leaves the goal
         to the pairwise estimates.  The default 0.5 (with ``linear_target`` and without
         ``ranks``) was chosen leave one workload out over 15 truth tables
-        (``benchmarks/merge_lowo.py``).
+        (``benchmarks/merge_lowo.py``).  Above :data:`LINEAR_MAX_EVENTS` events it is not
+        used (``diagnostics["linear"]`` says the weight applied): at 50-100 events it made
+        merges worse and 20-40 times slower (``benchmarks/merge_linear_scale.py``).
     linear_target : bool
         Blend the same fit, with the same weight, into the target of the arrangement (step
         2) too: without outliers (a count driven by a varying input) no reading is moved by
@@ -757,7 +763,8 @@ def merge_joint(
     -------
     MergeResult
         ``data``: ``n`` rows x events, every column the event's actual readings.
-        ``diagnostics``: ``ml_iterations`` (negative: not converged, pairwise estimate used), ``rank_mse`` (merged
+        ``diagnostics``: ``ml_iterations`` (negative: not converged, pairwise estimate used), ``linear`` (the
+        weight of the linear fit applied: 0 above :data:`LINEAR_MAX_EVENTS` events), ``rank_mse`` (merged
         Spearman vs its goal after each correction), ``tail_swaps`` (per event),
         ``mse_to_observed`` (merged vs observed Pearson), ``repaired``, ``imputed``.
 
@@ -783,8 +790,9 @@ def merge_joint(
         ml_iter = opts.ml_iter if opts.ml_iter is not None else (200 if k <= ML_MAX_EVENTS else 0)
         corr_z, it_z = ml_correlation(readings, scores, start=start, max_iter=ml_iter) if ml_iter else (start, 0)
         task.advance(info="likelihood")
-        if opts.linear > 0 and opts.linear_target:
-            corr_z = (1 - opts.linear) * corr_z + opts.linear * linear_correlation(readings)
+        linear = opts.linear if k <= LINEAR_MAX_EVENTS else 0.0
+        if linear > 0 and opts.linear_target:
+            corr_z = (1 - linear) * corr_z + linear * linear_correlation(readings)
         fw = factor_weights(readings, opts)
         if fw is not None:
             corr_z = (1 - fw) * corr_z + fw * one_factor(nearest_correlation(corr_z)[0])
@@ -802,8 +810,8 @@ def merge_joint(
             # float64 correlations: batch_correlation works in float32 on float32 readings
             implied = batch_correlation(np.asarray(merged, dtype=np.float64))
             goal_p = pearson_goal(readings, implied, boot=opts.boot, rng=child(rng, "bootstrap"))
-            if opts.linear > 0:
-                goal_p = (1 - opts.linear) * goal_p + opts.linear * linear_correlation(readings)
+            if linear > 0:
+                goal_p = (1 - linear) * goal_p + linear * linear_correlation(readings)
             if fw is not None:
                 goal_p = (1 - fw) * goal_p + fw * one_factor(goal_p)
             if opts.pearson_steps:
@@ -817,6 +825,7 @@ def merge_joint(
     params: dict[str, Any] = {**asdict(opts), "rows": n}
     diagnostics = {
         "ml_iterations": it_z,
+        "linear": linear,
         "rank_mse": rank_hist,
         "tail_swaps": {e: int(s) for e, s in zip(events, swaps)},
         "mse_to_observed": float(np.mean((mine[ok] - obs[ok]) ** 2)) if ok.any() else 0.0,
