@@ -55,7 +55,7 @@ class MergeChoice:
     tails: float = 6.0
     linear: float = 0.5
     ranks: bool = False
-    factor: float = 0.35
+    factor: float = 0.0
     rows: int | None = None
     jobs: int = 1
 
@@ -150,10 +150,10 @@ _OPTIONS = [
     click.option(
         "--factor",
         type=click.FloatRange(0, 1),
-        default=0.35,
+        default=0.0,
         show_default=True,
         help="joint: weight of a one-factor fit in the merged correlations (cuts the noise of pairs read in one "
-        "small group; 0: off).",
+        "small group where all events follow one quantity, e.g. 0.35; 0: off).",
     ),
     click.option("--rows", type=click.IntRange(min=3), help="Rows of the merged table (default: every reading)."),
     click.option(

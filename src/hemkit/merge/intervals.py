@@ -75,7 +75,7 @@ class IntervalOptions:
     """
 
     level: float = 0.9
-    se_factor: float = 0.85
+    se_factor: float = 0.95
 
 
 def _check_level(level: Any) -> float:

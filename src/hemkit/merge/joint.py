@@ -136,11 +136,14 @@ class JointOptions:
         Weight of a one-factor fit (:func:`one_factor`) in the target of step 2 and the
         Pearson goal of step 4: each pair is pulled toward what the events' common factor
         says it is (every pair's fit is informed by all the pairs of both events), which cuts the
-        noise of a pair estimated from one group of 10-30 runs.  0 leaves the estimates as
-        they are.  The default 0.35 was chosen leave one workload out over 15 truth tables
-        (``benchmarks/merge_lowo.py``: the lowest Pearson error among the settings no worse in
-        Spearman than the default it replaced; Pearson 0.68x -> 0.61x the MUCH paper's,
-        Spearman 0.82x -> 0.72x).
+        noise of a pair estimated from one group of 10-30 runs.  0 (default) leaves the
+        estimates as they are.  0.35 was the choice of leave one workload out over 15 truth
+        tables of software events (``benchmarks/merge_lowo.py``: Pearson 0.68x -> 0.61x the
+        MUCH paper's, Spearman 0.82x -> 0.72x), whose events nearly all follow one common
+        factor (the work done); where they do not -- synthetic truth with several clusters
+        at 16-100 events, the T2080 hardware readings -- it made merges 1.5-3.5x worse
+        (``benchmarks/merge_linear_scale.py``), so it is not the default: pass it for events
+        that all scale with one quantity.
     factor_runs : float, optional
         The same blend with a weight per pair, ``factor_runs / (factor_runs + m)`` (``m`` the
         runs that read the pair together; replaces ``factor``): a pair read in many runs keeps
@@ -168,7 +171,7 @@ class JointOptions:
     ml_iter: int | None = None
     linear: float = 0.5
     linear_target: bool = True
-    factor: float = 0.35
+    factor: float = 0.0
     factor_runs: float | None = None
     pearson_steps: int = 0
     n: InitVar[int | None] = None
