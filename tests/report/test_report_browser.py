@@ -79,7 +79,7 @@ def test_a_100_event_page_of_190_groups_reads_at_1280_px_and_the_search_finds_an
     data = tmp_path / "r100.parquet"
     events = _hundred_events(data)
     out = tmp_path / "r100.html"
-    res = cli(["report", data, "-m", "copula", "-o", out, "-q"])
+    res = cli(["report", data, "-o", out, "-q"])  # the default merge, with its per-pair intervals
     assert res.exit_code == 0, res.stderr
     assert out.stat().st_size <= 3_000_000
     target = events[42]
