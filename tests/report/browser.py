@@ -48,7 +48,9 @@ window.addEventListener('load', () => {
     return document.getElementById('tip').textContent;
   });
   // a click on a column's head sorts the table by it, a second click the other way
-  const sortable = [...document.querySelectorAll('table.data')].filter(t => t.tBodies[0].rows.length > 3);
+  const numericLast = t => [...t.tBodies[0].rows].every(r => !isNaN(Number(r.cells[r.cells.length - 1].textContent)));
+  const sortable = [...document.querySelectorAll('table.data')]
+    .filter(t => t.tBodies[0].rows.length > 3 && numericLast(t));
   const biggest = sortable.sort((a, b) => b.tBodies[0].rows.length - a.tBodies[0].rows.length)[0];
   if (biggest) {
     const heads = biggest.tHead.rows[0].cells, col = heads.length - 1;
