@@ -47,18 +47,8 @@ table.to_parquet(out, index=False)
 print(len(plan.groups), len(table))
 """
 
-CLI = r"""
-import resource, runpy, sys, time
-t = time.perf_counter()
-sys.argv = ["hemkit", *sys.argv[1:]]
-code = 0
-try:
-    runpy.run_module("hemkit", run_name="__main__")
-except SystemExit as exc:
-    code = exc.code
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print("RESULT", time.perf_counter() - t, rss, code, file=sys.stderr)
-"""
+# a fresh ``hemkit`` process that prints its own wall time, peak RSS and exit code (merge_scale's runner)
+from merge_scale import CLI  # noqa: E402 - benchmarks run as scripts from this folder
 
 FLOOR = r"""
 import resource, sys, time
