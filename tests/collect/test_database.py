@@ -208,6 +208,39 @@ def test_any_changed_byte_is_refused_or_harmless(small_db, reference, tmp_path_f
     pd.testing.assert_frame_equal(got, reference)
 
 
+def test_a_machine_row_without_a_number_is_a_damaged_database(small_db, tmp_path):
+    """The byte hypothesis found (position 3863 set to 32 made a machine's id NULL): one InputError, not a TypeError."""
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "c.db"
+    shutil.copy(small_db, path)
+    with sqlite3.connect(path) as con:
+        if not con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'machines'").fetchone()[0]:
+            pytest.skip("this layout has no machines table")
+        con.execute("PRAGMA writable_schema = 0")
+        con.execute("CREATE TABLE m2 AS SELECT * FROM machines")
+        con.execute("DELETE FROM machines")
+        con.execute("INSERT INTO machines SELECT * FROM m2")
+        con.execute("DROP TABLE m2")
+    with sqlite3.connect(path) as con:
+        schema = con.execute("SELECT sql FROM sqlite_master WHERE name = 'machines'").fetchone()[0]
+    if "INTEGER PRIMARY KEY" in schema.upper():
+        with sqlite3.connect(path) as con:  # an integer key cannot be NULL: rebuild the table without it
+            cols = [r[1] for r in con.execute("PRAGMA table_info(machines)")]
+            con.execute("ALTER TABLE machines RENAME TO old_machines")
+            con.execute(f"CREATE TABLE machines ({', '.join(cols)})")
+            con.execute(f"INSERT INTO machines SELECT {', '.join(cols)} FROM old_machines")
+            con.execute("UPDATE machines SET id = NULL")
+            con.execute("DROP TABLE old_machines")
+    else:
+        with sqlite3.connect(path) as con:
+            con.execute("UPDATE machines SET id = NULL")
+    with pytest.raises(InputError, match=r"damaged collection database|c\.db"):
+        with CollectionDB(path) as handle:
+            handle.tidy()
+
+
 def test_export_refuses_its_input_and_bad_places(db, tmp_path):
     with pytest.raises(OutputError, match="is also an input"):
         export(db, db)

@@ -904,6 +904,8 @@ class CollectionDB:
     def _machines(self) -> dict[int, tuple[str, str, str, str]]:
         """The machines table (layout 2), read from the table itself."""
         rows = self._read("SELECT id, host, cpu_model, kernel, perf_version FROM machines NOT INDEXED")
+        if any(not isinstance(r[0], int) for r in rows):  # a changed byte can leave an id NULL or text
+            raise InputError(f"{self.path}: damaged collection database (a machine without a number)")
         return {int(r[0]): tuple(str(x) for x in r[1:]) for r in rows}  # type: ignore[misc]
 
     def _scan(self) -> tuple[list[Any], dict[int, list[tuple[Any, ...]]]]:
