@@ -75,11 +75,18 @@ def test_older_or_odd_scipy_versions_fall_back(monkeypatch, version):
 
 
 def test_scipys_blas_runs_one_thread_during_the_fit_and_gets_its_setting_back():
-    threads = lbfgsb._blas_threads()
-    if threads is None:
+    from threadpoolctl import ThreadpoolController
+
+    lbfgsb.minimize(_rosenbrock, np.array([-1.2, 1.0]), max_iter=2)  # SciPy's routine (and its BLAS) loaded
+    scipys = [c for c in ThreadpoolController().lib_controllers if "scipy.libs" in c.filepath]
+    if not scipys:
         pytest.skip("SciPy's bundled OpenBLAS is not loaded here (not a SciPy wheel on Linux)")
-    get, put = threads
-    put(2)
+    lib = scipys[0]
+
+    def get():
+        return lib.get_num_threads()
+
+    lib.set_num_threads(2)
     if get() != 2:
         pytest.skip("OpenBLAS here runs one thread at most")
     seen = []

@@ -62,21 +62,34 @@ def check_jobs(n: Any) -> int:
 def jobs(n: int | None) -> Iterator[int]:
     """Split hemkit's row-wise steps over up to ``n`` threads inside the block (None: one per CPU)."""
     token = _JOBS.set(check_jobs(n))
-    from threadpoolctl import threadpool_limits
-
-    limits = threadpool_limits(limits=_JOBS.get(), user_api="blas")
     # a BLAS loaded inside the block (SciPy's own OpenBLAS, imported when an optimiser first
     # runs) reads its thread count from the environment when it loads; the user's setting wins
     unset = [v for v in _BLAS_VARIABLES if v not in os.environ]
     for v in unset:
         os.environ[v] = str(_JOBS.get())
     try:
-        yield _JOBS.get()
+        with blas_threads():
+            yield _JOBS.get()
     finally:
         for v in unset:
             os.environ.pop(v, None)
-        limits.restore_original_limits()
         _JOBS.reset(token)
+
+
+@contextmanager
+def blas_threads() -> Iterator[None]:
+    """Every BLAS loaded now (OpenBLAS, MKL; SciPy's bundled one too) held to :func:`job_count` threads, restored after.
+
+    :func:`jobs` holds them for its block; code whose BLAS may load later (SciPy's
+    L-BFGS-B routine, :mod:`hemkit.merge.lbfgsb`) holds them again around its work.
+    """
+    from threadpoolctl import threadpool_limits
+
+    limits = threadpool_limits(limits=job_count(), user_api="blas")
+    try:
+        yield
+    finally:
+        limits.restore_original_limits()
 
 
 def job_count() -> int:

@@ -18,8 +18,9 @@ by itself, it calls ``scipy.optimize.minimize``.
 The routine's small matrix steps call the OpenBLAS that SciPy's wheels bundle; with its
 default of one thread per CPU, on a busy machine its idle worker threads take the CPU the
 fit needs (10-30x slower on 2 busy cores, measured).  While it runs, that library is held to
-one thread (hemkit's own rule: one thread unless asked) and given back its setting after;
-the numbers do not depend on it (the T2080 merge is byte-identical either way).
+hemkit's jobs (:func:`hemkit.core.parallel.blas_threads`: one thread unless asked) and given
+back its setting after; the numbers do not depend on it (the T2080 merge is byte-identical
+either way).
 
 Examples
 --------
@@ -43,7 +44,6 @@ MAXFUN = 15000
 MAXLS = 20
 
 _SETULB: list[Any] = []  # the compiled routine once loaded (None: use scipy.optimize)
-_THREADS: list[Any] = []  # (get, set) of the thread count of SciPy's bundled OpenBLAS, or None
 
 
 def _setulb() -> Any:
@@ -83,33 +83,6 @@ def _load() -> Any:
     return None
 
 
-def _blas_threads() -> Any:
-    """``(get, set)`` of the thread count of the OpenBLAS bundled with SciPy's wheels, if it is loaded (Linux)."""
-    if not _THREADS:
-        _THREADS.append(_find_threads())
-    return _THREADS[0]
-
-
-def _find_threads() -> Any:
-    import ctypes
-
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
-            paths = sorted({line.split()[-1] for line in fh if "scipy.libs" in line and "openblas" in line})
-    except OSError:
-        return None
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)
-            get, put = lib.scipy_openblas_get_num_threads, lib.scipy_openblas_set_num_threads
-        except (OSError, AttributeError):
-            continue
-        get.restype, put.restype = ctypes.c_int, None
-        put.argtypes = [ctypes.c_int]
-        return get, put
-    return None
-
-
 def minimize(
     fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarray, *, max_iter: int
 ) -> tuple[np.ndarray, int, bool]:
@@ -130,15 +103,10 @@ def minimize(
 
         res = optimize.minimize(fun, x0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
         return np.asarray(res.x), int(res.nit), bool(res.success)
-    threads = _blas_threads()
-    before = threads[0]() if threads else 1
-    if before > 1:
-        threads[1](1)
-    try:
+    from hemkit.core.parallel import blas_threads
+
+    with blas_threads():
         return _drive(setulb, fun, x0, max_iter)
-    finally:
-        if before > 1:
-            threads[1](before)
 
 
 def _drive(setulb: Any, fun: Callable, x0: np.ndarray, max_iter: int) -> tuple[np.ndarray, int, bool]:
