@@ -13,14 +13,6 @@ def tree(figure) -> ET.Element:
     return ET.fromstring(figure.svg)
 
 
-def texts(figure) -> list[str]:
-    """Every text drawn (labels, titles of axes, names), in order."""
-    return [
-        "".join(t.itertext()).strip() if t.find(f"{NS}title") is None else (t.text or "").strip()
-        for t in tree(figure).iter(f"{NS}text")
-    ]
-
-
 def label_texts(figure) -> list[str]:
     """The visible string of each ``<text>`` (without the hover title it may carry)."""
     out = []

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
+
 CSS = """
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 2em auto; max-width: 1100px;
        color: #222; line-height: 1.45; padding: 0 1em; }
@@ -186,24 +188,17 @@ SCROLL_ROWS = 25
 def _cell(v: Any) -> str:
     # a value that does not exist (the spread of an event that is 0 in every run, the runs of a
     # group dropped when read) is a dash, never "NaN"
-    if v is None or (isinstance(v, float) and v != v):
+    if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v):
         return "\u2014"
     if isinstance(v, float):
         return f"{v:.4g}"
-    try:
-        import pandas as pd
-
-        if v is pd.NA or v is pd.NaT:
-            return "\u2014"
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        pass
     return html.escape(str(v))
 
 
 def table_html(frame: Any) -> str:
     """A DataFrame as a compact HTML table (its index as the first columns), every row, escaped."""
     names = [n if n is not None else "" for n in frame.index.names]
-    keep_index = not (len(names) == 1 and names[0] == "" and frame.index.equals(_range(len(frame))))
+    keep_index = not (len(names) == 1 and names[0] == "" and frame.index.equals(pd.RangeIndex(len(frame))))
     heads = ([*map(str, names)] if keep_index else []) + [str(c) for c in frame.columns]
     # text columns read from the left, numbers from the right (the stylesheet's default)
     text = [not _numeric(frame[c].dtype) for c in frame.columns]
@@ -225,15 +220,7 @@ def table_html(frame: Any) -> str:
 
 
 def _numeric(dtype: Any) -> bool:
-    import pandas as pd
-
     return bool(pd.api.types.is_numeric_dtype(dtype)) and not pd.api.types.is_bool_dtype(dtype)
-
-
-def _range(n: int) -> Any:
-    import pandas as pd
-
-    return pd.RangeIndex(n)
 
 
 def _table(caption: str, frame: Any) -> str:

@@ -601,10 +601,8 @@ _KINDS = {"strongest": "#3465a4", "widest": "#cc0000", "never read together": "#
 
 def _notable(iv: pd.DataFrame) -> pd.DataFrame:
     """The pairs that matter: every pair up to 3 x NOTABLE, else the strongest, the widest and the imputed."""
-    if len(iv) <= 3 * NOTABLE:
-        kinds = pd.Series("", index=iv.index)
-    else:
-        kinds = pd.Series("", index=iv.index)
+    kinds = pd.Series("", index=iv.index)
+    if len(iv) > 3 * NOTABLE:
         strong = iv["estimate"].abs().sort_values(ascending=False, kind="stable").index[:NOTABLE]
         wide = iv["width"].sort_values(ascending=False, kind="stable").index[:NOTABLE]
         kinds[strong] = "strongest"
@@ -705,7 +703,9 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
         iv = intervals.reset_index(drop=True)
         iv = iv.assign(
             width=iv["upper"] - iv["lower"],
-            groups=[int(cover.at[a, b]) for a, b in zip(iv["event_a"], iv["event_b"], strict=True)],
+            groups=cover.to_numpy(dtype=np.int64)[
+                cover.index.get_indexer(iv["event_a"]), cover.columns.get_indexer(iv["event_b"])
+            ],
         )
         figures.append(
             Figure.drawn(
