@@ -58,6 +58,7 @@ from hemkit.evaluate import evaluate
 from hemkit.evaluate.holdout import run_method
 from hemkit.evaluate.study import study_split
 from hemkit.merge.intervals import IntervalOptions, compute_intervals, mix_jackknife, naive_intervals
+from merge_accuracy import markdown as accuracy_markdown  # benchmarks run as scripts from this folder
 
 TRUTH = Path(__file__).parent / "data" / "truth"
 LEVEL = 0.9
@@ -373,11 +374,8 @@ def lowo(acc: pd.DataFrame, pairs: pd.DataFrame, guard: str | None = GUARD) -> p
 
 
 def markdown(df: pd.DataFrame, fmt: str = "{:.3f}") -> str:
-    """A DataFrame as a Markdown table (index included)."""
-    df = df.reset_index()
-    cells = [[fmt.format(v) if isinstance(v, float) else str(v) for v in row] for row in df.itertuples(index=False)]
-    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells])
+    """A DataFrame as a Markdown table (index included), to 3 decimals: merge_accuracy's table writer."""
+    return accuracy_markdown(df, fmt)
 
 
 def main() -> None:
