@@ -1,6 +1,7 @@
 """Record the OCOE interval traces behind the multiplexing benchmark (issue 13), with ``hemkit mpx trace``.
 
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --out ~/mpx-data/traces --runs 4
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh3 --out ~/mpx-data/fresh3 --runs 4  # held out
 
 Each workload x event set x run is one ``hemkit mpx trace`` run (the library function behind
 it, :func:`hemkit.mpx.record.record_traces`), i.e. for the workload ``gzip``::
@@ -239,6 +240,38 @@ def fresh2_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[s
     }
 
 
+TCL_WORK = r"""
+set d [dict create]
+for {set i 0} {$i < 1500000} {incr i} { dict incr d [expr {($i * 7919) % 100003}] }
+set s 0
+dict for {k v} $d { incr s [expr {$k * $v}] }
+puts $s
+"""
+
+
+def fresh3_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A fourth, disjoint set of programs (issue 26, third held-out set), recorded before any choice read it."""
+    text, tree = str(inputs["text"]), str(inputs["tree"])
+    (scratch / "work.tcl").write_text(TCL_WORK)
+    gnupg = scratch / "gnupg"
+    gnupg.mkdir(mode=0o700, exist_ok=True)
+    return {
+        "sha512sum": ["sh", "-c", f"for i in $(seq 24); do sha512sum {text}; done"],
+        "tac": ["sh", "-c", f"for i in $(seq 10); do tac {text} | wc -w; done"],
+        "od": ["sh", "-c", f"od -An -tx1 {text} | tail -n 1"],
+        "tclsh": ["tclsh", str(scratch / "work.tcl")],
+        "factor": ["sh", "-c", "seq 1000000000 1001000000 | factor | wc -l"],
+        "shuf": ["sh", "-c", f"for i in $(seq 20); do shuf --random-source={text} {text} | head -c 100; done"],
+        "strings": ["sh", "-c", f"for i in 1 2 3; do cat {tree}/* | strings -n 6 | sort | uniq -c | wc -l; done"],
+        "gpg": [
+            "sh",
+            "-c",
+            f"gpg --batch --quiet --homedir {gnupg} --pinentry-mode loopback --passphrase x --symmetric "
+            f"--output - {text} | wc -c",
+        ],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -246,13 +279,16 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="workload names to record (default: all)")
     ap.add_argument("--fresh", action="store_true", help="record the second, disjoint set of programs")
     ap.add_argument("--fresh2", action="store_true", help="record the third, disjoint set of programs (issue 26)")
+    ap.add_argument("--fresh3", action="store_true", help="record the fourth, disjoint set of programs (issue 26)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     inputs = make_inputs(out.parent / "inputs")
     scratch = out.parent / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    if args.fresh2:
+    if args.fresh3:
+        wl = fresh3_workloads(inputs, scratch)
+    elif args.fresh2:
         wl = fresh2_workloads(inputs, scratch)
     else:
         wl = fresh_workloads(inputs, scratch) if args.fresh else workloads(inputs, scratch)

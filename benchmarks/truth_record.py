@@ -3,6 +3,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --runs 300              # development set
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh --runs 300      # held out as a whole
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh2 --runs 300     # a second held-out set
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh3 --runs 300     # a third held-out set
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -23,7 +24,8 @@ given a random input size per run (a task whose input varies, as in the field), 
 spans noise-only and input-driven correlation structure.  The ``--fresh`` set was written
 after every merge setting had been chosen and is scored once; ``--fresh2`` (other programs
 again) was recorded when ``fresh`` had been scored, for the next change of a default, and
-is scored once with the settings frozen.
+is scored once with the settings frozen; ``--fresh3`` (other programs again) was recorded when
+``fresh2`` had been scored, for the choices made after it.
 """
 
 from __future__ import annotations
@@ -203,6 +205,49 @@ def fresh2_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+TCL = r"""
+set d [dict create]
+for {set i 0} {$i < 60000} {incr i} { dict incr d [expr {($i * 7919) % 1013}] }
+set s 0
+dict for {k v} $d { incr s [expr {$k * $v}] }
+puts $s
+"""
+
+
+def fresh3_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A third held-out set: programs in none of the development, ``fresh`` and ``fresh2`` sets."""
+    text = str(root / "text.txt")
+    (root / "work.tcl").write_text(TCL)
+    return {
+        "sha512sum": (["sha512sum", text, text, text], False),
+        "tac-wc": (["sh", "-c", f"tac {text} | wc -w"], False),
+        "od": (["sh", "-c", f"od -An -tx1 {text} | tail -n 1"], False),
+        "tclsh": (["tclsh", str(root / "work.tcl")], False),
+        "strings-corunner": (["sh", "-c", "strings /usr/bin/git | wc -l"], True),
+        "shuf": (["sh", "-c", f"shuf --random-source={text} {text} | head -c 100"], False),
+        "gpg-sym": (
+            [
+                "gpg",
+                "--batch",
+                "--quiet",
+                "--homedir",
+                str(root / "gnupg"),
+                "--pinentry-mode",
+                "loopback",
+                "--passphrase",
+                "hemkit",
+                "--symmetric",
+                "--output",
+                "-",
+                text,
+            ],
+            False,
+        ),
+        # input size drawn per run
+        "factor-varied": (["bash", "-c", "seq 1000000 $((1000000 + RANDOM)) | factor | wc -l"], False),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -228,15 +273,19 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--fresh", action="store_true", help="record the held-out set (into OUT/fresh)")
     ap.add_argument("--fresh2", action="store_true", help="record the second held-out set (into OUT/fresh2)")
+    ap.add_argument("--fresh3", action="store_true", help="record the third held-out set (into OUT/fresh3)")
     ap.add_argument("--only", nargs="*", help="workload names (default: all of the set)")
     args = ap.parse_args()
-    out = args.out / "fresh" if args.fresh else args.out / "fresh2" if args.fresh2 else args.out
+    held = "fresh" if args.fresh else "fresh2" if args.fresh2 else "fresh3" if args.fresh3 else None
+    out = args.out / held if held else args.out
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="hemkit-truth-") as tmp:
         root = Path(tmp)
         (root / "scratch").mkdir()
         make_inputs(root)
-        sets = fresh_workloads(root) if args.fresh else fresh2_workloads(root) if args.fresh2 else dev_workloads(root)
+        (root / "gnupg").mkdir(mode=0o700)
+        chosen = {"fresh": fresh_workloads, "fresh2": fresh2_workloads, "fresh3": fresh3_workloads}
+        sets = chosen[held](root) if held else dev_workloads(root)
         for name, (cmd, corunner) in sets.items():
             if args.only and name not in args.only:
                 continue
