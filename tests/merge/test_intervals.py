@@ -178,3 +178,29 @@ def test_se_factor_scales_the_half_widths_on_the_fisher_scale():
     np.testing.assert_allclose(z - np.arctanh(two["lower"]), 2 * (z - np.arctanh(one["lower"])), rtol=1e-9)
     with pytest.raises(InputError, match="se_factor"):
         compute_intervals(res, r, IntervalOptions(0.9, se_factor=0.0))
+
+
+def test_jackknife_clips_the_available_case_estimate_as_the_estimate_does():
+    """A pair whose one group has wide spreads and whose other readings are narrow has an available-case
+    estimate past 1; clipped (as ``pearson_estimates`` clips it) its leave-one-out values stay near 1,
+    unclipped they were atanh(1 - 1e-12) = 14 for some runs and the pair's interval was [-1, 1]."""
+    from hemkit.merge.intervals import mix_jackknife
+    from hemkit.merge.joint import pearson_estimates
+
+    rng = np.random.default_rng(0)
+    n = 30
+    a = rng.normal(100, 10, n)
+    wide = np.column_stack([a, a + rng.normal(0, 3, n)])
+    narrow_ac = np.column_stack([rng.normal(100, 6, n), rng.normal(100, 1, n)])
+    narrow_bc = np.column_stack([rng.normal(100, 6, n), rng.normal(100, 1, n)])
+    r = Readings.from_arrays(
+        {
+            1: (np.arange(n), ["a", "b"], wide),
+            2: (np.arange(n, 2 * n), ["a", "c"], narrow_ac),
+            3: (np.arange(2 * n, 3 * n), ["b", "c"], narrow_bc),
+        }
+    )
+    _, available = pearson_estimates(r)
+    assert available[0, 1] == 1.0  # clipped: past 1 before clipping
+    se = mix_jackknife(r)
+    assert 0.01 < se[0, 1] < 0.5  # unclipped: 11.7

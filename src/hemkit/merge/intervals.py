@@ -75,7 +75,7 @@ class IntervalOptions:
     """
 
     level: float = 0.9
-    se_factor: float = 0.95
+    se_factor: float = 0.85
 
 
 def _check_level(level: Any) -> float:
@@ -226,7 +226,9 @@ def _mix_jackknife(readings: Readings, chunk: int, scales: tuple[str, ...]) -> d
                 pairwise = bs / np.sqrt(bvj * bvjt)
                 sd = np.sqrt(bv / bc)
                 available = (bs / bcn) / (sd[:, :go, None] * sd[:, None, :])
-            mix = (pairwise + available) / 2
+            # clipped as the estimate itself is (joint.pearson_estimates): an available-case value past 1
+            # (one group's covariance over spreads from every group) must not put a leave-one-out z at 14
+            mix = (np.clip(pairwise, -1, 1) + np.clip(available, -1, 1)) / 2
             for sc in scales:  # the same leave-one-out estimates on each scale asked for
                 z = _atanh(mix) if sc == "z" else mix
                 ok = np.isfinite(z)
