@@ -219,14 +219,17 @@ def test_evaluate_flag_forms_still_work_and_say_the_subcommand(cli, tmp_path, ol
 
 
 def test_merge_factor_option_reaches_the_joint_merge(tmp_path):
-    # --factor 0 turns the one-factor blend off: the merged table differs from the default's
+    # --factor 0 turns the factor blend off: the merged table differs from the default's ("auto") and a fixed weight's
     outs = {}
-    for flag in ("0", "0.35"):
+    for flag in ("0", "0.35", "auto"):
         out = tmp_path / f"m{flag}.csv"
         p = hemkit("merge", "--method", "joint", "--factor", flag, "--rows", 400, "--seed", 1, "-q", "-o", out)
         assert p.returncode == 0, p.stderr
         outs[flag] = pd.read_csv(out)
     assert outs["0"].shape == outs["0.35"].shape
-    assert not np.allclose(np.corrcoef(outs["0"].to_numpy().T), np.corrcoef(outs["0.35"].to_numpy().T))
-    bad = hemkit("merge", "--method", "joint", "--factor", "1.5", "-q", "-o", tmp_path / "x.csv")
-    assert bad.returncode == 2 and not (tmp_path / "x.csv").exists()
+    corr = {k: np.corrcoef(v.to_numpy().T) for k, v in outs.items()}
+    assert not np.allclose(corr["0"], corr["0.35"]) and not np.allclose(corr["0"], corr["auto"])
+    for wrong in ("1.5", "many"):
+        bad = hemkit("merge", "--method", "joint", "--factor", wrong, "-q", "-o", tmp_path / "x.csv")
+        assert bad.returncode == 2 and not (tmp_path / "x.csv").exists()
+        assert "--factor" in bad.stderr and "Traceback" not in bad.stderr

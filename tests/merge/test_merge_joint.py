@@ -16,6 +16,9 @@ from hemkit.merge.copula import white_scores
 from hemkit.merge.correlation import pairwise_correlation, upper
 from hemkit.merge.joint import (
     _tie_ranks,
+    cv_factors,
+    factor_blend,
+    factor_model,
     factor_weights,
     linear_correlation,
     match_pearson,
@@ -334,3 +337,111 @@ def test_pearson_steps_are_checked():
     r = split_truth(zen5_br_64kb(), 4, seed=0)
     with pytest.raises(InputError, match="pearson_steps"):
         merge_joint(r, options=JointOptions(pearson_steps=-1))
+
+
+# ---------------------------------------------------------- factor="auto"
+def test_factor_model_recovers_a_two_factor_matrix_that_one_factor_cannot():
+    w = np.random.default_rng(2).normal(size=(8, 2))
+    cov = w @ w.T + np.diag(np.full(8, 0.3))
+    d = np.sqrt(np.diag(cov))
+    two = cov / np.outer(d, d)
+    np.testing.assert_allclose(factor_model(two, 2), two, atol=2e-3)
+    assert np.abs(factor_model(two, 1) - two).max() > 0.05
+    np.testing.assert_allclose(factor_model(two, 1), one_factor(two))
+
+
+def test_factor_blend_leaves_precise_estimates_alone_and_pulls_noisy_ones():
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(8, 8))  # no model of up to MAX_FACTORS factors fits it
+    cov = w @ w.T + np.eye(8)
+    d = np.sqrt(np.diag(cov))
+    c = cov / np.outer(d, d)
+    # pairs estimated from a million runs: nothing to gain from a model, the estimates stay
+    out, info = factor_blend(c, np.full((8, 8), 1e-6))
+    assert np.abs(out - c).max() < 1e-3 and info["weight"] < 0.05
+    # noisy estimates of a one-factor truth: pulled toward the fit, closer to the truth
+    load = rng.uniform(0.3, 0.8, 8)
+    truth = np.outer(load, load)
+    np.fill_diagonal(truth, 1.0)
+    errs = []
+    for seed in range(10):
+        x = np.random.default_rng(seed).multivariate_normal(np.zeros(8), truth, size=20)
+        est = np.corrcoef(x.T)
+        blended, info = factor_blend(est, np.full((8, 8), 1 / 17))
+        assert 0.3 < info["weight"] <= 1
+        errs.append((np.mean((blended - truth) ** 2), np.mean((est - truth) ** 2)))
+    assert np.mean([a for a, _ in errs]) < 0.8 * np.mean([b for _, b in errs])
+    # a pair never read together (infinite noise) takes the model's value
+    noise = np.full((8, 8), 1 / 17)
+    noise[0, 1] = noise[1, 0] = np.inf
+    blended, _ = factor_blend(est, noise)
+    fit = factor_model(est, 1)
+    assert abs(blended[0, 1] - fit[0, 1]) < 0.05
+
+
+def _cluster_case(n: int, runs: int, seed: int) -> tuple[Readings, pd.DataFrame]:
+    """Synthetic truth with several clusters of events (gamma counts) read in a MUCH plan on 6 counters."""
+    from hemkit.plan import make_plan
+
+    names = [f"e{i:03d}" for i in range(n)]
+    plan = make_plan(names, pmcs=6, design="much", seed=seed)
+    truth = make_truth(n, len(plan.groups) * runs, marginals="gamma", seed=seed)
+    truth.columns = names
+    groups = {
+        g: truth.iloc[g * runs : (g + 1) * runs][list(evs)].reset_index(drop=True) for g, evs in enumerate(plan.groups)
+    }
+    return Readings(groups), truth
+
+
+def test_factor_auto_helps_where_a_fixed_one_factor_blend_hurts():
+    # several clusters, positive and negative: one factor at a fixed weight is worse than none (BENCHMARKS:
+    # 1.3-2.2x), the factor model chosen from the data is better than none
+    err: dict[object, list[float]] = {0.0: [], "auto": [], 0.35: []}
+    for seed in range(2):
+        r, truth = _cluster_case(16, 30, seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HemkitWarning)
+            for f in err:
+                res = merge_joint(r, seed=seed, options=JointOptions(linear=0, factor=f))
+                err[f].append(evaluate(res, truth[r.events]).mse())
+    assert np.mean(err["auto"]) < 0.9 * np.mean(err[0.0])
+    assert np.mean(err[0.35]) > 1.2 * np.mean(err[0.0])
+
+
+def test_factor_auto_keeps_what_pairs_read_in_many_runs_say():
+    # T2080: 1000 runs a group, two clusters with negative correlations between them; each pair's own
+    # estimate is close to the truth, and a fixed one-factor blend moved the merge away from it (1.5x)
+    from hemkit.datasets import t2080_much
+
+    r = t2080_much()
+    mse = {}
+    for f in (0.0, "auto", 0.35):
+        res = merge_joint(r, seed=0, options=JointOptions(factor=f, rows=2000))
+        mse[f] = res.diagnostics["mse_to_observed"]
+    assert set(res.diagnostics["factor_model"]) == set()
+    assert mse["auto"] <= 1.05 * mse[0.0] < mse[0.35]
+
+
+def test_factor_auto_is_the_only_word_taken():
+    r = split_truth(zen5_br_64kb(), 4, seed=0)
+    with pytest.raises(InputError, match="factor='many'"):
+        merge_joint(r, options=JointOptions(factor="many"))
+
+
+def test_cv_factors_finds_the_clusters_of_a_known_truth_and_none_in_noise():
+    # three clusters of strongly related events: three factors; independent events: none
+    rng = np.random.default_rng(5)
+    k, runs = 12, 60
+    load = np.zeros((k, 3))
+    for c in range(3):
+        load[4 * c : 4 * c + 4, c] = rng.uniform(0.7, 0.9, 4)
+    x = rng.normal(size=(runs * 40, 3)) @ load.T + rng.normal(size=(runs * 40, k)) * np.sqrt(1 - (load**2).sum(1))
+    clustered = pd.DataFrame(1000 + 50 * x, columns=[f"e{i}" for i in range(k)])
+    noise = pd.DataFrame(1000 + 50 * rng.normal(size=(runs * 40, k)), columns=clustered.columns)
+    groups = much_design(list(clustered.columns), 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        found = [
+            cv_factors(split_into_groups(t, groups, runs, seed=1), np.random.default_rng(0)) for t in (clustered, noise)
+        ]
+    assert found == [3, 0]

@@ -55,7 +55,7 @@ class MergeChoice:
     tails: float = 6.0
     linear: float = 0.5
     ranks: bool = False
-    factor: float = 0.0
+    factor: Any = "auto"
     rows: int | None = None
     jobs: int = 1
 
@@ -149,11 +149,12 @@ _OPTIONS = [
     ),
     click.option(
         "--factor",
-        type=click.FloatRange(0, 1),
-        default=0.0,
+        type=_Weight(),
+        default="auto",
         show_default=True,
-        help="joint: weight of a one-factor fit in the merged correlations (cuts the noise of pairs read in one "
-        "small group where all events follow one quantity, e.g. 0.35; 0: off).",
+        help="joint: pull each pair toward a factor model of all pairs: 'auto' chooses the model (0-4 factors) "
+        "and each pair's weight from the data (BENCHMARKS.md); a number in [0, 1] is a fixed weight of one "
+        "factor (for events that all follow one quantity); 0: off.",
     ),
     click.option("--rows", type=click.IntRange(min=3), help="Rows of the merged table (default: every reading)."),
     click.option(

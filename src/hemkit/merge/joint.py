@@ -35,9 +35,13 @@ users check:
    events, extremes come together in disturbed runs (context switches, interrupts, frees
    at once), so Pearson correlations of 0.5 sit beside rank correlations near 0; a pair
    whose own 17 runs missed the disturbed ones learns them through the events read with it.
-5. **A common factor.**  With ``factor`` > 0 (default 0.35) the target of step 2 and the goal of
-   step 4 are blended with a one-factor model fitted to them (:func:`one_factor`): a pair read in
-   one group of 10-30 runs is mostly noise around what every pair of its two events says.
+5. **Factors common to the events.**  With ``factor="auto"`` (the default) the target of step 2
+   and the goal of step 4 are each pulled toward a factor model of all pairs (:func:`factor_blend`):
+   the number of factors (0-4) is chosen by cross-validation over halves of the runs, and each
+   pair keeps the share of its own estimate its noise warrants (a linear Bayes weight, the
+   model's risk estimated as Mallows' C_p does) -- a pair read in one group of 10-30 runs is
+   mostly noise around what every pair of its two events says, a pair read in thousands of runs
+   keeps most of its own value, and where no model fits the weights fall toward 0.
 
 Measured on the real Zen 5 truth (``br_64kb``, MUCH designs with 3 and 4 counters, 10 split
 seeds each) and on synthetic heavy-tailed data: see ``BENCHMARKS.md``.
@@ -52,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from hemkit.core.checks import check_scalar
+from hemkit.core.errors import InputError
 from hemkit.core.normal import rank_scores
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
@@ -132,18 +137,18 @@ class JointOptions:
         2) too: without outliers (a count driven by a varying input) no reading is moved by
         step 4, and the rank-based target of 10-30 runs a group understates strong
         correlations (0.84 for a pair at 0.98, measured).
-    factor : float in [0, 1]
-        Weight of a one-factor fit (:func:`one_factor`) in the target of step 2 and the
-        Pearson goal of step 4: each pair is pulled toward what the events' common factor
-        says it is (every pair's fit is informed by all the pairs of both events), which cuts the
-        noise of a pair estimated from one group of 10-30 runs.  0 (default) leaves the
-        estimates as they are.  0.35 was the choice of leave one workload out over 15 truth
-        tables of software events (``benchmarks/merge_lowo.py``: Pearson 0.68x -> 0.61x the
-        MUCH paper's, Spearman 0.82x -> 0.72x), whose events nearly all follow one common
-        factor (the work done); where they do not -- synthetic truth with several clusters
-        at 16-100 events, the T2080 hardware readings -- it made merges 1.5-3.5x worse
-        (``benchmarks/merge_linear_scale.py``), so it is not the default: pass it for events
-        that all scale with one quantity.
+    factor : "auto" or float in [0, 1]
+        ``"auto"`` (default): the target of step 2 and the Pearson goal of step 4 are pulled toward
+        a factor model of all pairs, the number of factors chosen by cross-validation over
+        halves of the runs (:func:`cv_factors`) and each pair's weight from its noise and the
+        model's estimated risk (:func:`factor_blend`; ``diagnostics["factor_model"]`` says what
+        was chosen).  Over 15 truth tables, left out one at a time (``benchmarks/merge_lowo.py``),
+        Pearson error 0.68x -> 0.60x the MUCH paper's, Spearman 0.82x -> 0.73x; on synthetic
+        truth with several clusters 0.54-0.66x the error without it, where a fixed one-factor
+        weight of 0.35 was 1.3-2.2x (``benchmarks/merge_linear_scale.py --factors auto,0.35``).
+        A number is the fixed weight of one factor (:func:`one_factor`) for every pair, the blend
+        of the first issue-26 pass (0.35 suits events that all scale with one quantity); 0
+        leaves the estimates as they are.
     factor_runs : float, optional
         The same blend with a weight per pair, ``factor_runs / (factor_runs + m)`` (``m`` the
         runs that read the pair together; replaces ``factor``): a pair read in many runs keeps
@@ -171,7 +176,7 @@ class JointOptions:
     ml_iter: int | None = None
     linear: float = 0.5
     linear_target: bool = True
-    factor: float = 0.0
+    factor: float | str = "auto"
     factor_runs: float | None = None
     pearson_steps: int = 0
     n: InitVar[int | None] = None
@@ -187,7 +192,11 @@ def _check(opts: JointOptions) -> None:
     it = opts.ml_iter
     check_scalar(it, "ml_iter", min_val=0, allow_none=True)
     check_scalar(opts.linear, "linear", "real", min_val=0, max_val=1, what="weight")
-    check_scalar(opts.factor, "factor", "real", min_val=0, max_val=1, what="weight")
+    if isinstance(opts.factor, str):
+        if opts.factor != "auto":
+            raise InputError(f"factor={opts.factor!r} is neither a weight in [0, 1] nor 'auto'")
+    else:
+        check_scalar(opts.factor, "factor", "real", min_val=0, max_val=1, what="weight")
     check_scalar(opts.factor_runs, "factor_runs", "real", min_val=0, allow_none=True, what="runs")
     check_scalar(opts.pearson_steps, "pearson_steps", min_val=0)
 
@@ -478,6 +487,13 @@ def pearson_goal(readings: Readings, implied: np.ndarray, *, boot: int, rng: np.
     over ``boot`` bootstrap resamples of runs within groups.  Pairs never read together
     keep ``implied``.
     """
+    return _pearson_goal(readings, implied, boot=boot, rng=rng)[0]
+
+
+def _pearson_goal(
+    readings: Readings, implied: np.ndarray, *, boot: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pearson_goal` and the bootstrap variance of each pair's estimate (NaN: never read together)."""
     pw, av = _pearson_estimates(readings, None)
     est = (pw[0] + av[0]) / 2
     bpw, bav = _pearson_estimates(readings, (boot, rng))
@@ -490,7 +506,7 @@ def pearson_goal(readings: Readings, implied: np.ndarray, *, boot: int, rng: np.
     shrink[~np.isfinite(shrink) | np.isnan(est)] = 0.0
     goal = implied + shrink * np.nan_to_num(est - implied)
     np.fill_diagonal(goal, 1.0)
-    return goal
+    return goal, var
 
 
 def place_tails(
@@ -622,21 +638,122 @@ def one_factor(corr: np.ndarray, *, iters: int = 50) -> np.ndarray:
     >>> bool(np.allclose(one_factor(c), c, atol=1e-3))
     True
     """
+    return factor_model(corr, 1, iters=iters)
+
+
+def factor_model(corr: np.ndarray, factors: int, *, iters: int = 50) -> np.ndarray:
+    """The correlation matrix of a ``factors``-factor model fitted to ``corr`` (principal axis factoring).
+
+    As :func:`one_factor` with the leading ``factors`` eigenvectors: loadings ``L`` (events x
+    factors), communalities ``sum_f L_if^2`` on the diagonal, iterated; the fit is ``L L^T`` off
+    the diagonal, 1 on it.  Several clusters of events (caches, branches, stalls) need as many
+    factors; :func:`factor_blend` chooses how many from the data.
+
+    Examples
+    --------
+    >>> a, b = np.array([0.9, 0.8, 0.7, 0, 0, 0]), np.array([0, 0, 0, 0.9, 0.6, 0.8])
+    >>> c = np.outer(a, a) + np.outer(b, b)
+    >>> np.fill_diagonal(c, 1.0)
+    >>> bool(np.allclose(factor_model(c, 2), c, atol=1e-3)), bool(np.allclose(factor_model(c, 1), c, atol=0.1))
+    (True, False)
+    """
     a = np.array(corr, dtype=float, copy=True)
     k = len(a)
+    f = max(1, min(int(factors), k))
     h = np.full(k, 0.5)
-    load = np.zeros(k)
+    load = np.zeros((k, f))
     for _ in range(iters):  # a fixed-point iteration on a k x k matrix
         np.fill_diagonal(a, h)
         w, v = np.linalg.eigh(a)
-        load = v[:, -1] * np.sqrt(max(float(w[-1]), 0.0))
-        h_new = np.clip(load**2, 0.01, 1.0)
+        load = v[:, -f:] * np.sqrt(np.maximum(w[-f:], 0.0))
+        h_new = np.clip((load**2).sum(axis=1), 0.01, 1.0)
         if np.allclose(h_new, h, atol=1e-8):
             break
         h = h_new
-    fit = np.clip(np.outer(load, load), -1.0, 1.0)
+    fit = np.clip(load @ load.T, -1.0, 1.0)
     np.fill_diagonal(fit, 1.0)
     return fit
+
+
+#: correlations are clipped to +-Z_CLIP before atanh (as in :mod:`hemkit.merge.intervals`)
+Z_CLIP = 1 - 1e-12
+#: at least this many factors are tried by :func:`factor_blend` (0: no correlation at all)
+MIN_FACTORS = 0
+#: at most this many factors are tried by :func:`factor_blend`
+MAX_FACTORS = 4
+
+
+def factor_blend(
+    corr: np.ndarray, noise: np.ndarray, *, factors: int | None = None
+) -> tuple[np.ndarray, dict[str, float]]:
+    """Each pair pulled toward a factor model of all pairs, as far as its noise and the model's fit warrant.
+
+    ``corr`` is a correlation matrix of estimates, ``noise`` per pair the variance of its
+    estimate on the Fisher-z scale (``inf``: a pair never read together).  For ``f`` = 1 ...
+    :data:`MAX_FACTORS` factors (fewer than leave the model with fewer parameters than
+    pairs), the risk of the fit ``F_f`` (:func:`factor_model`) as an estimate of the true
+    correlations is estimated from the residuals, as Mallows' C_p does::
+
+        R_f = mean (z - z_F)^2 - s^2 + 2 s^2 df_f / P
+
+    (``z`` the pairs' Fisher z, ``s^2`` their mean noise over the ``P`` pairs read together,
+    ``df_f = k f - f (f - 1) / 2`` the model's parameters).  With the ``f`` of the smallest
+    ``R_f``, each pair keeps ``1 - w`` of its own estimate, ``w = s_ij^2 / (s_ij^2 + R_f)``
+    (the linear Bayes weight: a pair read in many runs keeps its own, a noisy one takes the
+    model, a pair never read together takes the model).  Where no model fits better than the
+    pairs' own noise (``R_f`` large: many clusters, or every pair read in thousands of runs)
+    the weights go to 0.  Returns the blend (repair to a correlation matrix is the caller's)
+    and ``{"factors", "risk", "noise", "weight"}`` (``weight``: the mean over pairs).
+    ``factors``: that many factors (as chosen by :func:`cv_factors`; the merge passes it), only
+    the weights from C_p: on its own, C_p with the normal-theory noise of a likelihood fit
+    (which is smaller) chose too few factors on synthetic truth with three clusters.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> l = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    >>> truth = np.outer(l, l); np.fill_diagonal(truth, 1.0)
+    >>> x = rng.multivariate_normal(np.zeros(6), truth, size=20)
+    >>> est = np.corrcoef(x.T)
+    >>> noise = np.full((6, 6), 1 / 17)
+    >>> out, info = factor_blend(est, noise)
+    >>> int(info["factors"]), bool(np.mean((out - truth) ** 2) < np.mean((est - truth) ** 2))
+    (1, True)
+    """
+    k = len(corr)
+    i, j = np.triu_indices(k, 1)
+    z = np.arctanh(np.clip(corr[i, j], -Z_CLIP, Z_CLIP))
+    s2 = np.asarray(noise, dtype=float)[i, j]
+    seen = np.isfinite(s2) & np.isfinite(z)
+    n_pairs = int(seen.sum())
+    info = {"factors": 0.0, "risk": float("nan"), "noise": float("nan"), "weight": 0.0}
+    if k < 4 or n_pairs < 6:
+        return np.array(corr, dtype=float), info
+    mean_s2 = float(np.mean(s2[seen]))
+    best: tuple[float, int, np.ndarray] | None = None
+    for f in range(MIN_FACTORS, MAX_FACTORS + 1) if factors is None else [factors]:
+        df = k * f - f * (f - 1) / 2
+        if df >= n_pairs:
+            break
+        fit = factor_model(corr, f) if f else np.eye(k)
+        zf = np.arctanh(np.clip(fit[i, j], -Z_CLIP, Z_CLIP))
+        risk = float(np.mean((z[seen] - zf[seen]) ** 2)) - mean_s2 + 2 * mean_s2 * df / n_pairs
+        risk = max(risk, mean_s2 * max(df, 1) / n_pairs)  # the fit is never better than its own noise
+        if best is None or risk < best[0]:
+            best = (risk, f, zf)
+    if best is None:
+        return np.array(corr, dtype=float), info
+    risk, f, zf = best
+    with np.errstate(invalid="ignore"):
+        w = np.where(np.isfinite(s2), s2 / (s2 + risk), 1.0)
+    w = np.where(np.isfinite(z), w, 1.0)
+    zb = w * zf + (1 - w) * np.nan_to_num(z)
+    out = np.eye(k)
+    # the change added to each estimate, so that a pair the model does not move keeps its value exactly
+    own = np.asarray(corr, dtype=float)[i, j]
+    out[i, j] = out[j, i] = np.where(np.isfinite(z), own + (np.tanh(zb) - np.tanh(np.nan_to_num(z))), np.tanh(zb))
+    info = {"factors": float(f), "risk": risk, "noise": mean_s2, "weight": float(np.mean(w))}
+    return out, info
 
 
 def runs_together(readings: Readings) -> np.ndarray:
@@ -659,11 +776,99 @@ def runs_together(readings: Readings) -> np.ndarray:
     return out
 
 
+def _half_correlations(readings: Readings, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Pooled pairwise Pearson correlations of two random halves of every group's runs (NaN: not defined)."""
+    index = {e: i for i, e in enumerate(readings.events)}
+    k = len(index)
+    scales = event_scales(readings)
+    out = []
+    halves = []
+    for grp in readings.arrays.values():
+        perm = rng.permutation(len(grp.values))
+        halves.append((perm[: len(perm) // 2], perm[len(perm) // 2 :]))
+    for h in range(2):
+        sxy = np.zeros((k, k))
+        vxx = np.zeros((k, k))
+        for grp, parts in zip(readings.arrays.values(), halves):
+            centre = np.array([scales[e][0] for e in grp.events])
+            scale = np.array([scales[e][1] for e in grp.events])
+            x = (grp.values[parts[h]].astype(np.float64) - centre) / scale
+            x = x - x.mean(axis=0)
+            o = np.array([index[e] for e in grp.events])
+            sxy[np.ix_(o, o)] += x.T @ x
+            vxx[np.ix_(o, o)] += (x * x).sum(axis=0)[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = sxy / np.sqrt(vxx * vxx.T)
+        r[~np.isfinite(r)] = np.nan
+        out.append(np.clip(r, -1, 1))
+    return out[0], out[1]
+
+
+def cv_factors(readings: Readings, rng: np.random.Generator, *, splits: int = 2) -> int:
+    """How many factors (0-:data:`MAX_FACTORS`) of a model of the events' correlations the data support.
+
+    Each group's runs are split in two halves at random (``splits`` times); a model of ``f``
+    factors (:func:`factor_model`) fitted to one half's pairwise correlations predicts the other
+    half's (Fisher z, squared error per pair, both ways): the halves' noise is independent, so
+    unlike the residuals of a fit this error does not fall with every factor added.  The fewest
+    factors whose mean error is within one standard error (of the paired differences over
+    pairs) of the smallest (the one-standard-error rule, Hastie, Tibshirani & Friedman 2009,
+    Sec. 7.10).  Models with at least as many parameters as pairs are not tried.
+    """
+    k = len(readings.events)
+    i, j = np.triu_indices(k, 1)
+    per_pair: list[list[np.ndarray]] = [[] for _ in range(MAX_FACTORS + 1)]
+    for _ in range(splits):
+        a, b = _half_correlations(readings, rng)
+        za, zb = (np.arctanh(np.clip(x[i, j], -Z_CLIP, Z_CLIP)) for x in (a, b))
+        seen = np.isfinite(za) & np.isfinite(zb)
+        if seen.sum() < 6:
+            return 0
+        for f in range(MIN_FACTORS, MAX_FACTORS + 1):
+            if k * f - f * (f - 1) / 2 >= seen.sum():
+                break
+            for x, y in ((a, zb), (b, za)):
+                fit = factor_model(nearest_correlation(np.where(np.isfinite(x), x, 0.0))[0], f) if f else np.eye(k)
+                zf = np.arctanh(np.clip(fit[i, j], -Z_CLIP, Z_CLIP))
+                per_pair[f].append((y[seen] - zf[seen]) ** 2)
+    tried = [f for f in range(MAX_FACTORS + 1) if len(per_pair[f]) == 2 * splits]
+    if not tried:
+        return 0
+    errors = {f: np.concatenate(per_pair[f]) for f in tried}
+    best = min(tried, key=lambda f: float(errors[f].mean()))
+    for f in tried:  # the one-standard-error rule: the fewest factors within one standard error of the best
+        diff = errors[f] - errors[best]
+        if f == best or diff.mean() <= diff.std(ddof=1) / np.sqrt(len(diff)):
+            return f
+    return best
+
+
+def _z_noise(together: np.ndarray, inflation: float) -> np.ndarray:
+    """Per pair the Fisher-z variance ``inflation / (m - 3)`` of a pair read in ``m`` runs (inf: 3 or fewer)."""
+    with np.errstate(divide="ignore"):
+        return np.where(together > 3, inflation / np.maximum(together - 3, 1e-9), np.inf)
+
+
+def _inflation(goal: np.ndarray, var: np.ndarray, together: np.ndarray) -> float:
+    """How much noisier the Pearson estimates are than normal theory says (at least 1).
+
+    The median over the pairs of ``var_z (m - 3)``; heavy-tailed counts give several times 1.
+    """
+    i, j = np.triu_indices(len(goal), 1)
+    m = together[i, j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vz = var[i, j] / (1 - np.clip(goal[i, j], -0.999, 0.999) ** 2) ** 2 * (m - 3)
+    vz = vz[np.isfinite(vz) & (m > 3)]
+    return max(1.0, float(np.median(vz))) if len(vz) else 1.0
+
+
 def factor_weights(readings: Readings, opts: JointOptions) -> np.ndarray | None:
     """Per pair, the weight of the one-factor fit (``factor``, or ``factor_runs`` per pair); None: no blend."""
     if opts.factor_runs is not None:
         a = float(opts.factor_runs)
         return a / (a + runs_together(readings)) if a > 0 else None
+    if isinstance(opts.factor, str):  # "auto": factor_blend, weights from the data
+        return None
     return np.full((len(readings.events),) * 2, float(opts.factor)) if opts.factor > 0 else None
 
 
@@ -797,8 +1002,15 @@ def merge_joint(
         if linear > 0 and opts.linear_target:
             corr_z = (1 - linear) * corr_z + linear * linear_correlation(readings)
         fw = factor_weights(readings, opts)
+        auto = opts.factor == "auto" and opts.factor_runs is None
+        together = runs_together(readings)
+        model: dict[str, dict[str, float]] = {}
+        nf = 0
         if fw is not None:
             corr_z = (1 - fw) * corr_z + fw * one_factor(nearest_correlation(corr_z)[0])
+        elif auto:  # scores are normal: the Fisher-z variance of a pair read in m runs is 1 / (m - 3)
+            nf = cv_factors(readings, child(rng, "factors"))
+            corr_z, model["target"] = factor_blend(nearest_correlation(corr_z)[0], _z_noise(together, 1.0), factors=nf)
         target = nearest_correlation(corr_z)[0]
         rank_hist: list[float] = []
         if opts.ranks:
@@ -812,11 +1024,14 @@ def merge_joint(
         if opts.tails is not None:
             # float64 correlations: batch_correlation works in float32 on float32 readings
             implied = batch_correlation(np.asarray(merged, dtype=np.float64))
-            goal_p = pearson_goal(readings, implied, boot=opts.boot, rng=child(rng, "bootstrap"))
+            goal_p, goal_var = _pearson_goal(readings, implied, boot=opts.boot, rng=child(rng, "bootstrap"))
             if linear > 0:
                 goal_p = (1 - linear) * goal_p + linear * linear_correlation(readings)
             if fw is not None:
                 goal_p = (1 - fw) * goal_p + fw * one_factor(goal_p)
+            elif auto:
+                noise = _z_noise(together, _inflation(goal_p, goal_var, together))
+                goal_p, model["goal"] = factor_blend(goal_p, noise, factors=nf)
             if opts.pearson_steps:
                 merged, _ = match_pearson(values, white, target, goal_p, int(opts.pearson_steps))
             swapped, swaps = place_tails(merged, goal_p, threshold=float(opts.tails), rng=child(rng, "tails"))
@@ -832,6 +1047,7 @@ def merge_joint(
         "rank_mse": rank_hist,
         "tail_swaps": {e: int(s) for e, s in zip(events, swaps)},
         "mse_to_observed": float(np.mean((mine[ok] - obs[ok]) ** 2)) if ok.any() else 0.0,
+        "factor_model": model,
         "repaired": repaired,
         "imputed": [(str(a), str(b)) for a, b in imputed],
     }
@@ -843,6 +1059,8 @@ __all__ = [
     "bootstrap_counts",
     "linear_correlation",
     "ml_correlation",
+    "factor_blend",
+    "factor_model",
     "one_factor",
     "merge_joint",
     "pearson_estimates",
