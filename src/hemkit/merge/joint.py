@@ -824,11 +824,13 @@ def cv_factors(readings: Readings, rng: np.random.Generator, *, splits: int = 2)
         seen = np.isfinite(za) & np.isfinite(zb)
         if seen.sum() < 6:
             return 0
+        # each half's estimates repaired to a correlation matrix once, for every model fitted to them
+        a, b = (nearest_correlation(np.where(np.isfinite(x), x, 0.0))[0] for x in (a, b))
         for f in range(MIN_FACTORS, MAX_FACTORS + 1):
             if k * f - f * (f - 1) / 2 >= seen.sum():
                 break
             for x, y in ((a, zb), (b, za)):
-                fit = factor_model(nearest_correlation(np.where(np.isfinite(x), x, 0.0))[0], f) if f else np.eye(k)
+                fit = factor_model(x, f) if f else np.eye(k)
                 zf = np.arctanh(np.clip(fit[i, j], -Z_CLIP, Z_CLIP))
                 per_pair[f].append((y[seen] - zf[seen]) ** 2)
     tried = [f for f in range(MAX_FACTORS + 1) if len(per_pair[f]) == 2 * splits]
