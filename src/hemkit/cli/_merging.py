@@ -152,7 +152,7 @@ _OPTIONS = [
         type=_Weight(),
         default="auto",
         show_default=True,
-        help="joint: pull each pair toward a factor model of all pairs: 'auto' chooses the model (0-4 factors) "
+        help="joint: pull each pair toward a factor model of all pairs: 'auto' chooses the model (1-4 factors) "
         "and each pair's weight from the data (BENCHMARKS.md); a number in [0, 1] is a fixed weight of one "
         "factor (for events that all follow one quantity); 0: off.",
     ),

@@ -37,7 +37,7 @@ users check:
    whose own 17 runs missed the disturbed ones learns them through the events read with it.
 5. **Factors common to the events.**  With ``factor="auto"`` (the default) the target of step 2
    and the goal of step 4 are each pulled toward a factor model of all pairs (:func:`factor_blend`):
-   the number of factors (0-4) is chosen by cross-validation over halves of the runs, and each
+   the number of factors (1-4) is chosen by cross-validation over halves of the runs, and each
    pair keeps the share of its own estimate its noise warrants (a linear Bayes weight, the
    model's risk estimated as Mallows' C_p does) -- a pair read in one group of 10-30 runs is
    mostly noise around what every pair of its two events says, a pair read in thousands of runs
@@ -677,8 +677,10 @@ def factor_model(corr: np.ndarray, factors: int, *, iters: int = 50) -> np.ndarr
 
 #: correlations are clipped to +-Z_CLIP before atanh (as in :mod:`hemkit.merge.intervals`)
 Z_CLIP = 1 - 1e-12
-#: at least this many factors are tried by :func:`factor_blend` (0: no correlation at all)
-MIN_FACTORS = 0
+#: at least this many factors are tried (0 would be "no correlation at all": on counts whose correlations come
+#: from a few disturbed runs, halves of the runs disagree so much that cross-validation chose it, and the merge
+#: pulled correlations of 0.9 toward 0; one factor with small loadings fits correlations near 0 as well)
+MIN_FACTORS = 1
 #: at most this many factors are tried by :func:`factor_blend`
 MAX_FACTORS = 4
 
@@ -805,7 +807,7 @@ def _half_correlations(readings: Readings, rng: np.random.Generator) -> tuple[np
 
 
 def cv_factors(readings: Readings, rng: np.random.Generator, *, splits: int = 2) -> int:
-    """How many factors (0-:data:`MAX_FACTORS`) of a model of the events' correlations the data support.
+    """How many factors (:data:`MIN_FACTORS` to :data:`MAX_FACTORS`) of a model of the correlations the data support.
 
     Each group's runs are split in two halves at random (``splits`` times); a model of ``f``
     factors (:func:`factor_model`) fitted to one half's pairwise correlations predicts the other
