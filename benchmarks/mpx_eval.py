@@ -18,9 +18,9 @@ events):
   - ``phase-lowo``: the phase estimator's ``sharpness`` and ``balance`` (largest mean error
     cut against ``fixed`` among the settings whose median |total error| is at most 1.1 x
     fixed's);
-  - ``checked-lowo``: the self-checked estimator's candidates, the series set with the largest
-    mean error cut and the totals set with the smallest worst (over C) median |total error|
-    relative to fixed's (``SERIES_SETS``, ``TOTALS_SETS``);
+  - ``checked-lowo``: the self-checked estimator's candidates, the series set and temperature
+    with the largest mean error cut and the totals set with the smallest worst (over C) median
+    |total error| relative to fixed's (``SERIES_SETS``, ``TEMPERATURES``, ``TOTALS_SETS``);
   - the learned estimators, fitted with ``hemkit mpx fit``'s library function (split by
     workload, early stopping on validation loss, normalisation from training data).  Their
     totals are checked on hidden slices (``mlp``); ``mlp-sum`` is the same series scored on
@@ -54,7 +54,7 @@ import pandas as pd
 
 from hemkit.core.errors import HemkitWarning
 from hemkit.io.traces import read_trace
-from hemkit.mpx.checked import CheckedEstimation, hidden_errors
+from hemkit.mpx.checked import CheckedEstimation, series_and_totals
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.evaluation import drop_unseen, select_workloads, workloads_of
 from hemkit.mpx.fitting import FitOptions, fit_estimator
@@ -66,10 +66,20 @@ from hemkit.mpx.traces import clean_runs
 
 SIMPLE = ["fixed", "fixed-cumulative", "linear", "growth", "min", "phase", "checked"]
 GRID = list(itertools.product([0.5, 1.0, 2.0], [0.0, 0.25, 0.5]))  # phase sharpness x balance
-# candidates of the self-checked estimator, chosen per fold on the training workloads
-SERIES_SETS = [("phase",), ("phase", "min"), ("phase", "min", "zero"), ("phase", "min", "zero", "growth")]
+# candidates of the self-checked estimator and how they are put together, chosen per fold on the training workloads
+SERIES_SETS = [
+    ("phase",),
+    ("phase", "min"),
+    ("phase", "min", "zero"),
+    ("phase", "min", "zero", "growth"),
+    ("phase", "min", "zero", "local"),
+    ("phase", "min", "zero", "local4", "local"),
+    ("phase", "min", "zero", "local6", "local"),
+    ("phase", "min", "zero", "local8"),
+    ("phase", "min", "zero", "local4", "local", "phase*"),
+]
+TEMPERATURES = [0.0, 0.005, 0.01, 0.02]
 TOTALS_SETS = [("phase",), ("linear",), ("phase", "linear"), ("phase", "linear", "fixed")]
-CANDIDATES = ["phase", "min", "zero", "growth", "linear", "fixed"]
 
 
 def grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
@@ -91,34 +101,33 @@ def checked_grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
     """RA and total error of fixed and of every candidate set of the self-checked estimator, on every workload.
 
     Each series' choice depends on that series alone, so every candidate is run (and checked on
-    hidden slices) once over all workloads and the sets are put together from the pieces.
+    hidden slices) once over all workloads and the sets are put together from the pieces
+    (:func:`hemkit.mpx.checked.series_and_totals`, as the estimator itself does).
     """
+    every = CheckedEstimation(
+        series=list(dict.fromkeys(n for names in SERIES_SETS for n in names)),
+        totals=list(dict.fromkeys(n for names in TOTALS_SETS for n in names)),
+    )
     parts = []
     for c in pmcs:
         m, _ = drop_unseen(emulate(tr, c))
         blind = m.without_truth()
-        rows = np.arange(len(m.keys))
-        values = {n: make_estimator(n).estimate_array(blind) for n in CANDIDATES}
-        checks = {n: hidden_errors(blind, make_estimator(n)) for n in CANDIDATES}  # all four passes
-        gap = m.valid & ~m.known
-        known = np.where(m.valid & m.known, np.nan_to_num(m.raw), 0.0).sum(axis=1)
-        ests, tots = {"fixed": values["fixed"]}, {}
+        values, checks = every.checks(blind)
+        ests, tots = {"fixed": make_estimator("fixed").estimate_array(blind)}, {}
         for k, names in enumerate(SERIES_SETS):
-            pick = np.argmin(np.vstack([checks[n][0] for n in names]), axis=0)
-            ests[f"series:{k}"] = np.stack([values[n] for n in names])[pick, rows]
+            for temp in TEMPERATURES:
+                ests[f"series:{k}:{temp}"] = series_and_totals(blind, values, checks, names, ("phase",), temp)[0]
         for k, names in enumerate(TOTALS_SETS):
-            pick = np.argmin(np.vstack([checks[n][1] for n in names]), axis=0)
-            gaps = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in names])
             ests[f"totals:{k}"] = values["phase"]
-            tots[f"totals:{k}"] = known + gaps[pick, rows]
+            tots[f"totals:{k}"] = series_and_totals(blind, values, checks, ("phase",), names, 0.0)[1]
         sc = score_table(m, ests, dtw=False, totals=tots)
         sc["pmcs"] = c
         parts.append(sc)
     return pd.concat(parts, ignore_index=True)
 
 
-def choose_checked(grid: pd.DataFrame) -> tuple[int, int]:
-    """The series set with the largest mean error cut and the totals set with the smallest worst total ratio."""
+def choose_checked(grid: pd.DataFrame) -> tuple[int, float, int]:
+    """The series set and temperature with the largest mean error cut; the totals set with the smallest worst ratio."""
 
     def per_c(name: str, f: object) -> list[float]:
         out = []
@@ -126,15 +135,17 @@ def choose_checked(grid: pd.DataFrame) -> tuple[int, int]:
             out.append(f(g[g["estimator"] == name], g[g["estimator"] == "fixed"]))  # type: ignore[operator]
         return out
 
+    options = [(k, t) for k in range(len(SERIES_SETS)) for t in TEMPERATURES]
     cut = [
-        float(np.mean(per_c(f"series:{k}", lambda p, f: 1 - (1 - p["ra"].mean()) / (1 - f["ra"].mean()))))
-        for k in range(len(SERIES_SETS))
+        float(np.mean(per_c(f"series:{k}:{t}", lambda p, f: 1 - (1 - p["ra"].mean()) / (1 - f["ra"].mean()))))
+        for k, t in options
     ]
     ratio = [
         float(np.max(per_c(f"totals:{k}", lambda p, f: p["total_error"].median() / f["total_error"].median())))
         for k in range(len(TOTALS_SETS))
     ]
-    return int(np.argmax(cut)), int(np.argmin(ratio))
+    ks, temp = options[int(np.argmax(cut))]  # ties: the first (fewer candidates, lower temperature)
+    return ks, temp, int(np.argmin(ratio))
 
 
 def choose(grid: pd.DataFrame) -> tuple[float, float]:
@@ -194,7 +205,7 @@ def evaluate_set(
     for held in folds:
         train_tr = tr_all[~tr_all["workload"].isin(held)]
         s, b = choose(grid[~grid["workload"].isin(held)])
-        ks, kt = choose_checked(cgrid[~cgrid["workload"].isin(held)])
+        ks, temp, kt = choose_checked(cgrid[~cgrid["workload"].isin(held)])
         choices += [
             {
                 "set": label,
@@ -202,6 +213,7 @@ def evaluate_set(
                 "sharpness": s,
                 "balance": b,
                 "checked_series": "+".join(SERIES_SETS[ks]),
+                "checked_temperature": temp,
                 "checked_totals": "+".join(TOTALS_SETS[kt]),
             }
             for w in held
@@ -231,7 +243,7 @@ def evaluate_set(
             blind = m.without_truth()
             ests = {n: make_estimator(n) for n in SIMPLE}
             ests["phase-lowo"] = PhaseInterpolation(sharpness=s, balance=b)
-            ests["checked-lowo"] = CheckedEstimation(series=SERIES_SETS[ks], totals=TOTALS_SETS[kt])
+            ests["checked-lowo"] = CheckedEstimation(series=SERIES_SETS[ks], totals=TOTALS_SETS[kt], temperature=temp)
             ests.update(models)
             values, totals = {}, {}
             for n, est in ests.items():

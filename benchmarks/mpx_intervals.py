@@ -83,7 +83,7 @@ def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]
             np.where(out["err"] <= tol, 0, np.inf),
         )
     out["seen"] = (out["counted"] > 0) | (out["truth"] == 0)
-    out["count_class"] = count_class(out["counted"].to_numpy())
+    out["count_class"] = count_class(out["counted"].to_numpy(), out["running_fraction"].to_numpy())
     return out
 
 

@@ -5,8 +5,9 @@ import pandas as pd
 import pytest
 
 from hemkit.core.errors import InputError
-from hemkit.mpx.checked import CheckedEstimation, blocks, hidden_errors, hide_blocks, hide_ends
+from hemkit.mpx.checked import FACTORS, CheckedEstimation, blocks, hidden_errors, hide_blocks, hide_ends
 from hemkit.mpx.emulate import emulate
+from hemkit.mpx.estimators import LocalInterpolation, relative_fit
 from hemkit.mpx.registry import make_estimator
 from hemkit.mpx.scores import relative_accuracy, score_table
 
@@ -79,7 +80,7 @@ def test_a_sparse_event_is_left_at_zero_in_its_gaps():
 def test_phase_changes_keep_phase_and_unchecked_series_take_the_first_candidate():
     m = emulate(_five(np.where(np.arange(150) // 25 % 2 == 0, 300.0, 1200.0)), 2)
     blind = m.without_truth()
-    est = CheckedEstimation(series=("phase", "min", "zero")).estimate_array(blind)
+    est = CheckedEstimation(series=("phase", "min", "zero"), temperature=0).estimate_array(blind)
     truth = np.where(m.valid, m.truth, np.nan)
     fixed = make_estimator("fixed").estimate_array(blind)
     assert (relative_accuracy(est, truth, axis=1) >= relative_accuracy(fixed, truth, axis=1) - 1e-12).all()
@@ -125,4 +126,73 @@ def test_bad_candidates_are_refused_by_name():
         make_estimator("checked", series=("magic",)).estimate_array(m)
     with pytest.raises(InputError, match="not an estimator"):
         CheckedEstimation(totals=(3,)).estimate_array(m)  # type: ignore[arg-type]
-    assert CheckedEstimation().get_params() == {"series": ("phase", "min", "zero"), "totals": ("phase", "linear")}
+    assert CheckedEstimation().get_params() == {
+        "series": ("phase", "min", "zero", "local4", "local", "phase*"),
+        "totals": ("phase", "linear"),
+        "temperature": 0.02,
+    }
+    with pytest.raises(InputError, match="temperature must be a number >= 0"):
+        CheckedEstimation(temperature=-0.1).estimate_array(m)
+    with pytest.raises(InputError, match="slices must be an even integer"):
+        CheckedEstimation(series=("phase", "local3")).estimate_array(m)
+    with pytest.raises(InputError, match="unknown estimator 'magic'"):
+        CheckedEstimation(series=("phase", "magic*")).estimate_array(m)
+
+
+def test_relative_fit_is_the_best_of_zero_and_every_slice_in_relative_error():
+    rng = np.random.default_rng(3)
+    y = np.round(rng.lognormal(2, 2, (400, 6)) * rng.integers(0, 2, (400, 6)))  # bursts, quiet slices and zeros
+    y[rng.random((400, 6)) < 0.1] = np.nan  # fewer slices at the ends of a run
+    got = relative_fit(y)
+
+    def cost(x: np.ndarray) -> np.ndarray:
+        rel = np.where(y > 0, np.abs(x[:, None] - y) / np.where(y > 0, y, 1.0), (y == 0) & (x[:, None] >= 0.5))
+        return np.where(np.isnan(y), 0.0, rel).sum(axis=1)
+
+    brute = np.min([cost(np.nan_to_num(y[:, j])) for j in range(6)] + [cost(np.zeros(400))], axis=0)
+    assert np.allclose(cost(got), brute)
+    assert relative_fit(np.array([[10.0, 1000.0, 12.0]])).tolist() == [10.0]  # the burst does not pull it up
+    assert relative_fit(np.array([[0.0, 0.0, 7.0]])).tolist() == [0.0]  # mostly nothing: nothing
+
+
+def test_local_interpolation_over_two_slices_is_min_and_wider_ones_ignore_a_burst():
+    rng = np.random.default_rng(0)
+    counts = np.round(rng.lognormal(3, 1.5, 120)) * (rng.random(120) < 0.7)
+    m = emulate(_five(counts), 2).without_truth()
+    assert np.array_equal(LocalInterpolation(slices=2).estimate_array(m), make_estimator("min").estimate_array(m))
+    quiet = np.full(120, 10.0)
+    quiet[39:41] = 1e6  # one block of a burst, counted (steps 39-40 are on the counter at C = 2)
+    m = emulate(_five(quiet), 2)
+    assert m.full[0, 39] and m.full[0, 40]
+    blind = m.without_truth()
+    local = LocalInterpolation().estimate_array(blind)
+    gap = m.valid & ~m.known
+    assert np.array_equal(local[0][gap[0]], np.full(gap[0].sum(), 10.0))  # every gap at the quiet level
+    assert make_estimator("linear").estimate_array(blind)[0][gap[0]].max() > 1e5  # linear spreads the burst
+    with pytest.raises(InputError, match="slices must be an even integer"):
+        LocalInterpolation(slices=0).estimate_array(blind)
+
+
+def test_combined_series_stay_within_the_candidates_and_scaled_ones_are_factors_of_their_base():
+    rng = np.random.default_rng(1)
+    m = emulate(_five(np.round(rng.lognormal(3, 1, 200))), 2).without_truth()
+    est = CheckedEstimation()
+    values, checks = est.checks(m)
+    combined = est.estimate_array(m)
+    gap = m.valid & ~m.known
+    stack = np.stack([values[n] for n in est.series])
+    assert (combined[gap] >= stack.min(axis=0)[gap] * (1 - 1e-9) - 1e-9).all()
+    assert (combined[gap] <= stack.max(axis=0)[gap] * (1 + 1e-9) + 1e-9).all()
+    assert np.array_equal(combined[m.valid & m.known], np.nan_to_num(m.raw)[m.valid & m.known])
+    hard = CheckedEstimation(temperature=0).estimate_array(m)
+    assert all(any(np.array_equal(hard[s], values[n][s]) for n in est.series) for s in range(len(m.keys)))
+    # the scaled candidate: its base's gaps times one factor per series, slices as counted
+    base, scaled = values["phase"], values["phase*"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(gap & (base > 0), scaled / base, np.nan)
+    for s in range(len(m.keys)):
+        r = ratio[s][~np.isnan(ratio[s])]
+        assert len(r) == 0 or (np.allclose(r, r[0]) and np.isclose(FACTORS, r[0]).any())
+    assert np.array_equal(scaled[~gap & m.valid], base[~gap & m.valid])
+    # checked on slices it was not fitted to: never better on them than the base fitted in-sample could be
+    assert checks["phase*"][0].shape == (len(m.keys),) and np.isfinite(checks["phase*"][0]).all()

@@ -100,7 +100,7 @@ def test_phase_balance_moves_totals_toward_perfs():
 
 def test_every_estimator_shapes_and_results():
     m = emulate(synthetic_trace(runs=3, steps=40, seed=5), 2)
-    for name in ("fixed", "fixed-cumulative", "linear", "growth", "min", "zero", "phase", "checked"):
+    for name in ("fixed", "fixed-cumulative", "linear", "growth", "min", "zero", "local", "phase", "checked"):
         est = make_estimator(name)
         arr = est.fit(m).estimate_array(m.without_truth())
         assert arr.shape == m.truth.shape

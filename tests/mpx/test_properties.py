@@ -13,7 +13,7 @@ from hemkit.io.traces import read_trace
 from hemkit.mpx.emulate import MpxData, Rotation, emulate
 from hemkit.mpx.registry import make_estimator
 
-ESTIMATORS = ["fixed", "fixed-cumulative", "linear", "growth", "min", "phase", "zero", "checked"]
+ESTIMATORS = ["fixed", "fixed-cumulative", "linear", "growth", "min", "phase", "zero", "local", "checked"]
 
 
 @st.composite

@@ -11,6 +11,7 @@ from hemkit.core.errors import InputError
 from hemkit.mpx import MpxData, emulate, make_estimator, synthetic_trace
 from hemkit.mpx.totals import (
     COUNT_CLASSES,
+    HALF_SPLIT,
     LEVELS,
     MULTIPLIERS,
     SCALE_FORMS,
@@ -173,6 +174,26 @@ def test_count_classes_and_scale_parts():
     m = emulate(_constant_trace(), 2).without_truth()
     parts = scale_parts(m, make_estimator("fixed").estimate(m).totals())
     assert (parts["scale"] <= 1e-9 * parts["perf_total"]).all() and (parts["running_fraction"].round(1) == 0.4).all()
+
+
+def test_series_on_a_counter_half_the_time_or_more_have_their_own_class_and_multiplier():
+    counted = np.array([5, 300, 300, 300, 2e4, 2e6])
+    got = count_class(counted, np.array([0.6, 0.49, 0.5, 0.6, 0.6, 0.6])).tolist()
+    assert got == ["few", "some", "some-half", "some-half", "many", "huge"]  # only HALF_SPLIT's classes split
+    assert HALF_SPLIT == ("some",) and "some-half" in COUNT_CLASSES and "some-half" in SCALE_FORMS
+    # 3 of 5 events on a counter at a time: 60 % of the time, so 'some' series are 'some-half'
+    tr = synthetic_trace(runs=2, steps=80, events=5, seed=4)
+    tr = tr.assign(value=(tr["value"] / 100).round())  # hundreds to thousands counted: class 'some'
+    for pmcs, half in ((2, False), (3, True)):
+        m = emulate(tr, pmcs).without_truth()
+        res = total_intervals(m, make_estimator("checked").estimate(m), level=0.9)
+        parts = scale_parts(m, res.table["total"].to_numpy())
+        assert ((parts["running_fraction"] >= 0.5) == half).all()
+        assert (res.table["count_class"] == parts["count_class"]).all()
+        assert set(res.table["count_class"]) == {"some-half" if half else "some"}
+    for est in MULTIPLIERS:  # every shipped table has the class, with its own multipliers
+        assert len(MULTIPLIERS[est]["some-half"]) == len(LEVELS)
+        assert multiplier(est, 0.9, "some-half") == pytest.approx(MULTIPLIERS[est]["some-half"][LEVELS.index(0.9)])
 
 
 def test_calibrate_measures_quantiles_per_estimator_and_class():

@@ -26,7 +26,7 @@ from hemkit.cli._options import (
 from hemkit.core.errors import InputError, OutputError
 
 ESTIMATOR_HELP = (
-    "fixed, fixed-cumulative, linear, growth, min, zero, phase, checked, or a model file (.pt) from 'mpx fit'"
+    "fixed, fixed-cumulative, linear, growth, min, zero, local, phase, checked, or a model file (.pt) from 'mpx fit'"
 )
 
 
@@ -88,10 +88,10 @@ def _describe(trace: Any) -> str:
 def mpx() -> None:
     """Multiplexing estimation: traces, emulation, estimators (fixed, linear, growth, MLP, Bi-GRU), scores.
 
-    The default estimator of 'mpx estimate' is 'checked': each series by phase-aware
-    interpolation, min or zero fill, and each total by phase or linear interpolation, whichever
-    best predicts the series' own slices when some are hidden (see BENCHMARKS.md for how it
-    compares with perf's scaling).
+    The default estimator of 'mpx estimate' is 'checked': each series from phase-aware, min, zero,
+    local and scaled phase interpolation, weighted by how well each predicts the series' own slices
+    when some are hidden, and each total by phase or linear interpolation, whichever does (see
+    BENCHMARKS.md for how it compares with perf's scaling).
     """
 
 

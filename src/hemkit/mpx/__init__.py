@@ -4,9 +4,10 @@ Implements Wang, Wang & Lin (2022), "Hardware counter multiplexing estimation al
 using deep learning": fixed interpolation (PAPI/perf, Eq. 2), linear and growth-rate
 interpolation, MLP and Bi-GRU estimators (section 3), data cleaning (section 2.2),
 run-to-run correlation (section 2.4), RA (Eq. 4) and DTW-cost (section 4.2); phase-aware
-interpolation (:mod:`hemkit.mpx.phase`); and hemkit's default estimator, which chooses per
-series among phase, min and zero fill, and per total among phase and linear, by how well each
-predicts the series' own hidden slices (:mod:`hemkit.mpx.checked`).
+interpolation (:mod:`hemkit.mpx.phase`); and hemkit's default estimator, which weighs per
+series phase, min, zero fill, local and scaled phase interpolation, and chooses per total
+between phase and linear, by how well each predicts the series' own hidden slices
+(:mod:`hemkit.mpx.checked`).
 
 The learned estimators (:mod:`hemkit.mpx.learned`) need PyTorch and are imported on use.
 

@@ -1,4 +1,4 @@
-"""Self-checked estimation: each series by the estimator that best predicts its own hidden slices.
+"""Self-checked estimation: each series from the estimators that best predict its own hidden slices.
 
 No one interpolation is best for every event.  Phase-aware interpolation
 (:mod:`hemkit.mpx.phase`) follows a program's phases; the smaller slice around a gap
@@ -14,16 +14,26 @@ says which estimator suits each of its series:
    every block.  Each candidate estimates the hidden slices from what is left.  Their counts
    are known exactly, so each candidate's error on them is known: its mean relative error
    (RA, Eq. 4) over the hidden slices, and the error of its sums over the hidden blocks.
-2. **Choose per series.**  The series is the estimate of the candidate with the smallest
-   hidden relative error (of ``series``); its total is the sum of the known counts plus the
-   gap counts of the candidate whose hidden sums were closest (of ``totals``).  A series with
-   fewer than two blocks cannot be checked: it takes the first candidate of each.
+2. **Choose per series.**  The series is put together from the candidates (of ``series``)
+   by their hidden relative errors (:func:`combine`): by default the gaps get a weighted
+   geometric mean of the candidates that check about as well as the best one (weights
+   ``exp(-(error - best) / 0.02)``; one that checks clearly worse has no weight), which
+   spreads the risk of a wrong choice made on a few hidden slices; ``temperature=0`` takes
+   the best one alone.  The total is the sum of the known counts plus the gap counts of the
+   candidate whose hidden sums were closest (of ``totals``).  A series with fewer than two
+   blocks cannot be checked: it takes the first candidate of each.
 
-So the series and the total of one event can come from different estimators: the total is
-*not* always the sum of the series (:meth:`CheckedEstimation.estimate_with_totals`).  Ties go
-to the first candidate.  What the candidates are and which one is first were chosen by
-leaving whole workloads out (BENCHMARKS.md); a candidate may also be a fitted estimator
-(an MLP: :mod:`hemkit.mpx.learned`).
+The default series candidates are ``phase``, ``min``, ``zero``, local interpolation over 4
+and 12 slices (:class:`hemkit.mpx.estimators.LocalInterpolation`: the value with the smallest
+relative error against the slices around a gap, so a burst in one slice does not spread) and
+``phase*``, phase-aware interpolation with its gaps scaled per series by the factor that best
+fits the series' own hidden slices (checked on passes it was not fitted to:
+:func:`scaled_checks`).  So the series and the total of one event can come from different
+estimators: the total is *not* always the sum of the series
+(:meth:`CheckedEstimation.estimate_with_totals`).  Ties go to the first candidate.  The
+candidates, their order and the temperature were chosen by leaving whole workloads out
+(``benchmarks/mpx_eval.py``, BENCHMARKS.md); a candidate may also be a fitted estimator (an
+MLP: :mod:`hemkit.mpx.learned`).
 """
 
 from __future__ import annotations
@@ -36,7 +46,7 @@ import numpy as np
 
 from hemkit.core.errors import InputError
 from hemkit.mpx.emulate import MpxData
-from hemkit.mpx.estimators import MpxEstimator, check_data
+from hemkit.mpx.estimators import LocalInterpolation, MpxEstimator, check_data
 from hemkit.mpx.phase import INTERPOLATIONS
 from hemkit.mpx.scores import relative_errors
 
@@ -107,6 +117,49 @@ def _hide(mpx: MpxData, hidden: np.ndarray) -> MpxData:
     return replace(mpx, raw=np.where(hidden, np.nan, mpx.raw), running=np.where(hidden, 0.0, mpx.running))
 
 
+def hidden_passes(mpx: MpxData, *, ends: bool = True) -> list[tuple[MpxData, np.ndarray, bool]]:
+    """The hiding passes: ``(data with slices hidden, hidden mask, whole blocks?)``, those that hide anything.
+
+    Every second block (two passes) and, with ``ends``, the first and the last slice of every
+    block (two passes).
+    """
+    passes = [(*hide_blocks(mpx, p), True) for p in (0, 1)]
+    if ends:
+        passes += [(*hide_ends(mpx, e), False) for e in (False, True)]
+    return [(m, hidden, whole) for m, hidden, whole in passes if hidden.any()]
+
+
+def hidden_estimates(
+    mpx: MpxData, estimator: MpxEstimator, *, ends: bool = True
+) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+    """``estimator``'s estimates with slices hidden: ``(hidden mask, estimate, whole blocks?)`` per pass."""
+    return [(hidden, estimator.estimate_array(m), whole) for m, hidden, whole in hidden_passes(mpx, ends=ends)]
+
+
+def _pass_errors(
+    mpx: MpxData, passes: Sequence[tuple[np.ndarray, np.ndarray, bool]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean relative error on the hidden slices, relative error of the hidden block sums, hidden count."""
+    S = len(mpx.keys)
+    rel, tot, n, mass = np.zeros(S), np.zeros(S), np.zeros(S), np.zeros(S)
+    counts = np.nan_to_num(mpx.raw)
+    for hidden, est, whole in passes:
+        with np.errstate(invalid="ignore"):
+            err = np.minimum(np.nan_to_num(relative_errors(est, counts), nan=0.0, posinf=1e3), 1e3)
+        rel += np.where(hidden, err, 0.0).sum(axis=1)
+        n += hidden.sum(axis=1)
+        if whole:
+            truth = np.where(hidden, counts, 0.0).sum(axis=1)
+            tot += np.abs(np.where(hidden, est, 0.0).sum(axis=1) - truth)
+            mass += truth
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (
+            np.where(n > 0, rel / np.maximum(n, 1), 0.0),
+            np.where(mass > 0, tot / np.where(mass > 0, mass, 1.0), np.where(tot > 0, np.inf, 0.0)),
+            n,
+        )
+
+
 def hidden_errors(
     mpx: MpxData, estimator: MpxEstimator, *, ends: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -146,43 +199,124 @@ def hidden_errors(
     >>> bool((lin[0] < fix[0]).all() and (lin[1] < fix[1]).all()), lin[2].tolist()   # a ramp: linear is closer
     (True, [20.0, 20.0])
     """
-    S = len(mpx.keys)
-    rel, tot, n, mass = np.zeros(S), np.zeros(S), np.zeros(S), np.zeros(S)
+    return _pass_errors(mpx, hidden_estimates(mpx, estimator, ends=ends))
+
+
+FACTORS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5)
+"""The factors a scaled candidate (``"phase*"``) may put on its base's gap values, per series."""
+
+
+def fit_factors(counts: np.ndarray, passes: Sequence[tuple[np.ndarray, np.ndarray, bool]]) -> np.ndarray:
+    """Per series, the factor of :data:`FACTORS` whose multiple of the estimates fits the hidden slices best.
+
+    Best: the smallest summed relative error (capped at 1000 per slice, as in
+    :func:`hidden_errors`) over the hidden slices of ``passes``; ties go to the factor
+    closest to 1, so a series with nothing hidden keeps 1.
+
+    Examples
+    --------
+    >>> counts = np.array([[10.0, 20.0, 5.0], [10.0, 20.0, 5.0]])
+    >>> hidden = np.array([[True, True, False], [False, False, False]])
+    >>> fit_factors(counts, [(hidden, np.array([[20.0, 40.0, 5.0], [1.0, 1.0, 1.0]]), True)]).tolist()
+    [0.5, 1.0]
+    """
+    S = counts.shape[0]
+    cost = np.zeros((len(FACTORS), S))
+    for hidden, est, _ in passes:
+        for k, f in enumerate(FACTORS):
+            with np.errstate(invalid="ignore"):
+                err = np.minimum(np.nan_to_num(relative_errors(f * est, counts), nan=0.0, posinf=1e3), 1e3)
+            cost[k] += np.where(hidden, err, 0.0).sum(axis=1)
+    near_one = 1e-9 * np.abs(np.asarray(FACTORS) - 1.0)[:, None]
+    return np.asarray(FACTORS)[np.argmin(cost + near_one, axis=0)]
+
+
+def scaled_checks(
+    mpx: MpxData, values: np.ndarray, passes: Sequence[tuple[np.ndarray, np.ndarray, bool]]
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """A candidate's values with its gaps scaled per series (:func:`fit_factors`), and its hidden errors.
+
+    The factor of the values is fitted on every pass; each pass's hidden errors use the factor
+    fitted on the *other* passes (cross-fitting), so that the scaled candidate is not checked
+    on the slices it was fitted to.
+    """
+    gap = mpx.valid & ~mpx.known
     counts = np.nan_to_num(mpx.raw)
-    passes = [(hide_blocks(mpx, p), True) for p in (0, 1)]
-    if ends:
-        passes += [(hide_ends(mpx, e), False) for e in (False, True)]
-    for (m, hidden), whole in passes:
-        if not hidden.any():
-            continue
-        est = estimator.estimate_array(m)
+    factor = fit_factors(counts, passes)
+    scaled = np.where(gap, values * factor[:, None], values)
+    crossed = []
+    for i, (hidden, est, whole) in enumerate(passes):
+        f = fit_factors(counts, [p for j, p in enumerate(passes) if j != i])
+        crossed.append((hidden, np.where(hidden, est * f[:, None], est), whole))
+    return scaled, _pass_errors(mpx, crossed)
+
+
+def combine(
+    mpx: MpxData, values: Sequence[np.ndarray], errors: np.ndarray, checked: np.ndarray, temperature: float
+) -> np.ndarray:
+    """The series from candidates' ``values`` (K of (S, T)) weighted by their hidden ``errors`` (K, S).
+
+    ``temperature`` 0: per series the candidate with the smallest error (ties: the first).
+    Otherwise the gaps get the weighted geometric mean of ``1 + value`` with weights
+    ``exp(-(error - smallest error) / temperature)``: candidates that check almost as well
+    share the gap, one that checks clearly worse drops out (below 0.001, exactly).  A series not ``checked`` (nothing
+    could be hidden) takes the first candidate.  Known slices stay as counted.
+
+    Examples
+    --------
+    >>> from hemkit.mpx import emulate, synthetic_trace
+    >>> m = emulate(synthetic_trace(runs=1, steps=40, events=3), pmcs=2)
+    >>> a, b = np.full(m.raw.shape, 9.0), np.full(m.raw.shape, 99.0)
+    >>> hard = combine(m, [a, b], np.array([[0.2, 0.2, 0.2], [0.1, 0.3, 0.1]]), np.ones(3, bool), 0.0)
+    >>> gap = m.valid & ~m.known
+    >>> [np.unique(hard[s][gap[s]]).tolist() for s in range(3)]
+    [[99.0], [9.0], [99.0]]
+    >>> soft = combine(m, [a, b], np.array([[0.2, 0.2, 0.2], [0.2, 0.2, 0.2]]), np.ones(3, bool), 0.02)
+    >>> np.unique(np.round(soft[gap], 6)).tolist()    # equal errors: the geometric mean of 10 and 100, minus 1
+    [30.622777]
+    """
+    errors = np.asarray(errors, float)
+    S = errors.shape[1]
+    if temperature <= 0 or len(values) == 1:
+        pick = np.where(checked, np.argmin(errors, axis=0), 0)
+        est = np.stack(values)[pick, np.arange(S)]
+    else:
+        w = np.exp(-(errors - errors.min(axis=0)) / temperature)
+        w = np.where(w >= 1e-3, w, 0.0)  # a candidate that checks clearly worse has no say at all
+        w = np.where(checked, w, np.eye(len(values), 1)[:, :1])
+        w = w / w.sum(axis=0)
         with np.errstate(invalid="ignore"):
-            err = np.minimum(np.nan_to_num(relative_errors(est, counts), nan=0.0, posinf=1e3), 1e3)
-        rel += np.where(hidden, err, 0.0).sum(axis=1)
-        n += hidden.sum(axis=1)
-        if whole:
-            truth = np.where(hidden, counts, 0.0).sum(axis=1)
-            tot += np.abs(np.where(hidden, est, 0.0).sum(axis=1) - truth)
-            mass += truth
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (
-            np.where(n > 0, rel / np.maximum(n, 1), 0.0),
-            np.where(mass > 0, tot / np.where(mass > 0, mass, 1.0), np.where(tot > 0, np.inf, 0.0)),
-            n,
-        )
+            logs = sum(w[k][:, None] * np.log1p(np.maximum(v, 0.0)) for k, v in enumerate(values))
+        one = (w > 0).sum(axis=0) == 1  # one candidate alone: its values as they are
+        est = np.where(one[:, None], np.stack(values)[np.argmax(w, axis=0), np.arange(S)], np.expm1(np.asarray(logs)))
+    gap = mpx.valid & ~mpx.known
+    return np.where(gap, est, values[0])
+
+
+SERIES = ("phase", "min", "zero", "local4", "local", "phase*")
+"""The default candidates for the series (chosen by leaving workloads out: BENCHMARKS.md)."""
+TEMPERATURE = 0.02
+"""The default temperature of :func:`combine` (chosen with :data:`SERIES`)."""
 
 
 class CheckedEstimation(MpxEstimator):
-    """Each series (and each total) by the candidate that best predicts the series' own hidden slices.
+    """Each series (and each total) from the candidates that best predict the series' own hidden slices.
 
     Parameters
     ----------
     series : sequence of str or estimator
         Candidates for the interval values, by name (an interpolation: ``fixed``, ``linear``,
-        ``growth``, ``min``, ``phase``, ``zero``) or fitted estimators; the first one is used
-        where nothing can be checked.
+        ``growth``, ``min``, ``phase``, ``zero``, ``local``; ``localN`` for local interpolation
+        over N slices; a name with ``*``, e.g. ``phase*``, for that candidate with its gap
+        values scaled per series by the factor that fits its hidden slices best,
+        :func:`scaled_checks`) or fitted estimators; the first one is used where nothing can be
+        checked.
     totals : sequence of str or estimator
         Candidates for each series' total (its known counts plus the candidate's gap counts).
+    temperature : float
+        >= 0: how the series candidates are put together (:func:`combine`): 0 takes the one
+        with the smallest hidden error; above 0 a weighted geometric mean of those that check
+        about as well.
 
     Examples
     --------
@@ -197,21 +331,25 @@ class CheckedEstimation(MpxEstimator):
 
     def __init__(
         self,
-        series: Sequence[str | MpxEstimator] = ("phase", "min", "zero"),
+        series: Sequence[str | MpxEstimator] = SERIES,
         totals: Sequence[str | MpxEstimator] = ("phase", "linear"),
+        temperature: float = TEMPERATURE,
     ):
         self.series = series
         self.totals = totals
+        self.temperature = temperature
 
     def get_params(self) -> dict[str, Any]:
-        """The candidates, by name (a fitted estimator by its name)."""
+        """The candidates, by name (a fitted estimator by its name), and the temperature."""
         out: dict[str, Any] = {}
         for k in ("series", "totals"):
             v = getattr(self, k)
             out[k] = v if isinstance(v, str) else tuple(_label(c) for c in v)
+        out["temperature"] = self.temperature
         return out
 
     def _candidates(self) -> dict[str, MpxEstimator]:
+        """Every base estimator the candidates need, by label (a scaled candidate ``x*`` needs ``x``)."""
         out: dict[str, MpxEstimator] = {}
         for what in ("series", "totals"):
             chosen = getattr(self, what)
@@ -219,55 +357,111 @@ class CheckedEstimation(MpxEstimator):
                 raise InputError(f"checked estimation: {what} takes a non-empty list of estimators, got {chosen!r}")
             for c in chosen:
                 if isinstance(c, str):
-                    if c == self.name:
-                        raise InputError("checked estimation: 'checked' cannot be its own candidate")
-                    if c not in INTERPOLATIONS:
-                        raise InputError(
-                            f"checked estimation: unknown estimator {c!r} ({', '.join(INTERPOLATIONS)}, "
-                            "or a fitted estimator object)"
-                        )
-                    out.setdefault(c, INTERPOLATIONS[c]())
+                    base = c[:-1] if c.endswith("*") else c
+                    out.setdefault(base, _by_name(base, self.name))
                 elif isinstance(c, MpxEstimator):
                     out.setdefault(_label(c), c)
                 else:
                     raise InputError(f"checked estimation: {what} candidate {c!r} is not an estimator")
+        temperature = self.temperature
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature >= 0:
+            raise InputError(f"checked estimation: temperature must be a number >= 0, got {temperature!r}")
         return out
+
+    def checks(self, mpx: MpxData) -> tuple[dict[str, np.ndarray], dict[str, tuple[np.ndarray, ...]]]:
+        """Every candidate's values (S, T) and hidden errors (:func:`hidden_errors`: relative, of sums, count).
+
+        Only what a choice needs is checked: one candidate is no choice (its errors are 0).
+        """
+        check_data(mpx)
+        cands = self._candidates()
+        s_names = [_label(c) for c in self.series]
+        t_names = [_label(c) for c in self.totals]
+        S = len(mpx.keys)
+        zeros = (np.zeros(S), np.zeros(S), np.zeros(S))
+        values = {n: c.estimate_array(mpx) for n, c in cands.items()}
+        checks: dict[str, tuple[np.ndarray, ...]] = {}
+        for n, c in cands.items():
+            in_s, in_t = len(s_names) > 1 and n in s_names, len(t_names) > 1 and n in t_names
+            scaled = f"{n}*" in s_names or f"{n}*" in t_names
+            if not (in_s or in_t or scaled):
+                checks[n] = zeros
+                continue
+            passes = hidden_estimates(mpx, c, ends=in_s or scaled)
+            checks[n] = _pass_errors(mpx, passes)
+            if scaled:
+                values[f"{n}*"], checks[f"{n}*"] = scaled_checks(mpx, values[n], passes)
+        return values, checks
 
     def estimate_array(self, mpx: MpxData) -> np.ndarray:
         """The chosen candidate's values for every series, (S, T)."""
         return self.estimate_with_totals(mpx)[0]
 
     def estimate_with_totals(self, mpx: MpxData) -> tuple[np.ndarray, np.ndarray]:
-        """The chosen values (S, T) and the chosen totals (S,) (see the module docstring)."""
-        check_data(mpx)
-        cands = self._candidates()
-        values = {n: c.estimate_array(mpx) for n, c in cands.items()}
-        s_names = [_label(c) for c in self.series]
-        t_names = [_label(c) for c in self.totals]
-        S = len(mpx.keys)
-        checks = {  # only what a choice needs: one candidate is no choice
-            n: hidden_errors(mpx, c, ends=len(s_names) > 1 and n in s_names)
-            if (len(s_names) > 1 and n in s_names) or (len(t_names) > 1 and n in t_names)
-            else (np.zeros(S), np.zeros(S), np.zeros(S))
-            for n, c in cands.items()
-        }
-        rows = np.arange(S)
+        """The series (S, T) from the candidates and the chosen totals (S,) (see the module docstring)."""
+        values, checks = self.checks(mpx)
+        return series_and_totals(
+            mpx, values, checks, [_label(c) for c in self.series], [_label(c) for c in self.totals], self.temperature
+        )
 
-        def pick(names: list[str], which: int) -> np.ndarray:
-            loss = np.vstack([checks[n][which] for n in names])
-            return np.argmin(loss, axis=0)  # ties (and unchecked series, all 0) go to the first
 
-        stack = np.stack([values[n] for n in s_names])
-        est = stack[pick(s_names, 0), rows]
-        gap = mpx.valid & ~mpx.known
-        known = np.where(mpx.valid & mpx.known, est, 0.0).sum(axis=1)
-        gaps = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in t_names])
-        totals = known + gaps[pick(t_names, 1), rows]
-        return est, totals
+def series_and_totals(
+    mpx: MpxData,
+    values: dict[str, np.ndarray],
+    checks: dict[str, tuple[np.ndarray, ...]],
+    series: Sequence[str],
+    totals: Sequence[str],
+    temperature: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The series (:func:`combine` of ``series``) and the totals (``totals``' smallest hidden sum error).
+
+    ``values`` and ``checks`` as :meth:`CheckedEstimation.checks` returns them (for any superset
+    of the candidates: ``benchmarks/mpx_eval.py`` puts several sets together from one run).
+    """
+    S = len(mpx.keys)
+    rows = np.arange(S)
+    checked = checks[series[0]][2] > 0 if len(series) > 1 else np.zeros(S, bool)
+    est = combine(mpx, [values[n] for n in series], np.vstack([checks[n][0] for n in series]), checked, temperature)
+    gap = mpx.valid & ~mpx.known
+    known = np.where(mpx.valid & mpx.known, est, 0.0).sum(axis=1)
+    gaps = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in totals])
+    pick = np.argmin(np.vstack([checks[n][1] for n in totals]), axis=0)  # ties (and unchecked, all 0): the first
+    return est, known + gaps[pick, rows]
+
+
+def _by_name(name: str, own: str) -> MpxEstimator:
+    """An interpolation candidate by name (``localN``: local interpolation over N slices)."""
+    if name == own:
+        raise InputError("checked estimation: 'checked' cannot be its own candidate")
+    if name in INTERPOLATIONS:
+        return INTERPOLATIONS[name]()
+    if name.startswith("local") and name[5:].isdigit():
+        est = LocalInterpolation(slices=int(name[5:]))
+        est._check_params()
+        return est
+    raise InputError(
+        f"checked estimation: unknown estimator {name!r} ({', '.join(INTERPOLATIONS)}, localN, "
+        "a name with * for its scaled version, or a fitted estimator object)"
+    )
 
 
 def _label(c: str | MpxEstimator) -> str:
     return c if isinstance(c, str) else getattr(c, "name", type(c).__name__)
 
 
-__all__ = ["CheckedEstimation", "blocks", "hidden_errors", "hide_blocks", "hide_ends"]
+__all__ = [
+    "FACTORS",
+    "SERIES",
+    "TEMPERATURE",
+    "CheckedEstimation",
+    "blocks",
+    "combine",
+    "fit_factors",
+    "hidden_errors",
+    "hidden_estimates",
+    "hidden_passes",
+    "hide_blocks",
+    "hide_ends",
+    "scaled_checks",
+    "series_and_totals",
+]

@@ -51,6 +51,7 @@ from hemkit.mpx.estimators import (
     FixedInterpolation,
     GrowthInterpolation,
     LinearInterpolation,
+    LocalInterpolation,
     MinInterpolation,
     MpxEstimator,
     ZeroFill,
@@ -293,6 +294,7 @@ class PhaseInterpolation(MpxEstimator):
 INTERPOLATIONS: dict[str, type[MpxEstimator]] = {
     "fixed": FixedInterpolation,
     "linear": LinearInterpolation,
+    "local": LocalInterpolation,
     "growth": GrowthInterpolation,
     "min": MinInterpolation,
     "phase": PhaseInterpolation,

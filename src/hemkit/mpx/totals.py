@@ -25,17 +25,20 @@ itself holds, scaled by a multiplier chosen on traces whose true totals are know
 The *base* scale ``b = sqrt(S^2 sum U^2 + sum (U dy_gap)^2 + d^2)`` suits smooth rates.  Which
 of these parts make the scale of a series depends on its count class (below), chosen by leaving
 whole workloads out (BENCHMARKS.md): few counted events -- ``h`` (the rate says little, the
-hidden blocks more); some -- ``sqrt(b r)``; many -- ``b``; millions -- ``sqrt(sum (U dy)^2)``.
+hidden blocks more); some (and some-half) -- ``sqrt(b r)``; many -- ``b``; millions --
+``sqrt(sum (U dy)^2)``.
 The interval is ``[max(total - q s, counted), total + q s]`` with ``counted`` the exact count of
 the slices (the true total cannot be below it).  An event on a counter the whole run has
 ``s = 0``: its total is exact and ``lower = upper = total``.
 
 ``q`` is the ``level`` quantile of ``|total - truth| / s`` over series whose truth is known
-(split-conformal), taken apart for four *count classes* of series (Mondrian conformal: the
+(split-conformal), taken apart for *count classes* of series (Mondrian conformal: the
 class is read from the data, never from the truth): ``none`` (every slice read 0), ``few``
-(1-29 events counted), ``some`` (up to 10^4), ``many`` (up to 10^6) and ``huge``.  Few counted
-events mean Poisson noise and bursts that a slice catches or misses; millions (hardware events)
-mean a rate that moves smoothly.
+(1-29 events counted), ``some`` (up to 10^4), ``many`` (up to 10^6) and ``huge``; ``some``
+series on a counter at least half of their enabled time (3 counters for 5 events) are
+``some-half``, with their own multiplier (their gaps are fewer and shorter, their totals'
+errors smaller against the same scale).  Few counted events mean Poisson noise and bursts
+that a slice catches or misses; millions (hardware events) mean a rate that moves smoothly.
 :data:`MULTIPLIERS` holds ``q`` per estimator and class at a grid of levels, measured by
 ``benchmarks/mpx_intervals.py`` (BENCHMARKS.md says on which traces and how the intervals
 cover workloads left out); :func:`calibrate` measures it for any estimator.  Between grid
@@ -67,15 +70,25 @@ from hemkit.mpx.results import MpxEstimate
 LEVELS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99)
 """The levels at which :data:`MULTIPLIERS` holds the quantile of ``|error| / scale``."""
 
-COUNT_CLASSES = ("none", "few", "some", "many", "huge")
-"""Series by their counted events: none (every slice read 0), fewer than 30, 10^4, 10^6, more."""
+COUNT_CLASSES = ("none", "few", "some", "many", "huge", "some-half")
+"""Series by their counted events: none (every slice read 0), fewer than 30, 10^4, 10^6, more;
+``some-half``: ``some`` on a counter at least half of its enabled time (:data:`HALF_SPLIT`)."""
 COUNT_EDGES = (1.0, 30.0, 1e4, 1e6)
 """Lower edges of the count classes after ``none`` (see :data:`COUNT_CLASSES`)."""
+HALF_SPLIT = ("some",)
+"""The count classes split by time on a counter (``<class>-half`` from a running fraction of 0.5).
+
+With fewer events than counters' worth of time off a counter (3 counters for 5 events: 60 %
+on a counter) the gaps are shorter and fewer and the totals' errors smaller relative to what
+a run shows; the number of counters is in the multiplexed file itself (enabled against
+running time).  Split where leaving workloads out said it narrows the intervals
+(BENCHMARKS.md)."""
 
 SCALE_FORMS: dict[str, tuple[str, ...]] = {
     "none": ("base",),  # no upper bound: the scale does not matter
     "few": ("hidden",),
     "some": ("base", "spread"),
+    "some-half": ("base", "spread"),
     "many": ("base",),
     "huge": ("gap_jumps",),
 }
@@ -93,51 +106,58 @@ MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
     "checked": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
         "few": (0.871, 0.996, 1.39, 2.59, 4.09, 17.6, 330, INF, INF),  # 478 series
-        "some": (0.229, 0.331, 0.436, 0.616, 0.748, 1.02, 2.25, 4.11, 25.3),  # 1350 series
+        "some": (0.227, 0.315, 0.403, 0.574, 0.756, 1.08, 2.27, 3.72, 25.3),  # 664 series
         "many": (0.316, 0.46, 0.527, 0.626, 0.663, 0.75, 1.07, 1.37, 2.52),  # 127 series
         "huge": (0.221, 0.29, 0.412, 0.505, 0.582, 0.65, 0.975, 1.42, 1.58),  # 72 series
+        "some-half": (0.233, 0.345, 0.472, 0.625, 0.738, 0.957, 2.23, 4.18, 35.7),  # 686 series
     },
     "phase": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
         "few": (0.898, 0.997, 1.51, 3.29, 5.2, 26.7, 394, INF, INF),  # 478 series
-        "some": (0.218, 0.317, 0.463, 0.676, 0.82, 1.08, 2.27, 4.11, 25.3),  # 1350 series
+        "some": (0.234, 0.334, 0.459, 0.689, 0.855, 1.11, 2.39, 3.72, 25.3),  # 664 series
         "many": (0.254, 0.308, 0.403, 0.527, 0.58, 0.728, 0.897, 1.37, 2.52),  # 127 series
         "huge": (0.278, 0.44, 0.563, 0.657, 0.784, 0.932, 1.1, 1.18, 1.43),  # 72 series
+        "some-half": (0.204, 0.31, 0.471, 0.649, 0.799, 1.06, 2.11, 4.49, 35.7),  # 686 series
     },
     "fixed": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
         "few": (0.75, 0.953, 1, 1.85, 3.45, 8.52, 95.1, INF, INF),  # 478 series
-        "some": (0.441, 0.574, 0.706, 0.858, 0.903, 1.09, 2.07, 4.07, 24.6),  # 1350 series
+        "some": (0.446, 0.55, 0.706, 0.874, 0.91, 1.17, 2.08, 3.56, 24.6),  # 664 series
         "many": (0.437, 0.557, 0.699, 0.804, 0.912, 1.04, 1.14, 1.52, 1.84),  # 127 series
         "huge": (0.429, 0.562, 0.762, 0.893, 0.987, 1.18, 1.39, 1.96, 2.16),  # 72 series
+        "some-half": (0.439, 0.594, 0.709, 0.84, 0.893, 1.05, 2.04, 4.38, 35.7),  # 686 series
     },
     "fixed-cumulative": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
         "few": (0.997, 1, 1.04, 1.86, 2.65, 4.64, 23.3, 75.4, 114),  # 478 series
-        "some": (0.355, 0.477, 0.671, 1.08, 1.48, 2.28, 10.6, INF, INF),  # 1350 series
+        "some": (0.348, 0.469, 0.627, 0.948, 1.4, 1.9, 3.51, 99.5, INF),  # 664 series
         "many": (0.32, 0.392, 0.502, 0.675, 0.753, 0.932, 1.25, 1.55, 2.31),  # 127 series
         "huge": (0.302, 0.387, 0.489, 0.66, 0.757, 0.835, 1.07, 1.3, 1.74),  # 72 series
+        "some-half": (0.366, 0.495, 0.717, 1.12, 1.59, 2.62, INF, INF, INF),  # 686 series
     },
     "linear": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
         "few": (0.815, 0.994, 1.13, 2.13, 3.11, 6.5, 61, INF, INF),  # 478 series
-        "some": (0.331, 0.412, 0.473, 0.599, 0.705, 0.985, 2.08, 3.98, 24.4),  # 1350 series
+        "some": (0.316, 0.393, 0.457, 0.574, 0.705, 1, 2.19, 3.56, 24.4),  # 664 series
         "many": (0.352, 0.478, 0.541, 0.64, 0.688, 0.882, 1.08, 1.57, 2.31),  # 127 series
         "huge": (0.325, 0.411, 0.483, 0.53, 0.625, 0.821, 1.29, 1.43, 1.58),  # 72 series
+        "some-half": (0.348, 0.432, 0.484, 0.604, 0.71, 0.979, 1.91, 4.18, 35.7),  # 686 series
     },
     "growth": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
         "few": (0.931, 0.998, 1.58, 2.86, 4.17, 10.8, 94, INF, INF),  # 478 series
-        "some": (0.298, 0.389, 0.514, 0.681, 0.828, 1.14, 2.19, 4.24, 25.1),  # 1350 series
+        "some": (0.298, 0.375, 0.494, 0.704, 0.838, 1.17, 2.45, 3.71, 25.1),  # 664 series
         "many": (0.414, 0.488, 0.595, 0.748, 0.88, 1.06, 1.36, 1.81, 2.51),  # 127 series
         "huge": (0.435, 0.537, 0.714, 0.833, 0.879, 1.1, 1.32, 1.47, 1.55),  # 72 series
+        "some-half": (0.298, 0.405, 0.527, 0.662, 0.828, 1.1, 2.1, 4.49, 35.7),  # 686 series
     },
     "min": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
         "few": (0.784, 1.59, 3.44, 8.73, 15.8, 36.8, 395, INF, INF),  # 478 series
-        "some": (0.715, 0.831, 0.918, 1.07, 1.19, 1.43, 2.29, 3.92, 25.5),  # 1350 series
+        "some": (0.743, 0.834, 0.929, 1.08, 1.23, 1.53, 2.45, 3.56, 25.5),  # 664 series
         "many": (0.633, 0.691, 0.779, 0.905, 0.959, 1.17, 1.53, 1.75, 2.49),  # 127 series
         "huge": (1.71, 1.81, 1.94, 2.16, 2.34, 2.51, 2.77, 3.56, 4.47),  # 72 series
+        "some-half": (0.692, 0.821, 0.916, 1.05, 1.17, 1.38, 2.17, 4.29, 35.7),  # 686 series
     },
 }
 """Quantiles of ``|total - truth| / scale`` at :data:`LEVELS`, per estimator and count class.
@@ -162,16 +182,31 @@ TOTAL_COLUMNS = (
 )
 
 
-def count_class(counted: np.ndarray) -> np.ndarray:
-    """The count class of each series (:data:`COUNT_CLASSES`) from its counted events.
+def count_class(counted: np.ndarray, running_fraction: np.ndarray | None = None) -> np.ndarray:
+    """The count class of each series (:data:`COUNT_CLASSES`) from its counted events and time on a counter.
+
+    Parameters
+    ----------
+    counted : ndarray (S,)
+        The exact count of each series' slices.
+    running_fraction : ndarray (S,), optional
+        Time on a counter / time enabled; from 0.5 a class of :data:`HALF_SPLIT` becomes
+        ``<class>-half`` (not given: no split).
 
     Examples
     --------
     >>> count_class(np.array([0.0, 5.0, 300.0, 2e4, 2e6])).tolist()
     ['none', 'few', 'some', 'many', 'huge']
+    >>> count_class(np.array([5.0, 300.0, 300.0]), np.array([0.6, 0.4, 0.6])).tolist()
+    ['few', 'some', 'some-half']
     """
     idx = np.searchsorted(np.asarray(COUNT_EDGES), np.asarray(counted, float), side="right")
-    return np.asarray(COUNT_CLASSES, dtype=object)[idx]
+    out = np.asarray(COUNT_CLASSES[: len(COUNT_EDGES) + 1], dtype=object)[idx]
+    if running_fraction is not None:
+        half = np.asarray(running_fraction, float) >= 0.5
+        for c in HALF_SPLIT:
+            out = np.where((out == c) & half, f"{c}-half", out).astype(object)
+    return out
 
 
 def _prev_observed(observed: np.ndarray) -> np.ndarray:
@@ -295,7 +330,7 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
         "hidden": inputs["hidden_error"].to_numpy(float)
         * np.where(totals > counted, totals - counted, inputs["phase_gap"].to_numpy(float)),
     }
-    classes = count_class(counted)
+    classes = count_class(counted, running_fraction)
     scale = np.zeros(S)
     for c, form in SCALE_FORMS.items():
         here = classes == c
@@ -338,10 +373,14 @@ def multiplier(estimator: str, level: float, count: str = "many") -> float:
     level = check_scalar(level, "level", "real", min_val=0, max_val=1, closed="neither")
     if count not in COUNT_CLASSES:
         raise InputError(f"count must be one of {', '.join(COUNT_CLASSES)}, got {count!r}")
+
+    def of(table: Mapping[str, tuple[float, ...]]) -> tuple[float, ...]:
+        return table[count] if count in table else table[count.split("-")[0]]  # a split class: its parent's
+
     if estimator in MULTIPLIERS:
-        qs = np.asarray(MULTIPLIERS[estimator][count], float)
+        qs = np.asarray(of(MULTIPLIERS[estimator]), float)
     else:
-        qs = np.max(np.asarray([m[count] for m in MULTIPLIERS.values()], float), axis=0)
+        qs = np.max(np.asarray([of(m) for m in MULTIPLIERS.values()], float), axis=0)
     ppf = NormalDist().inv_cdf
     z = np.array([ppf((1 + lv) / 2) for lv in LEVELS])
     zl = ppf((1 + level) / 2)
@@ -552,7 +591,7 @@ def calibrate(mpx: MpxData, estimates: Mapping[str, np.ndarray], levels: tuple[f
         values = np.asarray(values, float)
         totals = values if values.ndim == 1 else np.nansum(np.where(mpx.valid, values, np.nan), axis=1)
         z = error_ratios(mpx, totals, truth, inputs)
-        classes = count_class(scale_parts(mpx, totals, inputs)["counted"].to_numpy())
+        classes = scale_parts(mpx, totals, inputs)["count_class"].to_numpy()
         for c in COUNT_CLASSES:
             zc = z[classes == c]
             if len(zc):
@@ -572,6 +611,7 @@ def error_ratios(mpx: MpxData, totals: np.ndarray, truth: np.ndarray, inputs: pd
 
 __all__ = [
     "COUNT_CLASSES",
+    "HALF_SPLIT",
     "LEVELS",
     "MULTIPLIERS",
     "SCALE_FORMS",
