@@ -387,10 +387,7 @@ def _cluster_case(n: int, runs: int, seed: int) -> tuple[Readings, pd.DataFrame]
     plan = make_plan(names, pmcs=6, design="much", seed=seed)
     truth = make_truth(n, len(plan.groups) * runs, marginals="gamma", seed=seed)
     truth.columns = names
-    groups = {
-        g: truth.iloc[g * runs : (g + 1) * runs][list(evs)].reset_index(drop=True) for g, evs in enumerate(plan.groups)
-    }
-    return Readings(groups), truth
+    return split_into_groups(truth, plan.groups, runs, seed=seed), truth
 
 
 def test_factor_auto_helps_where_a_fixed_one_factor_blend_hurts():
