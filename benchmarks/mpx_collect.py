@@ -2,6 +2,7 @@
 
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --out ~/mpx-data/traces --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh3 --out ~/mpx-data/fresh3 --runs 4  # held out
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh4 --out ~/mpx-data/fresh4 --runs 4  # the next
 
 Each workload x event set x run is one ``hemkit mpx trace`` run (the library function behind
 it, :func:`hemkit.mpx.record.record_traces`), i.e. for the workload ``gzip``::
@@ -272,6 +273,49 @@ def fresh3_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[s
     }
 
 
+def fresh4_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A fifth, disjoint set of programs (issue 26, for the choices after ``fresh3`` was scored)."""
+    text, tree = str(inputs["text"]), str(inputs["tree"])
+    asm = scratch / "work.s"
+    asm.write_text(
+        "".join(
+            f"    .globl f{k}\nf{k}:\n"
+            + "".join(f"    addq ${i}, %rax\n    imulq %rbx, %rcx\n" for i in range(40))
+            + "    ret\n"
+            for k in range(3000)
+        )
+    )
+    return {
+        "cksum": ["sh", "-c", f"for i in $(seq 100); do cksum {text}; done"],
+        "sha1sum": ["sh", "-c", f"for i in $(seq 30); do sha1sum {text}; done"],
+        "nl-fold": ["sh", "-c", f"for i in $(seq 8); do nl {text} | fold -w 30 | wc -l; done"],
+        "as": ["sh", "-c", f"for i in 1 2 3 4 5; do as -o {scratch}/work.o {asm}; done"],
+        "split": [
+            "sh",
+            "-c",
+            f"for i in $(seq 6); do rm -f {scratch}/part.*; split -l 500 {text} {scratch}/part.; done",
+        ],
+        "du": ["sh", "-c", f"for i in $(seq 200); do du -s {tree} > /dev/null; done"],
+        "compileall": [
+            sys.executable,
+            "-m",
+            "compileall",
+            "-q",
+            "-f",
+            *(
+                os.path.join(os.path.dirname(os.__file__), d)
+                for d in ("email", "json", "xml", "http", "urllib", "asyncio", "unittest")
+            ),
+        ],
+        "paste-comm": [
+            "sh",
+            "-c",
+            f"for i in 1 2 3; do paste {text} {text} | cut -c1-40 | sort -u > {scratch}/pc; "
+            f"comm -12 {scratch}/pc {scratch}/pc | wc -l; done",
+        ],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -280,13 +324,16 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true", help="record the second, disjoint set of programs")
     ap.add_argument("--fresh2", action="store_true", help="record the third, disjoint set of programs (issue 26)")
     ap.add_argument("--fresh3", action="store_true", help="record the fourth, disjoint set of programs (issue 26)")
+    ap.add_argument("--fresh4", action="store_true", help="record the fifth, disjoint set of programs (issue 26)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     inputs = make_inputs(out.parent / "inputs")
     scratch = out.parent / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    if args.fresh3:
+    if args.fresh4:
+        wl = fresh4_workloads(inputs, scratch)
+    elif args.fresh3:
         wl = fresh3_workloads(inputs, scratch)
     elif args.fresh2:
         wl = fresh2_workloads(inputs, scratch)

@@ -4,6 +4,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh --runs 300      # held out as a whole
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh2 --runs 300     # a second held-out set
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh3 --runs 300     # a third held-out set
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh4 --runs 300     # a fourth, for the next choices
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -25,7 +26,8 @@ spans noise-only and input-driven correlation structure.  The ``--fresh`` set wa
 after every merge setting had been chosen and is scored once; ``--fresh2`` (other programs
 again) was recorded when ``fresh`` had been scored, for the next change of a default, and
 is scored once with the settings frozen; ``--fresh3`` (other programs again) was recorded when
-``fresh2`` had been scored, for the choices made after it.
+``fresh2`` had been scored, for the choices made after it; ``--fresh4`` when ``fresh3`` had been
+scored, for the next ones.
 """
 
 from __future__ import annotations
@@ -248,6 +250,38 @@ def fresh3_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+ASM = "".join(
+    f"    .globl f{k}\nf{k}:\n"
+    + "".join(f"    addq ${i}, %rax\n    imulq %rbx, %rcx\n" for i in range(40))
+    + "    ret\n"
+    for k in range(300)
+)
+
+
+def fresh4_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A fourth held-out set: programs in none of the earlier sets."""
+    text, scratch = str(root / "text.txt"), str(root / "scratch")
+    (root / "work.s").write_text(ASM)
+    return {
+        "cksum": (["cksum", text, text, text, text], False),
+        "sha1sum": (["sha1sum", text, text, text], False),
+        "nl-fold": (["sh", "-c", f"nl {text} | fold -w 30 | wc -l"], False),
+        "as": (["as", "-o", f"{scratch}/work.o", str(root / "work.s")], False),
+        "split-corunner": (["sh", "-c", f"rm -f {scratch}/part.*; split -l 2000 {text} {scratch}/part."], True),
+        "diff": (["sh", "-c", f"tr a-e A-E < {text} | diff {text} - | wc -l"], False),
+        "py-compile": (
+            [
+                sys.executable,
+                "-c",
+                f"import py_compile; py_compile.compile({str(root / 'py_dict.py')!r}, doraise=True)",
+            ],
+            False,
+        ),
+        # input size drawn per run
+        "wc-varied": (["bash", "-c", f"head -n $((RANDOM + 1000)) {text} | wc"], False),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -274,9 +308,11 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true", help="record the held-out set (into OUT/fresh)")
     ap.add_argument("--fresh2", action="store_true", help="record the second held-out set (into OUT/fresh2)")
     ap.add_argument("--fresh3", action="store_true", help="record the third held-out set (into OUT/fresh3)")
+    ap.add_argument("--fresh4", action="store_true", help="record the fourth held-out set (into OUT/fresh4)")
     ap.add_argument("--only", nargs="*", help="workload names (default: all of the set)")
     args = ap.parse_args()
-    held = "fresh" if args.fresh else "fresh2" if args.fresh2 else "fresh3" if args.fresh3 else None
+    flags = {"fresh": args.fresh, "fresh2": args.fresh2, "fresh3": args.fresh3, "fresh4": args.fresh4}
+    held = next((name for name, on in flags.items() if on), None)
     out = args.out / held if held else args.out
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="hemkit-truth-") as tmp:
@@ -284,7 +320,12 @@ def main() -> None:
         (root / "scratch").mkdir()
         make_inputs(root)
         (root / "gnupg").mkdir(mode=0o700)
-        chosen = {"fresh": fresh_workloads, "fresh2": fresh2_workloads, "fresh3": fresh3_workloads}
+        chosen = {
+            "fresh": fresh_workloads,
+            "fresh2": fresh2_workloads,
+            "fresh3": fresh3_workloads,
+            "fresh4": fresh4_workloads,
+        }
         sets = chosen[held](root) if held else dev_workloads(root)
         for name, (cmd, corunner) in sets.items():
             if args.only and name not in args.only:
