@@ -1063,6 +1063,7 @@ __all__ = [
     "bootstrap_counts",
     "linear_correlation",
     "ml_correlation",
+    "cv_factors",
     "factor_blend",
     "factor_model",
     "one_factor",
