@@ -431,20 +431,23 @@ def bootstrap_counts(n: int, boot: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _pearson_estimates(
-    readings: Readings, boot: tuple[int, np.random.Generator] | None
+    readings: Readings, boot: tuple[int, np.random.Generator] | None, weights: list[np.ndarray] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pairwise and available-case Pearson estimates, for every bootstrap resample at once.
 
     ``boot``: ``(B, rng)``, resample each group's runs ``B`` times (:func:`bootstrap_counts`,
     one stream per group, drawn as the group comes), or None (B = 1, every run once).
+    ``weights``: instead, per group (in ``readings.arrays`` order) a ``B x n`` array of each
+    run's weight in each of ``B`` estimates (0/1: a subset of the runs, :func:`_half_correlations`).
     Returns two ``B x k x k`` arrays.
     """
     events = readings.events
     index = {e: i for i, e in enumerate(events)}
     k = len(events)
     scales = event_scales(readings)
-    nb = 1 if boot is None else boot[0]
+    nb = len(weights[0]) if weights else 1 if boot is None else boot[0]
     streams = iter(spawn(boot[1], len(readings))) if boot is not None else None
+    given = iter(weights) if weights else None
     sxy = np.zeros((nb, k, k))  # co-moment sums over runs read together
     vxx = np.zeros((nb, k, k))  # [i, j]: sum of squares of i over runs where j is read too
     cnt = np.zeros((k, k))
@@ -455,11 +458,15 @@ def _pearson_estimates(
         scale = np.array([scales[e][1] for e in grp.events])
         x = (grp.values.astype(np.float64) - centre) / scale
         n, kg = x.shape
-        w = np.ones((1, n)) if streams is None else bootstrap_counts(n, nb, next(streams))
-        mean = (w @ x) / n  # B x k_g
+        if given is not None:
+            w = next(given)
+        else:
+            w = np.ones((1, n)) if streams is None else bootstrap_counts(n, nb, next(streams))
+        total = w.sum(axis=1)[:, None, None]  # n for every resample (the runs drawn), fewer for a subset
+        mean = (w @ x) / total[:, 0]  # B x k_g
         # weighted co-moments of all resamples from one product: (B x n) @ (n x k_g^2)
         s = (w @ (x[:, :, None] * x[:, None, :]).reshape(n, kg * kg)).reshape(nb, kg, kg)
-        s -= n * mean[:, :, None] * mean[:, None, :]
+        s -= total * mean[:, :, None] * mean[:, None, :]
         idx = np.array([index[e] for e in grp.events])
         ix = np.ix_(idx, idx)
         sxy[:, ix[0], ix[1]] += s
@@ -780,30 +787,15 @@ def runs_together(readings: Readings) -> np.ndarray:
 
 def _half_correlations(readings: Readings, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Pooled pairwise Pearson correlations of two random halves of every group's runs (NaN: not defined)."""
-    index = {e: i for i, e in enumerate(readings.events)}
-    k = len(index)
-    scales = event_scales(readings)
-    out = []
-    halves = []
+    weights = []
     for grp in readings.arrays.values():
-        perm = rng.permutation(len(grp.values))
-        halves.append((perm[: len(perm) // 2], perm[len(perm) // 2 :]))
-    for h in range(2):
-        sxy = np.zeros((k, k))
-        vxx = np.zeros((k, k))
-        for grp, parts in zip(readings.arrays.values(), halves):
-            centre = np.array([scales[e][0] for e in grp.events])
-            scale = np.array([scales[e][1] for e in grp.events])
-            x = (grp.values[parts[h]].astype(np.float64) - centre) / scale
-            x = x - x.mean(axis=0)
-            o = np.array([index[e] for e in grp.events])
-            sxy[np.ix_(o, o)] += x.T @ x
-            vxx[np.ix_(o, o)] += (x * x).sum(axis=0)[:, None]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = sxy / np.sqrt(vxx * vxx.T)
-        r[~np.isfinite(r)] = np.nan
-        out.append(np.clip(r, -1, 1))
-    return out[0], out[1]
+        n = len(grp.values)
+        perm = rng.permutation(n)
+        w = np.zeros((2, n))
+        w[0, perm[: n // 2]] = w[1, perm[n // 2 :]] = 1.0
+        weights.append(w)
+    pairwise, _ = _pearson_estimates(readings, None, weights)
+    return pairwise[0], pairwise[1]
 
 
 def cv_factors(readings: Readings, rng: np.random.Generator, *, splits: int = 2) -> int:
