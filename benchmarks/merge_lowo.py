@@ -37,9 +37,8 @@ also for the pairs with a discrete count and at 10-30 runs a group), and W's cov
 settings chosen on the whole development set -- beside the joint default before issue 26
 (:data:`FRESH_GRID`; no choice is made on it); ``--fresh2`` scores ``folder/fresh2`` the same way,
 beside the default before the latest change (:data:`FRESH2_GRID`), and ``--fresh3`` ``folder/fresh3``
-(:data:`FRESH3_GRID`).  Interval rows cached before the jackknife clipped its estimates
-(:func:`refresh_intervals`) are recomputed from their merged estimates on load.  Set
-``OPENBLAS_NUM_THREADS=1`` on a busy machine.
+(:data:`FRESH3_GRID`).  Set ``OPENBLAS_NUM_THREADS=1`` on a busy
+machine.
 """
 
 from __future__ import annotations
@@ -282,49 +281,7 @@ def _pair_rows(res: Any, readings: Any, ev: Any, se: np.ndarray, naive: pd.DataF
         },
         index=truth_r.index,
     )
-    return out.reset_index(names=["event_a", "event_b"]).assign(jackknife="clipped")
-
-
-def refresh_intervals(p: pd.DataFrame, name: str, truth: pd.DataFrame, *, seed: int) -> pd.DataFrame:
-    """Cached interval rows recomputed with today's jackknife (it clips its estimates to [-1, 1]).
-
-    The merges are not repeated: for the joint merge an interval is ``tanh(atanh(estimate) +- q se)``
-    (:func:`hemkit.merge.intervals.interval_columns`), so only ``se_z``, ``lower`` and ``upper`` change,
-    from the same splits (same seeds).  Pairs never read together keep their identified range, and
-    near-copies (made on the r scale) keep theirs.
-    """
-    from scipy.special import ndtri
-
-    from hemkit.merge.intervals import STEEP, pairwise_jackknife
-
-    q = float(ndtri((1 + LEVEL) / 2))
-    out = []
-    for (pmcs, split), rows in p.groupby(["pmcs", "split"], sort=False):
-        readings = study_split(truth, int(pmcs), child(seed, "split", name, int(pmcs), int(split)))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", HemkitWarning)
-            se = mix_jackknife(readings)
-            se_r = mix_jackknife(readings, scale="r")
-            r_obs = pairwise_jackknife(readings)[0]
-        index = {e: i for i, e in enumerate(readings.events)}
-        a = np.array([index[x] for x in rows["event_a"]])
-        b = np.array([index[x] for x in rows["event_b"]])
-        s, sr, obs = se[a, b], se_r[a, b], r_obs[a, b]
-        steep = np.abs(obs) > STEEP
-        est = rows["estimate"].to_numpy()
-        z = np.arctanh(np.clip(est, -1 + 1e-12, 1 - 1e-12))
-        lower, upper = np.minimum(np.tanh(z - q * s), est), np.maximum(np.tanh(z + q * s), est)
-        # near-copies: on the r scale, holding the pair's own estimate
-        lo_r = np.minimum(np.fmin(np.clip(est - q * sr, -1, 1), obs), est)
-        hi_r = np.maximum(np.fmax(np.clip(est + q * sr, -1, 1), obs), est)
-        lower, upper = np.where(steep & np.isfinite(sr), lo_r, lower), np.where(steep & np.isfinite(sr), hi_r, upper)
-        take = np.isfinite(s)  # pairs never read together keep their identified range
-        rows = rows.copy()
-        rows["se_z"] = s
-        rows["lower"] = np.where(take, lower, rows["lower"])
-        rows["upper"] = np.where(take, upper, rows["upper"])
-        out.append(rows)
-    return pd.concat(out).loc[p.index].assign(jackknife="clipped")
+    return out.reset_index(names=["event_a", "event_b"])
 
 
 def widen(p: pd.DataFrame, factor: float) -> tuple[np.ndarray, np.ndarray]:
@@ -479,9 +436,6 @@ def main() -> None:
             files = (args.cache / f"{tag}-acc.pkl", args.cache / f"{tag}-pairs.pkl") if args.cache else None
             if files and files[0].exists():
                 a, p = pd.read_pickle(files[0]), pd.read_pickle(files[1])
-                if "jackknife" not in p.columns:  # cached before the jackknife clipped its estimates
-                    p = refresh_intervals(p, name, truth, seed=args.seed)
-                    p.to_pickle(files[1])
             else:
                 t1 = time.perf_counter()
                 a, p = score_workload(
