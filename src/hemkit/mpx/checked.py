@@ -136,6 +136,12 @@ def hidden_estimates(
     return [(hidden, estimator.estimate_array(m), whole) for m, hidden, whole in hidden_passes(mpx, ends=ends)]
 
 
+def _capped_errors(est: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Relative errors (Eq. 4) of ``est`` against ``counts``, undefined ones 0, capped at 1000 per slice."""
+    with np.errstate(invalid="ignore"):
+        return np.minimum(np.nan_to_num(relative_errors(est, counts), nan=0.0, posinf=1e3), 1e3)
+
+
 def _pass_errors(
     mpx: MpxData, passes: Sequence[tuple[np.ndarray, np.ndarray, bool]]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -144,9 +150,7 @@ def _pass_errors(
     rel, tot, n, mass = np.zeros(S), np.zeros(S), np.zeros(S), np.zeros(S)
     counts = np.nan_to_num(mpx.raw)
     for hidden, est, whole in passes:
-        with np.errstate(invalid="ignore"):
-            err = np.minimum(np.nan_to_num(relative_errors(est, counts), nan=0.0, posinf=1e3), 1e3)
-        rel += np.where(hidden, err, 0.0).sum(axis=1)
+        rel += np.where(hidden, _capped_errors(est, counts), 0.0).sum(axis=1)
         n += hidden.sum(axis=1)
         if whole:
             truth = np.where(hidden, counts, 0.0).sum(axis=1)
@@ -224,9 +228,7 @@ def fit_factors(counts: np.ndarray, passes: Sequence[tuple[np.ndarray, np.ndarra
     cost = np.zeros((len(FACTORS), S))
     for hidden, est, _ in passes:
         for k, f in enumerate(FACTORS):
-            with np.errstate(invalid="ignore"):
-                err = np.minimum(np.nan_to_num(relative_errors(f * est, counts), nan=0.0, posinf=1e3), 1e3)
-            cost[k] += np.where(hidden, err, 0.0).sum(axis=1)
+            cost[k] += np.where(hidden, _capped_errors(f * est, counts), 0.0).sum(axis=1)
     near_one = 1e-9 * np.abs(np.asarray(FACTORS) - 1.0)[:, None]
     return np.asarray(FACTORS)[np.argmin(cost + near_one, axis=0)]
 
