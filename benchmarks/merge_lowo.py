@@ -77,7 +77,6 @@ def _joint(
     factor: float | str = 0.0,
     factor_runs: float | None = None,
     steps: int = 0,
-    noise: str = "median",
 ) -> dict[str, Any]:
     """Every option spelled out, so that a change of the library defaults does not change a candidate.
 
@@ -87,12 +86,11 @@ def _joint(
     """
     out: dict[str, Any] = {"linear": linear, "linear_target": target, "ranks": ranks, "tails": tails}
     later = {"factor": factor, "factor_runs": factor_runs, "pearson_steps": steps}
-    noisy = {"factor_noise": noise} if noise != "median" else {}
-    return {**out, **{key: v for key, v in later.items() if v}, **noisy}
+    return {**out, **{key: v for key, v in later.items() if v}}
 
 
 #: the options added after the first grids, off unless a candidate sets them
-OFF: dict[str, Any] = {"factor": 0.0, "factor_runs": None, "pearson_steps": 0, "factor_noise": "median"}
+OFF: dict[str, Any] = {"factor": 0.0, "factor_runs": None, "pearson_steps": 0}
 
 #: joint settings the protocol chooses among (label -> keyword arguments of merge)
 JOINT_GRID: dict[str, dict[str, Any]] = {
@@ -138,25 +136,7 @@ JOINT_GRID_6: dict[str, dict[str, Any]] = {
     "linear=0.25 ranks=False target factor=auto": _joint(0.25, ranks=False, target=True, factor="auto"),
     "linear=0 ranks=False factor=auto": _joint(0.0, ranks=False, factor="auto"),
 }
-#: added in the fifth session: the noise of the Pearson goal's pairs in the factor blend per event or per pair
-#: (``JointOptions.factor_noise``) instead of one median inflation for all
-JOINT_GRID_7: dict[str, dict[str, Any]] = {
-    "linear=0.5 ranks=False target factor=auto noise=event": _joint(
-        0.5, ranks=False, target=True, factor="auto", noise="event"
-    ),
-    "linear=0.5 ranks=False target factor=auto noise=pair": _joint(
-        0.5, ranks=False, target=True, factor="auto", noise="pair"
-    ),
-}
-ALL_GRID = {
-    **JOINT_GRID,
-    **JOINT_GRID_2,
-    **JOINT_GRID_3,
-    **JOINT_GRID_4,
-    **JOINT_GRID_5,
-    **JOINT_GRID_6,
-    **JOINT_GRID_7,
-}
+ALL_GRID = {**JOINT_GRID, **JOINT_GRID_2, **JOINT_GRID_3, **JOINT_GRID_4, **JOINT_GRID_5, **JOINT_GRID_6}
 #: the held-out set: the default before issue 26 and the default now (chosen on the development set)
 FRESH_GRID: dict[str, dict[str, Any]] = {
     "joint (before)": _joint(0.0),
@@ -445,8 +425,7 @@ def main() -> None:
     for name, truth in workloads(args.truth, args.fresh).items():
         if args.only and name not in args.only:
             continue
-        grids = (JOINT_GRID_2, JOINT_GRID_3, JOINT_GRID_4, JOINT_GRID_5, JOINT_GRID_6, JOINT_GRID_7)
-        later = [(g, False) for g in grids]
+        later = [(g, False) for g in (JOINT_GRID_2, JOINT_GRID_3, JOINT_GRID_4, JOINT_GRID_5, JOINT_GRID_6)]
         fresh_grid = {"fresh2": FRESH2_GRID, "fresh3": FRESH3_GRID}.get(str(args.fresh), FRESH_GRID)
         passes = [(fresh_grid, True)] if args.fresh else [(JOINT_GRID, True), *later]
         a_parts, p_parts = [], []

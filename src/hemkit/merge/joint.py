@@ -161,13 +161,6 @@ class JointOptions:
         ``factor_runs=14`` it has the lowest Pearson error over the 15 truth tables (0.58x the
         MUCH paper's, left out) but costs rank accuracy (Spearman 0.95x against 0.72x), so it is
         off by default.
-    factor_noise : {"median", "event", "pair"}
-        The noise of the Pearson goal's pairs in the factor blend of step 4 (``factor="auto"``):
-        normal theory's ``1 / (m - 3)`` on the Fisher-z scale times how much noisier the bootstrap
-        says the estimates are -- ``"median"`` (default) one factor for all pairs, the median over
-        them; ``"event"`` a factor per event (the median over its pairs), a pair taking the
-        geometric mean of its two events'; ``"pair"`` each pair's own bootstrap variance (at least
-        normal theory's).
 
     Examples
     --------
@@ -186,7 +179,6 @@ class JointOptions:
     factor: float | str = "auto"
     factor_runs: float | None = None
     pearson_steps: int = 0
-    factor_noise: str = "median"
     n: InitVar[int | None] = None
 
     def __post_init__(self, n: int | None) -> None:
@@ -207,8 +199,6 @@ def _check(opts: JointOptions) -> None:
         check_scalar(opts.factor, "factor", "real", min_val=0, max_val=1, what="weight")
     check_scalar(opts.factor_runs, "factor_runs", "real", min_val=0, allow_none=True, what="runs")
     check_scalar(opts.pearson_steps, "pearson_steps", min_val=0)
-    if opts.factor_noise not in FACTOR_NOISE:
-        raise InputError(f"factor_noise={opts.factor_noise!r} is not one of {', '.join(FACTOR_NOISE)}")
 
 
 # ----------------------------------------------------------- maximum likelihood
@@ -855,54 +845,17 @@ def _z_noise(together: np.ndarray, inflation: float) -> np.ndarray:
         return np.where(together > 3, inflation / np.maximum(together - 3, 1e-9), np.inf)
 
 
-#: how :func:`goal_noise` may set the noise of the Pearson goal's pairs (``JointOptions.factor_noise``)
-FACTOR_NOISE = ("median", "event", "pair")
-
-
 def _inflation(goal: np.ndarray, var: np.ndarray, together: np.ndarray) -> float:
     """How much noisier the Pearson estimates are than normal theory says (at least 1).
 
     The median over the pairs of ``var_z (m - 3)``; heavy-tailed counts give several times 1.
     """
-    vz = _pair_inflation(goal, var, together)
-    vz = vz[np.isfinite(vz)]
-    return max(1.0, float(np.median(vz))) if len(vz) else 1.0
-
-
-def _pair_inflation(goal: np.ndarray, var: np.ndarray, together: np.ndarray) -> np.ndarray:
-    """Per pair (upper triangle) ``var_z (m - 3)``: its bootstrap variance over normal theory's (NaN: m <= 3)."""
     i, j = np.triu_indices(len(goal), 1)
     m = together[i, j]
     with np.errstate(invalid="ignore", divide="ignore"):
         vz = var[i, j] / (1 - np.clip(goal[i, j], -0.999, 0.999) ** 2) ** 2 * (m - 3)
-    return np.where(np.isfinite(vz) & (m > 3), vz, np.nan)
-
-
-def goal_noise(goal: np.ndarray, var: np.ndarray, together: np.ndarray, how: str = "median") -> np.ndarray:
-    """Per pair the Fisher-z variance of the Pearson goal, for :func:`factor_blend` (``JointOptions.factor_noise``).
-
-    Normal theory's ``1 / (m - 3)`` times an inflation (at least 1) from the bootstrap variance
-    ``var``: the median over all pairs (``"median"``), per event the median over its pairs with
-    a pair taking the geometric mean of its events' (``"event"``), or the pair's own (``"pair"``).
-    """
-    if how == "median":
-        return _z_noise(together, _inflation(goal, var, together))
-    k = len(goal)
-    i, j = np.triu_indices(k, 1)
-    vz = _pair_inflation(goal, var, together)
-    infl = np.ones((k, k))
-    if how == "pair":
-        infl[i, j] = infl[j, i] = np.where(np.isfinite(vz), np.maximum(vz, 1.0), 1.0)
-    else:
-        full = np.full((k, k), np.nan)
-        full[i, j] = full[j, i] = vz
-        with warnings.catch_warnings():  # an event with no pair read together: all-NaN, 1 below
-            warnings.simplefilter("ignore", RuntimeWarning)
-            per = np.nanmedian(full, axis=1)
-        per = np.maximum(np.nan_to_num(per, nan=1.0), 1.0)
-        infl = np.sqrt(np.outer(per, per))
-    with np.errstate(divide="ignore"):
-        return np.where(together > 3, infl / np.maximum(together - 3, 1e-9), np.inf)
+    vz = vz[np.isfinite(vz) & (m > 3)]
+    return max(1.0, float(np.median(vz))) if len(vz) else 1.0
 
 
 def factor_weights(readings: Readings, opts: JointOptions) -> np.ndarray | None:
@@ -1073,7 +1026,7 @@ def merge_joint(
             if fw is not None:
                 goal_p = (1 - fw) * goal_p + fw * one_factor(goal_p)
             elif auto:
-                noise = goal_noise(goal_p, goal_var, together, opts.factor_noise)
+                noise = _z_noise(together, _inflation(goal_p, goal_var, together))
                 goal_p, model["goal"] = factor_blend(goal_p, noise, factors=nf)
             if opts.pearson_steps:
                 merged, _ = match_pearson(values, white, target, goal_p, int(opts.pearson_steps))
