@@ -60,7 +60,7 @@ from hemkit.datasets import zen5_br_64kb
 from hemkit.evaluate import evaluate
 from hemkit.evaluate.holdout import run_method
 from hemkit.evaluate.study import study_split
-from hemkit.merge.intervals import IntervalOptions, compute_intervals, mix_jackknife, naive_intervals
+from hemkit.merge.intervals import IntervalOptions, _group_sums, compute_intervals, mix_jackknife, naive_intervals
 from merge_accuracy import markdown as accuracy_markdown  # benchmarks run as scripts from this folder
 
 TRUTH = Path(__file__).parent / "data" / "truth"
@@ -153,6 +153,8 @@ FRESH3_GRID: dict[str, dict[str, Any]] = {
     "joint (issue 26, first)": _joint(0.5, ranks=False, target=True),
     "joint factor=0.35": _joint(0.5, ranks=False, target=True, factor=0.35),
 }
+#: the fourth held-out set: the same comparisons as the third (the merge default is unchanged since its second look)
+FRESH4_GRID: dict[str, dict[str, Any]] = dict(FRESH3_GRID)
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {
     f"x{f:.2f}": f for f in (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5)
@@ -260,10 +262,12 @@ def add_ratios(a: pd.DataFrame) -> pd.DataFrame:
 
 def _pair_rows(res: Any, readings: Any, ev: Any, se: np.ndarray, naive: pd.DataFrame, disc: set[str]) -> pd.DataFrame:
     """Per pair: truth, merged estimate, the default interval, the jackknife se, the naive interval."""
-    iv = compute_intervals(res, readings, IntervalOptions(level=LEVEL, se_factor=1.0))
+    iv = compute_intervals(res, readings, IntervalOptions(level=LEVEL, se_factor=1.0, kurtosis=0.0))
+    lib = compute_intervals(res, readings, IntervalOptions(level=LEVEL))  # the library's default intervals
     truth_r = ev.pairs["truth_pearson"]
     iv = iv.set_index(["event_a", "event_b"]).reindex(truth_r.index)
     nv = naive.set_index(["event_a", "event_b"]).reindex(truth_r.index)
+    lib = lib.set_index(["event_a", "event_b"]).reindex(truth_r.index)
     index = {e: i for i, e in enumerate(readings.events)}
     a = [index[x] for x in truth_r.index.get_level_values(0)]
     b = [index[x] for x in truth_r.index.get_level_values(1)]
@@ -273,6 +277,8 @@ def _pair_rows(res: Any, readings: Any, ev: Any, se: np.ndarray, naive: pd.DataF
             "estimate": iv["estimate"].to_numpy(),
             "lower": iv["lower"].to_numpy(),
             "upper": iv["upper"].to_numpy(),
+            "default_lower": lib["lower"].to_numpy(),
+            "default_upper": lib["upper"].to_numpy(),
             "se_z": se[a, b],
             "naive_lower": nv["lower"].to_numpy(),
             "naive_upper": nv["upper"].to_numpy(),
@@ -281,7 +287,31 @@ def _pair_rows(res: Any, readings: Any, ev: Any, se: np.ndarray, naive: pd.DataF
         },
         index=truth_r.index,
     )
+    kurt, excess = pair_spread(readings)
+    out["kurt"], out["excess"] = kurt[a, b], excess[a, b]
     return out.reset_index(names=["event_a", "event_b"])
+
+
+def pair_spread(readings: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair (events x events) what the jackknife of the pair's own runs may miss.
+
+    ``kurt``: ``sqrt(kappa_a kappa_b) / 3``, the kurtosis of each event over *all* its readings
+    (group-centred), 1 for normal readings -- the influence of a run on a correlation grows with
+    it, and an extreme reading outside the pair's runs is in it.  ``excess``: the larger over the
+    two events of the share of the event's squared deviations outside the pair's runs beyond the
+    share of its runs there (0 when the pair's runs hold their share of the spread).
+    """
+    gs = _group_sums(readings)
+    k = len(readings.events)
+    m4 = np.zeros(k)
+    for o, dev in gs.parts:
+        m4[o] += (dev**4).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = np.where(gs.v > 0, gs.c * m4 / gs.v**2, 3.0)
+        share_out = 1 - gs.vj / gs.v[:, None]
+        expect_out = 1 - gs.cn / gs.c[:, None]
+    ex = np.clip(np.nan_to_num(share_out - expect_out), 0, 1)
+    return np.sqrt(np.outer(kappa, kappa)) / 3, np.maximum(ex, ex.T)
 
 
 def widen(p: pd.DataFrame, factor: float) -> tuple[np.ndarray, np.ndarray]:
@@ -302,7 +332,11 @@ def widen(p: pd.DataFrame, factor: float) -> tuple[np.ndarray, np.ndarray]:
 
 def interval_scores(p: pd.DataFrame, factor: float) -> dict[str, float]:
     """Coverage and median width (also relative to the naive interval's) of pair rows."""
-    lo, hi = widen(p, factor)
+    return bound_scores(p, *widen(p, factor))
+
+
+def bound_scores(p: pd.DataFrame, lo: np.ndarray, hi: np.ndarray) -> dict[str, float]:
+    """Coverage and median width (also relative to the naive interval's) of pair rows with bounds ``lo``, ``hi``."""
     t = p["truth"].to_numpy()
     nw = float(np.nanmedian(p["naive_upper"] - p["naive_lower"]))  # NaN: a pair never read together
     w = float(np.median(hi - lo))
@@ -415,18 +449,27 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true", help="score the held-out fresh set (settings frozen)")
     ap.add_argument("--fresh2", action="store_true", help="score the second held-out set (settings frozen)")
     ap.add_argument("--fresh3", action="store_true", help="score the third held-out set (settings frozen)")
+    ap.add_argument("--fresh4", action="store_true", help="score the fourth held-out set (settings frozen)")
     ap.add_argument("--truth", type=Path, default=TRUTH, help="folder of the recorded truth tables")
     ap.add_argument("--only", nargs="*", help="workload names")
+    ap.add_argument(
+        "--pool", action="store_true", help="the development set and the scored held-out sets: intervals chosen on all"
+    )
     args = ap.parse_args()
+    if args.pool:
+        main_pool(args)
+        return
     accs, pairs = [], []
     t0 = time.perf_counter()
-    if args.fresh2 or args.fresh3:
-        args.fresh = "fresh2" if args.fresh2 else "fresh3"
+    if args.fresh2 or args.fresh3 or args.fresh4:
+        args.fresh = "fresh2" if args.fresh2 else "fresh3" if args.fresh3 else "fresh4"
     for name, truth in workloads(args.truth, args.fresh).items():
         if args.only and name not in args.only:
             continue
         later = [(g, False) for g in (JOINT_GRID_2, JOINT_GRID_3, JOINT_GRID_4, JOINT_GRID_5, JOINT_GRID_6)]
-        fresh_grid = {"fresh2": FRESH2_GRID, "fresh3": FRESH3_GRID}.get(str(args.fresh), FRESH_GRID)
+        fresh_grid = {"fresh2": FRESH2_GRID, "fresh3": FRESH3_GRID, "fresh4": FRESH4_GRID}.get(
+            str(args.fresh), FRESH_GRID
+        )
         passes = [(fresh_grid, True)] if args.fresh else [(JOINT_GRID, True), *later]
         a_parts, p_parts = [], []
         for grid, baselines in passes:
@@ -492,14 +535,195 @@ def main() -> None:
     )
 
 
+#: the held-out sets already scored once, pooled with the development set for the interval choice (fifth session)
+POOL_SETS = ("fresh", "fresh2", "fresh3")
+#: the library default, spelled out (a change of the defaults does not change it), merged on every pooled workload
+POOL_GRID: dict[str, dict[str, Any]] = {"default": _joint(0.5, ranks=False, target=True, factor="auto")}
+#: interval variants on the pool: label -> (kind, coefficient); see :func:`widen_spread`
+SPREAD_VARIANTS: dict[str, tuple[str, float]] = {
+    "jackknife": ("none", 0.0),
+    **{f"kurt {c:g}": ("kurt", c) for c in (0.1, 0.25, 0.5, 1.0, 2.0)},
+    **{f"excess {c:g}": ("excess", c) for c in (0.5, 1.0, 2.0)},
+}
+
+
+def widen_spread(p: pd.DataFrame, factor: float, kind: str, c: float) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals at ``se_factor=factor``, widened for what the pair's own runs may miss (:func:`pair_spread`).
+
+    ``kurt``: the jackknife variance plus ``c (kurt - 1) / (m - 3)`` (``m`` the runs read together):
+    the normal-theory variance of a correlation from ``m`` runs, scaled by how much heavier than
+    normal the events' tails are in *all* their readings.  ``excess``: ``c x excess`` added to the
+    half-width on the Fisher-z scale.  Pairs never read together keep their range.
+    """
+    z = np.arctanh(np.clip(p["estimate"].to_numpy(), -1 + 1e-12, 1 - 1e-12))
+    lo = np.arctanh(np.clip(p["lower"].to_numpy(), -1 + 1e-12, 1 - 1e-12))
+    hi = np.arctanh(np.clip(p["upper"].to_numpy(), -1 + 1e-12, 1 - 1e-12))
+    se = p["se_z"].to_numpy()
+    keep = ~np.isfinite(se)
+    ratio, add = np.ones(len(p)), np.zeros(len(p))
+    if kind == "kurt":
+        extra = c * np.maximum(p["kurt"].to_numpy() - 1, 0) / np.maximum(p["runs_together"].to_numpy() - 3, 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.where(se > 0, np.sqrt(1 + extra / se**2), 1.0)
+    elif kind == "excess":
+        add = c * p["excess"].to_numpy()
+    return (
+        np.where(keep, p["lower"], np.tanh(z - factor * ratio * (z - lo) - add)),
+        np.where(keep, p["upper"], np.tanh(z + factor * ratio * (hi - z) + add)),
+    )
+
+
+def _candidate_scores(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per workload and interval candidate (variant, factor): coverage and width of all pairs, discrete, <= 30 runs."""
+    rows = []
+    for w, g in pairs.groupby("workload", sort=False):
+        parts = {"all": g, "discrete": g[g["discrete"]], "<=30 runs": g[g["runs_per_group"] <= 30]}
+        for var, (kind, c) in SPREAD_VARIANTS.items():
+            for lab, f in INTERVAL_GRID.items():
+                row: dict[str, Any] = {"workload": w, "variant": var, "factor": lab}
+                for part, sub in parts.items():
+                    sc = bound_scores(sub, *widen_spread(sub, f, kind, c)) if len(sub) else {}
+                    row[f"coverage {part}"] = sc.get("coverage", float("nan"))
+                    row[f"width {part}"] = sc.get("width_vs_naive", float("nan"))
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+#: the size of a held-out set of workloads (``fresh`` ... ``fresh4``: 8 each) and how surely the mean coverage over
+#: such a set should reach ``LEVEL`` (:func:`choose_interval` with ``margin=True``)
+SET_SIZE = 8
+ASSURANCE = 0.9
+
+
+def choose_interval(scores: pd.DataFrame, variants: list[str], *, margin: bool = False) -> tuple[str, str]:
+    """Among ``variants`` x factors, the narrowest (mean width over workloads) covering ``LEVEL`` on these workloads.
+
+    Coverage is the mean over workloads, for all pairs, the pairs with a discrete count and the
+    cases with 10-30 runs a group (as :func:`choose_factor`); if no candidate reaches it, the one
+    with the largest of the three's smallest.  With ``margin``, the mean over a new set of
+    :data:`SET_SIZE` workloads like these must reach ``LEVEL`` with probability :data:`ASSURANCE`
+    (normal approximation: ``mean - z sd / sqrt(SET_SIZE)``, ``sd`` over the workloads), so a
+    candidate whose coverage varies from workload to workload needs a higher mean.
+    """
+    from scipy.stats import norm
+
+    g = scores[scores["variant"].isin(variants)].groupby(["variant", "factor"], sort=False)
+    parts = ["coverage all", "coverage discrete", "coverage <=30 runs"]
+    cov = g[parts].mean()
+    if margin:
+        cov = cov - float(norm.ppf(ASSURANCE)) * g[parts].std() / np.sqrt(SET_SIZE)
+    low = cov.min(axis=1)
+    width = g["width all"].mean()
+    ok = low[low >= LEVEL]
+    best = width[ok.index].idxmin() if len(ok) else low.idxmax()
+    return str(best[0]), str(best[1])
+
+
+def pool_report(acc: pd.DataFrame, pairs: pd.DataFrame, sets: Mapping[str, str]) -> None:
+    """The pooled workloads: the default's accuracy, and intervals chosen leave one workload out over the pool."""
+    pw = per_workload(acc)
+    p = pairs[pairs["setting"] == "default"]
+    scores = _candidate_scores(p)
+    names = list(dict.fromkeys(p["workload"]))
+    for title, variants, margin in (
+        ("the jackknife alone (se_factor chosen)", ["jackknife"], False),
+        ("the jackknife or a spread variant (chosen)", list(SPREAD_VARIANTS), False),
+        ("the jackknife alone, with a margin for a new set", ["jackknife"], True),
+        ("the jackknife or a spread variant, with a margin for a new set", list(SPREAD_VARIANTS), True),
+    ):
+        rows = []
+        for w in names:
+            var, lab = choose_interval(scores[scores["workload"] != w], variants, margin=margin)
+            mine = scores[(scores["workload"] == w) & (scores["variant"] == var) & (scores["factor"] == lab)].iloc[0]
+            rows.append(
+                {
+                    "workload": w,
+                    "set": sets[w],
+                    "pearson": pw.loc[(w, "default"), "pearson"],
+                    "spearman": pw.loc[(w, "default"), "spearman"],
+                    "variant": var,
+                    "factor": lab,
+                    **{k: mine[k] for k in mine.index if k.startswith(("coverage", "width"))},
+                }
+            )
+        res = pd.DataFrame(rows).set_index("workload")
+        print(f"\n## Pool of {len(names)} workloads, intervals by {title}, left out one at a time\n")
+        print(markdown(res))
+        by = res.groupby("set", sort=False)
+        summary = pd.DataFrame(
+            {
+                "workloads": by.size(),
+                "pearson (geo)": by["pearson"].agg(_geo),
+                "coverage": by["coverage all"].mean(),
+                "worst coverage": by["coverage all"].min(),
+                "coverage discrete": by["coverage discrete"].mean(),
+                "coverage <=30 runs": by["coverage <=30 runs"].mean(),
+                "width/naive": by["width all"].median(),
+            }
+        )
+        print("\n" + markdown(summary))
+        print(
+            f"\nall: Pearson {_geo(res['pearson']):.3f}, coverage {res['coverage all'].mean():.3f} "
+            f"(worst {res['coverage all'].min():.3f}), width/naive {res['width all'].median():.2f}"
+        )
+        print(f"chosen on all {len(names)}: {choose_interval(scores, variants, margin=margin)}")
+
+
+def main_pool(args: argparse.Namespace) -> None:
+    """``--pool``: every development and scored held-out workload merged with the default, intervals chosen on all."""
+    pool_report(*load_pool(args))
+
+
+def load_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
+    """The pooled workloads' accuracy rows (with ratios), pair rows and set of each workload (scored or cached)."""
+    base = {"": JOINT_GRID, "fresh": FRESH_GRID, "fresh2": FRESH2_GRID, "fresh3": FRESH3_GRID}
+    accs, pairs, sets = [], [], {}
+    for part in ("", *POOL_SETS):
+        for name, truth in workloads(args.truth, part or False).items():
+            label = f"{part}/{name}" if part else name
+            if args.only and label not in args.only:
+                continue
+            sets[label] = part or "development"
+            for grid, baselines in ((base[part], True), (POOL_GRID, False)):
+                digest = hashlib.sha1(repr(sorted(grid.items())).encode()).hexdigest()[:8]
+                tag = f"{part + '-' if part else ''}{name}-s{args.splits}r{args.reps}R{args.reference_reps}-{digest}"
+                files = (args.cache / f"{tag}-acc.pkl", args.cache / f"{tag}-pairs.pkl") if args.cache else None
+                if files and files[0].exists():
+                    a, p = pd.read_pickle(files[0]), pd.read_pickle(files[1])
+                else:
+                    t1 = time.perf_counter()
+                    opts = {"splits": args.splits, "reps": args.reps, "ref_reps": args.reference_reps}
+                    a, p = score_workload(name, truth, grid, **opts, seed=args.seed, baselines=baselines)
+                    print(f"{label}: {truth.shape[0]} runs x {truth.shape[1]} events, {time.perf_counter() - t1:.0f} s")
+                    if files:
+                        args.cache.mkdir(parents=True, exist_ok=True)
+                        a.to_pickle(files[0])
+                        p.to_pickle(files[1])
+                accs.append(a.drop(columns=["pearson_ratio", "spearman_ratio"], errors="ignore").assign(workload=label))
+                pairs.append(p.assign(workload=label))
+    return add_ratios(pd.concat(accs, ignore_index=True)), pd.concat(pairs, ignore_index=True), sets
+
+
+#: the interval default before the fifth session (the jackknife alone, at this factor), scored beside the new one
+PREVIOUS_SE_FACTOR = 0.85
+
+
+def default_scores(p: pd.DataFrame) -> dict[str, float]:
+    """Coverage and width of the library's default intervals (computed with the merge), or at its se_factor."""
+    if "default_lower" in p and p["default_lower"].notna().all():
+        return bound_scores(p, p["default_lower"].to_numpy(), p["default_upper"].to_numpy())
+    return interval_scores(p, IntervalOptions().se_factor)
+
+
 def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
     """The held-out set scored with the library defaults (nothing chosen on it)."""
     pw = per_workload(acc)
-    factor = IntervalOptions().se_factor
+    opts = IntervalOptions()
     rows = []
     for w in dict.fromkeys(acc["workload"]):
         mine = pairs[(pairs["workload"] == w) & (pairs["setting"] == "joint (default)")]
-        sc = interval_scores(mine, factor)
+        sc = default_scores(mine)
+        before = interval_scores(mine, PREVIOUS_SE_FACTOR)
         disc, small = mine[mine["discrete"]], mine[mine["runs_per_group"] <= 30]
         rows.append(
             {
@@ -517,23 +741,28 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
                 "coverage": sc["coverage"],
                 "width_vs_naive": sc["width_vs_naive"],
                 "naive_coverage": sc["naive_coverage"],
-                "coverage discrete": interval_scores(disc, factor)["coverage"] if len(disc) else float("nan"),
-                "coverage <=30 runs": interval_scores(small, factor)["coverage"] if len(small) else float("nan"),
-                "width <=30 runs": interval_scores(small, factor)["width_vs_naive"] if len(small) else float("nan"),
+                "coverage discrete": default_scores(disc)["coverage"] if len(disc) else float("nan"),
+                "coverage <=30 runs": default_scores(small)["coverage"] if len(small) else float("nan"),
+                "width <=30 runs": default_scores(small)["width_vs_naive"] if len(small) else float("nan"),
                 **{
-                    f"coverage {e}": interval_scores(sub, factor)["coverage"] if len(sub) else float("nan")
+                    f"coverage {e}": default_scores(sub)["coverage"] if len(sub) else float("nan")
                     for e in COUNT_EVENTS
                     for sub in [mine[(mine["event_a"] == e) | (mine["event_b"] == e)]]
                 },
+                "coverage (previous intervals)": before["coverage"],
+                "width (previous intervals)": before["width_vs_naive"],
             }
         )
     res = pd.DataFrame(rows).set_index("workload")
-    print(f"\n## Held-out set, library defaults (interval se_factor {factor})\n")
+    print(f"\n## Held-out set, library defaults (intervals: se_factor {opts.se_factor}, kurtosis {opts.kurtosis})\n")
     print(markdown(res))
     print(
         f"\ngeometric mean Pearson {_geo(res['pearson']):.3f} (worst {res['pearson'].max():.3f}), "
-        f"Spearman {_geo(res['spearman']):.3f}; coverage {res['coverage'].mean():.3f}, "
-        f"width/naive {res['width_vs_naive'].median():.2f}"
+        f"Spearman {_geo(res['spearman']):.3f}; coverage {res['coverage'].mean():.3f} "
+        f"(worst {res['coverage'].min():.3f}), width/naive {res['width_vs_naive'].median():.2f}; "
+        f"previous intervals (se_factor {PREVIOUS_SE_FACTOR}, no kurtosis term): coverage "
+        f"{res['coverage (previous intervals)'].mean():.3f}, "
+        f"width/naive {res['width (previous intervals)'].median():.2f}"
     )
 
 
