@@ -4,7 +4,8 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh --runs 300      # held out as a whole
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh2 --runs 300     # a second held-out set
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh3 --runs 300     # a third held-out set
-    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh4 --runs 300     # a fourth, for the next choices
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh4 --runs 300     # a fourth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh5 --runs 300     # a fifth, for the next choices
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -27,7 +28,7 @@ after every merge setting had been chosen and is scored once; ``--fresh2`` (othe
 again) was recorded when ``fresh`` had been scored, for the next change of a default, and
 is scored once with the settings frozen; ``--fresh3`` (other programs again) was recorded when
 ``fresh2`` had been scored, for the choices made after it; ``--fresh4`` when ``fresh3`` had been
-scored, for the next ones.
+scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored.
 """
 
 from __future__ import annotations
@@ -282,6 +283,22 @@ def fresh4_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh5_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A fifth held-out set: programs in none of the earlier sets."""
+    text, scratch = str(root / "text.txt"), str(root / "scratch")
+    return {
+        "rev": (["sh", "-c", f"rev {text} | wc -c"], False),
+        "expand-unexpand": (["sh", "-c", f"expand {text} | unexpand -a | wc -c"], False),
+        "sum": (["sum", text, text, text], False),
+        "fmt-pr": (["sh", "-c", f"fmt -w 50 {text} | pr -2 -t | wc -l"], False),
+        "column-corunner": (["sh", "-c", "seq 1 30000 | paste - - - | column -t | wc -l"], True),
+        "cmp": (["sh", "-c", f"tr a-c x < {text} > {scratch}/t2; cmp -l {text} {scratch}/t2 | wc -l"], False),
+        "nroff": (["sh", "-c", f"nroff -Tutf8 {text} | wc -l"], False),
+        # input size drawn per run
+        "base32-varied": (["bash", "-c", f"head -c $((RANDOM * 20 + 1000)) {text} | base32 | wc -l"], False),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -309,9 +326,11 @@ def main() -> None:
     ap.add_argument("--fresh2", action="store_true", help="record the second held-out set (into OUT/fresh2)")
     ap.add_argument("--fresh3", action="store_true", help="record the third held-out set (into OUT/fresh3)")
     ap.add_argument("--fresh4", action="store_true", help="record the fourth held-out set (into OUT/fresh4)")
+    ap.add_argument("--fresh5", action="store_true", help="record the fifth held-out set (into OUT/fresh5)")
     ap.add_argument("--only", nargs="*", help="workload names (default: all of the set)")
     args = ap.parse_args()
     flags = {"fresh": args.fresh, "fresh2": args.fresh2, "fresh3": args.fresh3, "fresh4": args.fresh4}
+    flags["fresh5"] = args.fresh5
     held = next((name for name, on in flags.items() if on), None)
     out = args.out / held if held else args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -325,6 +344,7 @@ def main() -> None:
             "fresh2": fresh2_workloads,
             "fresh3": fresh3_workloads,
             "fresh4": fresh4_workloads,
+            "fresh5": fresh5_workloads,
         }
         sets = chosen[held](root) if held else dev_workloads(root)
         for name, (cmd, corunner) in sets.items():
