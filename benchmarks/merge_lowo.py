@@ -90,7 +90,7 @@ def _joint(
 
 
 #: the options added after the first grids, off unless a candidate sets them
-OFF: dict[str, Any] = {"factor": 0.0, "factor_runs": None, "pearson_steps": 0}
+OFF: dict[str, Any] = {"factor": 0.0, "factor_runs": None, "pearson_steps": 0, "min_rows": 0}
 
 #: joint settings the protocol chooses among (label -> keyword arguments of merge)
 JOINT_GRID: dict[str, dict[str, Any]] = {
@@ -155,6 +155,13 @@ FRESH3_GRID: dict[str, dict[str, Any]] = {
 }
 #: the fourth held-out set: the comparisons of the third (the merge default is unchanged since the third's second look)
 FRESH4_GRID: dict[str, dict[str, Any]] = dict(FRESH3_GRID)
+#: the fifth held-out set: beside the default (at least 2000 merged rows since the fifth pass), the default before it
+#: (every reading once, ``min_rows=0``) and the runner-up of the pool (5000)
+FRESH5_GRID: dict[str, dict[str, Any]] = {
+    **FRESH3_GRID,
+    "joint min_rows=0 (default before)": _joint(0.5, ranks=False, target=True, factor="auto"),
+    "joint min_rows=5000": {**_joint(0.5, ranks=False, target=True, factor="auto"), "min_rows": 5000},
+}
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {
     f"x{f:.2f}": f for f in (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5)
@@ -450,6 +457,7 @@ def main() -> None:
     ap.add_argument("--fresh2", action="store_true", help="score the second held-out set (settings frozen)")
     ap.add_argument("--fresh3", action="store_true", help="score the third held-out set (settings frozen)")
     ap.add_argument("--fresh4", action="store_true", help="score the fourth held-out set (settings frozen)")
+    ap.add_argument("--fresh5", action="store_true", help="score the fifth held-out set (settings frozen)")
     ap.add_argument("--truth", type=Path, default=TRUTH, help="folder of the recorded truth tables")
     ap.add_argument("--only", nargs="*", help="workload names")
     ap.add_argument(
@@ -461,13 +469,14 @@ def main() -> None:
         return
     accs, pairs = [], []
     t0 = time.perf_counter()
-    if args.fresh2 or args.fresh3 or args.fresh4:
-        args.fresh = "fresh2" if args.fresh2 else "fresh3" if args.fresh3 else "fresh4"
+    held = [name for name in ("fresh2", "fresh3", "fresh4", "fresh5") if getattr(args, name)]
+    if held:
+        args.fresh = held[0]
     for name, truth in workloads(args.truth, args.fresh).items():
         if args.only and name not in args.only:
             continue
         later = [(g, False) for g in (JOINT_GRID_2, JOINT_GRID_3, JOINT_GRID_4, JOINT_GRID_5, JOINT_GRID_6)]
-        fresh_grid = {"fresh2": FRESH2_GRID, "fresh3": FRESH3_GRID, "fresh4": FRESH4_GRID}.get(
+        fresh_grid = {"fresh2": FRESH2_GRID, "fresh3": FRESH3_GRID, "fresh4": FRESH4_GRID, "fresh5": FRESH5_GRID}.get(
             str(args.fresh), FRESH_GRID
         )
         passes = [(fresh_grid, True)] if args.fresh else [(JOINT_GRID, True), *later]
@@ -537,8 +546,8 @@ def main() -> None:
 
 #: the held-out sets already scored once, pooled with the development set for the interval choice (fifth session)
 POOL_SETS = ("fresh", "fresh2", "fresh3")
-#: the library default, spelled out (a change of the defaults does not change it), merged on every pooled workload;
-#: its rows calibrate the intervals
+#: the library default before the fifth pass (``min_rows`` 0), spelled out (a change of the defaults does not change
+#: it), merged on every pooled workload; the new settings must be no worse than it in Spearman error
 POOL_GRID: dict[str, dict[str, Any]] = {"default": _joint(0.5, ranks=False, target=True, factor="auto")}
 #: other joint settings merged on the pool, to choose the merge's own setting on all 39 workloads (fifth session)
 POOL_EXTRA: dict[str, dict[str, Any]] = {
@@ -559,6 +568,12 @@ POOL_EXTRA_3: dict[str, dict[str, Any]] = {
     "default (second seeds)": _joint(0.5, ranks=False, target=True, factor="auto"),
     "tails=4 (second seeds)": _joint(0.5, tails=4.0, ranks=False, target=True, factor="auto"),
 }
+#: at least this many merged rows (``JointOptions.min_rows``): a MUCH design of 300 runs gives 100-130 by default
+POOL_EXTRA_4: dict[str, dict[str, Any]] = {
+    f"min_rows={n}": {**_joint(0.5, ranks=False, target=True, factor="auto"), "min_rows": n} for n in (1000, 2000, 5000)
+}
+#: the setting whose merges calibrate the intervals: the library default since the fifth pass (``MIN_ROWS`` 2000)
+INTERVAL_SETTING = "min_rows=2000"
 #: interval variants on the pool: label -> (kind, coefficient); see :func:`widen_spread`
 SPREAD_VARIANTS: dict[str, tuple[str, float]] = {
     "jackknife": ("none", 0.0),
@@ -642,7 +657,7 @@ def choose_interval(scores: pd.DataFrame, variants: list[str], *, margin: bool =
 def pool_report(acc: pd.DataFrame, pairs: pd.DataFrame, sets: Mapping[str, str]) -> None:
     """The pooled workloads: the default's accuracy, and intervals chosen leave one workload out over the pool."""
     # settings with the same options (merged with different seeds) count as one, scored on all their merges
-    grids = {**POOL_GRID, **POOL_EXTRA, **POOL_EXTRA_2, **POOL_EXTRA_3}
+    grids = {**POOL_GRID, **POOL_EXTRA, **POOL_EXTRA_2, **POOL_EXTRA_3, **POOL_EXTRA_4}
     canon = {lab: next(x for x, o in grids.items() if o == opts) for lab, opts in grids.items()}
     acc = acc.assign(setting=acc["setting"].map(lambda s: canon.get(s, s)))
     pairs = pairs.assign(setting=pairs["setting"].map(lambda s: canon.get(s, s)))
@@ -683,7 +698,7 @@ def pool_report(acc: pd.DataFrame, pairs: pd.DataFrame, sets: Mapping[str, str])
         f"\nleft out one at a time (Spearman no worse than {guard!r}): Pearson {_geo(ch['pearson']):.3f}; "
         f"chosen {ch['setting'].value_counts().to_dict()}"
     )
-    p = pairs[pairs["setting"] == "default"]
+    p = pairs[pairs["setting"] == INTERVAL_SETTING]
     scores = _candidate_scores(p)
     names = list(dict.fromkeys(p["workload"]))
     for title, variants, margin in (
@@ -700,8 +715,8 @@ def pool_report(acc: pd.DataFrame, pairs: pd.DataFrame, sets: Mapping[str, str])
                 {
                     "workload": w,
                     "set": sets[w],
-                    "pearson": pw.loc[(w, "default"), "pearson"],
-                    "spearman": pw.loc[(w, "default"), "spearman"],
+                    "pearson": pw.loc[(w, INTERVAL_SETTING), "pearson"],
+                    "spearman": pw.loc[(w, INTERVAL_SETTING), "spearman"],
                     "variant": var,
                     "factor": lab,
                     **{k: mine[k] for k in mine.index if k.startswith(("coverage", "width"))},
@@ -751,6 +766,7 @@ def load_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, dic
                 (POOL_EXTRA, False),
                 (POOL_EXTRA_2, False),
                 (POOL_EXTRA_3, False),
+                (POOL_EXTRA_4, False),
             )
             for grid, baselines in grids:
                 digest = hashlib.sha1(repr(sorted(grid.items())).encode()).hexdigest()[:8]
@@ -791,6 +807,11 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
     for w in dict.fromkeys(acc["workload"]):
         mine = pairs[(pairs["workload"] == w) & (pairs["setting"] == "joint (default)")]
         sc = default_scores(mine)
+        others = {
+            s: pw.loc[(w, s), "pearson"]
+            for s in ("joint min_rows=0 (default before)", "joint min_rows=5000")
+            if (w, s) in pw.index
+        }
         before = interval_scores(mine, PREVIOUS_SE_FACTOR)
         disc, small = mine[mine["discrete"]], mine[mine["runs_per_group"] <= 30]
         rows.append(
@@ -804,6 +825,7 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
                     if (w, "joint (issue 26, first)") in pw.index
                     else {}
                 ),
+                **others,
                 "much": pw.loc[(w, "much"), "pearson"],
                 "copula": pw.loc[(w, "copula"), "pearson"],
                 "coverage": sc["coverage"],
@@ -819,6 +841,11 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
                 },
                 "coverage (previous intervals)": before["coverage"],
                 "width (previous intervals)": before["width_vs_naive"],
+                **{
+                    f"{k} (fourth pass intervals)": v
+                    for k, v in bound_scores(mine, *widen_spread(mine, 0.8, "kurt", 0.25)).items()
+                    if k in ("coverage", "width_vs_naive")
+                },
             }
         )
     res = pd.DataFrame(rows).set_index("workload")
@@ -830,8 +857,13 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
         f"(worst {res['coverage'].min():.3f}), width/naive {res['width_vs_naive'].median():.2f}; "
         f"previous intervals (se_factor {PREVIOUS_SE_FACTOR}, no kurtosis term): coverage "
         f"{res['coverage (previous intervals)'].mean():.3f}, "
-        f"width/naive {res['width (previous intervals)'].median():.2f}"
+        f"width/naive {res['width (previous intervals)'].median():.2f}; fourth pass intervals (kurtosis 0.25, "
+        f"se_factor 0.8): coverage {res['coverage (fourth pass intervals)'].mean():.3f}, "
+        f"width/naive {res['width_vs_naive (fourth pass intervals)'].median():.2f}"
     )
+    for col in res.columns:
+        if col.startswith("joint"):
+            print(f"{col}: geometric mean Pearson {_geo(res[col]):.3f} (worst {res[col].max():.3f})")
 
 
 if __name__ == "__main__":

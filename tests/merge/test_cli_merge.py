@@ -233,3 +233,24 @@ def test_merge_factor_option_reaches_the_joint_merge(tmp_path):
         bad = hemkit("merge", "--method", "joint", "--factor", wrong, "-q", "-o", tmp_path / "x.csv")
         assert bad.returncode == 2 and not (tmp_path / "x.csv").exists()
         assert "--factor" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_small_merge_says_its_readings_are_spread_over_more_rows(cli, tmp_path):
+    """The joint merge makes at least JointOptions.min_rows rows; the message must not call that a cap."""
+    from hemkit.merge.joint import MIN_ROWS
+
+    raw = tmp_path / "tidy.csv"
+    rng = np.random.default_rng(0)
+    rows = []  # groups (A, B), (A, C), (B, C) of 60 runs each
+    for g, pair in enumerate([("A", "B"), ("A", "C"), ("B", "C")]):
+        for run in range(60):
+            rows += [f"{g},{g * 60 + run},{e},{rng.gamma(4, 100):.0f}" for e in pair]
+    raw.write_text("group,run,event,value\n" + "\n".join(rows) + "\n")
+    res = cli(["merge", raw, "-o", tmp_path / "m.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert f"merged into {MIN_ROWS} rows (the most-read event has" in res.stdout
+    assert "spread evenly over them; pass --rows to choose" in res.stdout and "capped" not in res.stdout
+    assert len(pd.read_csv(tmp_path / "m.csv")) == MIN_ROWS
+    res = cli(["merge", raw, "--rows", "100", "-o", tmp_path / "m100.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert len(pd.read_csv(tmp_path / "m100.csv")) == 100

@@ -15,6 +15,7 @@ from hemkit.merge import JointOptions, merge, merge_joint
 from hemkit.merge.copula import white_scores
 from hemkit.merge.correlation import pairwise_correlation, upper
 from hemkit.merge.joint import (
+    MIN_ROWS,
     _tie_ranks,
     cv_factors,
     factor_blend,
@@ -91,8 +92,14 @@ def test_columns_are_every_reading_and_seeded():
     pd.testing.assert_frame_equal(a.data, merge_joint(r, seed=5).data)
     e = "cycles"
     pooled = np.sort(np.concatenate([t[e].to_numpy() for t in r.groups.values() if e in t.columns]))
-    assert len(a.data) == max(len(pooled), 1)
-    np.testing.assert_array_equal(np.sort(a.data[e].to_numpy()), pooled)
+    # at least MIN_ROWS rows: the 399 readings spread evenly (each order statistic repeated alike)
+    assert len(a.data) == max(len(pooled), MIN_ROWS) == MIN_ROWS
+    spread = pooled[np.rint(np.linspace(0, len(pooled) - 1, MIN_ROWS)).astype(np.int64)]
+    np.testing.assert_array_equal(np.sort(a.data[e].to_numpy()), spread)
+    # min_rows=0: every reading once
+    b = merge_joint(r, seed=5, options=JointOptions(min_rows=0))
+    assert len(b.data) == len(pooled)
+    np.testing.assert_array_equal(np.sort(b.data[e].to_numpy()), pooled)
     assert set(a.diagnostics) >= {"ml_iterations", "rank_mse", "tail_swaps", "mse_to_observed", "repaired", "imputed"}
 
 

@@ -152,11 +152,12 @@ def merge(
         from hemkit.merge.reorder import reading_counts
 
         most = max(reading_counts(readings).values())
-        rows_note += (
-            ": every reading of the most-read event"
-            if most == n_rows
-            else f" (the most-read event has {most} readings; capped, pass --rows for more)"
-        )
+        if most == n_rows:
+            rows_note += ": every reading of the most-read event"
+        elif most < n_rows:  # JointOptions.min_rows: fewer rows would add arrangement noise to every correlation
+            rows_note += f" (the most-read event has {most} readings, spread evenly over them; pass --rows to choose)"
+        else:
+            rows_note += f" (the most-read event has {most} readings; capped, pass --rows for more)"
     source = _inputs_label(inputs, "bundled T2080 " + ("HRM" if method == "hrm" else "MUCH") + " data")
     click.echo(
         f"{method}: read {len(readings)} groups ({n_runs} runs, {len(readings.events)} events) from {source}; "

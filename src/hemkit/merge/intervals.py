@@ -13,7 +13,7 @@ available-case one (their covariance over each event's spread in *all* its readi
 is what a merge that places every reading reacts to (:func:`mix_jackknife`).  The second term
 is for what the jackknife cannot see: ``K = sqrt(kappa_a kappa_b) / 3`` from each event's kurtosis
 over all its readings (:func:`tail_weights`; 1 for normal readings), ``m`` the runs read together,
-``c = IntervalOptions.kurtosis`` (0.25) and ``f = IntervalOptions.se_factor`` (0.8) -- when a count
+``c = IntervalOptions.kurtosis`` (0.1) and ``f = IntervalOptions.se_factor`` (0.85) -- when a count
 is constant but for a run or two that make the true correlation, a pair whose own runs missed
 them looks sure of a correlation near 0.  For MUCH,
 whose random draw adds arrangement noise of its own, ``1 / (n - 3)`` is added to ``se_z^2``
@@ -95,8 +95,8 @@ class IntervalOptions:
     """
 
     level: float = 0.9
-    se_factor: float = 0.8
-    kurtosis: float = 0.25
+    se_factor: float = 0.85
+    kurtosis: float = 0.1
 
 
 def _check_level(level: Any) -> float:

@@ -77,6 +77,9 @@ from hemkit.merge.lbfgsb import minimize
 from hemkit.merge.reorder import batch_correlation, default_rows, event_values, place
 from hemkit.merge.result import MergeResult, make_result
 
+#: the fewest merged rows by default (``JointOptions.min_rows``)
+MIN_ROWS = 2000
+
 #: the linear fit (JointOptions.linear) is used up to this many events: past 40 it was worse on every
 #: synthetic case measured (1.03-1.20x the MSE at 50-100 events) and 20-40 times slower
 #: (benchmarks/merge_linear_scale.py, BENCHMARKS.md, issue 28)
@@ -100,8 +103,15 @@ class JointOptions:
     Attributes
     ----------
     rows : int, optional
-        Merged rows; default every reading of the event read most often.  (``n``: its old
-        name, deprecated.)
+        Merged rows; default every reading of the event read most often, at least
+        ``min_rows``.  (``n``: its old name, deprecated.)
+    min_rows : int
+        The fewest merged rows by default (``rows=None``).  An event read in fewer runs is spread
+        evenly over them: its order statistics, each reading repeated alike
+        (:func:`hemkit.merge.reorder.event_values`).  A table of 100 rows (10 events, a MUCH design
+        of 300 runs) adds its own arrangement noise of about ``1 / 100`` to every correlation's
+        squared error, as much as half the error of the estimates; see ``BENCHMARKS.md`` for the
+        default, chosen leave one workload out over 39 truth tables.
     impute : {None, "maxdet"}
         Pairs never read together: an error naming the pair, or the maximum-determinant
         completion as the likelihood fit's start.
@@ -171,6 +181,7 @@ class JointOptions:
     """
 
     rows: int | None = None
+    min_rows: int = MIN_ROWS
     impute: str | None = None
     ranks: bool = False
     tails: float | None = 6.0
@@ -189,6 +200,7 @@ class JointOptions:
 
 def _check(opts: JointOptions) -> None:
     check_rows(opts.rows)
+    check_scalar(opts.min_rows, "min_rows", min_val=0)
     check_scalar(opts.tails, "tails", "real", min_val=0, closed="neither", allow_none=True, what="robust z")
     check_scalar(opts.boot, "boot", min_val=1)
     it = opts.ml_iter
@@ -987,7 +999,7 @@ def merge_joint(
     rng = as_generator(seed)
     events = readings.events
     k = len(events)
-    n = int(opts.rows) if opts.rows is not None else default_rows(readings)
+    n = int(opts.rows) if opts.rows is not None else max(default_rows(readings), int(opts.min_rows))
     prog = as_progress(progress)
     with prog.task("joint merge", total=4) as task:
         scores = group_normal_scores(readings)
