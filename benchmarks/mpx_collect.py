@@ -2,7 +2,8 @@
 
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --out ~/mpx-data/traces --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh3 --out ~/mpx-data/fresh3 --runs 4  # held out
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh4 --out ~/mpx-data/fresh4 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh4 --out ~/mpx-data/fresh4 --runs 4  # held out
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh5 --out ~/mpx-data/fresh5 --runs 4  # the next
 
 Each workload x event set x run is one ``hemkit mpx trace`` run (the library function behind
 it, :func:`hemkit.mpx.record.record_traces`), i.e. for the workload ``gzip``::
@@ -316,6 +317,25 @@ def fresh4_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[s
     }
 
 
+def fresh5_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A sixth, disjoint set of programs (issue 26, for the choices after ``fresh4`` was scored)."""
+    text = str(inputs["text"])
+    return {
+        "rev": ["sh", "-c", f"for i in $(seq 20); do rev {text} | wc -c; done"],
+        "expand-unexpand": ["sh", "-c", f"for i in $(seq 10); do expand {text} | unexpand -a | wc -c; done"],
+        "sum": ["sh", "-c", f"for i in $(seq 60); do sum {text}; done"],
+        "fmt-pr": ["sh", "-c", f"for i in $(seq 8); do fmt -w 50 {text} | pr -2 -t | wc -l; done"],
+        "column": ["sh", "-c", "for i in 1 2 3; do seq 1 60000 | paste - - - | column -t | wc -l; done"],
+        "cmp": [
+            "sh",
+            "-c",
+            f"for i in $(seq 10); do tr a-c x < {text} > {scratch}/t2; cmp -l {text} {scratch}/t2 | wc -l; done",
+        ],
+        "nroff": ["sh", "-c", f"for i in 1 2; do nroff -Tutf8 {text} | wc -l; done"],
+        "base32": ["sh", "-c", f"for i in $(seq 20); do base32 {text} | wc -l; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -325,13 +345,16 @@ def main() -> None:
     ap.add_argument("--fresh2", action="store_true", help="record the third, disjoint set of programs (issue 26)")
     ap.add_argument("--fresh3", action="store_true", help="record the fourth, disjoint set of programs (issue 26)")
     ap.add_argument("--fresh4", action="store_true", help="record the fifth, disjoint set of programs (issue 26)")
+    ap.add_argument("--fresh5", action="store_true", help="record the sixth, disjoint set of programs (issue 26)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     inputs = make_inputs(out.parent / "inputs")
     scratch = out.parent / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    if args.fresh4:
+    if args.fresh5:
+        wl = fresh5_workloads(inputs, scratch)
+    elif args.fresh4:
         wl = fresh4_workloads(inputs, scratch)
     elif args.fresh3:
         wl = fresh3_workloads(inputs, scratch)

@@ -5,7 +5,8 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh2 --runs 300     # a second held-out set
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh3 --runs 300     # a third held-out set
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh4 --runs 300     # a fourth
-    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh5 --runs 300     # a fifth, for the next choices
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh5 --runs 300     # a fifth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh6 --runs 300     # a sixth, for the next choices
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -28,7 +29,7 @@ after every merge setting had been chosen and is scored once; ``--fresh2`` (othe
 again) was recorded when ``fresh`` had been scored, for the next change of a default, and
 is scored once with the settings frozen; ``--fresh3`` (other programs again) was recorded when
 ``fresh2`` had been scored, for the choices made after it; ``--fresh4`` when ``fresh3`` had been
-scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored.
+scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had.
 """
 
 from __future__ import annotations
@@ -299,6 +300,22 @@ def fresh5_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh6_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A sixth held-out set: programs in none of the earlier sets."""
+    text, scratch = str(root / "text.txt"), str(root / "scratch")
+    return {
+        "sha224sum": (["sha224sum", text, text, text], False),
+        "sha384sum": (["sha384sum", text, text], False),
+        "tsort": (["sh", "-c", "seq 1 4000 | paste -d' ' - - | tsort | wc -l"], False),
+        "numfmt": (["sh", "-c", "seq 1 7 200000 | numfmt --to=si | tail -n 1"], False),
+        "ptx-corunner": (["sh", "-c", f"head -n 300 {text} | ptx | wc -l"], True),
+        "csplit": (["sh", "-c", f"cd {scratch} && rm -f xx* && csplit -s {text} 2000 '{{8}}' ; ls | wc -l"], False),
+        "shred": (["sh", "-c", f"cp {text} {scratch}/s && shred -n 1 {scratch}/s"], False),
+        # input size drawn per run
+        "dd-varied": (["bash", "-c", f"dd if={text} bs=4096 count=$((RANDOM % 200 + 10)) status=none | wc -c"], False),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -327,10 +344,12 @@ def main() -> None:
     ap.add_argument("--fresh3", action="store_true", help="record the third held-out set (into OUT/fresh3)")
     ap.add_argument("--fresh4", action="store_true", help="record the fourth held-out set (into OUT/fresh4)")
     ap.add_argument("--fresh5", action="store_true", help="record the fifth held-out set (into OUT/fresh5)")
+    ap.add_argument("--fresh6", action="store_true", help="record the sixth held-out set (into OUT/fresh6)")
     ap.add_argument("--only", nargs="*", help="workload names (default: all of the set)")
     args = ap.parse_args()
     flags = {"fresh": args.fresh, "fresh2": args.fresh2, "fresh3": args.fresh3, "fresh4": args.fresh4}
     flags["fresh5"] = args.fresh5
+    flags["fresh6"] = args.fresh6
     held = next((name for name, on in flags.items() if on), None)
     out = args.out / held if held else args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -345,6 +364,7 @@ def main() -> None:
             "fresh3": fresh3_workloads,
             "fresh4": fresh4_workloads,
             "fresh5": fresh5_workloads,
+            "fresh6": fresh6_workloads,
         }
         sets = chosen[held](root) if held else dev_workloads(root)
         for name, (cmd, corunner) in sets.items():
