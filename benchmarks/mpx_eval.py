@@ -4,6 +4,10 @@
         --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces
     nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval-fresh --no-dtw \\
         --set fresh=~/mpx-data/fresh:~/mpx-data/traces
+    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval-pool --no-dtw --learned \\
+        --set pool=sw=~/mpx-data/traces+fresh=~/mpx-data/fresh+fresh2=~/mpx-data/fresh2+fresh3=~/mpx-data/fresh3
+    nice -n 10 .venv/bin/python benchmarks/mpx_eval.py --out ~/mpx-data/eval-fresh4 --no-dtw --learned \\
+        --set fresh4=~/mpx-data/fresh4:~/mpx-data/traces+~/mpx-data/fresh+~/mpx-data/fresh2+~/mpx-data/fresh3
 
 For every trace set (a folder of OCOE ``perf stat -I 10`` files; the sets have different
 events, so each is scored on its own) and every counter count C (2, 3; the runs have 5
@@ -12,7 +16,10 @@ events):
 * The traces are read with hemkit's reader (wrap-arounds repaired) and cleaned as in the paper
   (tail cut, broken runs against the median run).
 * **Leave one workload out** (or folds of several, ``--folds``; or, ``LABEL=FOLDER:TRAIN``,
-  the whole set held out with every choice made on another).  For each held-out part, on
+  the whole set held out with every choice made on another; ``TRAIN`` may join several folders
+  of the same events with ``+``).  A *pool* ``LABEL=A=FOLDER_A+B=FOLDER_B...`` puts sets of the
+  same events together: every workload is held out from choices made on all the others (of
+  every set), and the tables are per set.  For each held-out part, on
   the *other* workloads only:
 
   - ``phase-lowo``: the phase estimator's ``sharpness`` and ``balance`` (largest mean error
@@ -78,7 +85,7 @@ SERIES_SETS = [
     ("phase", "min", "zero", "local8"),
     ("phase", "min", "zero", "local4", "local", "phase*"),
 ]
-TEMPERATURES = [0.0, 0.005, 0.01, 0.02]
+TEMPERATURES = [0.0, 0.005, 0.01, 0.02, 0.03, 0.05]
 TOTALS_SETS = [("phase",), ("linear",), ("phase", "linear"), ("phase", "linear", "fixed")]
 
 
@@ -177,16 +184,31 @@ def learned(name: str, epochs: int) -> object:
 
 
 def _read(folder: str) -> pd.DataFrame:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", HemkitWarning)
-        return clean_runs(read_trace(folder))
+    """One folder of traces, or several joined by ``+`` (the same events; workload names must differ)."""
+    parts = []
+    for f in folder.split("+"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HemkitWarning)
+            parts.append(clean_runs(read_trace(os.path.expanduser(f))))
+    if len(parts) > 1:
+        seen = [set(workloads_of(p)) for p in parts]
+        if any(a & b for a, b in itertools.combinations(seen, 2)):
+            raise SystemExit(f"workload names repeat across the folders of {folder}")
+    return pd.concat(parts, ignore_index=True)
 
 
 def evaluate_set(
     label: str, folder: str, train_folder: str | None, args: argparse.Namespace
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Score one trace set: leave one workload (or fold) out, or train on ``train_folder`` and hold out all."""
-    tr = _read(folder)
+    origin: dict[str, str] = {}
+    if "=" in folder:  # a pool of labelled sets, LABEL=FOLDER+LABEL=FOLDER..., held out together and scored per set
+        specs = [f.split("=", 1) for f in folder.split("+")]
+        frames = [_read(f) for _, f in specs]
+        origin = {w: lab for (lab, _), fr in zip(specs, frames, strict=True) for w in workloads_of(fr)}
+        tr = pd.concat(frames, ignore_index=True)
+    else:
+        tr = _read(folder)
     names = workloads_of(tr)
     print(f"[{label}] {tr['run'].nunique()} runs of {len(names)} workloads: {', '.join(names)}", flush=True)
     t0 = time.perf_counter()
@@ -254,7 +276,7 @@ def evaluate_set(
                 values[f"{n}-sum"] = values[n]
             sc = score_table(m, values, dtw=not args.no_dtw, totals=totals)
             sc["pmcs"] = c
-            sc["set"] = label
+            sc["set"] = sc["workload"].astype(str).map(origin).fillna(label) if origin else label
             parts.append(sc)
         print(f"[{label}] held out {','.join(held)} scored ({time.perf_counter() - t0:.0f} s so far)", flush=True)
     return pd.concat(parts, ignore_index=True), pd.DataFrame(choices), timing
@@ -303,7 +325,9 @@ def main() -> None:
         action="append",
         default=[],
         help="LABEL=FOLDER of OCOE trace files, or LABEL=FOLDER:TRAIN_FOLDER to hold out all of FOLDER "
-        "and choose/fit on TRAIN_FOLDER",
+        "and choose/fit on TRAIN_FOLDER (several folders of the same events joined by +); "
+        "LABEL=A=FOLDER_A+B=FOLDER_B...: a pool of sets held out together (leave one workload out "
+        "or --folds across the pool), scored per set",
     )
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/eval"))
     ap.add_argument("--pmcs", type=int, nargs="+", default=[2, 3])
@@ -325,7 +349,7 @@ def main() -> None:
     for spec in args.set:
         label, folders = spec.split("=", 1)
         folder, _, train = folders.partition(":")
-        sc, ch, tm = evaluate_set(label, os.path.expanduser(folder), os.path.expanduser(train) if train else None, args)
+        sc, ch, tm = evaluate_set(label, folder, train or None, args)
         all_scores.append(sc)
         all_choices.append(ch)
         timing[label] = {k: {n: float(np.median(v)) for n, v in d.items()} for k, d in tm.items()}

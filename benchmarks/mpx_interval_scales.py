@@ -1,29 +1,38 @@
 """Which parts make the scale of a multiplexed total's interval, per count class (issue 26, item 4).
 
-    nice -n 10 .venv/bin/python benchmarks/mpx_interval_scales.py --out ~/mpx-data/interval-scales \\
-        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces --folds sw=6
+    nice -n 10 .venv/bin/python benchmarks/mpx_interval_scales.py --out ~/mpx-data/iscales-pool \\
+        --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces --set fresh=~/mpx-data/fresh \\
+        --set fresh2=~/mpx-data/fresh2 --set fresh3=~/mpx-data/fresh3 --folds sw=6 --size 4
 
 The interval of a total is ``total +- q x scale`` (:mod:`hemkit.mpx.totals`).  This script
-chooses, for each count class, which parts of what a run shows make the scale -- one part, or
-the geometric mean of two -- by **nested** leave-one-workload-out: for every held-out workload
-(or fold of workloads, ``--folds``), the forms are chosen on the other workloads of every set
-(coordinate descent over the classes, two sweeps, minimising the sum over sets and C of
-``log(median half-width / median |error|)`` with ``q`` the level quantile of ``|error| / scale``
-per class on those workloads), then ``q`` is taken on them, and the held-out workload is scored.
-The forms chosen in most folds are what :data:`hemkit.mpx.totals.SCALE_FORMS` ships (checked
-again, with the shipped forms, by ``benchmarks/mpx_intervals.py``).
+chooses, for each count class, which parts of what a run shows make the scale -- one part or
+the geometric mean of two (``--size 2``), or a weighted geometric mean with weights in steps of
+``1 / size`` (a part repeated: ``--size 4``) -- by **nested** leave-one-workload-out: for every
+held-out workload (or fold of workloads, ``--folds``), the forms are chosen on the other
+workloads of every set (coordinate descent over the classes, two sweeps, minimising the sum over
+sets and C of ``log(median half-width / median |error|)`` with ``q`` the level quantile of
+``|error| / scale`` per class on those workloads), then ``q`` is taken on them, and the
+held-out workload is scored.  The same choice made on every workload is what
+:data:`hemkit.mpx.totals.SCALE_FORMS` ships (checked again, with the shipped forms and ``q``
+held out, by ``benchmarks/mpx_intervals.py``).
 
-Parts (all from the multiplexed run alone, for the default estimator's totals):
+Parts (all from the multiplexed run alone, for the default estimator's totals; the first six
+from :func:`hemkit.mpx.totals.scale_parts`):
 
 * ``base``: the scale of issue 26's first intervals, ``sqrt(S^2 sum U^2 + sum (U dy)^2 + d^2)``;
 * ``gap_jumps``: ``sqrt(sum (U dy)^2)`` alone;
 * ``hidden``: phase's relative error on hidden block sums x (total - counted);
 * ``hidden_chosen``: the same for the totals candidate `checked` chose;
 * ``spread``: range of the gap counts of phase, linear, fixed and min;
-* ``spread_phase_min``: |gap counts of phase - of min|.
+* ``spread_candidates``: range of the gap counts of `checked`'s series candidates (but zero);
+* tried and not kept (``--parts`` takes them): ``spread_phase_min`` (|gap counts of phase - of
+  min|), ``spread_totals`` (|phase - linear|), ``hidden_worst`` (the larger of the two totals
+  candidates' hidden errors), ``series_vs_total`` (|sum of `checked`'s series - its total|),
+  ``hidden_slices`` (the best series candidate's mean relative error on hidden slices x the
+  estimated part), ``poisson`` (the square root of the estimated part).
 
 Writes ``parts.parquet`` (read back instead of recomputed when ``--out`` already holds it) and ``choice.md``
-(chosen forms per fold, held-out coverage and width / error).
+(chosen forms per fold, held-out coverage and width / error, the forms chosen on every workload).
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hemkit.mpx.checked import hidden_errors
+from hemkit.mpx.checked import CheckedEstimation, series_and_totals
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.evaluation import drop_unseen
 from hemkit.mpx.phase import INTERPOLATIONS
@@ -46,7 +55,10 @@ from hemkit.mpx.scores import markdown_table
 from hemkit.mpx.totals import COUNT_CLASSES, scale_inputs, scale_parts
 from mpx_intervals import _read
 
-PARTS = ["base", "gap_jumps", "hidden", "hidden_chosen", "spread", "spread_phase_min"]
+PARTS = ["base", "gap_jumps", "hidden", "hidden_chosen", "spread", "spread_candidates"]
+# parts tried and not kept: |phase - min| of the gaps (second pass); in the fourth pass (issue 26) further
+# disagreements and checks of the self-checked estimator's candidates, and a Poisson term
+NEW_PARTS = ["spread_phase_min", "spread_totals", "hidden_worst", "series_vs_total", "hidden_slices", "poisson"]
 CLASSES = [c for c in COUNT_CLASSES if c != "none"]  # none: no upper bound whatever the scale
 
 
@@ -54,25 +66,37 @@ def parts_table(label: str, folder: str, pmcs: list[int]) -> pd.DataFrame:
     """Every series x C: truth, the default estimator's total, its counted part, class and every part."""
     tr = _read(folder)
     out = []
+    est = make_estimator(DEFAULT_ESTIMATOR)
+    assert isinstance(est, CheckedEstimation), "the candidate parts read the self-checked estimator's candidates"
+    s_names = [str(n) for n in est.series]
+    t_names = [str(n) for n in est.totals]
     for c in pmcs:
         m, _ = drop_unseen(emulate(tr, c))
         blind = m.without_truth()
-        totals = make_estimator(DEFAULT_ESTIMATOR).estimate(blind).totals()
+        values, checks = est.checks(blind)
+        series, totals = series_and_totals(blind, values, checks, s_names, t_names, est.temperature)
         inputs = scale_inputs(blind)
         sp = scale_parts(blind, totals, inputs)
         gap = blind.valid & ~blind.known
-        gsum = {n: np.where(gap, INTERPOLATIONS[n]().estimate_array(blind), 0.0).sum(axis=1) for n in ("phase", "min")}
-        sums = {n: hidden_errors(blind, INTERPOLATIONS[n](), ends=False)[1] for n in ("phase", "linear")}
-        chosen = np.where(sums["linear"] < sums["phase"], sums["linear"], sums["phase"])  # checked's totals rule
+        gsum = {n: np.where(gap, v, 0.0).sum(axis=1) for n, v in values.items()}
+        gsum["min"] = np.where(gap, INTERPOLATIONS["min"]().estimate_array(blind), 0.0).sum(axis=1)
+        worst = np.max(np.vstack([checks[n][1] for n in t_names]), axis=0)
         mass = np.maximum(totals - sp["counted"].to_numpy(), 0.0)
+        mass = np.where(mass > 0, mass, inputs["phase_gap"].to_numpy(float))
         t = m.keys[["workload", "run", "event"]].reset_index(drop=True).copy()
         t["set"], t["pmcs"] = label, c
         t["truth"] = np.nansum(np.where(m.valid, m.truth, np.nan), axis=1)
         t["total"] = totals
-        for col in ("counted", "count_class", "base", "gap_jumps", "hidden", "spread"):
+        lib = ("base", "gap_jumps", "hidden", "hidden_chosen", "spread", "spread_candidates")
+        for col in ("counted", "count_class", "running_fraction", *lib):
             t[col] = sp[col].to_numpy()
-        t["hidden_chosen"] = np.where(np.isfinite(chosen), chosen, 1.0) * mass
         t["spread_phase_min"] = np.abs(gsum["phase"] - gsum["min"])
+        # further candidates' disagreement and checks, tried in the fourth pass (issue 26) and not kept
+        t["spread_totals"] = np.abs(gsum[t_names[0]] - gsum[t_names[-1]])
+        t["hidden_worst"] = np.where(np.isfinite(worst), np.minimum(worst, 10.0), 10.0) * mass
+        t["series_vs_total"] = np.abs(np.where(blind.valid, series, 0.0).sum(axis=1) - totals)
+        t["hidden_slices"] = np.min(np.vstack([checks[n][0] for n in s_names]), axis=0) * mass
+        t["poisson"] = np.sqrt(mass)
         out.append(t)
         print(f"[{label}] C = {c}: {len(t)} series", flush=True)
     return pd.concat(out, ignore_index=True)
@@ -81,8 +105,8 @@ def parts_table(label: str, folder: str, pmcs: list[int]) -> pd.DataFrame:
 class Folds:
     """The held-out folds and a fast scorer of a per-class choice of forms."""
 
-    def __init__(self, t: pd.DataFrame, folds: dict[str, int], level: float):
-        self.t, self.level = t, level
+    def __init__(self, t: pd.DataFrame, folds: dict[str, int], level: float, parts: list[str] = PARTS, size: int = 2):
+        self.t, self.level, self.parts, self.size = t, level, parts, size
         self.err = (t["total"] - t["truth"]).abs().to_numpy()
         self.truth, self.total, self.counted = (t[c].to_numpy(float) for c in ("truth", "total", "counted"))
         self.cls = t["count_class"].to_numpy()
@@ -94,7 +118,7 @@ class Folds:
             k = min(folds.get(label, 0) or len(names), len(names))
             for i in range(k):
                 self.fold[g.index[g["workload"].isin(names[i::k])]] = f"{label} {i + 1}/{k}"
-        self.part = {p: t[p].to_numpy(float) for p in PARTS}
+        self.part = {p: t[p].to_numpy(float) for p in parts}
 
     def scale(self, forms: dict[str, tuple[str, ...]]) -> np.ndarray:
         s = self.part["base"].copy()
@@ -126,7 +150,11 @@ class Folds:
         return float(out)
 
     def choose(self, train: np.ndarray, sweeps: int = 2) -> dict[str, tuple[str, ...]]:
-        forms = [(p,) for p in PARTS] + list(itertools.combinations(PARTS, 2))
+        if self.size == 2:
+            forms = [(p,) for p in self.parts] + list(itertools.combinations(self.parts, 2))
+        else:  # weighted geometric means: weights in steps of 1 / size (a part repeated)
+            forms = [f for f in itertools.combinations_with_replacement(self.parts, self.size)]
+            forms = [f if len(set(f)) > 1 else f[:1] for f in forms]
         cur: dict[str, tuple[str, ...]] = {c: ("base",) for c in CLASSES}
         for _ in range(sweeps):
             for c in CLASSES:
@@ -176,6 +204,13 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/interval-scales"))
     ap.add_argument("--pmcs", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--level", type=float, default=0.9)
+    ap.add_argument("--parts", nargs="+", default=PARTS, choices=PARTS + NEW_PARTS, help="the parts to choose among")
+    ap.add_argument(
+        "--size",
+        type=int,
+        default=2,
+        help="2: one part or the geometric mean of two; K > 2: weighted geometric means, weights in steps of 1/K",
+    )
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -186,7 +221,7 @@ def main() -> None:
     else:
         t = pd.concat([parts_table(*s.split("=", 1), args.pmcs) for s in args.set], ignore_index=True)
         t.to_parquet(path)
-    folds = Folds(t, {k: int(v) for k, v in (f.split("=", 1) for f in args.folds)}, args.level)
+    folds = Folds(t, {k: int(v) for k, v in (f.split("=", 1) for f in args.folds)}, args.level, args.parts, args.size)
     res, chosen = folds.held_out()
     md = [f"level {args.level}; default estimator {DEFAULT_ESTIMATOR}; C = {args.pmcs}", ""]
     md += ["#### Forms chosen per held-out fold (count class: parts, geometric mean)", ""]
@@ -197,6 +232,9 @@ def main() -> None:
         "",
     ]
     md += ["#### Held out (forms and q chosen without the fold)", "", markdown_table(summary(res), 3), ""]
+    every = folds.choose(np.ones(len(t), bool))
+    md += ["#### Chosen on every workload (what SCALE_FORMS ships)", ""]
+    md += [f"- {c}: {' x '.join(f)}" for c, f in every.items()] + [""]
     all_base = []
     for f in dict.fromkeys(folds.fold):
         test = folds.fold == f

@@ -2,7 +2,10 @@
 
     nice -n 10 .venv/bin/python benchmarks/mpx_intervals.py --out ~/mpx-data/intervals \\
         --set zen5=../shared/data/zen5/traces --set sw=~/mpx-data/traces --folds sw=6 \\
-        [--fresh fresh=~/mpx-data/fresh]
+        [--set fresh=~/mpx-data/fresh ...] [--fresh fresh4=~/mpx-data/fresh4]
+
+(Since issue 26's fourth pass the development pool is ``zen5``, ``sw``, ``fresh``, ``fresh2`` and
+``fresh3``, every one a ``--set``: each workload's ``q`` comes from all the others.)
 
 For every trace set (a folder of OCOE ``perf stat -I`` files, read with hemkit's reader and
 cleaned as in the paper) and C = 2 and 3 counters: emulate multiplexing
@@ -159,7 +162,7 @@ def multipliers_text(series: pd.DataFrame) -> str:
         for cls in COUNT_CLASSES:
             z = t.loc[t["count_class"] == cls, "z"].to_numpy()
             qs = [float(np.quantile(z, lv, method="higher")) if len(z) else np.inf for lv in LEVELS]
-            text = ", ".join("INF" if not np.isfinite(q) else f"{q:.3g}" for q in qs)
+            text = ", ".join("INF" if not np.isfinite(q) else f"{q:.3g}".replace("e+", "e") for q in qs)
             lines.append(f'        "{cls}": ({text}),  # {len(z)} series')
         lines.append("    },")
     return "\n".join([*lines, "}"])

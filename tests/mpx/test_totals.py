@@ -9,12 +9,15 @@ from hypothesis import strategies as st
 
 from hemkit.core.errors import InputError
 from hemkit.mpx import MpxData, emulate, make_estimator, synthetic_trace
+from hemkit.mpx.checked import SERIES, blocks, hidden_errors
+from hemkit.mpx.phase import INTERPOLATIONS
 from hemkit.mpx.totals import (
     COUNT_CLASSES,
     HALF_SPLIT,
     LEVELS,
     MULTIPLIERS,
     SCALE_FORMS,
+    SPREAD_CANDIDATES,
     MpxTotals,
     calibrate,
     count_class,
@@ -245,6 +248,27 @@ def test_scale_inputs_know_which_series_the_interpolations_disagree_on_and_which
     assert inp.loc["burst", "hidden_error"] > inp.loc["ramp", "hidden_error"] >= 0
 
 
+def test_the_candidates_spread_and_the_chosen_hidden_error_follow_what_checked_would_pick():
+    """Known answers: on a ramp linear interpolation sums the hidden blocks exactly, so the totals candidate
+    checked would choose has no hidden error while phase's has some; around a burst phase checks better than
+    linear, which spreads the burst into the hidden blocks.  The candidates' spread does not hold linear or
+    fixed: the burst moves their gap counts far more than those of phase, min and local interpolation."""
+    m = emulate(_ramp_and_burst(), 2).without_truth()
+    inp = scale_inputs(m).set_axis(list(m.keys["event"]))
+    phase, linear = (hidden_errors(m, INTERPOLATIONS[n](), ends=False)[1] for n in ("phase", "linear"))
+    np.testing.assert_allclose(inp["hidden_error"], phase)
+    np.testing.assert_allclose(inp["hidden_chosen_error"], np.minimum(phase, linear))
+    assert inp.loc["ramp", "hidden_chosen_error"] == 0 < inp.loc["ramp", "hidden_error"]
+    assert inp.loc["burst", "hidden_chosen_error"] == inp.loc["burst", "hidden_error"] > 0.5
+    assert inp.loc["flat", "spread_candidates"] == pytest.approx(0, abs=1e-9)
+    assert 0 < inp.loc["burst", "spread_candidates"] < inp.loc["burst", "spread"] / 2
+    gap = m.valid & ~m.known
+    gaps = {n: np.where(gap, INTERPOLATIONS[n]().estimate_array(m), 0.0).sum(axis=1) for n in ("phase", "min", "local")}
+    for a, b in (("phase", "min"), ("phase", "local"), ("min", "local")):  # the range holds every pair
+        assert (inp["spread_candidates"].to_numpy() >= np.abs(gaps[a] - gaps[b]) - 1e-9).all()
+    assert set(SPREAD_CANDIDATES) == set(SERIES) - {"zero"}
+
+
 def test_an_event_with_one_block_of_slices_cannot_check_itself_and_gets_the_widest_hidden_error():
     rows = []
     for st_ in range(20):
@@ -261,9 +285,11 @@ def test_the_scale_is_the_geometric_mean_of_the_parts_its_count_class_names(name
     m = emulate(synthetic_trace(runs=3, steps=80, events=5, seed=11), 2).without_truth()
     p = scale_parts(m, make_estimator(name).estimate(m).totals())
     assert set(p["count_class"]) <= set(SCALE_FORMS)
+    p["checkable"] = blocks(m.full).max(axis=1) >= 2
     for _, row in p.iterrows():
         form = SCALE_FORMS[row["count_class"]]
         want = np.prod([row[x] for x in form]) ** (1 / len(form)) if row["gap_size"] > 0 else 0.0
+        want = row["base"] if want <= 0 < row["base"] and row["gap_size"] > 0 and not row["checkable"] else want
         assert row["scale"] == pytest.approx(want, rel=1e-12, abs=1e-12)
     inp = scale_inputs(m)
     totals = make_estimator(name).estimate(m).totals()
@@ -304,3 +330,19 @@ def test_a_zero_width_interval_of_an_estimated_total_is_not_counted_as_exact():
     res = total_intervals(m, make_estimator("phase").estimate(m))
     assert ((res.table["upper"] - res.table["lower"]) <= 1e-9 * res.table["total"]).all()
     assert (res.summary()["exact"] == 0).all() and "(0 exact" in res.line()
+
+
+def test_when_every_interpolation_fills_the_gaps_alike_the_scale_falls_back_to_the_base_scale():
+    """perf's own multiplexing counts part of every interval: every interpolation scales each interval's own
+    slice alike, so their spread is 0; a form of that spread alone would claim an exact total, the base scale
+    does not (the rate moves from one interval to the next)."""
+    rows = []
+    for k in range(40):
+        for e, rate, share in (("a", 5000 + 300 * (k % 5), 0.4 + 0.2 * (k % 2)), ("b", 9000.0, 0.6 - 0.2 * (k % 2))):
+            on = 1e7 * share
+            rows.append({"run": "r", "step": k, "event": e, "raw": rate * share, "enabled": 1e7, "running": on})
+    m = MpxData.from_tidy(pd.DataFrame(rows))
+    p = scale_parts(m, m.perf_totals())
+    assert (p["spread"] == 0).all() and (p["gap_size"] > 0).all()
+    assert p.loc[0, "count_class"] == "many" and "spread" in SCALE_FORMS["many"]
+    assert p.loc[0, "base"] > 0 and p.loc[0, "scale"] == p.loc[0, "base"]

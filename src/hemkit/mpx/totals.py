@@ -23,10 +23,12 @@ itself holds, scaled by a multiplier chosen on traces whose true totals are know
   linear, fixed and min interpolation.
 
 The *base* scale ``b = sqrt(S^2 sum U^2 + sum (U dy_gap)^2 + d^2)`` suits smooth rates.  Which
-of these parts make the scale of a series depends on its count class (below), chosen by leaving
-whole workloads out (BENCHMARKS.md): few counted events -- ``h`` (the rate says little, the
-hidden blocks more); some (and some-half) -- ``sqrt(b r)``; many -- ``b``; millions --
-``sqrt(sum (U dy)^2)``.
+of these parts make the scale of a series, and with what weight, depends on its count class
+(below; :data:`SCALE_FORMS`), chosen by leaving whole workloads out (BENCHMARKS.md): few counted
+events -- ``h`` of the better-checking totals candidate, phase or linear (the rate says little,
+the hidden blocks more); some -- ``b^(3/4) rc^(1/4)`` with ``rc`` the range of the gap counts of
+the self-checked estimator's series candidates; some-half -- ``(b^2 h r)^(1/4)``; many -- ``r``;
+millions -- ``sqrt(sum (U dy)^2)``.
 The interval is ``[max(total - q s, counted), total + q s]`` with ``counted`` the exact count of
 the slices (the true total cannot be below it).  An event on a counter the whole run has
 ``s = 0``: its total is exact and ``lower = upper = total``.
@@ -86,78 +88,86 @@ running time).  Split where leaving workloads out said it narrows the intervals
 
 SCALE_FORMS: dict[str, tuple[str, ...]] = {
     "none": ("base",),  # no upper bound: the scale does not matter
-    "few": ("hidden",),
-    "some": ("base", "spread"),
-    "some-half": ("base", "spread"),
-    "many": ("base",),
+    "few": ("hidden_chosen",),
+    "some": ("base", "base", "base", "spread_candidates"),
+    "some-half": ("base", "base", "hidden_chosen", "spread"),
+    "many": ("spread",),
     "huge": ("gap_jumps",),
 }
 """The parts of :func:`scale_parts` whose geometric mean is the scale of a series, per count class.
 
-Chosen by leaving workloads out on the ``sw`` and ``zen5`` traces, among every part and pair of
-parts (``benchmarks/mpx_interval_scales.py``; BENCHMARKS.md).
+A part named more than once weighs more: ``("base", "base", "base", "spread_candidates")`` is
+``base^(3/4) x spread_candidates^(1/4)``.  Chosen by leaving workloads out on the ``sw``,
+``fresh``, ``fresh2``, ``fresh3`` and ``zen5`` traces, among weighted geometric means of up to
+four parts in steps of 1/4 (``benchmarks/mpx_interval_scales.py --size 4``); ``huge`` (hardware
+counts: ``zen5`` alone) keeps the form chosen before, which leaving a ``zen5`` workload out did not
+improve on (BENCHMARKS.md).
 """
 SPREAD_ESTIMATORS = ("phase", "linear", "fixed", "min")
 """The interpolations whose gap counts' range is the ``spread`` part of the scale."""
+SPREAD_CANDIDATES = ("phase", "min", "local4", "local", "phase*")
+"""The candidates whose gap counts' range is the ``spread_candidates`` part: the self-checked
+estimator's series candidates (:data:`hemkit.mpx.checked.SERIES`) but ``zero``, whose gaps hold
+nothing."""
 
 INF = float("inf")
-# quantiles of |total - truth| / scale at LEVELS, over every series of sw, zen5 (C = 2, 3)
+# quantiles of |total - truth| / scale at LEVELS, over every series of fresh, fresh2, fresh3, sw, zen5 (C = 2, 3)
 MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
     "checked": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.871, 0.996, 1.39, 2.59, 4.09, 17.6, 330, INF, INF),  # 478 series
-        "some": (0.227, 0.315, 0.403, 0.574, 0.756, 1.08, 2.27, 3.72, 25.3),  # 664 series
-        "many": (0.316, 0.46, 0.527, 0.626, 0.663, 0.75, 1.07, 1.37, 2.52),  # 127 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
+        "few": (0.974, 1.3, 2.67, 6.08, 14.4, 54.4, 3.9e04, INF, INF),  # 1013 series
+        "some": (0.255, 0.345, 0.462, 0.673, 0.834, 1.11, 2.01, 3.46, 11.7),  # 1645 series
+        "many": (0.216, 0.277, 0.367, 0.479, 0.538, 0.63, 0.832, 1.12, 1.66),  # 402 series
         "huge": (0.221, 0.29, 0.412, 0.505, 0.582, 0.65, 0.975, 1.42, 1.58),  # 72 series
-        "some-half": (0.233, 0.345, 0.472, 0.625, 0.738, 0.957, 2.23, 4.18, 35.7),  # 686 series
+        "some-half": (0.291, 0.432, 0.589, 0.834, 1, 1.29, 2.63, 5.01, 26.3),  # 1702 series
     },
     "phase": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.898, 0.997, 1.51, 3.29, 5.2, 26.7, 394, INF, INF),  # 478 series
-        "some": (0.234, 0.334, 0.459, 0.689, 0.855, 1.11, 2.39, 3.72, 25.3),  # 664 series
-        "many": (0.254, 0.308, 0.403, 0.527, 0.58, 0.728, 0.897, 1.37, 2.52),  # 127 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
+        "few": (0.995, 1.61, 3.37, 9.93, 21.3, 93, 3.9e04, INF, INF),  # 1013 series
+        "some": (0.271, 0.381, 0.53, 0.78, 0.944, 1.25, 2.15, 3.48, 10.6),  # 1645 series
+        "many": (0.241, 0.309, 0.395, 0.494, 0.556, 0.662, 0.918, 1.22, 1.66),  # 402 series
         "huge": (0.278, 0.44, 0.563, 0.657, 0.784, 0.932, 1.1, 1.18, 1.43),  # 72 series
-        "some-half": (0.204, 0.31, 0.471, 0.649, 0.799, 1.06, 2.11, 4.49, 35.7),  # 686 series
+        "some-half": (0.321, 0.477, 0.713, 1.07, 1.36, 1.9, 3.37, 5.84, 26.3),  # 1702 series
     },
     "fixed": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.75, 0.953, 1, 1.85, 3.45, 8.52, 95.1, INF, INF),  # 478 series
-        "some": (0.446, 0.55, 0.706, 0.874, 0.91, 1.17, 2.08, 3.56, 24.6),  # 664 series
-        "many": (0.437, 0.557, 0.699, 0.804, 0.912, 1.04, 1.14, 1.52, 1.84),  # 127 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
+        "few": (0.893, 0.997, 1.58, 4.17, 8, 28, 1.28e03, INF, INF),  # 1013 series
+        "some": (0.471, 0.622, 0.831, 1.07, 1.25, 1.59, 3.05, 5.81, 11.3),  # 1645 series
+        "many": (0.278, 0.355, 0.442, 0.587, 0.692, 0.792, 0.919, 1.13, 1.48),  # 402 series
         "huge": (0.429, 0.562, 0.762, 0.893, 0.987, 1.18, 1.39, 1.96, 2.16),  # 72 series
-        "some-half": (0.439, 0.594, 0.709, 0.84, 0.893, 1.05, 2.04, 4.38, 35.7),  # 686 series
+        "some-half": (0.618, 0.76, 0.886, 1.08, 1.31, 1.8, 3.01, 4.67, 21.1),  # 1702 series
     },
     "fixed-cumulative": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.997, 1, 1.04, 1.86, 2.65, 4.64, 23.3, 75.4, 114),  # 478 series
-        "some": (0.348, 0.469, 0.627, 0.948, 1.4, 1.9, 3.51, 99.5, INF),  # 664 series
-        "many": (0.32, 0.392, 0.502, 0.675, 0.753, 0.932, 1.25, 1.55, 2.31),  # 127 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
+        "few": (1, 1, 1.53, 3.28, 4.64, 8.98, 53.7, 130, INF),  # 1013 series
+        "some": (0.39, 0.537, 0.731, 1.08, 1.4, 1.98, 3.33, 16.3, INF),  # 1645 series
+        "many": (0.199, 0.256, 0.34, 0.471, 0.579, 0.694, 0.868, 1.17, 1.39),  # 402 series
         "huge": (0.302, 0.387, 0.489, 0.66, 0.757, 0.835, 1.07, 1.3, 1.74),  # 72 series
-        "some-half": (0.366, 0.495, 0.717, 1.12, 1.59, 2.62, INF, INF, INF),  # 686 series
+        "some-half": (0.443, 0.593, 0.78, 1.09, 1.33, 2.02, INF, INF, INF),  # 1702 series
     },
     "linear": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.815, 0.994, 1.13, 2.13, 3.11, 6.5, 61, INF, INF),  # 478 series
-        "some": (0.316, 0.393, 0.457, 0.574, 0.705, 1, 2.19, 3.56, 24.4),  # 664 series
-        "many": (0.352, 0.478, 0.541, 0.64, 0.688, 0.882, 1.08, 1.57, 2.31),  # 127 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
+        "few": (0.921, 1, 1.94, 3.66, 6, 19.2, 392, INF, INF),  # 1013 series
+        "some": (0.357, 0.458, 0.587, 0.785, 0.949, 1.24, 2.54, 3.53, 11.7),  # 1645 series
+        "many": (0.224, 0.3, 0.38, 0.499, 0.556, 0.663, 0.787, 0.95, 1.36),  # 402 series
         "huge": (0.325, 0.411, 0.483, 0.53, 0.625, 0.821, 1.29, 1.43, 1.58),  # 72 series
-        "some-half": (0.348, 0.432, 0.484, 0.604, 0.71, 0.979, 1.91, 4.18, 35.7),  # 686 series
+        "some-half": (0.461, 0.565, 0.68, 0.906, 1.12, 1.5, 2.37, 4.34, 27.7),  # 1702 series
     },
     "growth": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.931, 0.998, 1.58, 2.86, 4.17, 10.8, 94, INF, INF),  # 478 series
-        "some": (0.298, 0.375, 0.494, 0.704, 0.838, 1.17, 2.45, 3.71, 25.1),  # 664 series
-        "many": (0.414, 0.488, 0.595, 0.748, 0.88, 1.06, 1.36, 1.81, 2.51),  # 127 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
+        "few": (0.993, 1.3, 2.58, 5.22, 8.15, 25.4, 463, INF, INF),  # 1013 series
+        "some": (0.358, 0.466, 0.614, 0.844, 1, 1.25, 2.12, 3.49, 11),  # 1645 series
+        "many": (0.317, 0.395, 0.485, 0.603, 0.684, 0.816, 0.992, 1.33, 1.95),  # 402 series
         "huge": (0.435, 0.537, 0.714, 0.833, 0.879, 1.1, 1.32, 1.47, 1.55),  # 72 series
-        "some-half": (0.298, 0.405, 0.527, 0.662, 0.828, 1.1, 2.1, 4.49, 35.7),  # 686 series
+        "some-half": (0.461, 0.636, 0.846, 1.14, 1.44, 1.87, 2.8, 4.56, 32.4),  # 1702 series
     },
     "min": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 213 series
-        "few": (0.784, 1.59, 3.44, 8.73, 15.8, 36.8, 395, INF, INF),  # 478 series
-        "some": (0.743, 0.834, 0.929, 1.08, 1.23, 1.53, 2.45, 3.56, 25.5),  # 664 series
-        "many": (0.633, 0.691, 0.779, 0.905, 0.959, 1.17, 1.53, 1.75, 2.49),  # 127 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
+        "few": (1.48, 3.09, 7.34, 17.6, 36, 111, 3.42e04, INF, INF),  # 1013 series
+        "some": (0.743, 0.838, 0.933, 1.08, 1.21, 1.42, 2.25, 3.38, 10.4),  # 1645 series
+        "many": (0.824, 0.914, 0.998, 1.07, 1.13, 1.2, 1.42, 1.69, 2.19),  # 402 series
         "huge": (1.71, 1.81, 1.94, 2.16, 2.34, 2.51, 2.77, 3.56, 4.47),  # 72 series
-        "some-half": (0.692, 0.821, 0.916, 1.05, 1.17, 1.38, 2.17, 4.29, 35.7),  # 686 series
+        "some-half": (1.19, 1.47, 1.8, 2.36, 2.97, 3.64, 4.87, 6.57, 26.7),  # 1702 series
     },
 }
 """Quantiles of ``|total - truth| / scale`` at :data:`LEVELS`, per estimator and count class.
@@ -217,7 +227,7 @@ def _prev_observed(observed: np.ndarray) -> np.ndarray:
 
 
 def scale_inputs(mpx: MpxData) -> pd.DataFrame:
-    """The parts of the scale that do not depend on the estimator: ``spread`` and ``hidden_error``.
+    """The parts of the scale that do not depend on the estimator: spreads and hidden errors.
 
     Parameters
     ----------
@@ -228,30 +238,53 @@ def scale_inputs(mpx: MpxData) -> pd.DataFrame:
     -------
     DataFrame
         One row per series: ``spread`` (range of the gap counts of :data:`SPREAD_ESTIMATORS`),
-        ``hidden_error`` (phase-aware interpolation's relative error on the sums of the counted
-        blocks it estimated with them hidden; 1 where no block could be hidden) and ``phase_gap``
-        (what phase-aware interpolation adds to the counted part of the total).
+        ``spread_candidates`` (range of the gap counts of :data:`SPREAD_CANDIDATES`, the
+        self-checked estimator's series candidates), ``hidden_error`` (phase-aware
+        interpolation's relative error on the sums of the counted blocks it estimated with them
+        hidden; 1 where no block could be hidden), ``hidden_chosen_error`` (the smaller of
+        phase's and linear interpolation's: the totals candidates of :mod:`hemkit.mpx.checked`)
+        and ``phase_gap`` (what phase-aware interpolation adds to the counted part of the total).
 
     Examples
     --------
     >>> import pandas as pd
     >>> from hemkit.mpx.emulate import emulate
     >>> tr = pd.DataFrame({"run": "r", "step": np.repeat(np.arange(30), 2), "event": ["a", "b"] * 30, "value": 7.0})
-    >>> scale_inputs(emulate(tr, pmcs=1)).round(9).to_dict("list")     # constant rates: nothing to disagree on
-    {'spread': [0.0, 0.0], 'hidden_error': [0.0, 0.0], 'phase_gap': [105.0, 105.0]}
+    >>> inp = scale_inputs(emulate(tr, pmcs=1))     # constant rates: nothing to disagree on
+    >>> inp.columns.tolist()
+    ['spread', 'spread_candidates', 'hidden_error', 'hidden_chosen_error', 'phase_gap']
+    >>> float(inp.drop(columns="phase_gap").abs().to_numpy().max().round(9)), inp["phase_gap"].round(9).tolist()
+    (0.0, [105.0, 105.0])
     """
-    from hemkit.mpx.checked import hidden_errors
+    from hemkit.mpx.checked import CheckedEstimation, blocks
     from hemkit.mpx.phase import INTERPOLATIONS
 
     blind = mpx.without_truth()
     gap = blind.valid & ~blind.known
-    values = {n: INTERPOLATIONS[n]().estimate_array(blind) for n in SPREAD_ESTIMATORS}
-    sums = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in SPREAD_ESTIMATORS])
-    sum_error, n_hidden = hidden_errors(blind, INTERPOLATIONS["phase"](), ends=False)[1:]
-    hidden = np.where((n_hidden > 0) & np.isfinite(sum_error), sum_error, 1.0)
+    # one run of the checks gives the candidates' values and phase's and linear's hidden block-sum errors
+    values, checks = CheckedEstimation(series=SPREAD_CANDIDATES, totals=("phase", "linear")).checks(blind)
+    values.update({n: INTERPOLATIONS[n]().estimate_array(blind) for n in SPREAD_ESTIMATORS if n not in values})
+
+    def spread(names: tuple[str, ...]) -> np.ndarray:
+        sums = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in names])
+        return sums.max(axis=0) - sums.min(axis=0)
+
+    two_blocks = blocks(blind.full).max(axis=1, initial=0) >= 2  # a block can be hidden and the sum checked
+
+    def checked_sums(error: np.ndarray) -> np.ndarray:
+        return np.where(two_blocks & np.isfinite(error), error, 1.0)
+
     counted = np.where(blind.observed, np.nan_to_num(blind.raw), 0.0).sum(axis=1)
     phase_gap = np.maximum(np.where(blind.valid, values["phase"], 0.0).sum(axis=1) - counted, 0.0)
-    return pd.DataFrame({"spread": sums.max(axis=0) - sums.min(axis=0), "hidden_error": hidden, "phase_gap": phase_gap})
+    return pd.DataFrame(
+        {
+            "spread": spread(SPREAD_ESTIMATORS),
+            "spread_candidates": spread(SPREAD_CANDIDATES),
+            "hidden_error": checked_sums(checks["phase"][1]),
+            "hidden_chosen_error": checked_sums(np.minimum(checks["phase"][1], checks["linear"][1])),
+            "phase_gap": phase_gap,
+        }
+    )
 
 
 def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -276,8 +309,10 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
         (``sqrt(sum U^2)``), ``gap_jumps`` (``sqrt(sum (U dy)^2)``), ``vs_perf`` (``d``),
         ``perf_total``, ``base`` (``sqrt(S^2 sum U^2 + sum (U dy)^2 + d^2)``), ``spread``,
         ``hidden`` (``hidden_error x (total - counted)``, or ``x phase_gap`` where the total is not above
-        the counted part), ``count_class`` and ``scale`` (the
-        geometric mean of the parts :data:`SCALE_FORMS` names for the class).
+        the counted part), ``hidden_chosen`` (the same with ``hidden_chosen_error``),
+        ``spread_candidates``, ``count_class`` and ``scale`` (the geometric mean of the parts
+        :data:`SCALE_FORMS` names for the class; ``base`` where that is 0, ``base`` is not and the
+        series could not check itself: no two blocks of exact slices).
 
     Examples
     --------
@@ -286,6 +321,8 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
     >>> scale_parts(m, m.perf_totals())["scale"].tolist()
     [0.0, 0.0, 0.0]
     """
+    from hemkit.mpx.checked import blocks
+
     v = mpx.valid
     S, T = v.shape
     obs = mpx.observed
@@ -321,20 +358,28 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
     d = np.abs(totals - perf)
     if inputs is None:
         inputs = scale_inputs(mpx)
+    # the estimated part of the total; where the estimator put nothing beyond the counted part (min
+    # leans low), phase's: a hidden error is a share of what the gaps may hold, not of one estimate
+    mass = np.where(totals > counted, totals - counted, inputs["phase_gap"].to_numpy(float))
     parts = {
         "base": np.sqrt((rate_change * gap_size) ** 2 + gap_jumps**2 + d**2),
         "gap_jumps": gap_jumps,
         "spread": inputs["spread"].to_numpy(float),
-        # the estimated part of the total; where the estimator put nothing beyond the counted part (min
-        # leans low), phase's: the hidden error is a share of what the gaps may hold, not of one estimate
-        "hidden": inputs["hidden_error"].to_numpy(float)
-        * np.where(totals > counted, totals - counted, inputs["phase_gap"].to_numpy(float)),
+        "hidden": inputs["hidden_error"].to_numpy(float) * mass,
+        "hidden_chosen": inputs["hidden_chosen_error"].to_numpy(float) * mass,
+        "spread_candidates": inputs["spread_candidates"].to_numpy(float),
     }
     classes = count_class(counted, running_fraction)
     scale = np.zeros(S)
     for c, form in SCALE_FORMS.items():
         here = classes == c
         scale[here] = np.prod([parts[p][here] for p in form], axis=0) ** (1 / len(form))
+    # a series whose slices could not check themselves (no two blocks of exact slices: perf counted part of
+    # every interval) and whose spreads vanish (every interpolation scales each interval's slice alike)
+    # would claim an exact total on no evidence: the base scale instead.  Where the hidden blocks did come
+    # out exact, a scale of 0 stands (the calibration counts such series: most are exact)
+    checkable = blocks(mpx.full).max(axis=1, initial=0) >= 2
+    scale = np.where((scale <= 0) & (parts["base"] > 0) & ~checkable, parts["base"], scale)
     scale = np.where(gap_size > 0, scale, 0.0)
     return pd.DataFrame(
         {
@@ -350,6 +395,8 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
             "base": parts["base"],
             "spread": parts["spread"],
             "hidden": parts["hidden"],
+            "hidden_chosen": parts["hidden_chosen"],
+            "spread_candidates": parts["spread_candidates"],
             "count_class": classes,
             "scale": scale,
         }
@@ -615,6 +662,7 @@ __all__ = [
     "LEVELS",
     "MULTIPLIERS",
     "SCALE_FORMS",
+    "SPREAD_CANDIDATES",
     "SPREAD_ESTIMATORS",
     "MpxTotals",
     "calibrate",
