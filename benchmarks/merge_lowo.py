@@ -446,6 +446,33 @@ def markdown(df: pd.DataFrame, fmt: str = "{:.3f}") -> str:
     return accuracy_markdown(df, fmt)
 
 
+def cached_scores(
+    args: argparse.Namespace,
+    prefix: str,
+    name: str,
+    truth: pd.DataFrame,
+    grid: Mapping[str, dict[str, Any]],
+    baselines: bool,
+    label: str | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`score_workload` of one grid, from ``args.cache`` when it holds them (keyed by the grid's settings)."""
+    digest = hashlib.sha1(repr(sorted(grid.items())).encode()).hexdigest()[:8]
+    tag = f"{prefix}{name}-s{args.splits}r{args.reps}R{args.reference_reps}-{digest}"
+    files = (args.cache / f"{tag}-acc.pkl", args.cache / f"{tag}-pairs.pkl") if args.cache else None
+    if files and files[0].exists():
+        return pd.read_pickle(files[0]), pd.read_pickle(files[1])
+    t1 = time.perf_counter()
+    opts = {"splits": args.splits, "reps": args.reps, "ref_reps": args.reference_reps}
+    a, p = score_workload(name, truth, grid, **opts, seed=args.seed, baselines=baselines)
+    took = time.perf_counter() - t1
+    print(f"{label or name}: {truth.shape[0]} runs x {truth.shape[1]} events, {took:.0f} s", flush=True)
+    if files:
+        args.cache.mkdir(parents=True, exist_ok=True)
+        a.to_pickle(files[0])
+        p.to_pickle(files[1])
+    return a, p
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=int, default=3)
@@ -482,30 +509,8 @@ def main() -> None:
         passes = [(fresh_grid, True)] if args.fresh else [(JOINT_GRID, True), *later]
         a_parts, p_parts = [], []
         for grid, baselines in passes:
-            digest = hashlib.sha1(repr(sorted(grid.items())).encode()).hexdigest()[:8]
             prefix = "" if not args.fresh else "fresh-" if args.fresh is True else f"{args.fresh}-"
-            tag = f"{prefix}{name}-s{args.splits}r{args.reps}R{args.reference_reps}-{digest}"
-            files = (args.cache / f"{tag}-acc.pkl", args.cache / f"{tag}-pairs.pkl") if args.cache else None
-            if files and files[0].exists():
-                a, p = pd.read_pickle(files[0]), pd.read_pickle(files[1])
-            else:
-                t1 = time.perf_counter()
-                a, p = score_workload(
-                    name,
-                    truth,
-                    grid,
-                    splits=args.splits,
-                    reps=args.reps,
-                    ref_reps=args.reference_reps,
-                    seed=args.seed,
-                    baselines=baselines,
-                )
-                took = time.perf_counter() - t1
-                print(f"{name}: {truth.shape[0]} runs x {truth.shape[1]} events, {took:.0f} s", flush=True)
-                if files:
-                    args.cache.mkdir(parents=True, exist_ok=True)
-                    a.to_pickle(files[0])
-                    p.to_pickle(files[1])
+            a, p = cached_scores(args, prefix, name, truth, grid, baselines)
             a_parts.append(a.drop(columns=["pearson_ratio", "spearman_ratio"], errors="ignore"))
             p_parts.append(p)
         a, p = pd.concat(a_parts, ignore_index=True), pd.concat(p_parts, ignore_index=True)
@@ -769,20 +774,7 @@ def load_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, dic
                 (POOL_EXTRA_4, False),
             )
             for grid, baselines in grids:
-                digest = hashlib.sha1(repr(sorted(grid.items())).encode()).hexdigest()[:8]
-                tag = f"{part + '-' if part else ''}{name}-s{args.splits}r{args.reps}R{args.reference_reps}-{digest}"
-                files = (args.cache / f"{tag}-acc.pkl", args.cache / f"{tag}-pairs.pkl") if args.cache else None
-                if files and files[0].exists():
-                    a, p = pd.read_pickle(files[0]), pd.read_pickle(files[1])
-                else:
-                    t1 = time.perf_counter()
-                    opts = {"splits": args.splits, "reps": args.reps, "ref_reps": args.reference_reps}
-                    a, p = score_workload(name, truth, grid, **opts, seed=args.seed, baselines=baselines)
-                    print(f"{label}: {truth.shape[0]} runs x {truth.shape[1]} events, {time.perf_counter() - t1:.0f} s")
-                    if files:
-                        args.cache.mkdir(parents=True, exist_ok=True)
-                        a.to_pickle(files[0])
-                        p.to_pickle(files[1])
+                a, p = cached_scores(args, f"{part}-" if part else "", name, truth, grid, baselines, label)
                 accs.append(a.drop(columns=["pearson_ratio", "spearman_ratio"], errors="ignore").assign(workload=label))
                 pairs.append(p.assign(workload=label))
     return add_ratios(pd.concat(accs, ignore_index=True)), pd.concat(pairs, ignore_index=True), sets
