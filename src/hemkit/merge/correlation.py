@@ -477,6 +477,15 @@ def drop_dependent(corr: pd.DataFrame | np.ndarray, dep_lvl: float, events: Sequ
     return [names[i] for i in kept]
 
 
+#: correlations are clipped to +-Z_CLIP before atanh (:func:`fisher_z`)
+Z_CLIP = 1 - 1e-12
+
+
+def fisher_z(r: np.ndarray) -> np.ndarray:
+    """Fisher's z, ``atanh(r)``, of correlations clipped to +-:data:`Z_CLIP` (finite for |r| = 1; NaN stays NaN)."""
+    return np.arctanh(np.clip(r, -Z_CLIP, Z_CLIP))
+
+
 def upper(corr: np.ndarray) -> np.ndarray:
     """The strict upper triangle of a square matrix as a flat vector (one value per pair)."""
     i, j = np.triu_indices(len(corr), 1)

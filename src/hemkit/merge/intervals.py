@@ -51,13 +51,12 @@ from hemkit.core.errors import InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
-from hemkit.merge.correlation import event_scales
+from hemkit.merge.correlation import event_scales, fisher_z
 from hemkit.merge.result import INTERVAL_COLUMNS, MergeResult, frozen_mapping, matrix_correlations
 
 if TYPE_CHECKING:
     import pandas as pd
 
-Z_CLIP = 1 - 1e-12  # correlations are clipped to +-Z_CLIP before atanh
 STEEP = 0.95  # beyond this |r| of the data, intervals are made on the r scale (see compute_intervals)
 
 
@@ -102,10 +101,6 @@ class IntervalOptions:
 
 def _check_level(level: Any) -> float:
     return check_scalar(level, "level", "real", min_val=0, max_val=1, closed="neither")
-
-
-def _atanh(r: np.ndarray) -> np.ndarray:
-    return np.arctanh(np.clip(r, -Z_CLIP, Z_CLIP))
 
 
 @dataclass(frozen=True)
@@ -202,7 +197,7 @@ def pairwise_jackknife(readings: Readings) -> tuple[np.ndarray, np.ndarray, np.n
             dd = f * c * c
             so, vo = s[ix], v[ix]
             rr = (so[None] - ds) / np.sqrt((vo[None] - dd[:, :, None]) * (vo.T[None] - dd[:, None, :]))
-            zz = _atanh(rr)
+            zz = fisher_z(rr)
             ok = np.isfinite(zz)
             acc[ix] += np.where(ok, zz, 0).sum(axis=0)
             acc2[ix] += np.where(ok, zz * zz, 0).sum(axis=0)
@@ -278,7 +273,7 @@ def _mix_jackknife(readings: Readings, chunk: int, scales: tuple[str, ...]) -> d
             # (one group's covariance over spreads from every group) must not put a leave-one-out z at 14
             mix = (np.clip(pairwise, -1, 1) + np.clip(available, -1, 1)) / 2
             for sc in scales:  # the same leave-one-out estimates on each scale asked for
-                z = _atanh(mix) if sc == "z" else mix
+                z = fisher_z(mix) if sc == "z" else mix
                 ok = np.isfinite(z)
                 zs, zq, nv = np.where(ok, z, 0).sum(0), np.where(ok, z * z, 0).sum(0), ok.sum(0)
                 for a, b in zip(sums[sc], (zs, zq, nv)):
@@ -383,7 +378,7 @@ def interval_columns(
             widen = np.where(se > 0, np.sqrt(1 + extra / se**2), 1.0)
         se = np.sqrt(se**2 + extra)
     est = merged[i, j]
-    z = _atanh(est)
+    z = fisher_z(est)
     # the interval always holds its centre (tanh(atanh(r)) may round below r = +-1)
     lower = np.minimum(np.tanh(z - q * se[i, j]), est)
     upper = np.maximum(np.tanh(z + q * se[i, j]), est)

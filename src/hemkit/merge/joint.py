@@ -68,6 +68,7 @@ from hemkit.merge.correlation import (
     assemble_target,
     clip_correlation,
     event_scales,
+    fisher_z,
     group_normal_scores,
     nearest_correlation,
     pairwise_matrices,
@@ -698,8 +699,6 @@ def factor_model(corr: np.ndarray, factors: int, *, iters: int = 50) -> np.ndarr
     return fit
 
 
-#: correlations are clipped to +-Z_CLIP before atanh (as in :mod:`hemkit.merge.intervals`)
-Z_CLIP = 1 - 1e-12
 #: at least this many factors are tried (0 would be "no correlation at all": on counts whose correlations come
 #: from a few disturbed runs, halves of the runs disagree so much that cross-validation chose it, and the merge
 #: pulled correlations of 0.9 toward 0; one factor with small loadings fits correlations near 0 as well)
@@ -747,7 +746,7 @@ def factor_blend(
     """
     k = len(corr)
     i, j = np.triu_indices(k, 1)
-    z = np.arctanh(np.clip(corr[i, j], -Z_CLIP, Z_CLIP))
+    z = fisher_z(corr[i, j])
     s2 = np.asarray(noise, dtype=float)[i, j]
     seen = np.isfinite(s2) & np.isfinite(z)
     n_pairs = int(seen.sum())
@@ -761,7 +760,7 @@ def factor_blend(
         if df >= n_pairs:
             break
         fit = factor_model(corr, f) if f else np.eye(k)
-        zf = np.arctanh(np.clip(fit[i, j], -Z_CLIP, Z_CLIP))
+        zf = fisher_z(fit[i, j])
         risk = float(np.mean((z[seen] - zf[seen]) ** 2)) - mean_s2 + 2 * mean_s2 * df / n_pairs
         risk = max(risk, mean_s2 * max(df, 1) / n_pairs)  # the fit is never better than its own noise
         if best is None or risk < best[0]:
@@ -830,7 +829,7 @@ def cv_factors(readings: Readings, rng: np.random.Generator, *, splits: int = 2)
     per_pair: list[list[np.ndarray]] = [[] for _ in range(MAX_FACTORS + 1)]
     for _ in range(splits):
         a, b = _half_correlations(readings, rng)
-        za, zb = (np.arctanh(np.clip(x[i, j], -Z_CLIP, Z_CLIP)) for x in (a, b))
+        za, zb = (fisher_z(x[i, j]) for x in (a, b))
         seen = np.isfinite(za) & np.isfinite(zb)
         if seen.sum() < 6:
             return 0
@@ -841,7 +840,7 @@ def cv_factors(readings: Readings, rng: np.random.Generator, *, splits: int = 2)
                 break
             for x, y in ((a, zb), (b, za)):
                 fit = factor_model(x, f) if f else np.eye(k)
-                zf = np.arctanh(np.clip(fit[i, j], -Z_CLIP, Z_CLIP))
+                zf = fisher_z(fit[i, j])
                 per_pair[f].append((y[seen] - zf[seen]) ** 2)
     tried = [f for f in range(MAX_FACTORS + 1) if len(per_pair[f]) == 2 * splits]
     if not tried:
