@@ -60,7 +60,15 @@ from hemkit.datasets import zen5_br_64kb
 from hemkit.evaluate import evaluate
 from hemkit.evaluate.holdout import run_method
 from hemkit.evaluate.study import study_split
-from hemkit.merge.intervals import IntervalOptions, _group_sums, compute_intervals, mix_jackknife, naive_intervals
+from hemkit.merge.correlation import fisher_z
+from hemkit.merge.intervals import (
+    IntervalOptions,
+    _group_sums,
+    compute_intervals,
+    mix_jackknife,
+    naive_intervals,
+    tail_weights,
+)
 from merge_accuracy import markdown as accuracy_markdown  # benchmarks run as scripts from this folder
 
 TRUTH = Path(__file__).parent / "data" / "truth"
@@ -302,23 +310,19 @@ def _pair_rows(res: Any, readings: Any, ev: Any, se: np.ndarray, naive: pd.DataF
 def pair_spread(readings: Any) -> tuple[np.ndarray, np.ndarray]:
     """Per pair (events x events) what the jackknife of the pair's own runs may miss.
 
-    ``kurt``: ``sqrt(kappa_a kappa_b) / 3``, the kurtosis of each event over *all* its readings
-    (group-centred), 1 for normal readings -- the influence of a run on a correlation grows with
-    it, and an extreme reading outside the pair's runs is in it.  ``excess``: the larger over the
-    two events of the share of the event's squared deviations outside the pair's runs beyond the
-    share of its runs there (0 when the pair's runs hold their share of the spread).
+    ``kurt``: ``max(sqrt(kappa_a kappa_b) / 3, 1)`` (1 + :func:`hemkit.merge.intervals.tail_weights`),
+    the kurtosis of each event over *all* its readings (group-centred), 1 for normal readings -- the
+    influence of a run on a correlation grows with it, and an extreme reading outside the pair's runs
+    is in it.  ``excess``: the larger over the two events of the share of the event's squared
+    deviations outside the pair's runs beyond the share of its runs there (0 when the pair's runs
+    hold their share of the spread).
     """
     gs = _group_sums(readings)
-    k = len(readings.events)
-    m4 = np.zeros(k)
-    for o, dev in gs.parts:
-        m4[o] += (dev**4).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        kappa = np.where(gs.v > 0, gs.c * m4 / gs.v**2, 3.0)
         share_out = 1 - gs.vj / gs.v[:, None]
         expect_out = 1 - gs.cn / gs.c[:, None]
     ex = np.clip(np.nan_to_num(share_out - expect_out), 0, 1)
-    return np.sqrt(np.outer(kappa, kappa)) / 3, np.maximum(ex, ex.T)
+    return tail_weights(readings) + 1, np.maximum(ex, ex.T)
 
 
 def widen(p: pd.DataFrame, factor: float) -> tuple[np.ndarray, np.ndarray]:
@@ -326,15 +330,9 @@ def widen(p: pd.DataFrame, factor: float) -> tuple[np.ndarray, np.ndarray]:
 
     Half-widths scale by ``factor`` on the Fisher-z scale (exact for every pair but near-copies,
     whose interval is made on the r scale); pairs never read together keep their range.
+    (:func:`widen_spread` without a spread term.)
     """
-    z = np.arctanh(np.clip(p["estimate"].to_numpy(), -1 + 1e-12, 1 - 1e-12))
-    lo = np.arctanh(np.clip(p["lower"].to_numpy(), -1 + 1e-12, 1 - 1e-12))
-    hi = np.arctanh(np.clip(p["upper"].to_numpy(), -1 + 1e-12, 1 - 1e-12))
-    keep = ~np.isfinite(p["se_z"].to_numpy())
-    return (
-        np.where(keep, p["lower"], np.tanh(z - factor * (z - lo))),
-        np.where(keep, p["upper"], np.tanh(z + factor * (hi - z))),
-    )
+    return widen_spread(p, factor, "none", 0.0)
 
 
 def interval_scores(p: pd.DataFrame, factor: float) -> dict[str, float]:
@@ -595,9 +593,7 @@ def widen_spread(p: pd.DataFrame, factor: float, kind: str, c: float) -> tuple[n
     normal the events' tails are in *all* their readings.  ``excess``: ``c x excess`` added to the
     half-width on the Fisher-z scale.  Pairs never read together keep their range.
     """
-    z = np.arctanh(np.clip(p["estimate"].to_numpy(), -1 + 1e-12, 1 - 1e-12))
-    lo = np.arctanh(np.clip(p["lower"].to_numpy(), -1 + 1e-12, 1 - 1e-12))
-    hi = np.arctanh(np.clip(p["upper"].to_numpy(), -1 + 1e-12, 1 - 1e-12))
+    z, lo, hi = (fisher_z(p[c].to_numpy()) for c in ("estimate", "lower", "upper"))
     se = p["se_z"].to_numpy()
     keep = ~np.isfinite(se)
     ratio, add = np.ones(len(p)), np.zeros(len(p))
