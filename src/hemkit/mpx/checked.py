@@ -63,6 +63,17 @@ def blocks(full: np.ndarray) -> np.ndarray:
     return np.where(full, np.cumsum(start, axis=1), 0)
 
 
+def can_check(full: np.ndarray) -> np.ndarray:
+    """Per series, whether it has two blocks of exact slices or more: one can be hidden and checked.
+
+    Examples
+    --------
+    >>> can_check(np.array([[True, False, True], [True, True, False], [False, False, False]])).tolist()
+    [True, False, False]
+    """
+    return blocks(full).max(axis=1, initial=0) >= 2
+
+
 def hide_blocks(mpx: MpxData, parity: int) -> tuple[MpxData, np.ndarray]:
     """``mpx`` with every second block of exact slices hidden (those whose number has ``parity``), and the mask.
 

@@ -256,7 +256,7 @@ def scale_inputs(mpx: MpxData) -> pd.DataFrame:
     >>> float(inp.drop(columns="phase_gap").abs().to_numpy().max().round(9)), inp["phase_gap"].round(9).tolist()
     (0.0, [105.0, 105.0])
     """
-    from hemkit.mpx.checked import CheckedEstimation, blocks
+    from hemkit.mpx.checked import CheckedEstimation, can_check
     from hemkit.mpx.phase import INTERPOLATIONS
 
     blind = mpx.without_truth()
@@ -269,7 +269,7 @@ def scale_inputs(mpx: MpxData) -> pd.DataFrame:
         sums = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in names])
         return sums.max(axis=0) - sums.min(axis=0)
 
-    two_blocks = blocks(blind.full).max(axis=1, initial=0) >= 2  # a block can be hidden and the sum checked
+    two_blocks = can_check(blind.full)  # a block can be hidden and the sum checked
 
     def checked_sums(error: np.ndarray) -> np.ndarray:
         return np.where(two_blocks & np.isfinite(error), error, 1.0)
@@ -321,7 +321,7 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
     >>> scale_parts(m, m.perf_totals())["scale"].tolist()
     [0.0, 0.0, 0.0]
     """
-    from hemkit.mpx.checked import blocks
+    from hemkit.mpx.checked import can_check
 
     v = mpx.valid
     S, T = v.shape
@@ -378,7 +378,7 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
     # every interval) and whose spreads vanish (every interpolation scales each interval's slice alike)
     # would claim an exact total on no evidence: the base scale instead.  Where the hidden blocks did come
     # out exact, a scale of 0 stands (the calibration counts such series: most are exact)
-    checkable = blocks(mpx.full).max(axis=1, initial=0) >= 2
+    checkable = can_check(mpx.full)
     scale = np.where((scale <= 0) & (parts["base"] > 0) & ~checkable, parts["base"], scale)
     scale = np.where(gap_size > 0, scale, 0.0)
     return pd.DataFrame(
