@@ -170,6 +170,14 @@ FRESH5_GRID: dict[str, dict[str, Any]] = {
     "joint min_rows=0 (default before)": _joint(0.5, ranks=False, target=True, factor="auto"),
     "joint min_rows=5000": {**_joint(0.5, ranks=False, target=True, factor="auto"), "min_rows": 5000},
 }
+#: each held-out set (a folder of ``--truth``, scored with ``--<name>``) and the settings merged on it
+HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
+    "fresh": FRESH_GRID,
+    "fresh2": FRESH2_GRID,
+    "fresh3": FRESH3_GRID,
+    "fresh4": FRESH4_GRID,
+    "fresh5": FRESH5_GRID,
+}
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {
     f"x{f:.2f}": f for f in (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5)
@@ -187,10 +195,10 @@ def load_truth(path: Path) -> pd.DataFrame:
     return wide.reset_index(drop=True)
 
 
-def workloads(folder: Path, fresh: bool | str) -> dict[str, pd.DataFrame]:
-    """The development set (br_64kb and every table in ``folder``) or a held-out one (``folder/fresh`` or ``fresh``)."""
-    folder = folder / ("fresh" if fresh is True else str(fresh)) if fresh else folder
-    out = {} if fresh else {"br_64kb": zen5_br_64kb()}
+def workloads(folder: Path, held: str | None = None) -> dict[str, pd.DataFrame]:
+    """The development set (br_64kb and every table in ``folder``) or a held-out one (``folder/held``)."""
+    folder = folder / held if held else folder
+    out = {} if held else {"br_64kb": zen5_br_64kb()}
     for p in sorted(folder.glob("*.csv.gz")):
         out[p.name.removesuffix(".csv.gz")] = load_truth(p)
     return out
@@ -478,11 +486,8 @@ def main() -> None:
     ap.add_argument("--reference-reps", type=int, default=4)
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--cache", type=Path, default=None, help="folder of per-workload scores (reused)")
-    ap.add_argument("--fresh", action="store_true", help="score the held-out fresh set (settings frozen)")
-    ap.add_argument("--fresh2", action="store_true", help="score the second held-out set (settings frozen)")
-    ap.add_argument("--fresh3", action="store_true", help="score the third held-out set (settings frozen)")
-    ap.add_argument("--fresh4", action="store_true", help="score the fourth held-out set (settings frozen)")
-    ap.add_argument("--fresh5", action="store_true", help="score the fifth held-out set (settings frozen)")
+    for name in HELD_GRIDS:
+        ap.add_argument(f"--{name}", action="store_true", help=f"score the held-out set {name} (settings frozen)")
     ap.add_argument("--truth", type=Path, default=TRUTH, help="folder of the recorded truth tables")
     ap.add_argument("--only", nargs="*", help="workload names")
     ap.add_argument(
@@ -494,21 +499,15 @@ def main() -> None:
         return
     accs, pairs = [], []
     t0 = time.perf_counter()
-    held = [name for name in ("fresh2", "fresh3", "fresh4", "fresh5") if getattr(args, name)]
-    if held:
-        args.fresh = held[0]
-    for name, truth in workloads(args.truth, args.fresh).items():
+    held = next((name for name in HELD_GRIDS if getattr(args, name)), None)
+    for name, truth in workloads(args.truth, held).items():
         if args.only and name not in args.only:
             continue
         later = [(g, False) for g in (JOINT_GRID_2, JOINT_GRID_3, JOINT_GRID_4, JOINT_GRID_5, JOINT_GRID_6)]
-        fresh_grid = {"fresh2": FRESH2_GRID, "fresh3": FRESH3_GRID, "fresh4": FRESH4_GRID, "fresh5": FRESH5_GRID}.get(
-            str(args.fresh), FRESH_GRID
-        )
-        passes = [(fresh_grid, True)] if args.fresh else [(JOINT_GRID, True), *later]
+        passes = [(HELD_GRIDS[held], True)] if held else [(JOINT_GRID, True), *later]
         a_parts, p_parts = [], []
         for grid, baselines in passes:
-            prefix = "" if not args.fresh else "fresh-" if args.fresh is True else f"{args.fresh}-"
-            a, p = cached_scores(args, prefix, name, truth, grid, baselines)
+            a, p = cached_scores(args, f"{held}-" if held else "", name, truth, grid, baselines)
             a_parts.append(a.drop(columns=["pearson_ratio", "spearman_ratio"], errors="ignore"))
             p_parts.append(p)
         a, p = pd.concat(a_parts, ignore_index=True), pd.concat(p_parts, ignore_index=True)
@@ -521,7 +520,7 @@ def main() -> None:
     pw = per_workload(acc)
     print("Pearson:\n\n" + markdown(pw["pearson"].unstack(1)))
     print("\nSpearman:\n\n" + markdown(pw["spearman"].unstack(1)))
-    if args.fresh:
+    if held:
         report_fresh(acc, pr)
         return
     unguarded = lowo(acc, pr, guard=None)
@@ -753,10 +752,10 @@ def main_pool(args: argparse.Namespace) -> None:
 
 def load_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
     """The pooled workloads' accuracy rows (with ratios), pair rows and set of each workload (scored or cached)."""
-    base = {"": JOINT_GRID, "fresh": FRESH_GRID, "fresh2": FRESH2_GRID, "fresh3": FRESH3_GRID}
+    base = {"": JOINT_GRID, **HELD_GRIDS}
     accs, pairs, sets = [], [], {}
     for part in ("", *POOL_SETS):
-        for name, truth in workloads(args.truth, part or False).items():
+        for name, truth in workloads(args.truth, part or None).items():
             label = f"{part}/{name}" if part else name
             if args.only and label not in args.only:
                 continue

@@ -341,27 +341,23 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--only", nargs="*", help="workload names to record (default: all)")
-    ap.add_argument("--fresh", action="store_true", help="record the second, disjoint set of programs")
-    ap.add_argument("--fresh2", action="store_true", help="record the third, disjoint set of programs (issue 26)")
-    ap.add_argument("--fresh3", action="store_true", help="record the fourth, disjoint set of programs (issue 26)")
-    ap.add_argument("--fresh4", action="store_true", help="record the fifth, disjoint set of programs (issue 26)")
-    ap.add_argument("--fresh5", action="store_true", help="record the sixth, disjoint set of programs (issue 26)")
+    held_sets = {
+        "fresh": fresh_workloads,
+        "fresh2": fresh2_workloads,
+        "fresh3": fresh3_workloads,
+        "fresh4": fresh4_workloads,
+        "fresh5": fresh5_workloads,
+    }
+    for i, name in enumerate(held_sets, start=2):
+        ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     inputs = make_inputs(out.parent / "inputs")
     scratch = out.parent / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    if args.fresh5:
-        wl = fresh5_workloads(inputs, scratch)
-    elif args.fresh4:
-        wl = fresh4_workloads(inputs, scratch)
-    elif args.fresh3:
-        wl = fresh3_workloads(inputs, scratch)
-    elif args.fresh2:
-        wl = fresh2_workloads(inputs, scratch)
-    else:
-        wl = fresh_workloads(inputs, scratch) if args.fresh else workloads(inputs, scratch)
+    held = [name for name in held_sets if getattr(args, name)]
+    wl = held_sets[held[-1]](inputs, scratch) if held else workloads(inputs, scratch)
     if args.only:
         wl = {k: v for k, v in wl.items() if k in args.only}
     t0 = time.perf_counter()

@@ -339,18 +339,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--fresh", action="store_true", help="record the held-out set (into OUT/fresh)")
-    ap.add_argument("--fresh2", action="store_true", help="record the second held-out set (into OUT/fresh2)")
-    ap.add_argument("--fresh3", action="store_true", help="record the third held-out set (into OUT/fresh3)")
-    ap.add_argument("--fresh4", action="store_true", help="record the fourth held-out set (into OUT/fresh4)")
-    ap.add_argument("--fresh5", action="store_true", help="record the fifth held-out set (into OUT/fresh5)")
-    ap.add_argument("--fresh6", action="store_true", help="record the sixth held-out set (into OUT/fresh6)")
+    held_sets = {
+        "fresh": fresh_workloads,
+        "fresh2": fresh2_workloads,
+        "fresh3": fresh3_workloads,
+        "fresh4": fresh4_workloads,
+        "fresh5": fresh5_workloads,
+        "fresh6": fresh6_workloads,
+    }
+    for i, name in enumerate(held_sets, start=1):
+        ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
     ap.add_argument("--only", nargs="*", help="workload names (default: all of the set)")
     args = ap.parse_args()
-    flags = {"fresh": args.fresh, "fresh2": args.fresh2, "fresh3": args.fresh3, "fresh4": args.fresh4}
-    flags["fresh5"] = args.fresh5
-    flags["fresh6"] = args.fresh6
-    held = next((name for name, on in flags.items() if on), None)
+    held = next((name for name in held_sets if getattr(args, name)), None)
     out = args.out / held if held else args.out
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="hemkit-truth-") as tmp:
@@ -358,15 +359,7 @@ def main() -> None:
         (root / "scratch").mkdir()
         make_inputs(root)
         (root / "gnupg").mkdir(mode=0o700)
-        chosen = {
-            "fresh": fresh_workloads,
-            "fresh2": fresh2_workloads,
-            "fresh3": fresh3_workloads,
-            "fresh4": fresh4_workloads,
-            "fresh5": fresh5_workloads,
-            "fresh6": fresh6_workloads,
-        }
-        sets = chosen[held](root) if held else dev_workloads(root)
+        sets = held_sets[held](root) if held else dev_workloads(root)
         for name, (cmd, corunner) in sets.items():
             if args.only and name not in args.only:
                 continue
