@@ -98,7 +98,7 @@ def _joint(
 
 
 #: the options added after the first grids, off unless a candidate sets them
-OFF: dict[str, Any] = {"factor": 0.0, "factor_runs": None, "pearson_steps": 0, "min_rows": 0}
+OFF: dict[str, Any] = {"factor": 0.0, "factor_runs": None, "pearson_steps": 0, "min_rows": 0, "calibration": None}
 
 #: joint settings the protocol chooses among (label -> keyword arguments of merge)
 JOINT_GRID: dict[str, dict[str, Any]] = {

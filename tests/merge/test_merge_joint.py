@@ -15,8 +15,11 @@ from hemkit.merge import JointOptions, merge, merge_joint
 from hemkit.merge.copula import white_scores
 from hemkit.merge.correlation import pairwise_correlation, upper
 from hemkit.merge.joint import (
+    CALIBRATION,
+    CALIBRATION_KNOTS,
     MIN_ROWS,
     _tie_ranks,
+    calibrate_correlation,
     cv_factors,
     factor_blend,
     factor_model,
@@ -449,3 +452,34 @@ def test_cv_factors_finds_the_clusters_of_a_known_truth_and_the_fewest_in_noise(
             cv_factors(split_into_groups(t, groups, runs, seed=1), np.random.default_rng(0)) for t in (clustered, noise)
         ]
     assert found == [3, 1]
+
+
+def test_calibration_shifts_a_pair_by_its_knots_and_less_the_more_runs_read_it():
+    c = np.array([[1.0, 0.3, -0.2], [0.3, 1.0, 0.9], [-0.2, 0.9, 1.0]])
+    shifts = tuple(np.linspace(-0.05, 0.05, len(CALIBRATION_KNOTS)))
+    expected = np.interp(c, CALIBRATION_KNOTS, shifts)
+    np.fill_diagonal(expected, 0.0)
+    few = calibrate_correlation(c, np.full((3, 3), 10.0), shifts) - c  # up to 20 runs: the whole shift
+    many = calibrate_correlation(c, np.full((3, 3), 1003.0), shifts) - c  # 1000 runs: (20 - 3) / 1000 of it
+    np.testing.assert_allclose(few, expected, atol=1e-12)
+    np.testing.assert_allclose(many, expected * 17 / 1000, atol=1e-12)
+    zero = (0.0,) * len(CALIBRATION_KNOTS)
+    np.testing.assert_allclose(calibrate_correlation(c, np.full((3, 3), 10.0), zero), c)
+
+
+def test_calibration_zero_is_the_default_merge_and_bad_shifts_are_refused():
+    zero = ((0.0,) * len(CALIBRATION_KNOTS),) * 2
+    moved = {}
+    for runs in (800, 120):  # 133 and 20 runs a group
+        r = split_truth(zen5_br_64kb().iloc[:runs], 4, seed=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HemkitWarning)
+            off = merge_joint(r, seed=1).data.corr().to_numpy()
+            nothing = merge_joint(r, seed=1, options=JointOptions(calibration=zero)).data.corr().to_numpy()
+            prior = merge_joint(r, seed=1, options=JointOptions(calibration=CALIBRATION)).data.corr().to_numpy()
+        assert np.abs(nothing - off).max() < 1e-9  # zero shifts: the default, uncalibrated merge
+        moved[runs] = np.abs(prior - off).max()
+    assert moved[120] > 0.04 and moved[800] < 0.5 * moved[120]  # the fitted shifts move few runs more than many
+    for bad in [((0.1,) * 3, zero[0]), (zero[0],), ((float("nan"),) * len(CALIBRATION_KNOTS), zero[0]), "pool"]:
+        with pytest.raises(InputError, match="calibration must be None or two sequences of 9 finite shifts"):
+            merge_joint(r, options=JointOptions(calibration=bad))

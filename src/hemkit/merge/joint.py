@@ -96,6 +96,20 @@ GAIN_MARGIN = 1e-8
 #: above this many events the likelihood fit is skipped by default (pairwise estimate)
 ML_MAX_EVENTS = 32
 
+#: correlations at which a calibration's shifts are given (linear between them: :func:`calibrate_correlation`)
+CALIBRATION_KNOTS = (-1.0, -0.6, -0.3, -0.1, 0.1, 0.3, 0.6, 0.85, 1.0)
+#: runs read together up to which a pair takes its calibration whole; ``(20 - 3) / (m - 3)`` of it beyond
+CALIBRATION_RUNS = 20
+#: ridge weight pulling a fitted calibration's shifts toward 0 (:func:`fit_calibration`)
+CALIBRATION_RIDGE = 50.0
+#: a calibration for software-event counts of real programs (not the default: ``JointOptions.calibration``),
+#: ``(score target shifts, Pearson goal shifts)`` at :data:`CALIBRATION_KNOTS`, fitted on 55 truth tables
+#: (``benchmarks/merge_calibration.py``, BENCHMARKS.md)
+CALIBRATION = (
+    (0.0071, 0.0614, 0.1681, 0.0899, -0.0184, -0.0688, -0.0667, 0.0168, 0.0015),
+    (0.0242, 0.0779, 0.1831, 0.0986, -0.0131, -0.0506, -0.0492, -0.0008, 0.0001),
+)
+
 
 @dataclass(frozen=True)
 class JointOptions:
@@ -169,6 +183,18 @@ class JointOptions:
         runs that read the pair together; replaces ``factor``): a pair read in many runs keeps
         more of its own estimate, a pair never read together takes the fit.  None (default):
         ``factor`` for every pair.
+    calibration : pair of sequences, or None
+        Shifts of the score target (step 2) and of the Pearson goal (step 4) as functions of the
+        correlation, at :data:`CALIBRATION_KNOTS` (:func:`calibrate_correlation`), each pair's
+        shift weighted by how few runs read it together; ``None`` (default) shifts nothing.
+        :data:`CALIBRATION` is a *prior of a population*: fitted to the truth of 55 programs'
+        all-at-once tables of software events (:func:`fit_calibration`,
+        ``benchmarks/merge_calibration.py``), where a merged correlation below 0 is mostly noise
+        (merged -0.29 for a true -0.20 on average), it pulls negative ones toward 0 and moves
+        moderate positive ones down.  Each of those programs left out of the fit and split anew,
+        it cut the Pearson error by 3.4 % and the Spearman error by 2.6 %; on synthetic clusters
+        with real negative correlations it made merges 20-40 % worse, and its positive side alone
+        helped nowhere.  So it is not the default: use it only for events like those (BENCHMARKS.md).
     pearson_steps : int
         Corrections of the arrangement's target so that the merged Pearson correlations of the
         whole table (not only of the outliers step 4 moves) approach the Pearson goal
@@ -194,6 +220,7 @@ class JointOptions:
     linear_target: bool = True
     factor: float | str = "auto"
     factor_runs: float | None = None
+    calibration: tuple[tuple[float, ...], tuple[float, ...]] | None = None
     pearson_steps: int = 0
     n: InitVar[int | None] = None
 
@@ -216,6 +243,89 @@ def _check(opts: JointOptions) -> None:
         check_scalar(opts.factor, "factor", "real", min_val=0, max_val=1, what="weight")
     check_scalar(opts.factor_runs, "factor_runs", "real", min_val=0, allow_none=True, what="runs")
     check_scalar(opts.pearson_steps, "pearson_steps", min_val=0)
+    cal = opts.calibration
+    if cal is not None:
+        k = len(CALIBRATION_KNOTS)
+        try:
+            ok = len(cal) == 2 and all(np.shape(c) == (k,) and np.isfinite(np.asarray(c, float)).all() for c in cal)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise InputError(
+                f"calibration must be None or two sequences of {k} finite shifts (score target, Pearson goal)"
+            )
+
+
+# ----------------------------------------------------------------- calibration
+def _calibration_weights(together: np.ndarray, runs: float = CALIBRATION_RUNS) -> np.ndarray:
+    """Per pair, the share of its calibration: 1 up to ``runs`` runs together, ``(runs - 3) / (m - 3)`` after."""
+    with np.errstate(divide="ignore"):
+        return np.clip((runs - 3) / np.maximum(np.asarray(together, float) - 3, 1e-9), 0.0, 1.0)
+
+
+def _knot_basis(x: np.ndarray) -> np.ndarray:
+    """Hat functions at :data:`CALIBRATION_KNOTS` evaluated at ``x`` (shape ``x.shape + (knots,)``)."""
+    knots = np.asarray(CALIBRATION_KNOTS)
+    eye = np.eye(len(knots))
+    return np.stack([np.interp(x, knots, eye[i]) for i in range(len(knots))], axis=-1)
+
+
+def calibrate_correlation(corr: np.ndarray, together: np.ndarray, shifts: Any) -> np.ndarray:
+    """``corr`` plus each pair's calibration shift: ``w(m) x g(r)``, ``g`` linear between the knots.
+
+    ``g`` takes ``shifts`` at :data:`CALIBRATION_KNOTS`; ``w(m)`` is 1 for a pair read together
+    in up to :data:`CALIBRATION_RUNS` runs and ``(20 - 3) / (m - 3)`` beyond (the noise of a
+    correlation from ``m`` runs, in Fisher's z, relative to 20 runs'), so a pair read in many runs
+    keeps its estimate.  The result is clipped to [-0.999, 0.999] off the diagonal (1 on it); it
+    may need :func:`hemkit.merge.correlation.nearest_correlation` to be a correlation matrix.
+
+    Examples
+    --------
+    >>> c = np.array([[1.0, 0.85], [0.85, 1.0]])
+    >>> shifts = (0, 0, 0, 0, 0, 0, 0, 0.05, 0)
+    >>> calibrate_correlation(c, np.full((2, 2), 17.0), shifts)[0, 1].round(3)   # few runs: the whole shift
+    np.float64(0.9)
+    >>> calibrate_correlation(c, np.full((2, 2), 173.0), shifts)[0, 1].round(3)  # 170 runs: a tenth of it
+    np.float64(0.855)
+    """
+    corr = np.asarray(corr, float)
+    out = corr + _calibration_weights(together) * (_knot_basis(corr) @ np.asarray(shifts, float))
+    out = np.clip(out, -0.999, 0.999)
+    np.fill_diagonal(out, 1.0)
+    return out
+
+
+def fit_calibration(
+    estimate: np.ndarray,
+    truth: np.ndarray,
+    together: np.ndarray,
+    *,
+    ridge: float = CALIBRATION_RIDGE,
+    lowest: float = -1.0,
+) -> np.ndarray:
+    """Shifts at :data:`CALIBRATION_KNOTS` that bring ``estimate`` closest to ``truth`` (one entry per pair).
+
+    Least squares of ``truth - estimate`` on the hat functions of ``estimate``, each pair's row
+    weighted by its share ``w(m)`` (:func:`calibrate_correlation`), with a ridge penalty
+    ``ridge x |shifts|^2`` so a knot few pairs reach stays near 0.  Knots below ``lowest`` keep
+    a shift of 0.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> est = rng.uniform(-1, 1, 20_000)
+    >>> truth = est + np.interp(est, CALIBRATION_KNOTS, [0, 0, 0, 0, 0, 0, 0, 0.05, 0])   # strong ones 0.05 low
+    >>> f = fit_calibration(est, truth, np.full(est.shape, 10.0))
+    >>> f[7].round(3), bool(np.abs(np.delete(f, 7)).max() < 0.002)   # the ridge keeps it a little short
+    (np.float64(0.048), True)
+    """
+    est = np.asarray(estimate, float).ravel()
+    w = _calibration_weights(np.asarray(together, float).ravel())
+    free = np.asarray(CALIBRATION_KNOTS) >= lowest
+    h = (_knot_basis(est) * w[:, None])[:, free]
+    out = np.zeros(len(CALIBRATION_KNOTS))
+    out[free] = np.linalg.solve(h.T @ h + ridge * np.eye(h.shape[1]), h.T @ (np.asarray(truth, float).ravel() - est))
+    return out
 
 
 # ----------------------------------------------------------- maximum likelihood
@@ -1023,6 +1133,8 @@ def merge_joint(
             nf = cv_factors(readings, child(rng, "factors"))
             corr_z, model["target"] = factor_blend(nearest_correlation(corr_z)[0], _z_noise(together, 1.0), factors=nf)
         target = nearest_correlation(corr_z)[0]
+        if opts.calibration is not None:
+            target = nearest_correlation(calibrate_correlation(target, together, opts.calibration[0]))[0]
         rank_hist: list[float] = []
         if opts.ranks:
             target, rank_hist = rank_target(readings, target, target, child(rng, "ranks"))
@@ -1045,6 +1157,8 @@ def merge_joint(
                 goal_p, model["goal"] = factor_blend(goal_p, noise, factors=nf)
             if opts.pearson_steps:
                 merged, _ = match_pearson(values, white, target, goal_p, int(opts.pearson_steps))
+            if opts.calibration is not None:
+                goal_p = calibrate_correlation(goal_p, together, opts.calibration[1])
             swapped, swaps = place_tails(merged, goal_p, threshold=float(opts.tails), rng=child(rng, "tails"))
             merged = swapped.astype(merged.dtype, copy=False)  # swaps only move readings: exact
         task.advance(info="tails")
@@ -1066,7 +1180,11 @@ def merge_joint(
 
 
 __all__ = [
+    "CALIBRATION",
+    "CALIBRATION_KNOTS",
     "JointOptions",
+    "calibrate_correlation",
+    "fit_calibration",
     "bootstrap_counts",
     "linear_correlation",
     "ml_correlation",
