@@ -3,7 +3,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --out ~/mpx-data/traces --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh3 --out ~/mpx-data/fresh3 --runs 4  # held out
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh4 --out ~/mpx-data/fresh4 --runs 4  # held out
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh5 --out ~/mpx-data/fresh5 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh5 --out ~/mpx-data/fresh5 --runs 4  # held out
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh6 --out ~/mpx-data/fresh6 --runs 4  # the next
 
 Each workload x event set x run is one ``hemkit mpx trace`` run (the library function behind
 it, :func:`hemkit.mpx.record.record_traces`), i.e. for the workload ``gzip``::
@@ -336,6 +337,30 @@ def fresh5_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[s
     }
 
 
+def fresh6_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A seventh, disjoint set of programs (issue 26, for the choices after ``fresh5`` was scored)."""
+    text = str(inputs["text"])
+    return {
+        "b2sum": ["sh", "-c", f"for i in $(seq 30); do b2sum {text}; done"],
+        "tr-squeeze": ["sh", "-c", f"for i in $(seq 12); do tr -s a-z A-Z < {text} | tr -d E | wc -c; done"],
+        "join": [
+            "sh",
+            "-c",
+            f"for i in 1 2 3; do nl -ba {text} | sort -k1,1 > {scratch}/j1; "
+            f"join {scratch}/j1 {scratch}/j1 | wc -l; done",
+        ],
+        "sha224sum": ["sh", "-c", f"for i in $(seq 25); do sha224sum {text}; done"],
+        "tee": ["sh", "-c", f"for i in $(seq 15); do tee {scratch}/t1 {scratch}/t2 < {text} | wc -l; done"],
+        "numfmt": ["sh", "-c", "for i in 1 2 3; do seq 1 7 400000 | numfmt --to=iec | tail -1; done"],
+        "ptx": ["sh", "-c", f"head -c 300000 {text} > {scratch}/p1; for i in 1 2; do ptx {scratch}/p1 | wc -l; done"],
+        "tsort": [
+            "sh",
+            "-c",
+            "for i in 1 2 3; do seq 1 40000 | awk '{print $1, $1+1+($1%7)}' | tsort | wc -l; done",
+        ],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -347,6 +372,7 @@ def main() -> None:
         "fresh3": fresh3_workloads,
         "fresh4": fresh4_workloads,
         "fresh5": fresh5_workloads,
+        "fresh6": fresh6_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")
