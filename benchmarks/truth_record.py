@@ -7,6 +7,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh4 --runs 300     # a fourth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh5 --runs 300     # a fifth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh6 --runs 300     # a sixth, for the next choices
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh7 --runs 300     # a seventh, after the sixth
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -29,7 +30,8 @@ after every merge setting had been chosen and is scored once; ``--fresh2`` (othe
 again) was recorded when ``fresh`` had been scored, for the next change of a default, and
 is scored once with the settings frozen; ``--fresh3`` (other programs again) was recorded when
 ``fresh2`` had been scored, for the choices made after it; ``--fresh4`` when ``fresh3`` had been
-scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had.
+scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had;
+``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read.
 """
 
 from __future__ import annotations
@@ -316,6 +318,25 @@ def fresh6_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh7_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A seventh held-out set: programs in none of the earlier sets."""
+    text, scratch = str(root / "text.txt"), str(root / "scratch")
+    return {
+        "tr-squeeze": (["sh", "-c", f"tr -s a-z A-Z < {text} | tr -d E | wc -c"], False),
+        "join": (
+            ["sh", "-c", f"nl -ba {text} | sort -k1,1 > {scratch}/j1; join {scratch}/j1 {scratch}/j1 | wc -l"],
+            False,
+        ),
+        "tee": (["sh", "-c", f"tee {scratch}/t1 {scratch}/t2 < {text} | wc -l"], False),
+        "comm": (["sh", "-c", f"sort -u {text} > {scratch}/c1; comm -23 {scratch}/c1 {scratch}/c1 | wc -l"], False),
+        "xargs-corunner": (["sh", "-c", "seq 1 3000 | xargs -n 50 echo | wc -l"], True),
+        "hexdump": (["sh", "-c", f"head -c 200000 {text} | hexdump -C | tail -n 1"], False),
+        "ls-tree": (["sh", "-c", "ls -lR /usr/lib/python3* | wc -l"], False),
+        # input size drawn per run
+        "basenc-varied": (["bash", "-c", f"head -c $((RANDOM * 20 + 1000)) {text} | basenc --base16 | wc -c"], False),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -346,6 +367,7 @@ def main() -> None:
         "fresh4": fresh4_workloads,
         "fresh5": fresh5_workloads,
         "fresh6": fresh6_workloads,
+        "fresh7": fresh7_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
