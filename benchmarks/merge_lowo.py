@@ -69,6 +69,7 @@ from hemkit.merge.intervals import (
     naive_intervals,
     tail_weights,
 )
+from hemkit.merge.joint import CALIBRATION
 from merge_accuracy import markdown as accuracy_markdown  # benchmarks run as scripts from this folder
 
 TRUTH = Path(__file__).parent / "data" / "truth"
@@ -170,6 +171,16 @@ FRESH5_GRID: dict[str, dict[str, Any]] = {
     "joint min_rows=0 (default before)": _joint(0.5, ranks=False, target=True, factor="auto"),
     "joint min_rows=5000": {**_joint(0.5, ranks=False, target=True, factor="auto"), "min_rows": 5000},
 }
+#: the sixth held-out set: the merge default unchanged since the fifth, and beside it the opt-in calibration
+#: (``JointOptions(calibration=CALIBRATION)``, fitted on the 55 workloads of the pool before this set was read)
+FRESH6_GRID: dict[str, dict[str, Any]] = {
+    **FRESH5_GRID,
+    "joint calibrated (opt-in)": {
+        **_joint(0.5, ranks=False, target=True, factor="auto"),
+        "min_rows": 2000,
+        "calibration": CALIBRATION,
+    },
+}
 #: each held-out set (a folder of ``--truth``, scored with ``--<name>``) and the settings merged on it
 HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh": FRESH_GRID,
@@ -177,6 +188,7 @@ HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh3": FRESH3_GRID,
     "fresh4": FRESH4_GRID,
     "fresh5": FRESH5_GRID,
+    "fresh6": FRESH6_GRID,
 }
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {
@@ -796,7 +808,7 @@ def report_fresh(acc: pd.DataFrame, pairs: pd.DataFrame) -> None:
         sc = default_scores(mine)
         others = {
             s: pw.loc[(w, s), "pearson"]
-            for s in ("joint min_rows=0 (default before)", "joint min_rows=5000")
+            for s in ("joint min_rows=0 (default before)", "joint min_rows=5000", "joint calibrated (opt-in)")
             if (w, s) in pw.index
         }
         before = interval_scores(mine, PREVIOUS_SE_FACTOR)
