@@ -86,8 +86,7 @@ SERIES_SETS = [
     ("phase", "min", "zero", "local4", "local", "phase*"),
 ]
 TEMPERATURES = [0.0, 0.005, 0.01, 0.02, 0.03, 0.05]
-TOTALS_SETS = [("phase",), ("linear",), ("phase", "linear"), ("phase", "linear", "fixed"), ("phase", "linear", "rate")]
-TOTALS_TEMPERATURES = [0.0, 0.1]  # hard choice, or the weighted mean of the candidates (the default since pass 5)
+TOTALS_SETS = [("phase",), ("linear",), ("phase", "linear"), ("phase", "linear", "fixed")]
 
 
 def grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
@@ -126,16 +125,15 @@ def checked_grid_scores(tr: pd.DataFrame, pmcs: list[int]) -> pd.DataFrame:
             for temp in TEMPERATURES:
                 ests[f"series:{k}:{temp}"] = series_and_totals(blind, values, checks, names, ("phase",), temp)[0]
         for k, names in enumerate(TOTALS_SETS):
-            for tt in TOTALS_TEMPERATURES:
-                ests[f"totals:{k}:{tt}"] = values["phase"]
-                tots[f"totals:{k}:{tt}"] = series_and_totals(blind, values, checks, ("phase",), names, 0.0, tt)[1]
+            ests[f"totals:{k}"] = values["phase"]
+            tots[f"totals:{k}"] = series_and_totals(blind, values, checks, ("phase",), names, 0.0)[1]
         sc = score_table(m, ests, dtw=False, totals=tots)
         sc["pmcs"] = c
         parts.append(sc)
     return pd.concat(parts, ignore_index=True)
 
 
-def choose_checked(grid: pd.DataFrame) -> tuple[int, float, tuple[int, float]]:
+def choose_checked(grid: pd.DataFrame) -> tuple[int, float, int]:
     """The series set and temperature with the largest mean error cut; the totals set with the smallest worst ratio."""
 
     def per_c(name: str, f: object) -> list[float]:
@@ -149,13 +147,12 @@ def choose_checked(grid: pd.DataFrame) -> tuple[int, float, tuple[int, float]]:
         float(np.mean(per_c(f"series:{k}:{t}", lambda p, f: 1 - (1 - p["ra"].mean()) / (1 - f["ra"].mean()))))
         for k, t in options
     ]
-    totals = [(k, tt) for k in range(len(TOTALS_SETS)) for tt in TOTALS_TEMPERATURES]
     ratio = [
-        float(np.max(per_c(f"totals:{k}:{tt}", lambda p, f: p["total_error"].median() / f["total_error"].median())))
-        for k, tt in totals
+        float(np.max(per_c(f"totals:{k}", lambda p, f: p["total_error"].median() / f["total_error"].median())))
+        for k in range(len(TOTALS_SETS))
     ]
     ks, temp = options[int(np.argmax(cut))]  # ties: the first (fewer candidates, lower temperature)
-    return ks, temp, totals[int(np.argmin(ratio))]
+    return ks, temp, int(np.argmin(ratio))
 
 
 def choose(grid: pd.DataFrame) -> tuple[float, float]:
@@ -239,8 +236,7 @@ def evaluate_set(
                 "balance": b,
                 "checked_series": "+".join(SERIES_SETS[ks]),
                 "checked_temperature": temp,
-                "checked_totals": "+".join(TOTALS_SETS[kt[0]]),
-                "checked_totals_temperature": kt[1],
+                "checked_totals": "+".join(TOTALS_SETS[kt]),
             }
             for w in held
         ]
@@ -269,9 +265,7 @@ def evaluate_set(
             blind = m.without_truth()
             ests = {n: make_estimator(n) for n in SIMPLE}
             ests["phase-lowo"] = PhaseInterpolation(sharpness=s, balance=b)
-            ests["checked-lowo"] = CheckedEstimation(
-                series=SERIES_SETS[ks], totals=TOTALS_SETS[kt[0]], temperature=temp, totals_temperature=kt[1]
-            )
+            ests["checked-lowo"] = CheckedEstimation(series=SERIES_SETS[ks], totals=TOTALS_SETS[kt], temperature=temp)
             ests.update(models)
             values, totals = {}, {}
             for n, est in ests.items():

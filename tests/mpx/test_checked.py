@@ -52,35 +52,14 @@ def test_a_steady_ramp_gets_linear_totals_exactly():
     m = emulate(_five(np.arange(200.0) * 10 + 5), 2)
     blind = m.without_truth()
     truth = np.nansum(m.truth, axis=1)
-    hard = CheckedEstimation(totals_temperature=0)
-    _, totals = hard.estimate_with_totals(blind)
+    _, totals = CheckedEstimation().estimate_with_totals(blind)
     _, _, n = hidden_errors(blind, make_estimator("linear"))
     assert n[0] > 0
     phase_sum = np.nansum(make_estimator("phase").estimate_array(blind)[0])
     assert totals[0] == pytest.approx(truth[0], rel=1e-9)  # linear: exact on a ramp
     assert abs(phase_sum - truth[0]) > 1e-6 * truth[0]  # phase alone is not
-    ev = hard.estimate(blind)
+    ev = CheckedEstimation().estimate(blind)
     assert ev.totals()[0] == pytest.approx(truth[0], rel=1e-9) and ev.summary()["total"].iloc[0] == ev.totals()[0]
-    # the default weighs the candidates by their hidden sums: phase's, off on a ramp, counts less
-    soft = CheckedEstimation().estimate_totals(blind)[0]
-    assert 0 < abs(soft - truth[0]) < 0.5 * abs(phase_sum - truth[0])
-
-
-def test_soft_totals_are_the_weighted_mean_of_the_candidates_gap_counts():
-    m = emulate(_five(np.where(np.arange(150) // 25 % 2 == 0, 300.0, 1200.0) + np.arange(150.0)), 2)
-    blind = m.without_truth()
-    est = CheckedEstimation(series=("phase",), totals=("phase", "linear", "rate"))
-    values, checks = est.checks(blind)
-    gap = blind.valid & ~blind.known
-    known = np.where(blind.valid & blind.known, values["phase"], 0.0).sum(axis=1)
-    gaps = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in ("phase", "linear", "rate")])
-    err = np.vstack([checks[n][1] for n in ("phase", "linear", "rate")])
-    w = np.exp(-(err - err.min(axis=0)) / 0.1)
-    np.testing.assert_allclose(est.estimate_totals(blind), known + (w * gaps).sum(axis=0) / w.sum(axis=0))
-    assert (est.estimate_totals(blind) >= known + gaps.min(axis=0) - 1e-9).all()
-    assert (est.estimate_totals(blind) <= known + gaps.max(axis=0) + 1e-9).all()
-    hard = CheckedEstimation(series=("phase",), totals=("phase", "linear", "rate"), totals_temperature=0)
-    np.testing.assert_allclose(hard.estimate_totals(blind), known + gaps[np.argmin(err, axis=0), np.arange(len(known))])
 
 
 def test_a_sparse_event_is_left_at_zero_in_its_gaps():
@@ -125,7 +104,7 @@ def test_enough_counters_keep_every_total_exactly():
 def test_score_table_uses_the_estimated_totals():
     m = emulate(_five(np.arange(200.0) * 10 + 5), 2)
     blind = m.without_truth()
-    vals, tots = CheckedEstimation(totals_temperature=0).estimate_with_totals(blind)  # linear's exact ramp total
+    vals, tots = CheckedEstimation().estimate_with_totals(blind)
     plain = score_table(m, {"c": vals}, dtw=False)
     own = score_table(m, {"c": vals}, dtw=False, totals={"c": tots})
     assert own["total_error"].iloc[0] == pytest.approx(0.0, abs=1e-12)
@@ -149,14 +128,11 @@ def test_bad_candidates_are_refused_by_name():
         CheckedEstimation(totals=(3,)).estimate_array(m)  # type: ignore[arg-type]
     assert CheckedEstimation().get_params() == {
         "series": ("phase", "min", "zero", "local4", "local", "phase*"),
-        "totals": ("phase", "linear", "rate"),
+        "totals": ("phase", "linear"),
         "temperature": 0.02,
-        "totals_temperature": 0.1,
     }
     with pytest.raises(InputError, match="temperature must be a number >= 0"):
         CheckedEstimation(temperature=-0.1).estimate_array(m)
-    with pytest.raises(InputError, match="totals_temperature must be a number >= 0"):
-        CheckedEstimation(totals_temperature=float("nan")).estimate_array(m)
     with pytest.raises(InputError, match="slices must be an even integer"):
         CheckedEstimation(series=("phase", "local3")).estimate_array(m)
     with pytest.raises(InputError, match="unknown estimator 'magic'"):

@@ -20,10 +20,8 @@ says which estimator suits each of its series:
    ``exp(-(error - best) / 0.02)``; one that checks clearly worse has no weight), which
    spreads the risk of a wrong choice made on a few hidden slices; ``temperature=0`` takes
    the best one alone.  The total is the sum of the known counts plus the gap counts of the
-   ``totals`` candidates (``phase``, ``linear`` and ``rate``, the run's mean rate: perf's
-   end-of-run scaling) weighted by how close their hidden block sums were (weights
-   ``exp(-(error - best) / 0.1)``; ``totals_temperature=0`` takes the closest alone).  A series
-   with fewer than two blocks cannot be checked: it takes the first candidate of each.
+   candidate whose hidden sums were closest (of ``totals``).  A series with fewer than two
+   blocks cannot be checked: it takes the first candidate of each.
 
 The default series candidates are ``phase``, ``min``, ``zero``, local interpolation over 4
 and 12 slices (:class:`hemkit.mpx.estimators.LocalInterpolation`: the value with the smallest
@@ -48,7 +46,7 @@ import numpy as np
 
 from hemkit.core.errors import InputError
 from hemkit.mpx.emulate import MpxData
-from hemkit.mpx.estimators import LocalInterpolation, MpxEstimator, RunRate, check_data
+from hemkit.mpx.estimators import LocalInterpolation, MpxEstimator, check_data
 from hemkit.mpx.phase import INTERPOLATIONS
 from hemkit.mpx.scores import relative_errors
 
@@ -312,10 +310,6 @@ SERIES = ("phase", "min", "zero", "local4", "local", "phase*")
 """The default candidates for the series (chosen by leaving workloads out: BENCHMARKS.md)."""
 TEMPERATURE = 0.02
 """The default temperature of :func:`combine` (chosen with :data:`SERIES`)."""
-TOTALS = ("phase", "linear", "rate")
-"""The default candidates for the totals (``rate``: the run's mean rate in every gap, perf's end-of-run scaling)."""
-TOTALS_TEMPERATURE = 0.1
-"""The default temperature of the totals' weights (:func:`series_and_totals`; chosen leaving one set out)."""
 
 
 class CheckedEstimation(MpxEstimator):
@@ -331,15 +325,11 @@ class CheckedEstimation(MpxEstimator):
         :func:`scaled_checks`) or fitted estimators; the first one is used where nothing can be
         checked.
     totals : sequence of str or estimator
-        Candidates for each series' total (its known counts plus the candidate's gap counts);
-        besides the series' names, ``rate`` (:class:`hemkit.mpx.estimators.RunRate`).
+        Candidates for each series' total (its known counts plus the candidate's gap counts).
     temperature : float
         >= 0: how the series candidates are put together (:func:`combine`): 0 takes the one
         with the smallest hidden error; above 0 a weighted geometric mean of those that check
         about as well.
-    totals_temperature : float
-        >= 0: how the totals candidates are put together (:func:`series_and_totals`): 0 takes the
-        one whose hidden block sums were closest; above 0 their weighted mean.
 
     Examples
     --------
@@ -355,14 +345,12 @@ class CheckedEstimation(MpxEstimator):
     def __init__(
         self,
         series: Sequence[str | MpxEstimator] = SERIES,
-        totals: Sequence[str | MpxEstimator] = TOTALS,
+        totals: Sequence[str | MpxEstimator] = ("phase", "linear"),
         temperature: float = TEMPERATURE,
-        totals_temperature: float = TOTALS_TEMPERATURE,
     ):
         self.series = series
         self.totals = totals
         self.temperature = temperature
-        self.totals_temperature = totals_temperature
 
     def get_params(self) -> dict[str, Any]:
         """The candidates, by name (a fitted estimator by its name), and the temperature."""
@@ -371,7 +359,6 @@ class CheckedEstimation(MpxEstimator):
             v = getattr(self, k)
             out[k] = v if isinstance(v, str) else tuple(_label(c) for c in v)
         out["temperature"] = self.temperature
-        out["totals_temperature"] = self.totals_temperature
         return out
 
     def _candidates(self) -> dict[str, MpxEstimator]:
@@ -389,10 +376,9 @@ class CheckedEstimation(MpxEstimator):
                     out.setdefault(_label(c), c)
                 else:
                     raise InputError(f"checked estimation: {what} candidate {c!r} is not an estimator")
-        for key in ("temperature", "totals_temperature"):
-            t = getattr(self, key)
-            if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0:
-                raise InputError(f"checked estimation: {key} must be a number >= 0, got {t!r}")
+        temperature = self.temperature
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature >= 0:
+            raise InputError(f"checked estimation: temperature must be a number >= 0, got {temperature!r}")
         return out
 
     def checks(self, mpx: MpxData) -> tuple[dict[str, np.ndarray], dict[str, tuple[np.ndarray, ...]]]:
@@ -428,31 +414,19 @@ class CheckedEstimation(MpxEstimator):
         """The series (S, T) from the candidates and the chosen totals (S,) (see the module docstring)."""
         values, checks = self.checks(mpx)
         return series_and_totals(
-            mpx,
-            values,
-            checks,
-            [_label(c) for c in self.series],
-            [_label(c) for c in self.totals],
-            self.temperature,
-            self.totals_temperature,
+            mpx, values, checks, [_label(c) for c in self.series], [_label(c) for c in self.totals], self.temperature
         )
 
 
-def series_and_totals(  # noqa: PLR0913 - the pieces of one estimate, as CheckedEstimation.checks gives them
+def series_and_totals(
     mpx: MpxData,
     values: dict[str, np.ndarray],
     checks: dict[str, tuple[np.ndarray, ...]],
     series: Sequence[str],
     totals: Sequence[str],
     temperature: float,
-    totals_temperature: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The series (:func:`combine` of ``series``) and the totals (from ``totals`` by their hidden sum errors).
-
-    ``totals_temperature`` 0: the known counts plus the gap counts of the candidate whose hidden
-    block sums were closest.  Above 0: the gap counts' mean weighted by
-    ``exp(-(error - smallest error) / totals_temperature)`` (a series with nothing hidden takes
-    the first candidate).
+    """The series (:func:`combine` of ``series``) and the totals (``totals``' smallest hidden sum error).
 
     ``values`` and ``checks`` as :meth:`CheckedEstimation.checks` returns them (for any superset
     of the candidates: ``benchmarks/mpx_eval.py`` puts several sets together from one run).
@@ -464,14 +438,8 @@ def series_and_totals(  # noqa: PLR0913 - the pieces of one estimate, as Checked
     gap = mpx.valid & ~mpx.known
     known = np.where(mpx.valid & mpx.known, est, 0.0).sum(axis=1)
     gaps = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in totals])
-    errors = np.vstack([checks[n][1] for n in totals])
-    if totals_temperature <= 0 or len(totals) == 1:
-        pick = np.argmin(errors, axis=0)  # ties (and unchecked, all 0): the first
-        return est, known + gaps[pick, rows]
-    errors = np.where(np.isfinite(errors), errors, np.inf)
-    w = np.exp(-(errors - errors.min(axis=0)) / totals_temperature)
-    w = np.where(can_check(mpx.full), w, np.eye(len(totals), 1)[:, :1])  # no block to hide: the first candidate
-    return est, known + (w * gaps).sum(axis=0) / w.sum(axis=0)
+    pick = np.argmin(np.vstack([checks[n][1] for n in totals]), axis=0)  # ties (and unchecked, all 0): the first
+    return est, known + gaps[pick, rows]
 
 
 def _by_name(name: str, own: str) -> MpxEstimator:
@@ -480,14 +448,12 @@ def _by_name(name: str, own: str) -> MpxEstimator:
         raise InputError("checked estimation: 'checked' cannot be its own candidate")
     if name in INTERPOLATIONS:
         return INTERPOLATIONS[name]()
-    if name == "rate":
-        return RunRate()
     if name.startswith("local") and name[5:].isdigit():
         est = LocalInterpolation(slices=int(name[5:]))
         est._check_params()
         return est
     raise InputError(
-        f"checked estimation: unknown estimator {name!r} ({', '.join(INTERPOLATIONS)}, rate, localN, "
+        f"checked estimation: unknown estimator {name!r} ({', '.join(INTERPOLATIONS)}, localN, "
         "a name with * for its scaled version, or a fitted estimator object)"
     )
 
@@ -500,8 +466,6 @@ __all__ = [
     "FACTORS",
     "SERIES",
     "TEMPERATURE",
-    "TOTALS",
-    "TOTALS_TEMPERATURE",
     "CheckedEstimation",
     "blocks",
     "combine",

@@ -290,37 +290,6 @@ class ZeroFill(MpxEstimator):
         return finish(mpx, np.zeros(mpx.raw.shape))
 
 
-class RunRate(MpxEstimator):
-    """Every gap at the run's mean rate: perf's end-of-run scaling (``sum raw x enabled / sum running``) as a fill.
-
-    The counted slices stay as counted; each gap gets the series' counts per running
-    nanosecond over all its slices, times the gap's enabled time, so the total is perf's
-    end-of-run estimate of it.  A candidate for totals in :mod:`hemkit.mpx.checked` (where a
-    steady rate is closer than any interpolation); not registered as an estimator of its own
-    (``fixed-cumulative`` is perf's total as perf prints it).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from hemkit.mpx.emulate import emulate
-    >>> tr = pd.DataFrame({"run": "r", "step": [0, 1, 2, 3], "event": "a", "value": [4., 9., 2., 9.]})
-    >>> RunRate().estimate_array(emulate(pd.concat([tr, tr.assign(event="b")]), pmcs=1))[0].tolist()
-    [4.0, 3.0, 2.0, 3.0]
-    """
-
-    name = "rate"
-
-    def estimate_array(self, mpx: MpxData) -> np.ndarray:
-        """The counted slices; in every gap the series' mean rate over its slices times the gap's enabled time."""
-        check_data(mpx)
-        obs = mpx.observed
-        counted = np.where(obs, mpx.raw, 0.0).sum(axis=1)
-        running = np.where(obs, mpx.running, 0.0).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rate = np.where(running > 0, counted / np.where(running > 0, running, 1.0), 0.0)
-        return finish(mpx, rate[:, None] * np.nan_to_num(mpx.enabled))
-
-
 class LocalInterpolation(MpxEstimator):
     """The estimate that best fits the nearest slices around a gap in relative error.
 
@@ -432,7 +401,6 @@ __all__ = [
     "LocalInterpolation",
     "MinInterpolation",
     "MpxEstimator",
-    "RunRate",
     "ZeroFill",
     "check_data",
     "finish",

@@ -258,8 +258,7 @@ class _TorchEstimator(MpxEstimator):
         """
         from hemkit.mpx.checked import CheckedEstimation
 
-        checked = CheckedEstimation(series=(self,), totals=(self, "phase", "linear"), totals_temperature=0.0)
-        return checked.estimate_with_totals(mpx)
+        return CheckedEstimation(series=(self,), totals=(self, "phase", "linear")).estimate_with_totals(mpx)
 
     def _error(self, torch: Any, pred: Any, target: Any, base: Any) -> Any:
         """Per-interval training error: squared log10 error, or the smooth relative error of Eq. (4)."""
