@@ -12,8 +12,11 @@ it together (:func:`hemkit.merge.joint.calibrate_correlation`).
 1. **Capture.**  Every workload of the pool -- the development truth tables, ``br_64kb`` and the
    held-out sets already scored (``--sets``) -- is split into MUCH designs on 3 and 4
    counters (one split each, seed ``--seed``), and merged uncalibrated (zero shifts) ``--reps``
-   times.  The score target and the Pearson goal the merge hands to the calibration are
-   recorded beside the truth's normal-score and Pearson correlations of the same pairs.
+   times, and by the MUCH paper 4 times.  The score target and the Pearson goal the merge hands
+   to the calibration, the arrangement before the tail swaps and the merged table are recorded
+   beside the truth's normal-score and Pearson correlations of the same pairs; where the
+   uncalibrated merge's error is (table, goal, arrangement; merged against true correlations by
+   bin) is printed.
 2. **Fit** (:func:`hemkit.merge.joint.fit_calibration`): the shifts that bring the targets
    closest to the truth's normal-score correlations and the goals to its Pearson ones (knots
    below ``--lowest`` kept at 0).  Fitted on every workload: the constants of
@@ -69,25 +72,39 @@ def truth_correlations(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def capture(name: str, truth: pd.DataFrame, seed: int, reps: int) -> list[dict[str, Any]]:
     """Uncalibrated merges of one split per counter count: target, goal and truth per pair."""
     seen: list[np.ndarray] = []
-    original = joint.calibrate_correlation
+    before: list[np.ndarray] = []
+    original, tails = joint.calibrate_correlation, joint.place_tails
 
     def spy(corr: np.ndarray, together: np.ndarray, shifts: Any) -> np.ndarray:
         seen.append(np.array(corr, dtype=float))
         return original(corr, together, shifts)
 
+    def spy_tails(x: np.ndarray, goal: np.ndarray, **kw: Any) -> tuple[np.ndarray, np.ndarray]:
+        before.append(np.corrcoef(np.asarray(x, dtype=float)))  # the arrangement before the tail swaps
+        return tails(x, goal, **kw)
+
     rows = []
     joint.calibrate_correlation = spy  # the merge calls it on its target, then on its Pearson goal
+    joint.place_tails = spy_tails
     try:
         for pmcs in (3, 4):
             readings = study_split(truth, pmcs, child(seed, "split", name, pmcs, 0))
             pearson, normal = truth_correlations(truth[readings.events].to_numpy(float))
             iu = np.triu_indices(len(pearson), 1)
             together = joint.runs_together(readings)[iu]
+            sub = truth[readings.events]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", HemkitWarning)
+                paper = [
+                    evaluate(_merge("much-paper", readings, child(seed, "paper", name, pmcs, r), {}), sub)
+                    for r in range(4)
+                ]
             for rep in range(reps):
                 seen.clear()
+                before.clear()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", HemkitWarning)
-                    _merge("joint", readings, child(seed, "merge", name, pmcs, rep), {"calibration": ZERO})
+                    res = _merge("joint", readings, child(seed, "merge", name, pmcs, rep), {"calibration": ZERO})
                 target, goal = seen
                 rows.append(
                     {
@@ -96,13 +113,16 @@ def capture(name: str, truth: pd.DataFrame, seed: int, reps: int) -> list[dict[s
                         "rep": rep,
                         "target": target[iu],
                         "goal": goal[iu],
+                        "before": before[0][iu],
+                        "table": np.corrcoef(res.data[readings.events].to_numpy(float).T)[iu],
+                        "paper": float(np.mean([e.mse("pearson") for e in paper])),
                         "normal": normal[iu],
                         "pearson": pearson[iu],
                         "together": together,
                     }
                 )
     finally:
-        joint.calibrate_correlation = original
+        joint.calibrate_correlation, joint.place_tails = original, tails
     return rows
 
 
@@ -197,6 +217,33 @@ def synthetic(cases: int = 4) -> str:
     return markdown(pd.DataFrame(rows).set_index("case"), "{:.5f}")
 
 
+def diagnose(caps: pd.DataFrame) -> str:
+    """Where the uncalibrated merge's Pearson error is: its table, its goal, the arrangement before the swaps."""
+
+    def ratio(col: str, f: Any = None) -> float:
+        mse = [np.mean(((f(r[col]) if f else r[col]) - r["pearson"]) ** 2) / r["paper"] for _, r in caps.iterrows()]
+        per = caps.assign(x=mse).groupby("workload")["x"].mean()
+        return _geo(per)
+
+    rows = {
+        "the merged table": ratio("table"),
+        "the Pearson goal of the tail swaps": ratio("goal"),
+        "the arrangement before the swaps": ratio("before"),
+        "the table's correlations x 1.05": ratio("table", lambda r: np.clip(1.05 * r, -1, 1)),
+        "the table's Fisher z x 1.05": ratio("table", lambda r: np.tanh(1.05 * np.arctanh(np.clip(r, -0.999, 0.999)))),
+    }
+    t = np.concatenate(caps["table"].to_list())
+    p = np.concatenate(caps["pearson"].to_list())
+    bins = [(-0.5, -0.2), (-0.2, 0.2), (0.2, 0.5), (0.5, 0.8), (0.8, 1.01)]
+    lines = [f"| {k} | {v:.3f} |" for k, v in rows.items()]
+    lines += ["", "| merged correlation in | pairs | mean merged | mean truth |", "|---|---|---|---|"]
+    for lo, hi in bins:
+        k = (t >= lo) & (t < hi)
+        lines.append(f"| [{lo}, {hi}) | {int(k.sum())} | {t[k].mean():.3f} | {p[k].mean():.3f} |")
+    head = "| Pearson MSE ratio to paper-MUCH (geometric mean over workloads) | |\n|---|---|\n"
+    return head + "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("/tmp/merge_calibration"))
@@ -221,6 +268,7 @@ def main() -> None:
         caps = pd.DataFrame([r for name, truth in work.items() for r in capture(name, truth, args.seed, args.reps)])
         caps.to_pickle(cache)
     print(f"captured {len(work)} workloads in {time.perf_counter() - t0:.0f} s", flush=True)
+    print(f"\nThe uncalibrated merges of the captures:\n\n{diagnose(caps)}\n", flush=True)
     shipped = fit(caps, args.lowest)
     text = f"CALIBRATION = (\n    {shipped[0]},\n    {shipped[1]},\n)"
     (args.out / "calibration.txt").write_text(text + "\n")
