@@ -49,7 +49,7 @@ from hemkit.core.normal import rank_scores
 from hemkit.core.rng import child
 from hemkit.evaluate import evaluate
 from hemkit.evaluate.study import study_split
-from merge_lowo import TRUTH, _merge, markdown, workloads  # benchmarks run as scripts from this folder
+from merge_lowo import TRUTH, _geo, _merge, markdown, workloads  # benchmarks run as scripts from this folder
 
 ZERO = (tuple(0.0 for _ in joint.CALIBRATION_KNOTS),) * 2
 
@@ -166,10 +166,6 @@ def score(name: str, truth: pd.DataFrame, shifts: Any, args: argparse.Namespace)
                     }
                 )
     return rows
-
-
-def _geo(x: pd.Series) -> float:
-    return float(np.exp(np.mean(np.log(x))))
 
 
 def report(scores: pd.DataFrame) -> str:

@@ -20,21 +20,17 @@ pass.
 from __future__ import annotations
 
 import argparse
-import os
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitWarning
-from hemkit.io.traces import read_trace
 from hemkit.mpx.checked import SERIES, CheckedEstimation
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.evaluation import drop_unseen
 from hemkit.mpx.registry import make_estimator
 from hemkit.mpx.scores import relative_accuracy
-from hemkit.mpx.traces import clean_runs
 from merge_lowo import markdown  # benchmarks run as scripts from this folder
+from mpx_eval import _read
 
 
 def pooled(files: list[str]) -> pd.DataFrame:
@@ -64,10 +60,7 @@ def _cut(ra: np.ndarray, fixed: np.ndarray) -> float:
 
 def oracle(label: str, folder: str, pmcs: int) -> dict[str, float | str | int]:
     """Error cuts of each candidate alone, of the default and of the truth's best candidate per series."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", HemkitWarning)
-        tr = clean_runs(read_trace(os.path.expanduser(folder)))
-    m, _ = drop_unseen(emulate(tr, pmcs))
+    m, _ = drop_unseen(emulate(_read(folder), pmcs))
     blind = m.without_truth()
     truth = np.where(m.valid, m.truth, np.nan)
 

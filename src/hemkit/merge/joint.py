@@ -259,8 +259,7 @@ def _check(opts: JointOptions) -> None:
 # ----------------------------------------------------------------- calibration
 def _calibration_weights(together: np.ndarray, runs: float = CALIBRATION_RUNS) -> np.ndarray:
     """Per pair, the share of its calibration: 1 up to ``runs`` runs together, ``(runs - 3) / (m - 3)`` after."""
-    with np.errstate(divide="ignore"):
-        return np.clip((runs - 3) / np.maximum(np.asarray(together, float) - 3, 1e-9), 0.0, 1.0)
+    return np.clip((runs - 3) * _z_noise(np.asarray(together, float), 1.0), 0.0, 1.0)
 
 
 def _knot_basis(x: np.ndarray) -> np.ndarray:
