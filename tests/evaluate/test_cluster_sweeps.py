@@ -223,3 +223,37 @@ def test_a_worker_killed_mid_study_changes_nothing():
         )
     assert len(progress.events) == 24
     pd.testing.assert_frame_equal(there.table, here.table, check_exact=True)
+
+
+def test_shared_data_outlives_the_worker_that_holds_it():
+    """What failed in CI once: Dask's active memory manager keeps one copy of a key (it dropped the
+    copies a broadcast scatter had made), and scattered data whose worker dies is gone for good, so
+    every case reading it was cancelled.  Here the manager runs before the holder is killed, every time."""
+    import os
+    import signal
+    import time
+
+    from hemkit.core.progress import as_progress
+
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        silence_logs=50,
+    ) as cluster:
+        with distributed.Client(cluster) as admin:
+            pids = admin.run(os.getpid)
+            with as_progress(None).task("sums", total=1) as task, sweep_runner(cluster.scheduler_address, task) as run:
+                data = run.share(list(range(10)))
+                distributed.wait(data)
+                admin.amm.run_once()  # what the manager does every 2 s
+                for _ in range(50):  # the drop is asked for, then done by the worker
+                    holders = admin.who_has().get(data.key, ())
+                    if len(holders) == 1:
+                        break
+                    time.sleep(0.1)
+                assert len(holders) == 1
+                os.kill(pids[holders[0]], signal.SIGKILL)
+                assert run.results([run.submit(sum, data)]) == [45]

@@ -7,7 +7,7 @@ hands the calls to a runner from :func:`sweep_runner`:
 
 - ``cluster=None``: every call runs here at once, as a plain loop would (same speed);
 - ``cluster="local:N"`` or a scheduler's address (:mod:`hemkit.external.cluster`): shared
-  inputs are scattered once, every call is a Dask task (a call may take another's result,
+  inputs are sent once (as a task that returns them, so a lost copy is made again), every call is a Dask task (a call may take another's result,
   which then stays on the workers), and the results come back in the order of the calls.
 
 The functions and their inputs are the same either way, so a sweep gives the same numbers
@@ -89,6 +89,11 @@ def recording_warnings(fn: Callable[..., Any], *args: Any) -> tuple[Any, list[tu
     return value, [(w.category, str(w.message)) for w in caught]
 
 
+def _shared(value: Any) -> Any:
+    """``value`` itself: a task whose result is a sweep's shared input (run on a worker)."""
+    return value
+
+
 class _OnCluster:
     """Every call a Dask task of ``client``; results gathered in order, warnings raised again here."""
 
@@ -98,9 +103,14 @@ class _OnCluster:
         self.info: dict[str, str] = {}
 
     def share(self, value: Any) -> Any:
-        # a list: a mapping or sequence would be scattered item by item; on every worker: a copy outlives
-        # a lost worker (scattered data cannot be computed again, a task can)
-        return self.client.scatter([value], broadcast=True)[0]
+        # a task that returns the value, not scattered data: scattered data whose worker dies is gone
+        # for good (every case reading it is cancelled), and broadcasting does not keep copies, since
+        # Dask's active memory manager drops all but one; a lost task result is computed again from
+        # its spec, which the scheduler keeps.  The value is sent once, in that spec: a large graph is
+        # what is meant here, so Dask's warning about it is not the caller's business.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            return self.client.submit(_shared, value, pure=False)
 
     def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         return self.client.submit(fn, *args, pure=False)
