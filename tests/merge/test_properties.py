@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +99,31 @@ def test_average_ranks_equal_scipy_rankdata(x, axis):
 
     a = np.array(x)
     np.testing.assert_array_equal(average_ranks(a, axis=axis), stats.rankdata(a, axis=axis))
+
+
+def _identical_pair_groups(huge: bool) -> dict[int, pd.DataFrame]:
+    """Hypothesis' examples of the joint crash: c and b identical in a group (a correlation of exactly 1)."""
+    big = [0.0, 3.457428e38, 3.487537e38] if huge else [0.0, 3.0, 3.0]
+    g2 = pd.DataFrame(
+        {
+            "d": [0, 0, 1, 1, 1, 2, 1.674443e06, 1.407375e14, 1.072654e16] if huge else [1, 1, 1, 0, 0, 2, 1, 0, 1],
+            "c": [0, 5.787300e05, 3.479295e38, 9.007199e15, 3, 5, 3.402823e38, 4.993e03, 5]
+            if huge
+            else [0, 5, 0, 3, 1, 5, 0, 2, 5],
+            "e": [4.0, 3, 0, 0, 0, 0, 1, 2, 2] if huge else [2.0, 0, 0, 0, 1, 0, 3, 2, 2],
+        }
+    )
+    g2["b"] = g2["c"]
+    return {0: pd.DataFrame({"d": [0.0, 5, 3], "e": [4.0, 0, 5], "a": big}), 1: pd.DataFrame({"a": [0.0] * 5}), 2: g2}
+
+
+@pytest.mark.parametrize("huge", [True, False])
+def test_two_identical_events_with_an_imputed_pair_merge_to_finite_correlations(huge):
+    """Once a LinAlgError: the likelihood fit ran off to an infinite scale, or the max-determinant
+    completion met a matrix that Cholesky passes and inversion calls singular."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        r = Readings(_identical_pair_groups(huge), drop_constant=True)
+        res = merge(r, "joint", seed=0, impute="maxdet")
+    _check(res, r)
+    assert res.pairs().loc[("c", "b"), "merged_pearson"] > 0.99

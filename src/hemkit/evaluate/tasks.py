@@ -7,8 +7,9 @@ hands the calls to a runner from :func:`sweep_runner`:
 
 - ``cluster=None``: every call runs here at once, as a plain loop would (same speed);
 - ``cluster="local:N"`` or a scheduler's address (:mod:`hemkit.external.cluster`): shared
-  inputs are sent once (as a task that returns them, so a lost copy is made again), every call is a Dask task (a call may take another's result,
-  which then stays on the workers), and the results come back in the order of the calls.
+  inputs are sent once (as a task that returns them, so a lost copy is made again), every call
+  is a Dask task (a call may take another's result, which then stays on the workers), and the
+  results come back in the order of the calls.
 
 The functions and their inputs are the same either way, so a sweep gives the same numbers
 here and on a cluster for the same seed.  Warnings a :meth:`Runner.submit` call raises on a

@@ -417,9 +417,9 @@ def complete_maxdet(corr: np.ndarray) -> np.ndarray:
         m = build(u)
         try:
             chol = np.linalg.cholesky(m)
+            inv = np.linalg.inv(m)  # Cholesky passes some matrices that are singular to working precision
         except np.linalg.LinAlgError:
             return 1e10, np.zeros_like(u)
-        inv = np.linalg.inv(m)
         return -2 * np.log(np.diag(chol)).sum(), -2 * inv[i, j]
 
     start = build(np.zeros(len(i)))

@@ -402,9 +402,12 @@ def ml_correlation(
     if not converged:  # not converged (a flat, near-singular likelihood): keep the pairwise estimate
         return np.asarray(start, dtype=float), -nit
     lower = _unpack(x, k)
-    sigma = lower @ lower.T
-    d = np.sqrt(np.diag(sigma))
-    corr = sigma / np.outer(d, d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sigma = lower @ lower.T
+        d = np.sqrt(np.diag(sigma))
+        corr = sigma / np.outer(d, d)
+    if not np.isfinite(corr).all():  # the fit ran off to an infinite scale (a pair of identical events): as above
+        return np.asarray(start, dtype=float), -nit
     np.fill_diagonal(corr, 1.0)
     return np.clip((corr + corr.T) / 2, -1.0, 1.0), nit
 
