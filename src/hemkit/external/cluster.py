@@ -177,7 +177,9 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
                 dashboard_address=None,
                 # the scheduler's HTTP server (no dashboard) on a free port: 8787 may be another cluster's
                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                silence_logs=logging.ERROR,
+                # CRITICAL, not ERROR: at a Ctrl-C the client closes the scheduler before the workers, and a
+                # worker whose heartbeat then fails logs an ERROR with a traceback on the user's terminal
+                silence_logs=logging.CRITICAL,
             )
             client = distributed.Client(local)
             client.register_plugin(_leave_ctrl_c_to_the_client(distributed))
