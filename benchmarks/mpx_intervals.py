@@ -21,6 +21,11 @@ cleaned as in the paper) and C = 2 and 3 counters: emulate multiplexing
 * **Fresh.**  ``--fresh`` sets are scored once with the multipliers the package ships when the
   script starts (nothing chosen on them): after ``--update-package``, run again with ``--fresh`` only.
 
+* **Pooled.**  Every estimator also as ``NAME+pool``: its totals pooled over the runs of each
+  workload (:func:`hemkit.mpx.totals.pool_totals`, as ``total_intervals`` does by default), the
+  pooled standard error the scale; its multipliers come from the pooled series only (a total
+  left as it was keeps the estimator's own interval).
+
 Reports, per set, C and estimator, and per event: the coverage of the true totals, the median
 half-width and the median |error| (both as a share of the true total) and their ratio.
 Writes ``series.parquet`` (every series, estimator, C), ``tables.md`` and ``multipliers.py``.
@@ -43,7 +48,16 @@ from hemkit.mpx.emulate import emulate
 from hemkit.mpx.evaluation import drop_unseen, workloads_of
 from hemkit.mpx.registry import DEFAULT_ESTIMATOR, make_estimator
 from hemkit.mpx.scores import markdown_table
-from hemkit.mpx.totals import COUNT_CLASSES, LEVELS, count_class, multiplier, scale_inputs, scale_parts
+from hemkit.mpx.totals import (
+    COUNT_CLASSES,
+    LEVELS,
+    POOLED,
+    count_class,
+    multiplier,
+    pool_totals,
+    scale_inputs,
+    scale_parts,
+)
 from hemkit.mpx.traces import clean_runs
 
 ESTIMATORS = list(dict.fromkeys([DEFAULT_ESTIMATOR, "phase", "fixed", "fixed-cumulative", "linear", "growth", "min"]))
@@ -71,11 +85,12 @@ def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]
             totals = make_estimator(name).estimate(blind).totals()  # an estimator's own totals, where it has them
             sp = scale_parts(blind, totals, inputs)
             t = m.keys[["workload", "run", "event"]].reset_index(drop=True).copy()
-            t["set"], t["pmcs"], t["estimator"] = label, c, name
+            t["set"], t["pmcs"], t["estimator"], t["q_as"] = label, c, name, name
             t["truth"], t["total"] = truth, totals
             for col in ("counted", "scale", "perf_total", "running_fraction", "unseen_start"):
                 t[col] = sp[col].to_numpy()
             parts.append(t)
+            parts.append(_pooled(t, sp, name))
     out = pd.concat(parts, ignore_index=True)
     out["err"] = (out["total"] - out["truth"]).abs()
     tol = 1e-9 * np.maximum(out["truth"].abs(), 1.0)
@@ -87,6 +102,19 @@ def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]
         )
     out["seen"] = (out["counted"] > 0) | (out["truth"] == 0)
     out["count_class"] = count_class(out["counted"].to_numpy(), out["running_fraction"].to_numpy())
+    return out
+
+
+def _pooled(t: pd.DataFrame, sp: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The same series with each total pooled over the runs of its workload (``NAME+pool``), as
+    :func:`hemkit.mpx.totals.total_intervals` pools them; the pooled standard error is the scale."""
+    pooled, pooled_se, runs = pool_totals(t, name, t["total"].to_numpy(), sp)
+    out = t.copy()
+    shared = runs > 1
+    out["estimator"] = name + POOLED
+    out["q_as"] = np.where(shared, name + POOLED, name)  # a total left as it was keeps its own interval
+    out["total"] = np.where(shared, pooled, out["total"])
+    out["scale"] = np.where(shared, pooled_se, out["scale"])
     return out
 
 
@@ -119,8 +147,9 @@ def held_out(series: pd.DataFrame, folds: dict[str, int], level: float) -> pd.Da
             out_mask = (series["set"] == label) & series["workload"].isin(held)
             train = series[~out_mask]
             test = series[out_mask]
-            for (est, cls), tt in test.groupby(["estimator", "count_class"]):
-                z = train.loc[(train["estimator"] == est) & (train["count_class"] == cls), "z"].to_numpy()
+            own = train[train["q_as"] == train["estimator"]]  # a pooled estimator's unpooled rows: no twice
+            for (est, cls), tt in test.groupby(["q_as", "count_class"]):
+                z = own.loc[(own["estimator"] == est) & (own["count_class"] == cls), "z"].to_numpy()
                 q = float(np.quantile(z, level, method="higher")) if len(z) else np.inf
                 parts.append(covered(tt, q))
     return pd.concat(parts, ignore_index=True)
@@ -128,7 +157,7 @@ def held_out(series: pd.DataFrame, folds: dict[str, int], level: float) -> pd.Da
 
 def shipped(series: pd.DataFrame, level: float) -> pd.DataFrame:
     """Every row's interval with the multiplier the package ships."""
-    parts = [covered(t, multiplier(est, level, cls)) for (est, cls), t in series.groupby(["estimator", "count_class"])]
+    parts = [covered(t, multiplier(est, level, cls)) for (est, cls), t in series.groupby(["q_as", "count_class"])]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -157,7 +186,11 @@ def multipliers_text(series: pd.DataFrame) -> str:
         + f" (C = {', '.join(map(str, sorted(series['pmcs'].unique())))})",
         "MULTIPLIERS: dict[str, tuple[float, ...]] = {",
     ]
-    for est, t in series.groupby("estimator", sort=False):
+    # pooled multipliers for the default estimator only: pooling other estimators' totals did not pay on the
+    # development pool (phase's got worse: BENCHMARKS.md), so total_intervals does not pool them
+    own = series[(series["q_as"] == series["estimator"])]
+    own = own[~own["estimator"].str.endswith(POOLED) | (own["estimator"] == DEFAULT_ESTIMATOR + POOLED)]
+    for est, t in own.groupby("estimator", sort=False):
         lines.append(f'    "{est}": {{')
         for cls in COUNT_CLASSES:
             z = t.loc[t["count_class"] == cls, "z"].to_numpy()

@@ -185,6 +185,25 @@ def test_estimate_writes_totals_with_intervals_holding_the_truth(cli, tmp_path):
     assert ((narrow["upper"] - narrow["lower"]) <= (t["upper"] - t["lower"]) + 1e-6).all()
 
 
+def test_estimate_pools_the_totals_of_a_workloads_runs_unless_per_run(cli, tmp_path):
+    """Three runs of one workload (zen5_phases_r1-3): pooled by default, each on its own with --per-run."""
+    mpx = tmp_path / "m.csv"
+    assert cli(["mpx", "emulate", *ZEN5[:3], "--pmcs", 2, "-o", mpx]).exit_code == 0
+    pooled, own = tmp_path / "pooled.csv", tmp_path / "own.csv"
+    r = cli(["mpx", "estimate", mpx, "-o", tmp_path / "e.csv", "--totals", pooled])
+    assert r.exit_code == 0, r.stderr
+    p = _totals_ok(pooled, 15)
+    assert p["workload"].nunique() == 1 and (p["runs_pooled"] > 1).any() and "pooled over the runs" in r.stdout
+    r = cli(["mpx", "estimate", mpx, "-o", tmp_path / "e2.csv", "--totals", own, "--per-run"])
+    assert r.exit_code == 0, r.stderr
+    o = _totals_ok(own, 15)
+    assert (o["runs_pooled"] == 1).all() and "pooled" not in r.stdout
+    np.testing.assert_allclose(o["total"], o["run_total"])
+    np.testing.assert_allclose(p["run_total"], o["total"])  # the run's own total is kept beside the pooled one
+    moved = p["runs_pooled"] > 1
+    assert (p.loc[moved, "total"] != p.loc[moved, "run_total"]).any()
+
+
 def test_estimate_totals_of_real_multiplexed_perf_output(cli, tmp_path):
     """perf's own percentages: every interval partly counted; the totals' intervals are around perf's scaling."""
     rows = ["# started on Mon Nov 23 10:00:00 2026", ""]

@@ -291,7 +291,13 @@ def _split(text: str) -> tuple[float, float, float]:
     callback=_finite_level,
     help="Level of the --totals intervals (the share of true totals they should hold).",
 )
-def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, level):
+@click.option(
+    "--per-run",
+    is_flag=True,
+    help="--totals of each run from its own slices only (default: pooled with the other runs of the same "
+    "workload and event as far as they agree; run_total keeps each run's own).",
+)
+def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, level, per_run):
     """Estimate full series from multiplexed counts: 'mpx emulate' output or multiplexed perf stat -I files.
 
     --totals adds how far each total can be trusted: an interval from how much the event's
@@ -299,6 +305,11 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
     estimate is from perf's scaling, with a multiplier chosen on traces whose truth is known
     (BENCHMARKS.md).  An event on a counter the whole run has an exact total (lower = upper);
     one whose slices all read 0 has no upper bound (inf): the run says nothing about it.
+
+    Runs of one workload mostly count about the same, while which bursts fall in a run's gaps
+    is chance: so each total is pooled with the other runs' totals of its workload and event,
+    as far as they agree within their errors (empirical Bayes; runs that differ keep their own).
+    --per-run turns this off.
     """
     from hemkit.io.atomic import check_output
     from hemkit.io.mpx import write_estimates, write_totals
@@ -316,7 +327,8 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
         est = load_estimator(name)
         m = read_multiplexed(list(mpx_files), workload=workload, pattern=pattern, wraps=wraps)
         res = est.estimate(m.without_truth())
-        tot = total_intervals(m.without_truth(), res, level=level) if totals_path is not None else None
+        blind = m.without_truth()
+        tot = total_intervals(blind, res, level=level, pool=not per_run) if totals_path is not None else None
     write_estimates(res.to_frame(), output, inputs=mpx_files)
     written = [f"{output}: {res.estimator} estimates"]
     if tot is not None:

@@ -46,6 +46,16 @@ that a slice catches or misses; millions (hardware events) mean a rate that move
 cover workloads left out); :func:`calibrate` measures it for any estimator.  Between grid
 levels ``q`` is interpolated on the normal-quantile scale.
 
+**Several runs of one workload** say more together than each alone: an event's true total
+varies little from run to run (1-4 % on the traces of BENCHMARKS.md) while which of its bursts
+fall in a run's gaps is chance.  So, where the runs' workload is known, each total is pooled
+with the other runs' totals of its workload and event (:func:`pool_runs`, empirical Bayes:
+each run weighed by the standard error of its own interval, and moved toward the others only
+as far as the runs agree within those errors).  The pooled total's interval is ``q`` times its
+pooled standard error, ``q`` measured the same way (``<estimator>+pool`` in
+:data:`MULTIPLIERS`).  ``total_intervals(..., pool=False)`` (``hemkit mpx estimate --per-run``)
+keeps every run on its own.
+
 What no interval from the run can bound: counts that all fell while the event was off its
 counter -- typically a burst at the program's start before the event first got a counter
 (``kmem:kmem_cache_alloc`` or ``brk`` at exec), or at its end.  An event whose slices all read
@@ -121,6 +131,14 @@ MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
         "huge": (0.221, 0.29, 0.412, 0.505, 0.582, 0.65, 0.975, 1.42, 1.58),  # 72 series
         "some-half": (0.291, 0.432, 0.589, 0.834, 1, 1.29, 2.63, 5.01, 26.3),  # 1702 series
     },
+    "checked+pool": {
+        "none": (0.0969, 0.16, 0.349, 0.587, 0.899, 1.59, 2.98, 3.01, 13.9),  # 61 series
+        "few": (0.0559, 0.068, 0.1, 0.152, 0.194, 0.324, 1.27, 2.48, 5.31),  # 621 series
+        "some": (0.588, 0.77, 1.01, 1.33, 1.57, 1.99, 2.99, 6.12, 10.1),  # 1456 series
+        "many": (0.78, 0.932, 1.27, 1.61, 1.8, 2.06, 2.7, 3.48, 6.76),  # 396 series
+        "huge": (0.83, 0.881, 1.04, 1.31, 1.44, 2.29, 2.83, 3.63, 3.91),  # 72 series
+        "some-half": (0.554, 0.723, 0.948, 1.22, 1.51, 2.01, 3.01, 4.86, 8.63),  # 1456 series
+    },
     "phase": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
         "few": (0.995, 1.61, 3.37, 9.93, 21.3, 93, 3.9e04, INF, INF),  # 1013 series
@@ -189,6 +207,8 @@ TOTAL_COLUMNS = (
     "gaps",
     "unseen_start",
     "scale",
+    "run_total",
+    "runs_pooled",
 )
 
 
@@ -426,8 +446,9 @@ def multiplier(estimator: str, level: float, count: str = "many") -> float:
 
     if estimator in MULTIPLIERS:
         qs = np.asarray(of(MULTIPLIERS[estimator]), float)
-    else:
-        qs = np.max(np.asarray([of(m) for m in MULTIPLIERS.values()], float), axis=0)
+    else:  # the largest of the listed estimators' own (a pooled scale is another kind of scale)
+        own = [of(m) for name, m in MULTIPLIERS.items() if not name.endswith(POOLED)]
+        qs = np.max(np.asarray(own, float), axis=0)
     ppf = NormalDist().inv_cdf
     z = np.array([ppf((1 + lv) / 2) for lv in LEVELS])
     zl = ppf((1 + level) / 2)
@@ -441,6 +462,112 @@ def multiplier(estimator: str, level: float, count: str = "many") -> float:
     return float(np.interp(zl, z[k - 1 : k + 1], qs[k - 1 : k + 1]))
 
 
+POOLED = "+pool"
+"""The suffix of an estimator's entry in :data:`MULTIPLIERS` for its totals pooled over runs (:func:`pool_runs`)."""
+POOL_LEVEL = 0.9
+"""The level of the interval a run's own total has, whose half-width over its normal quantile is the
+standard error :func:`pool_runs` weighs the run by."""
+
+
+def pool_runs(
+    keys: pd.DataFrame, totals: np.ndarray, se: np.ndarray, counted: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each total pooled with the other runs' totals of the same workload and event (empirical Bayes).
+
+    Runs of one program mostly count about the same (the true totals of an event vary by 1-4 %
+    from run to run on the traces of BENCHMARKS.md) while a multiplexed total is off by 6-14 %,
+    because which bursts fall in the gaps is chance, run by run.  So the runs say more together.
+    On the scale of ``y = log(1 + total)``, run ``i`` has standard error ``s_i = se_i / (1 +
+    total_i)``; the true totals of the workload spread by ``tau^2 = max(0, var(y) - mean(s^2))``
+    (method of moments); each total moves toward ``m``, the log of the runs' mean total (each run
+    weighs the same: weights ``1 / s_i^2`` would favour the runs that guessed low, whose errors
+    look smaller), by the share ``1 - b_i``, ``b_i = tau^2 / (tau^2 + s_i^2)``: not at all when
+    the runs differ more than their errors explain, all the way when they do not.  Its standard
+    error on that scale becomes ``sqrt(b_i s_i^2 + (1 - b_i)^2 var(m))``, and a run whose error
+    the others would make larger (one far more precise than their mean) keeps its own total.  A
+    total with no bound (``se = inf``: nothing counted while on a counter) takes ``m``.  An
+    exact total (``se = 0``) and one whose error the run cannot tell (``se`` NaN) stay as they
+    are and do not weigh in: an exact run says nothing about how far the others' true totals
+    spread.  A pooled total is never below its run's exact ``counted`` part.
+
+    Parameters
+    ----------
+    keys : DataFrame
+        ``workload`` and ``event`` per series (without ``workload``: nothing is pooled).
+    totals, se, counted : ndarray (S,)
+        Each run's own total, its standard error and its exactly counted part.
+
+    Returns
+    -------
+    pooled : ndarray (S,)
+    pooled_se : ndarray (S,)
+        In counts (``(1 + pooled)`` times the standard error on the log scale).
+    runs : ndarray of int (S,)
+        How many runs (with a finite standard error) each total was pooled over; 1: left as it was.
+
+    Examples
+    --------
+    >>> keys = pd.DataFrame({"workload": ["w"] * 4, "event": ["e"] * 4})
+    >>> t, se, n = pool_runs(keys, np.array([90.0, 110, 100, 100]), np.full(4, 10.0), np.zeros(4))
+    >>> np.round(t, 1).tolist(), n.tolist()   # the runs agree within their errors: one total for all
+    ([100.0, 100.0, 100.0, 100.0], [4, 4, 4, 4])
+    >>> t, se, n = pool_runs(keys, np.array([50.0, 200, 100, 400]), np.full(4, 10.0), np.zeros(4))
+    >>> np.round(t).tolist()   # they differ far more: each keeps (almost) its own
+    [53.0, 200.0, 101.0, 400.0]
+    """
+    totals = np.asarray(totals, float)
+    se = np.asarray(se, float)
+    out, out_se = totals.copy(), se.copy()
+    runs = np.ones(len(totals), dtype=int)
+    if "workload" not in keys.columns or not len(totals):
+        return out, out_se, runs
+    groups = pd.DataFrame({"w": keys["workload"].astype(str).to_numpy(), "e": keys["event"].astype(str).to_numpy()})
+    for idx in groups.groupby(["w", "e"], sort=False).indices.values():
+        x = np.maximum(totals[idx], 0.0)
+        y = np.log1p(x)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s2 = (se[idx] / (1.0 + x)) ** 2
+        usable = np.isfinite(s2) & (s2 > 0) & np.isfinite(y)
+        unbounded = np.isinf(se[idx])
+        k = int(usable.sum())
+        if k < 2:
+            continue
+        tau2 = max(0.0, float(np.var(y[usable], ddof=1) - np.mean(s2[usable])))
+        # the runs' plain mean, not weighted by their errors: a run's error grows with its own guess
+        # of the gaps, so weights 1 / s^2 would favour the runs that guessed low (BENCHMARKS.md)
+        mean = float(np.log1p(x[usable].mean()))
+        var_mean = float((s2[usable] + tau2).sum() / k**2)
+        b = np.where(usable, tau2 / (tau2 + np.where(usable, s2, 1.0)), 0.0)
+        post = np.sqrt(b * np.where(usable, s2, 0.0) + (1 - b) ** 2 * var_mean)
+        pooled = np.maximum(np.expm1(mean + b * (np.where(usable, y, mean) - mean)), counted[idx])
+        # an exact total (se 0), one without a usable error (NaN) and one the others would make less
+        # certain (a run far more precise than the runs' mean) stay
+        moved = (usable & (post < np.sqrt(np.where(usable, s2, 0.0)))) | unbounded
+        out[idx] = np.where(moved, pooled, totals[idx])
+        out_se[idx] = np.where(moved, post * (1.0 + out[idx]), se[idx])
+        runs[idx] = np.where(moved, k, 1)
+    return out, out_se, runs
+
+
+def pool_totals(
+    keys: pd.DataFrame, estimator: str, totals: np.ndarray, parts: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`pool_runs` with each run's standard error from its own interval at :data:`POOL_LEVEL`.
+
+    ``parts`` is :func:`scale_parts` of ``totals``.  The error is the half-width ``q x scale``
+    over the level's normal quantile: 0 for an exact total (on a counter the whole run),
+    ``inf`` with no bound, NaN where a guessed total has a zero scale (which says nothing about
+    its error).  Returns what :func:`pool_runs` returns.
+    """
+    scale, counted = parts["scale"].to_numpy(), parts["counted"].to_numpy()
+    classes, exact = parts["count_class"].to_numpy(), parts["gap_size"].to_numpy() <= 0
+    z = NormalDist().inv_cdf((1 + POOL_LEVEL) / 2)
+    q_own = np.array([multiplier(estimator, POOL_LEVEL, c) for c in classes], float)
+    with np.errstate(invalid="ignore"):
+        se = np.where(exact, 0.0, np.where(np.isinf(q_own), np.inf, np.where(scale > 0, q_own * scale / z, np.nan)))
+    return pool_runs(keys, totals, se, counted)
+
+
 @result
 class MpxTotals(Result):
     """Each (run, event) total of a multiplexed input with an interval (see the module docstring).
@@ -450,8 +577,9 @@ class MpxTotals(Result):
     table : DataFrame
         One row per series: ``workload`` (when known), ``run, event, total, lower, upper,
         perf_total`` (perf's scaled total, ``count x enabled / running``), ``counted`` (the
-        exact count of the slices), ``running_fraction``, ``gaps``, ``unseen_start`` and
-        ``scale``.
+        exact count of the slices), ``running_fraction``, ``gaps``, ``unseen_start``,
+        ``scale`` (of the half-width: ``half = q x scale``), ``run_total`` (the run's own
+        total, before pooling) and ``runs_pooled`` (1: not pooled; :func:`pool_runs`).
     level : float
         The intervals' level.
     estimator : str
@@ -493,9 +621,11 @@ class MpxTotals(Result):
         """One line: series, level, estimator, how many are exact (counted the whole run), how many unbounded."""
         t = self.table
         unbounded = int(np.isinf(t["upper"]).sum())
+        pooled = int((t["runs_pooled"] > 1).sum()) if "runs_pooled" in t else 0
         return (
             f"{len(t)} {self.estimator} totals with {self.level:g} intervals "
             f"({int((t['gaps'] == 0).sum())} exact"
+            + (f", {pooled} pooled over the runs of their workload" if pooled else "")
             + (f", {unbounded} without an upper bound: never counted while on a counter" if unbounded else "")
             + ")"
         )
@@ -532,7 +662,7 @@ class MpxTotals(Result):
         return ax
 
 
-def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9) -> MpxTotals:
+def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, pool: bool = True) -> MpxTotals:
     """Each series' total of ``estimate`` with an interval at ``level`` (see the module docstring).
 
     Parameters
@@ -543,6 +673,11 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9) 
         Any estimator's estimate of ``mpx`` (its name picks the multiplier).
     level : float
         In (0, 1): the share of true totals the intervals should hold.
+    pool : bool, default True
+        Pool each total with the other runs' totals of its workload and event (:func:`pool_runs`),
+        where the workload of the runs is known and the estimator has a pooled calibration
+        (``<name>+pool`` in :data:`MULTIPLIERS`); the table keeps each run's own total as
+        ``run_total``.  ``False``: every run on its own.
 
     Returns
     -------
@@ -579,6 +714,18 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9) 
     exact = parts["gap_size"].to_numpy() <= 0  # on a counter the whole run: nothing was estimated
     with np.errstate(invalid="ignore"):
         half = np.where(exact, 0.0, np.where(np.isinf(q), np.inf, np.where(scale > 0, q * scale, 0.0)))
+    own = totals.copy()
+    runs = np.ones(len(totals), dtype=int)
+    if pool and name + POOLED in MULTIPLIERS and "workload" in keys.columns:
+        pooled, pooled_se, runs = pool_totals(keys, name, totals, parts)
+        shared = runs > 1
+        qp = np.array([multiplier(name + POOLED, level, c) for c in classes], float)
+        with np.errstate(invalid="ignore"):
+            half_p = np.where(np.isinf(qp), np.inf, qp * pooled_se)
+        totals = np.where(shared, pooled, totals)
+        half = np.where(shared, half_p, half)
+        scale = np.where(shared, pooled_se, scale)
+        used.update({c + POOLED: multiplier(name + POOLED, level, c) for c in COUNT_CLASSES})
     lower = np.maximum(np.minimum(np.maximum(totals - half, counted), totals), 0.0)
     out = keys[[c for c in ("workload", "run", "event") if c in keys.columns]].copy()
     out["total"] = totals
@@ -586,8 +733,11 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9) 
     out["upper"] = totals + half
     out["count_class"] = classes
     for c in TOTAL_COLUMNS[5:]:
-        if c != "count_class":
+        if c not in ("count_class", "scale", "run_total", "runs_pooled"):
             out[c] = parts[c].to_numpy()
+    out["scale"] = scale
+    out["run_total"] = own
+    out["runs_pooled"] = runs
     out = out[[c for c in ("workload",) if c in out.columns] + list(TOTAL_COLUMNS)]
     return MpxTotals(out, level, name, used)
 
