@@ -179,6 +179,31 @@ def scores(res: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return out
 
 
+def pooling(res: pd.DataFrame) -> pd.DataFrame:
+    """Per set and C: the default's median |total error| alone and pooled, relative to perf's scaling
+    (``fixed``) and end-of-run total (``fixed-cumulative``); coverage and width / error of both."""
+    own, pooled = DEFAULT_ESTIMATOR, DEFAULT_ESTIMATOR + POOLED
+    rows = []
+    for (kind, label, c), g in res[res["truth"] > 0].groupby(["kind", "set", "pmcs"], sort=False):
+        e = {k: g[g["estimator"] == k] for k in (own, pooled, "fixed", "fixed-cumulative")}
+        med = {k: v["rel_err"].median() for k, v in e.items()}
+        rows.append(
+            {
+                "set": f"{label} ({kind})",
+                "C": c,
+                "series": len(e[own]),
+                "total vs fixed": med[own] / med["fixed"],
+                "pooled vs fixed": med[pooled] / med["fixed"],
+                "pooled vs perf's end-of-run": med[pooled] / med["fixed-cumulative"],
+                "coverage": e[own]["covered"].mean(),
+                "pooled coverage": e[pooled]["covered"].mean(),
+                "width / error": e[own]["rel_half"].median() / med[own],
+                "pooled width / error": e[pooled]["rel_half"].median() / med[pooled],
+            }
+        )
+    return pd.DataFrame(rows).set_index(["set", "C"])
+
+
 def multipliers_text(series: pd.DataFrame) -> str:
     lines = [
         "# quantiles of |total - truth| / scale at LEVELS, over every series of "
@@ -266,6 +291,8 @@ def main() -> None:
         md += [markdown_table(scores(g[g["estimator"] == DEFAULT_ESTIMATOR], ["workload"]), 3), ""]
         md += [f"#### {label} ({kind}): default estimator ({DEFAULT_ESTIMATOR}) per event, C = 2 and 3 pooled", ""]
         md += [markdown_table(scores(g[g["estimator"] == DEFAULT_ESTIMATOR], ["event"]), 3), ""]
+    md += ["#### Pooling the default's totals over the runs of each workload, per set and C", ""]
+    md += [markdown_table(pooling(allres), 3), ""]
     (out / "tables.md").write_text("\n".join(md))
     print("\n".join(md))
     print(f"done in {time.perf_counter() - t0:.0f} s; wrote {out}", flush=True)
