@@ -180,18 +180,24 @@ def scores(res: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 def pooling(res: pd.DataFrame) -> pd.DataFrame:
-    """Per set and C: the default's median |total error| alone and pooled, relative to perf's scaling
-    (``fixed``) and end-of-run total (``fixed-cumulative``); coverage and width / error of both."""
+    """Per set and C: how much the true totals of a workload's runs differ (median coefficient of
+    variation over its events), the default's median |total error| alone and pooled, relative to
+    perf's scaling (``fixed``) and end-of-run total (``fixed-cumulative``); coverage and width /
+    error of both."""
     own, pooled = DEFAULT_ESTIMATOR, DEFAULT_ESTIMATOR + POOLED
     rows = []
     for (kind, label, c), g in res[res["truth"] > 0].groupby(["kind", "set", "pmcs"], sort=False):
         e = {k: g[g["estimator"] == k] for k in (own, pooled, "fixed", "fixed-cumulative")}
         med = {k: v["rel_err"].median() for k, v in e.items()}
+        spread = e["fixed"].groupby(["workload", "event"])["truth"].agg(lambda t: t.std() / t.mean())
         rows.append(
             {
                 "set": f"{label} ({kind})",
                 "C": c,
                 "series": len(e[own]),
+                "true totals' CV across runs": spread.median(),
+                "default's |total error|": med[own],
+                "perf's scaling's": med["fixed"],
                 "total vs fixed": med[own] / med["fixed"],
                 "pooled vs fixed": med[pooled] / med["fixed"],
                 "pooled vs perf's end-of-run": med[pooled] / med["fixed-cumulative"],
