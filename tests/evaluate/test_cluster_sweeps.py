@@ -35,17 +35,22 @@ FEW_SIMS = {"much-paper": {"n_sims": 20}, "much": {"n_sims": 20}}
 SMALL_HOLDOUT = {"much": {"n_sims": 20, "rows": 1000}, "copula": {"rows": 1000}}
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of a running LocalCluster of 2 single-threaded worker processes."""
-    with distributed.LocalCluster(
+def _two_workers(silence_logs: int = 50):
+    """A LocalCluster of 2 single-threaded worker processes (a context manager)."""
+    return distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
         processes=True,
         dashboard_address=None,
         scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        silence_logs=40,
-    ) as cluster:
+        silence_logs=silence_logs,
+    )
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a running LocalCluster of 2 single-threaded worker processes."""
+    with _two_workers(silence_logs=40) as cluster:
         yield cluster.scheduler_address
 
 
@@ -194,14 +199,7 @@ def test_a_worker_killed_mid_study_changes_nothing():
 
     opts = StudyOptions(pmcs=(3, 4), splits=2, reps=2)
     here = truth_study(zen5_br_64kb(), ["much", "copula"], seed=5, options=opts, merge_options=FEW_SIMS)
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        silence_logs=50,
-    ) as cluster:
+    with _two_workers() as cluster:
         with distributed.Client(cluster) as client:
             victim = min(client.run(os.getpid).values())
 
@@ -235,14 +233,7 @@ def test_shared_data_outlives_the_worker_that_holds_it():
 
     from hemkit.core.progress import as_progress
 
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        silence_logs=50,
-    ) as cluster:
+    with _two_workers() as cluster:
         with distributed.Client(cluster) as admin:
             pids = admin.run(os.getpid)
             with as_progress(None).task("sums", total=1) as task, sweep_runner(cluster.scheduler_address, task) as run:
