@@ -324,3 +324,23 @@ def test_mpx_section_shows_each_total_with_its_interval():
     assert not any("emulation" in p for p in exact.paragraphs)
     t = _table(exact, "Per series")
     np.testing.assert_array_equal(t["lower (90%)"], t["upper (90%)"])  # on a counter all the time: exact
+
+
+def test_mpx_section_of_several_runs_shows_the_pooled_totals_inside_their_intervals():
+    """Three runs of one workload: the table's hemkit total is the pooled one, inside its interval, and the
+    paragraph says how many were pooled."""
+    from hemkit.io.traces import read_trace
+    from hemkit.mpx import DEFAULT_ESTIMATOR, emulate, make_estimator
+    from hemkit.mpx.totals import total_intervals
+
+    runs = [MPX_DATA / f"zen5_phases_r{k}.csv" for k in (1, 2, 3)]
+    trace = read_trace(runs)
+    s = sec.multiplexing(trace, level=0.9)
+    table = _table(s, "Per series")
+    m = emulate(trace, 2).without_truth()
+    tot = total_intervals(m, make_estimator(DEFAULT_ESTIMATOR).estimate(m), level=0.9).table
+    assert (tot["runs_pooled"] > 1).any()
+    mine = table[f"total, hemkit {DEFAULT_ESTIMATOR}"].to_numpy()
+    np.testing.assert_allclose(mine, tot["total"], rtol=1e-12)
+    assert ((table["lower (90%)"] <= mine) & (mine <= table["upper (90%)"])).all()
+    assert any("pooled with the other runs" in p for p in s.paragraphs)

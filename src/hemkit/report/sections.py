@@ -956,7 +956,9 @@ def _mpx_table(data: Any, est: Any, name: str, totals: Any = None) -> pd.DataFra
         if keys["run"].nunique() == 1
         else pd.MultiIndex.from_frame(keys[["run", "event"]])
     )
-    perf, mine = np.asarray(est.perf_totals, float), est.totals()
+    perf = np.asarray(est.perf_totals, float)
+    # with intervals: their totals (pooled over the runs of a workload where it had several)
+    mine = est.totals() if totals is None else totals.table["total"].to_numpy(float)
     table = pd.DataFrame(
         {
             "intervals": data.length,
@@ -1040,6 +1042,13 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
         text += (
             f"; {unbounded} have no upper bound: every slice of the event read 0, and counts that fell only while "
             "it was off its counter (a burst at the program's start) are invisible to any estimate"
+        )
+    pooled = int((t["runs_pooled"] > 1).sum()) if "runs_pooled" in t else 0
+    if pooled:
+        text += (
+            f"; {pooled} totals are pooled with the other runs of their workload and event (a program counts about "
+            "the same from run to run, while which bursts fall in a run's gaps is chance), as far as the runs agree "
+            "within their errors"
         )
     if "truth in interval" in table.columns:
         inside = int((table["truth in interval"] == "yes").sum())
