@@ -4,7 +4,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh3 --out ~/mpx-data/fresh3 --runs 4  # held out
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh4 --out ~/mpx-data/fresh4 --runs 4  # held out
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh5 --out ~/mpx-data/fresh5 --runs 4  # held out
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh6 --out ~/mpx-data/fresh6 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh6 --out ~/mpx-data/fresh6 --runs 4  # held out
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh7 --out ~/mpx-data/fresh7 --runs 4  # the next
 
 Each workload x event set x run is one ``hemkit mpx trace`` run (the library function behind
 it, :func:`hemkit.mpx.record.record_traces`), i.e. for the workload ``gzip``::
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -361,6 +363,27 @@ def fresh6_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[s
     }
 
 
+def fresh7_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """An eighth, disjoint set of programs (issue 26, recorded when ``fresh6`` had been scored)."""
+    text, tree = str(inputs["text"]), str(inputs["tree"])
+    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+    libc = "/lib/x86_64-linux-gnu/libc.so.6"
+    return {
+        "sha384sum": ["sh", "-c", f"for i in $(seq 25); do sha384sum {text}; done"],
+        "uniq": ["sh", "-c", f"tr -cs A-Za-z '\\n' < {text} | sort | uniq -c | wc -l"],
+        "csplit": [
+            "sh",
+            "-c",
+            f"for i in $(seq 20); do rm -f {scratch}/xx*; csplit -s -z -f {scratch}/xx {text} '/e/' '{{200}}'; done",
+        ],
+        "iconv": ["sh", "-c", f"for i in $(seq 10); do iconv -f UTF-8 -t UTF-16 {text} | wc -c; done"],
+        "dd": ["sh", "-c", f"for i in $(seq 20); do dd if={text} of={scratch}/dd.out bs=4k status=none; done"],
+        "readelf": ["sh", "-c", f"for i in 1 2 3 4; do readelf -a -W {cc1} | wc -l; done"],
+        "nm": ["sh", "-c", f"for i in $(seq 30); do nm -D --defined-only {libc} | sort | wc -l; done"],
+        "file": ["sh", "-c", f"find {tree} -type f | head -300 | xargs file -b | sort | uniq -c | wc -l"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -373,6 +396,7 @@ def main() -> None:
         "fresh4": fresh4_workloads,
         "fresh5": fresh5_workloads,
         "fresh6": fresh6_workloads,
+        "fresh7": fresh7_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")
