@@ -326,8 +326,8 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
     with warnings_to_stderr():
         est = load_estimator(name)
         m = read_multiplexed(list(mpx_files), workload=workload, pattern=pattern, wraps=wraps)
-        res = est.estimate(m.without_truth())
         blind = m.without_truth()
+        res = est.estimate(blind)
         tot = total_intervals(blind, res, level=level, pool=not per_run) if totals_path is not None else None
     write_estimates(res.to_frame(), output, inputs=mpx_files)
     written = [f"{output}: {res.estimator} estimates"]

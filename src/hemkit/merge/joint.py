@@ -399,14 +399,14 @@ def ml_correlation(
     p0 = np.linalg.cholesky(np.asarray(start, dtype=float))[il]
     p0[diag] = np.log(p0[diag])
     x, nit, converged = minimize(objective, p0, max_iter=max_iter)  # SciPy's L-BFGS-B, step for step
-    if not converged:  # not converged (a flat, near-singular likelihood): keep the pairwise estimate
-        return np.asarray(start, dtype=float), -nit
     lower = _unpack(x, k)
     with np.errstate(over="ignore", invalid="ignore"):
         sigma = lower @ lower.T
         d = np.sqrt(np.diag(sigma))
         corr = sigma / np.outer(d, d)
-    if not np.isfinite(corr).all():  # the fit ran off to an infinite scale (a pair of identical events): as above
+    # not converged (a flat, near-singular likelihood) or run off to an infinite scale (a pair of identical
+    # events): keep the pairwise estimate
+    if not converged or not np.isfinite(corr).all():
         return np.asarray(start, dtype=float), -nit
     np.fill_diagonal(corr, 1.0)
     return np.clip((corr + corr.T) / 2, -1.0, 1.0), nit

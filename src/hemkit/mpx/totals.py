@@ -621,7 +621,7 @@ class MpxTotals(Result):
         """One line: series, level, estimator, how many are exact (counted the whole run), how many unbounded."""
         t = self.table
         unbounded = int(np.isinf(t["upper"]).sum())
-        pooled = int((t["runs_pooled"] > 1).sum()) if "runs_pooled" in t else 0
+        pooled = int((t["runs_pooled"] > 1).sum())
         return (
             f"{len(t)} {self.estimator} totals with {self.level:g} intervals "
             f"({int((t['gaps'] == 0).sum())} exact"

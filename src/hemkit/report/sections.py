@@ -1043,7 +1043,7 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
             f"; {unbounded} have no upper bound: every slice of the event read 0, and counts that fell only while "
             "it was off its counter (a burst at the program's start) are invisible to any estimate"
         )
-    pooled = int((t["runs_pooled"] > 1).sum()) if "runs_pooled" in t else 0
+    pooled = int((t["runs_pooled"] > 1).sum())
     if pooled:
         text += (
             f"; {pooled} totals are pooled with the other runs of their workload and event (a program counts about "
