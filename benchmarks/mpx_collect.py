@@ -7,6 +7,12 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh6 --out ~/mpx-data/fresh6 --runs 4  # held out
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh7 --out ~/mpx-data/fresh7 --runs 4  # the next
 
+The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
+repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
+the development set ``sw``; 0.3-1.9 MB each); unpack them where the commands of BENCHMARKS.md read them::
+
+    mkdir -p ~/mpx-data && for f in benchmarks/data/mpx/*.tar.xz; do tar -xJf "$f" -C ~/mpx-data; done
+
 Each workload x event set x run is one ``hemkit mpx trace`` run (the library function behind
 it, :func:`hemkit.mpx.record.record_traces`), i.e. for the workload ``gzip``::
 
