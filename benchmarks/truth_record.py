@@ -8,6 +8,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh5 --runs 300     # a fifth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh6 --runs 300     # a sixth, for the next choices
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh7 --runs 300     # a seventh, after the sixth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh8 --runs 300     # an eighth, after the seventh
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -31,7 +32,8 @@ again) was recorded when ``fresh`` had been scored, for the next change of a def
 is scored once with the settings frozen; ``--fresh3`` (other programs again) was recorded when
 ``fresh2`` had been scored, for the choices made after it; ``--fresh4`` when ``fresh3`` had been
 scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had;
-``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read.
+``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
+when ``fresh7`` had been scored.
 """
 
 from __future__ import annotations
@@ -337,6 +339,40 @@ def fresh7_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh8_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """An eighth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    text, scratch, tree = str(root / "text.txt"), root / "scratch", str(root / "tree")
+    subprocess.run([sys.executable, "-m", "zipfile", "-c", str(scratch / "tree.zip"), tree], check=True)
+    lines = Path(text).read_text().splitlines(keepends=True)
+    (scratch / "a.txt").write_text("".join(lines))
+    (scratch / "b.txt").write_text("".join(ln.upper() if k % 13 == 0 else ln for k, ln in enumerate(lines)))
+    diff = subprocess.run(
+        ["diff", "-u", str(scratch / "a.txt"), str(scratch / "b.txt")], capture_output=True, text=True
+    )
+    (scratch / "ab.patch").write_text(diff.stdout)
+    (scratch / "words").write_text("\n".join(sorted({w for ln in lines for w in ln.split()})) + "\n")
+    subprocess.run(["sh", "-c", f"gzip -c {text} > {scratch}/text.gz"], check=True)
+    s = str(scratch)
+    return {
+        "unzip": (["sh", "-c", f"rm -rf {s}/u && unzip -q -d {s}/u {s}/tree.zip"], False),
+        "patch-corunner": (["patch", "-s", "-o", f"{s}/p.out", f"{s}/a.txt", f"{s}/ab.patch"], True),
+        "ar": (["sh", "-c", f"rm -f {s}/x.a && ar rc {s}/x.a {tree}/f1*.txt && ar t {s}/x.a | wc -l"], False),
+        "ed": (["sh", "-c", f"printf ',s/e/E/g\\nw {s}/ed.out\\nq\\n' | ed -s {s}/a.txt"], False),
+        "fold": (["sh", "-c", f"fold -w 37 {text} | wc -l"], False),
+        "paste": (["sh", "-c", f"paste {text} {text} {text} | wc -c"], False),
+        "zcat": (["sh", "-c", f"zcat {s}/text.gz | wc -l"], False),
+        # input size drawn per run
+        "look-varied": (
+            [
+                "bash",
+                "-c",
+                f"head -n $((RANDOM % 300 + 20)) {s}/words | while read w; do look $w {s}/words; done | wc -l",
+            ],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -368,6 +404,7 @@ def main() -> None:
         "fresh5": fresh5_workloads,
         "fresh6": fresh6_workloads,
         "fresh7": fresh7_workloads,
+        "fresh8": fresh8_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
