@@ -124,75 +124,75 @@ INF = float("inf")
 # quantiles of |total - truth| / scale at LEVELS, over every series of fresh, fresh2, fresh3, sw, zen5 (C = 2, 3)
 MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
     "checked": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
-        "few": (0.974, 1.3, 2.67, 6.08, 14.4, 54.4, 3.9e04, INF, INF),  # 1013 series
-        "some": (0.255, 0.345, 0.462, 0.673, 0.834, 1.11, 2.01, 3.46, 11.7),  # 1645 series
-        "many": (0.216, 0.277, 0.367, 0.479, 0.538, 0.63, 0.832, 1.12, 1.66),  # 402 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 529 series
+        "few": (0.94, 1, 1.87, 4.33, 7.42, 16.6, 59.2, 128, 377),  # 1053 series
+        "some": (0.237, 0.354, 0.521, 0.744, 0.917, 1.2, 2.18, 3.84, 7.61),  # 1544 series
+        "many": (0.228, 0.304, 0.365, 0.456, 0.523, 0.664, 0.957, 1.32, 2.06),  # 378 series
         "huge": (0.221, 0.29, 0.412, 0.505, 0.582, 0.65, 0.975, 1.42, 1.58),  # 72 series
-        "some-half": (0.291, 0.432, 0.589, 0.834, 1, 1.29, 2.63, 5.01, 26.3),  # 1702 series
+        "some-half": (0.268, 0.39, 0.561, 0.827, 0.993, 1.31, 2.11, 3.77, 9.22),  # 1654 series
     },
     "checked+pool": {
-        "none": (0.0969, 0.16, 0.349, 0.587, 0.899, 1.59, 2.98, 3.01, 13.9),  # 61 series
-        "few": (0.0559, 0.068, 0.1, 0.152, 0.194, 0.324, 1.27, 2.48, 5.31),  # 621 series
-        "some": (0.588, 0.77, 1.01, 1.33, 1.57, 1.99, 2.99, 6.12, 10.1),  # 1456 series
-        "many": (0.78, 0.932, 1.27, 1.61, 1.8, 2.06, 2.7, 3.48, 6.76),  # 396 series
+        "none": (0.452, 0.82, 1.45, 2.68, 3.81, 4.18, 5.11, 5.13, 5.14),  # 52 series
+        "few": (0.0358, 0.0481, 0.0641, 0.105, 0.199, 0.379, 1.45, 3.9, 5.55),  # 867 series
+        "some": (0.521, 0.735, 0.994, 1.3, 1.62, 2.04, 2.93, 4.17, 7.31),  # 1405 series
+        "many": (0.793, 1.03, 1.22, 1.46, 1.72, 2.1, 2.6, 3.04, 4.59),  # 372 series
         "huge": (0.83, 0.881, 1.04, 1.31, 1.44, 2.29, 2.83, 3.63, 3.91),  # 72 series
-        "some-half": (0.554, 0.723, 0.948, 1.22, 1.51, 2.01, 3.01, 4.86, 8.63),  # 1456 series
+        "some-half": (0.437, 0.611, 0.885, 1.24, 1.39, 1.75, 2.51, 4.14, 9.66),  # 1486 series
     },
     "phase": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
-        "few": (0.995, 1.61, 3.37, 9.93, 21.3, 93, 3.9e04, INF, INF),  # 1013 series
-        "some": (0.271, 0.381, 0.53, 0.78, 0.944, 1.25, 2.15, 3.48, 10.6),  # 1645 series
-        "many": (0.241, 0.309, 0.395, 0.494, 0.556, 0.662, 0.918, 1.22, 1.66),  # 402 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 529 series
+        "few": (0.988, 1.21, 2.25, 6.03, 9.66, 20.2, 69.8, 160, 641),  # 1053 series
+        "some": (0.255, 0.38, 0.555, 0.798, 1.02, 1.32, 2.27, 3.99, 7.14),  # 1544 series
+        "many": (0.289, 0.37, 0.459, 0.564, 0.651, 0.75, 1.02, 1.3, 1.8),  # 378 series
         "huge": (0.278, 0.44, 0.563, 0.657, 0.784, 0.932, 1.1, 1.18, 1.43),  # 72 series
-        "some-half": (0.321, 0.477, 0.713, 1.07, 1.36, 1.9, 3.37, 5.84, 26.3),  # 1702 series
+        "some-half": (0.282, 0.425, 0.642, 0.984, 1.28, 1.67, 3.08, 4.61, 9.77),  # 1654 series
     },
     "fixed": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
-        "few": (0.893, 0.997, 1.58, 4.17, 8, 28, 1.28e03, INF, INF),  # 1013 series
-        "some": (0.471, 0.622, 0.831, 1.07, 1.25, 1.59, 3.05, 5.81, 11.3),  # 1645 series
-        "many": (0.278, 0.355, 0.442, 0.587, 0.692, 0.792, 0.919, 1.13, 1.48),  # 402 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 529 series
+        "few": (0.889, 1, 1.67, 3.79, 6.38, 13.1, 35.5, 84.7, 207),  # 1053 series
+        "some": (0.539, 0.694, 0.892, 1.14, 1.33, 1.99, 4.48, 5.99, 7.82),  # 1544 series
+        "many": (0.252, 0.323, 0.424, 0.571, 0.664, 0.814, 0.998, 1.46, 1.76),  # 378 series
         "huge": (0.429, 0.562, 0.762, 0.893, 0.987, 1.18, 1.39, 1.96, 2.16),  # 72 series
-        "some-half": (0.618, 0.76, 0.886, 1.08, 1.31, 1.8, 3.01, 4.67, 21.1),  # 1702 series
+        "some-half": (0.636, 0.794, 0.889, 1.17, 1.38, 1.76, 3.02, 4.91, 7.92),  # 1654 series
     },
     "fixed-cumulative": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
-        "few": (1, 1, 1.53, 3.28, 4.64, 8.98, 53.7, 130, INF),  # 1013 series
-        "some": (0.39, 0.537, 0.731, 1.08, 1.4, 1.98, 3.33, 16.3, INF),  # 1645 series
-        "many": (0.199, 0.256, 0.34, 0.471, 0.579, 0.694, 0.868, 1.17, 1.39),  # 402 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 529 series
+        "few": (1, 1, 1.49, 3.25, 5.32, 10, 47.9, 130, 214),  # 1053 series
+        "some": (0.484, 0.654, 0.886, 1.16, 1.66, 2.37, 3.27, 4.57, 6.93),  # 1544 series
+        "many": (0.256, 0.337, 0.425, 0.536, 0.616, 0.755, 1.09, 1.36, 2.13),  # 378 series
         "huge": (0.302, 0.387, 0.489, 0.66, 0.757, 0.835, 1.07, 1.3, 1.74),  # 72 series
-        "some-half": (0.443, 0.593, 0.78, 1.09, 1.33, 2.02, INF, INF, INF),  # 1702 series
+        "some-half": (0.505, 0.683, 0.811, 1.06, 1.31, 1.59, 2.2, 3.33, 7.12),  # 1654 series
     },
     "linear": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
-        "few": (0.921, 1, 1.94, 3.66, 6, 19.2, 392, INF, INF),  # 1013 series
-        "some": (0.357, 0.458, 0.587, 0.785, 0.949, 1.24, 2.54, 3.53, 11.7),  # 1645 series
-        "many": (0.224, 0.3, 0.38, 0.499, 0.556, 0.663, 0.787, 0.95, 1.36),  # 402 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 529 series
+        "few": (0.833, 0.998, 1.6, 3.12, 5.18, 11.1, 31.3, 79.1, 143),  # 1053 series
+        "some": (0.391, 0.513, 0.668, 0.867, 1.07, 1.68, 3.01, 3.84, 7.02),  # 1544 series
+        "many": (0.228, 0.286, 0.363, 0.456, 0.532, 0.661, 0.957, 1.33, 2),  # 378 series
         "huge": (0.325, 0.411, 0.483, 0.53, 0.625, 0.821, 1.29, 1.43, 1.58),  # 72 series
-        "some-half": (0.461, 0.565, 0.68, 0.906, 1.12, 1.5, 2.37, 4.34, 27.7),  # 1702 series
+        "some-half": (0.452, 0.562, 0.656, 0.902, 1.14, 1.53, 2.77, 3.79, 7.87),  # 1654 series
     },
     "growth": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
-        "few": (0.993, 1.3, 2.58, 5.22, 8.15, 25.4, 463, INF, INF),  # 1013 series
-        "some": (0.358, 0.466, 0.614, 0.844, 1, 1.25, 2.12, 3.49, 11),  # 1645 series
-        "many": (0.317, 0.395, 0.485, 0.603, 0.684, 0.816, 0.992, 1.33, 1.95),  # 402 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 529 series
+        "few": (0.939, 1, 1.73, 3.99, 6.4, 11.7, 47.1, 105, 166),  # 1053 series
+        "some": (0.397, 0.508, 0.672, 0.91, 1.07, 1.32, 2.22, 4.08, 7.34),  # 1544 series
+        "many": (0.359, 0.441, 0.553, 0.667, 0.717, 0.841, 1.2, 1.54, 1.99),  # 378 series
         "huge": (0.435, 0.537, 0.714, 0.833, 0.879, 1.1, 1.32, 1.47, 1.55),  # 72 series
-        "some-half": (0.461, 0.636, 0.846, 1.14, 1.44, 1.87, 2.8, 4.56, 32.4),  # 1702 series
+        "some-half": (0.391, 0.555, 0.789, 1.14, 1.4, 1.85, 3.12, 4.07, 8.72),  # 1654 series
     },
     "min": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 446 series
-        "few": (1.48, 3.09, 7.34, 17.6, 36, 111, 3.42e04, INF, INF),  # 1013 series
-        "some": (0.743, 0.838, 0.933, 1.08, 1.21, 1.42, 2.25, 3.38, 10.4),  # 1645 series
-        "many": (0.824, 0.914, 0.998, 1.07, 1.13, 1.2, 1.42, 1.69, 2.19),  # 402 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 529 series
+        "few": (1.27, 2.28, 4.86, 10.5, 16, 29.3, 99.7, 216, 642),  # 1053 series
+        "some": (0.669, 0.795, 0.918, 1.11, 1.26, 1.5, 2.35, 3.87, 6.94),  # 1544 series
+        "many": (0.823, 0.897, 0.979, 1.08, 1.16, 1.29, 1.41, 1.78, 2.33),  # 378 series
         "huge": (1.71, 1.81, 1.94, 2.16, 2.34, 2.51, 2.77, 3.56, 4.47),  # 72 series
-        "some-half": (1.19, 1.47, 1.8, 2.36, 2.97, 3.64, 4.87, 6.57, 26.7),  # 1702 series
+        "some-half": (0.884, 1.17, 1.53, 1.94, 2.33, 3.14, 4.62, 6.09, 9.81),  # 1654 series
     },
 }
 """Quantiles of ``|total - truth| / scale`` at :data:`LEVELS`, per estimator and count class.
 
-Measured by ``benchmarks/mpx_intervals.py`` (printed as ``multipliers.py``; see BENCHMARKS.md for
-the traces).  An estimator not listed (a model file, or one added later) gets the largest
-multiplier of the listed ones at each level and class.
+Measured by ``benchmarks/mpx_intervals.py --update-package`` on the traces kept in
+``benchmarks/data/mpx`` (BENCHMARKS.md).  An estimator not listed (a model file, or one added
+later) gets the largest multiplier of the listed ones at each level and class.
 """
 TOTAL_COLUMNS = (
     "run",
@@ -331,8 +331,8 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
         ``hidden`` (``hidden_error x (total - counted)``, or ``x phase_gap`` where the total is not above
         the counted part), ``hidden_chosen`` (the same with ``hidden_chosen_error``),
         ``spread_candidates``, ``count_class`` and ``scale`` (the geometric mean of the parts
-        :data:`SCALE_FORMS` names for the class; ``base`` where that is 0, ``base`` is not and the
-        series could not check itself: no two blocks of exact slices).
+        :data:`SCALE_FORMS` names for the class; ``base`` where that is 0 and ``base`` is not: a
+        series with gaps never claims an exact total).
 
     Examples
     --------
@@ -341,8 +341,6 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
     >>> scale_parts(m, m.perf_totals())["scale"].tolist()
     [0.0, 0.0, 0.0]
     """
-    from hemkit.mpx.checked import can_check
-
     v = mpx.valid
     S, T = v.shape
     obs = mpx.observed
@@ -396,10 +394,11 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
         scale[here] = np.prod([parts[p][here] for p in form], axis=0) ** (1 / len(form))
     # a series whose slices could not check themselves (no two blocks of exact slices: perf counted part of
     # every interval) and whose spreads vanish (every interpolation scales each interval's slice alike)
-    # would claim an exact total on no evidence: the base scale instead.  Where the hidden blocks did come
-    # out exact, a scale of 0 stands (the calibration counts such series: most are exact)
-    checkable = can_check(mpx.full)
-    scale = np.where((scale <= 0) & (parts["base"] > 0) & ~checkable, parts["base"], scale)
+    # would claim an exact total on no evidence: the base scale instead.  So would a sparse series whose
+    # hidden blocks came out exact (every hidden slice read 0, the estimator put nothing in the gaps):
+    # on the traces of BENCHMARKS.md a quarter of those missed a burst in a gap (sha256's page-faults: 208
+    # counted of 463), so a gap always leaves the base scale's room where the parts give none
+    scale = np.where((scale <= 0) & (parts["base"] > 0), parts["base"], scale)
     scale = np.where(gap_size > 0, scale, 0.0)
     return pd.DataFrame(
         {
