@@ -9,6 +9,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh6 --runs 300     # a sixth, for the next choices
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh7 --runs 300     # a seventh, after the sixth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh8 --runs 300     # an eighth, after the seventh
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh9 --runs 300     # a ninth, after the eighth
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -33,7 +34,7 @@ is scored once with the settings frozen; ``--fresh3`` (other programs again) was
 ``fresh2`` had been scored, for the choices made after it; ``--fresh4`` when ``fresh3`` had been
 scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had;
 ``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
-when ``fresh7`` had been scored.
+when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had.
 """
 
 from __future__ import annotations
@@ -373,6 +374,31 @@ def fresh8_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh9_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A ninth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch, csrc = root / "scratch", str(root / "small.c")
+    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+    names = subprocess.run(["nm", "-D", "--defined-only", cc1], capture_output=True, text=True).stdout.split()
+    (scratch / "mangled").write_text("\n".join(n for n in names if n.startswith("_Z")) + "\n")
+    (scratch / "addrs").write_text("\n".join(hex(0x400000 + 64 * k) for k in range(2000)) + "\n")
+    subprocess.run(["gcc", "-O1", "-c", "-o", str(scratch / "small.o"), csrc], check=True)
+    s = str(scratch)
+    return {
+        "objcopy": (["sh", "-c", f"for i in $(seq 30); do objcopy -O binary {s}/small.o {s}/small.bin; done"], False),
+        "size": (["sh", "-c", f"for i in $(seq 40); do size -A {cc1} > /dev/null; done"], False),
+        "cxxfilt-corunner": (["sh", "-c", f"c++filt < {s}/mangled | wc -c"], True),
+        "strip": (["sh", "-c", f"for i in $(seq 30); do strip -o {s}/small.s {s}/small.o; done"], False),
+        "addr2line": (["sh", "-c", f"addr2line -f -e {cc1} < {s}/addrs | wc -l"], False),
+        "ld": (["sh", "-c", f"for i in $(seq 30); do ld -r -o {s}/r.o {s}/small.o; done"], False),
+        "ranlib": (["sh", "-c", f"rm -f {s}/l.a && ar rc {s}/l.a {s}/small.o && ranlib {s}/l.a"], False),
+        # input size drawn per run
+        "stat-varied": (
+            ["bash", "-c", f"find {root}/tree -type f | head -n $((RANDOM % 180 + 20)) | xargs stat -c '%s' | wc -l"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -405,6 +431,7 @@ def main() -> None:
         "fresh6": fresh6_workloads,
         "fresh7": fresh7_workloads,
         "fresh8": fresh8_workloads,
+        "fresh9": fresh9_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

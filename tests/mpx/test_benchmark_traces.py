@@ -18,8 +18,18 @@ from hemkit.io.traces import read_trace
 
 DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "mpx"
 #: set -> workloads (``benchmarks/mpx_collect.py``); the newest, unread, is only listed
-SETS = {"traces": 18, "fresh": 10, "fresh2": 8, "fresh3": 8, "fresh4": 8, "fresh5": 8, "fresh6": 8, "fresh7": 8}
-UNREAD = {"fresh8": 8}
+SETS = {
+    "traces": 18,
+    "fresh": 10,
+    "fresh2": 8,
+    "fresh3": 8,
+    "fresh4": 8,
+    "fresh5": 8,
+    "fresh6": 8,
+    "fresh7": 8,
+    "fresh8": 8,
+}
+UNREAD = {"fresh9": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
