@@ -398,7 +398,7 @@ def fresh8_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[s
     made = scratch / "fresh8"
     made.mkdir(parents=True, exist_ok=True)
     # set-up, once: a zip of the tree, a patch between two versions of the text, a sorted word list
-    subprocess.run(["python3", "-m", "zipfile", "-c", str(made / "tree.zip"), tree], check=True)
+    subprocess.run([sys.executable, "-m", "zipfile", "-c", str(made / "tree.zip"), tree], check=True)
     lines = Path(text).read_text().splitlines(keepends=True)[:60000]
     (made / "a.txt").write_text("".join(lines))
     (made / "b.txt").write_text("".join(ln.upper() if k % 13 == 0 else ln for k, ln in enumerate(lines)))

@@ -392,12 +392,10 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
     for c, form in SCALE_FORMS.items():
         here = classes == c
         scale[here] = np.prod([parts[p][here] for p in form], axis=0) ** (1 / len(form))
-    # a series whose slices could not check themselves (no two blocks of exact slices: perf counted part of
-    # every interval) and whose spreads vanish (every interpolation scales each interval's slice alike)
-    # would claim an exact total on no evidence: the base scale instead.  So would a sparse series whose
-    # hidden blocks came out exact (every hidden slice read 0, the estimator put nothing in the gaps):
-    # on the traces of BENCHMARKS.md a quarter of those missed a burst in a gap (sha256's page-faults: 208
-    # counted of 463), so a gap always leaves the base scale's room where the parts give none
+    # a series with gaps never claims an exact total: where the parts give no room (spreads that vanish, hidden
+    # blocks that came out exact because every slice next to a gap read 0) the base scale gives it.  On the
+    # traces of BENCHMARKS.md a quarter of such sparse series missed a burst in a gap (sha256's page-faults:
+    # 208 counted of 463)
     scale = np.where((scale <= 0) & (parts["base"] > 0), parts["base"], scale)
     scale = np.where(gap_size > 0, scale, 0.0)
     return pd.DataFrame(
