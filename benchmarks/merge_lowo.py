@@ -185,6 +185,8 @@ FRESH6_GRID: dict[str, dict[str, Any]] = {
 FRESH7_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
 #: the eighth held-out set: the same (the merge default unchanged since the fifth)
 FRESH8_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
+#: the ninth held-out set: the same (the merge default unchanged since the fifth)
+FRESH9_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
 #: each held-out set (a folder of ``--truth``, scored with ``--<name>``) and the settings merged on it
 HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh": FRESH_GRID,
@@ -195,6 +197,7 @@ HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh6": FRESH6_GRID,
     "fresh7": FRESH7_GRID,
     "fresh8": FRESH8_GRID,
+    "fresh9": FRESH9_GRID,
 }
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {

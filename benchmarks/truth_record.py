@@ -10,6 +10,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh7 --runs 300     # a seventh, after the sixth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh8 --runs 300     # an eighth, after the seventh
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh9 --runs 300     # a ninth, after the eighth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh10 --runs 300    # a tenth, after the ninth
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -34,7 +35,7 @@ is scored once with the settings frozen; ``--fresh3`` (other programs again) was
 ``fresh2`` had been scored, for the choices made after it; ``--fresh4`` when ``fresh3`` had been
 scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had;
 ``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
-when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had.
+when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had.
 """
 
 from __future__ import annotations
@@ -399,6 +400,32 @@ def fresh9_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh10_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A tenth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+    po = "".join(f'msgid "m{k}"\nmsgstr "n{k}"\n\n' for k in range(3000))
+    (scratch / "x.po").write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' + po)
+    s = str(scratch)
+    return {
+        "valgrind": (["valgrind", "-q", "--tool=none", "/bin/true"], False),
+        "ssh-keygen-corunner": (["sh", "-c", f"rm -f {s}/e {s}/e.pub; ssh-keygen -q -t ed25519 -N '' -f {s}/e"], True),
+        "msgfmt": (["msgfmt", "-o", f"{s}/x.mo", f"{s}/x.po"], False),
+        "touch-rm": (
+            ["sh", "-c", f"mkdir -p {s}/t; for i in $(seq 200); do touch {s}/t/f$i; done; rm -rf {s}/t"],
+            False,
+        ),
+        "dash": (["dash", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done"], False),
+        "gdb": (["gdb", "-nx", "-batch", "-ex", "info functions ^main$", cc1], False),
+        "strace": (["strace", "-f", "-c", "-o", "/dev/null", "ls", "-R", "/usr/share/doc/gcc-12-base"], False),
+        # input size drawn per run
+        "ldd-varied": (
+            ["bash", "-c", "ls -d /usr/bin/* | head -n $((RANDOM % 40 + 5)) | xargs ldd 2>/dev/null | wc -l"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -432,6 +459,7 @@ def main() -> None:
         "fresh7": fresh7_workloads,
         "fresh8": fresh8_workloads,
         "fresh9": fresh9_workloads,
+        "fresh10": fresh10_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
