@@ -7,7 +7,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh6 --out ~/mpx-data/fresh6 --runs 4  # held out
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh7 --out ~/mpx-data/fresh7 --runs 4  # held out
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh8 --out ~/mpx-data/fresh8 --runs 4  # held out
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh9 --out ~/mpx-data/fresh9 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh9 --out ~/mpx-data/fresh9 --runs 4  # held out
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh10 --out ~/mpx-data/fresh10 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -447,6 +448,35 @@ def fresh9_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[s
     }
 
 
+def fresh10_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """An eleventh, disjoint set of programs (issue 26, recorded when ``fresh9`` had been scored)."""
+    made = scratch / "fresh10"
+    made.mkdir(parents=True, exist_ok=True)
+    # set-up, once: a message catalogue to compile, a Java class to compile
+    po = "".join(f'msgid "m{k}"\nmsgstr "n{k}"\n\n' for k in range(3000))
+    (made / "x.po").write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' + po)
+    (made / "H.java").write_text("class H { public static void main(String[] a) { System.out.println(a.length); } }\n")
+    m = str(made)
+    return {
+        "valgrind": ["sh", "-c", "for i in 1 2 3 4; do valgrind -q --tool=none ls /usr/lib > /dev/null; done"],
+        "ssh-keygen": [
+            "sh",
+            "-c",
+            f"for i in 1 2 3; do rm -f {m}/k {m}/k.pub; ssh-keygen -q -t rsa -b 2048 -N '' -f {m}/k; done",
+        ],
+        "javac": ["javac", "-d", m, f"{m}/H.java"],
+        "msgfmt": ["sh", "-c", f"for i in $(seq 100); do msgfmt -o {m}/x.mo {m}/x.po; done"],
+        "touch-rm": ["sh", "-c", f"mkdir -p {m}/t; for i in $(seq 2000); do touch {m}/t/f$i; done; rm -rf {m}/t"],
+        "dash": ["dash", "-c", "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done"],
+        "ldd": ["sh", "-c", "ldd /usr/bin/[a-m]* 2>/dev/null | wc -l"],
+        "strace": [
+            "sh",
+            "-c",
+            "for i in $(seq 8); do strace -f -c -o /dev/null ls -R /usr/share/doc > /dev/null; done",
+        ],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -462,6 +492,7 @@ def main() -> None:
         "fresh7": fresh7_workloads,
         "fresh8": fresh8_workloads,
         "fresh9": fresh9_workloads,
+        "fresh10": fresh10_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

@@ -28,8 +28,9 @@ SETS = {
     "fresh6": 8,
     "fresh7": 8,
     "fresh8": 8,
+    "fresh9": 8,
 }
-UNREAD = {"fresh9": 8}
+UNREAD = {"fresh10": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
