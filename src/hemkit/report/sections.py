@@ -1163,8 +1163,10 @@ def multiplexing(
         f"<not counted> intervals); hemkit's {est.estimator} estimator fills those gaps from what the other "
         "events show (see hemkit mpx estimate). hemkit's series tell when the counts happened (its relative "
         "accuracy is the better one on held-out workloads); the default estimator's totals are estimated apart "
-        "from its series, and on held-out workloads their median error is 0.5-0.75x that of perf's scaling, "
-        "though for a few bursty events (page faults, branch misses) perf's total is still the closer one.",
+        "from its series; on the held-out trace sets of BENCHMARKS.md their median error was 0.44-0.79x that of "
+        "perf's scaling pooled over the runs of a workload (as here, where a trace holds several runs of one "
+        "workload) and 0.42-0.97x for a run alone, though for a few bursty sparse events (kmem_cache_alloc, brk, "
+        "openat; branch misses on Zen 5) perf's total is still the closer one.",
     )
     paragraphs.append(_interval_paragraph(totals, table))
     first = data.keys["run"].astype(str) == runs[0]
