@@ -24,21 +24,17 @@ the Linux rotation).
 from __future__ import annotations
 
 import argparse
-import os
 import time
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitWarning
-from hemkit.io.traces import read_trace
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.estimators import neighbours
 from hemkit.mpx.evaluation import drop_unseen
 from hemkit.mpx.registry import make_estimator
 from hemkit.mpx.scores import markdown_table, relative_accuracy, relative_errors
-from hemkit.mpx.traces import clean_runs
+from mpx_intervals import _read as read_set  # benchmarks run as scripts from this folder
 
 #: neighbours on each side an oracle knows the true counts of
 SIDES = (1, 2, 4, 8)
@@ -80,10 +76,7 @@ def where_error(blind, truth: np.ndarray, gap: np.ndarray, est: np.ndarray) -> d
 
 def floor(folder: str, pmcs: int) -> tuple[dict[str, float], dict[str, float]]:
     """Error cuts of checked, the oracles and the per-series best, and where checked's error is, for one set and C."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", HemkitWarning)
-        tr = clean_runs(read_trace(os.path.expanduser(folder)))
-    m, _ = drop_unseen(emulate(tr, pmcs))
+    m, _ = drop_unseen(emulate(read_set(folder), pmcs))
     blind = m.without_truth()
     truth = np.where(m.valid, m.truth, np.nan)
     S, T = truth.shape

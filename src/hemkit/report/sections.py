@@ -1164,7 +1164,7 @@ def multiplexing(
         "events show (see hemkit mpx estimate). hemkit's series tell when the counts happened (its relative "
         "accuracy is the better one on held-out workloads); the default estimator's totals are estimated apart "
         "from its series; on the held-out trace sets of BENCHMARKS.md their median error was 0.44-0.79x that of "
-        "perf's scaling pooled over the runs of a workload (as here, where a trace holds several runs of one "
+        "perf's scaling pooled over the runs of a workload (as here when the traces hold several runs of one "
         "workload) and 0.42-0.97x for a run alone, though for a few bursty sparse events (kmem_cache_alloc, brk, "
         "openat; branch misses on Zen 5) perf's total is still the closer one.",
     )
