@@ -187,6 +187,8 @@ FRESH7_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
 FRESH8_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
 #: the ninth held-out set: the same (the merge default unchanged since the fifth)
 FRESH9_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
+#: the tenth held-out set: the same (the merge default unchanged since the fifth)
+FRESH10_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
 #: each held-out set (a folder of ``--truth``, scored with ``--<name>``) and the settings merged on it
 HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh": FRESH_GRID,
@@ -198,6 +200,7 @@ HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh7": FRESH7_GRID,
     "fresh8": FRESH8_GRID,
     "fresh9": FRESH9_GRID,
+    "fresh10": FRESH10_GRID,
 }
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {
