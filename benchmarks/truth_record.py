@@ -11,6 +11,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh8 --runs 300     # an eighth, after the seventh
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh9 --runs 300     # a ninth, after the eighth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh10 --runs 300    # a tenth, after the ninth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh11 --runs 300    # an eleventh, after the tenth
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -35,7 +36,8 @@ is scored once with the settings frozen; ``--fresh3`` (other programs again) was
 ``fresh2`` had been scored, for the choices made after it; ``--fresh4`` when ``fresh3`` had been
 scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had;
 ``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
-when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had.
+when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
+``--fresh11`` when ``fresh10`` had.
 """
 
 from __future__ import annotations
@@ -426,6 +428,38 @@ def fresh10_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh11_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """An eleventh held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    text, scratch = str(root / "text.txt"), root / "scratch"
+    lines = Path(text).read_text().splitlines(keepends=True)[:4000]
+    (scratch / "a.txt").write_text("".join(lines))
+    (scratch / "b.txt").write_text("".join(ln.upper() if k % 11 == 0 else ln for k, ln in enumerate(lines)))
+    (scratch / "c.txt").write_text("".join(ln for k, ln in enumerate(lines) if k % 17))
+    (scratch / "msgs.c").write_text("".join(f'const char *m{k} = _("message {k} of the set");\n' for k in range(2000)))
+    s = str(scratch)
+    return {
+        "mawk": (["mawk", "{n += length($0)} END {print n}", text], False),
+        "groff": (["sh", "-c", "zcat /usr/share/man/man1/ls.1.gz | groff -man -Tutf8 | wc -l"], False),
+        "dpkg-query": (
+            ["sh", "-c", "dpkg-query -W -f '${Package} ${Installed-Size}\\n' | sort -k2 -n | tail -n 1"],
+            False,
+        ),
+        "xgettext-corunner": (["xgettext", "-k_", "-o", f"{s}/x.pot", f"{s}/msgs.c"], True),
+        "vim": (["vim", "-u", "NONE", "-es", "-c", "%s/e/E/g", "-c", f"w! {s}/v.out", "-c", "q!", f"{s}/a.txt"], False),
+        "diff3": (["sh", "-c", f"diff3 {s}/a.txt {s}/b.txt {s}/c.txt | wc -l"], False),
+        "ps": (["sh", "-c", "ps -e -o pid,rss,vsz,comm | wc -l"], False),
+        # input size drawn per run
+        "sdiff-varied": (
+            [
+                "bash",
+                "-c",
+                f"n=$((RANDOM % 3000 + 200)); sdiff -s <(head -n $n {s}/a.txt) <(head -n $n {s}/b.txt) | wc -l",
+            ],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -460,6 +494,7 @@ def main() -> None:
         "fresh8": fresh8_workloads,
         "fresh9": fresh9_workloads,
         "fresh10": fresh10_workloads,
+        "fresh11": fresh11_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

@@ -29,8 +29,9 @@ SETS = {
     "fresh7": 8,
     "fresh8": 8,
     "fresh9": 8,
+    "fresh10": 8,
 }
-UNREAD = {"fresh10": 8}
+UNREAD = {"fresh11": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
