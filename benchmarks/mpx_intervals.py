@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 import time
 import warnings
 from pathlib import Path
@@ -211,12 +212,12 @@ def pooling(res: pd.DataFrame) -> pd.DataFrame:
 
 
 def multipliers_text(series: pd.DataFrame) -> str:
-    lines = [
-        "# quantiles of |total - truth| / scale at LEVELS, over every series of "
+    head = (
+        "quantiles of |total - truth| / scale at LEVELS, over every series of "
         + ", ".join(sorted(series["set"].unique()))
-        + f" (C = {', '.join(map(str, sorted(series['pmcs'].unique())))})",
-        "MULTIPLIERS: dict[str, tuple[float, ...]] = {",
-    ]
+        + f" (C = {', '.join(map(str, sorted(series['pmcs'].unique())))})"
+    )
+    lines = [*("# " + ln for ln in textwrap.wrap(head, 116)), "MULTIPLIERS: dict[str, tuple[float, ...]] = {"]
     # pooled multipliers for the default estimator only: pooling other estimators' totals did not pay on the
     # development pool (phase's got worse: BENCHMARKS.md), so total_intervals does not pool them
     own = series[(series["q_as"] == series["estimator"])]
@@ -239,8 +240,12 @@ def update_package(text: str) -> Path:
     path = Path(totals.__file__)
     src = path.read_text()
     start = src.index("MULTIPLIERS: dict[")
-    if src[:start].rstrip().splitlines()[-1].startswith("# quantiles of"):
-        start = src[:start].rstrip().rfind("\n") + 1
+    before = src[:start].rstrip("\n").split("\n")
+    k = len(before)
+    while k and before[k - 1].startswith("# "):  # the comment block just above
+        k -= 1
+    head = next((i for i in range(k, len(before)) if before[i].startswith("# quantiles of")), len(before))
+    start = len("\n".join(before[:head])) + (1 if head else 0)
     end = src.index('"""Quantiles of ``|total - truth|')
     body = text.replace(
         "MULTIPLIERS: dict[str, tuple[float, ...]]", "MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]]"

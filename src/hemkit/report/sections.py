@@ -1165,7 +1165,7 @@ def multiplexing(
         "accuracy is the better one on held-out workloads); the default estimator's totals are estimated apart "
         "from its series; on the held-out trace sets of BENCHMARKS.md their median error was 0.44-0.79x that of "
         "perf's scaling pooled over the runs of a workload (as here when the traces hold several runs of one "
-        "workload) and 0.42-0.97x for a run alone, though for a few bursty sparse events (kmem_cache_alloc, brk, "
+        "workload) and 0.42-1.00x for a run alone, though for a few bursty sparse events (kmem_cache_alloc, brk, "
         "openat; branch misses on Zen 5) perf's total is still the closer one.",
     )
     paragraphs.append(_interval_paragraph(totals, table))
