@@ -103,40 +103,19 @@ def score(task: tuple[Any, ...]) -> list[dict[str, Any]]:
             for split in range(splits):
                 readings = study_split(truth, pmcs, child(seed, "split", name, pmcs, split))
                 sub = truth[readings.events]
+                case = {"set": set_name, "workload": name, "kind": kind, "pmcs": pmcs, "split": split}
                 for label, (method, opts) in METHODS.items():
-                    reps = ref_reps if label == "much-paper" else 1
-                    pm, sm = [], []
-                    for rep in range(reps):
-                        res = _merge(method, readings, child(seed, "merge", name, pmcs, split, rep, label), opts)
-                        ev = evaluate(res, sub)
-                        pm.append(ev.mse("pearson"))
-                        sm.append(ev.mse("spearman"))
-                    rows.append(
-                        {
-                            "set": set_name,
-                            "workload": name,
-                            "kind": kind,
-                            "pmcs": pmcs,
-                            "split": split,
-                            "method": label,
-                            "pearson": float(np.mean(pm)),
-                            "spearman": float(np.mean(sm)),
-                        }
-                    )
+                    mse: dict[str, list[float]] = {"pearson": [], "spearman": []}
+                    for rep in range(ref_reps if label == "much-paper" else 1):
+                        ev = evaluate(
+                            _merge(method, readings, child(seed, "merge", name, pmcs, split, rep, label), opts), sub
+                        )
+                        for k in mse:
+                            mse[k].append(ev.mse(k))
+                    rows.append({**case, "method": label, **{k: float(np.mean(v)) for k, v in mse.items()}})
                 if model is not None:
-                    ev_events = list(readings.events)
-                    rows.append(
-                        {
-                            "set": set_name,
-                            "workload": name,
-                            "kind": kind,
-                            "pmcs": pmcs,
-                            "split": split,
-                            "method": "model",
-                            "pearson": model_mse(model, truth, ev_events, "pearson"),
-                            "spearman": model_mse(model, truth, ev_events, "spearman"),
-                        }
-                    )
+                    events = list(readings.events)
+                    rows.append({**case, "method": "model", **{k: model_mse(model, truth, events, k) for k in mse}})
     return rows
 
 
