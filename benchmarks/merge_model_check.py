@@ -37,18 +37,13 @@ import pandas as pd
 from scipy import stats
 
 from hemkit.core.errors import HemkitWarning
+from hemkit.core.normal import rank_scores
 from hemkit.core.rng import as_generator, child
 from hemkit.evaluate import evaluate
 from hemkit.evaluate.study import study_split
 from merge_lowo import TRUTH, _merge, markdown, workloads  # benchmarks run as scripts from this folder
 
 METHODS: dict[str, tuple[str, dict[str, Any]]] = {"much-paper": ("much-paper", {}), "joint": ("joint", {})}
-
-
-def normal_scores(x: np.ndarray) -> np.ndarray:
-    """Each column's van der Waerden scores (ties averaged)."""
-    n = x.shape[0]
-    return stats.norm.ppf(stats.rankdata(x, axis=0) / (n + 1))
 
 
 def copula_twin(truth: pd.DataFrame, seed: Any, big: int = 100_000) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
@@ -61,7 +56,7 @@ def copula_twin(truth: pd.DataFrame, seed: Any, big: int = 100_000) -> tuple[pd.
     that knew the twin's model exactly, and nothing of its runs, would answer.
     """
     x = truth.to_numpy(float)
-    corr = np.corrcoef(normal_scores(x), rowvar=False)
+    corr = np.corrcoef(rank_scores(stats.rankdata(x, axis=0), x.shape[0]), rowvar=False)
     rng = as_generator(seed)
     z = rng.multivariate_normal(np.zeros(x.shape[1]), corr, size=x.shape[0], method="eigh")
     out = np.empty_like(x)
@@ -146,6 +141,25 @@ def ratios(rows: pd.DataFrame) -> pd.DataFrame:
     return np.exp(out.groupby(level=["set", "workload", "kind"]).mean())
 
 
+def geo(s: pd.Series) -> float:
+    return float(np.exp(np.log(s).mean()))
+
+
+def summary(label: str, part: pd.DataFrame) -> dict[str, Any]:
+    """One line of the table: the ratios of :func:`ratios` over ``part``'s workloads, real and twin."""
+    line: dict[str, Any] = {"set": label, "workloads": part.index.get_level_values("workload").nunique()}
+    for kind in ("real", "twin"):
+        k = part.xs(kind, level="kind")
+        line[f"{kind} Pearson"] = geo(k["pearson"])
+        line[f"{kind} worst"] = float(k["pearson"].max())
+        line[f"{kind} Spearman"] = geo(k["spearman"])
+        line[f"{kind} paper-MUCH MSE"] = geo(k["much_pearson_mse"])
+    twin = part.xs("twin", level="kind")
+    line["twin model Pearson"] = geo(twin["model_pearson"])
+    line["twin model Spearman"] = geo(twin["model_spearman"])
+    return line
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="+", default=["dev"])
@@ -165,32 +179,8 @@ def main() -> None:
     if args.out:
         frame.to_pickle(args.out)
     r = ratios(frame)
-    geo = lambda s: float(np.exp(np.log(s).mean()))  # noqa: E731
-    table = []
-    for set_name in args.sets:
-        part = r.xs(set_name, level="set")
-        line: dict[str, Any] = {"set": set_name, "workloads": part.index.get_level_values("workload").nunique()}
-        for kind in ("real", "twin"):
-            k = part.xs(kind, level="kind")
-            line[f"{kind} Pearson"] = geo(k["pearson"])
-            line[f"{kind} worst"] = float(k["pearson"].max())
-            line[f"{kind} Spearman"] = geo(k["spearman"])
-            line[f"{kind} paper-MUCH MSE"] = geo(k["much_pearson_mse"])
-        line["twin model Pearson"] = geo(part.xs("twin", level="kind")["model_pearson"])
-        line["twin model Spearman"] = geo(part.xs("twin", level="kind")["model_spearman"])
-        table.append(line)
-    every = {"set": "all", "workloads": r.index.get_level_values("workload").nunique()}
-    for kind in ("real", "twin"):
-        k = r.xs(kind, level="kind")
-        every |= {
-            f"{kind} Pearson": geo(k["pearson"]),
-            f"{kind} worst": float(k["pearson"].max()),
-            f"{kind} Spearman": geo(k["spearman"]),
-            f"{kind} paper-MUCH MSE": geo(k["much_pearson_mse"]),
-        }
-    every["twin model Pearson"] = geo(r.xs("twin", level="kind")["model_pearson"])
-    every["twin model Spearman"] = geo(r.xs("twin", level="kind")["model_spearman"])
-    table.append(every)
+    table = [summary(set_name, r.xs(set_name, level="set")) for set_name in args.sets]
+    table.append(summary("all", r))
     took = time.perf_counter() - t0
     print(f"\n## The default joint merge's MSE over paper-MUCH's, real tables and their copula twins ({took:.0f} s)\n")
     print(markdown(pd.DataFrame(table).set_index("set")))

@@ -240,12 +240,9 @@ def update_package(text: str) -> Path:
     path = Path(totals.__file__)
     src = path.read_text()
     start = src.index("MULTIPLIERS: dict[")
-    before = src[:start].rstrip("\n").split("\n")
-    k = len(before)
-    while k and before[k - 1].startswith("# "):  # the comment block just above
-        k -= 1
-    head = next((i for i in range(k, len(before)) if before[i].startswith("# quantiles of")), len(before))
-    start = len("\n".join(before[:head])) + (1 if head else 0)
+    head = src.rfind("\n# quantiles of", 0, start) + 1  # the comment written with the table, if it is just above
+    if head and all(line.startswith("# ") for line in src[head:start].splitlines()):
+        start = head
     end = src.index('"""Quantiles of ``|total - truth|')
     body = text.replace(
         "MULTIPLIERS: dict[str, tuple[float, ...]]", "MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]]"
