@@ -191,6 +191,8 @@ FRESH9_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
 FRESH10_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
 #: the eleventh held-out set (recorded after the tenth was scored): the same, unless the merge changes first
 FRESH11_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
+#: the twelfth held-out set (recorded after the eleventh was scored): the same, unless the merge changes first
+FRESH12_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
 #: each held-out set (a folder of ``--truth``, scored with ``--<name>``) and the settings merged on it
 HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh": FRESH_GRID,
@@ -204,6 +206,7 @@ HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh9": FRESH9_GRID,
     "fresh10": FRESH10_GRID,
     "fresh11": FRESH11_GRID,
+    "fresh12": FRESH12_GRID,
 }
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {

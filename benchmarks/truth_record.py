@@ -12,6 +12,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh9 --runs 300     # a ninth, after the eighth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh10 --runs 300    # a tenth, after the ninth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh11 --runs 300    # an eleventh, after the tenth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh12 --runs 300    # a twelfth, after the eleventh
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -37,7 +38,7 @@ is scored once with the settings frozen; ``--fresh3`` (other programs again) was
 scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had;
 ``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
 when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
-``--fresh11`` when ``fresh10`` had.
+``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had.
 """
 
 from __future__ import annotations
@@ -460,6 +461,40 @@ def fresh11_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh12_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twelfth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+    po = "".join(f'msgid "m{k}"\nmsgstr "n{k}"\n\n' for k in range(3000))
+    (scratch / "y.po").write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' + po)
+    nj = scratch / "nj"
+    nj.mkdir()
+    rules = "rule t\n  command = touch $out\n" + "".join(f"build o{k}: t\n" for k in range(100))
+    (nj / "build.ninja").write_text(rules)
+    (scratch / "loop.cmake").write_text(
+        'set(s "")\nforeach(i RANGE 3000)\n  string(APPEND s "x${i}")\n  string(LENGTH "${s}" n)\nendforeach()\n'
+    )
+    repo = scratch / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=h", "-c", "user.email=h@x"]
+    for k in range(20):
+        (repo / f"f{k % 5}.txt").write_text(f"version {k}\n" * (k + 1))
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-qm", f"c{k}"], check=True)
+    s = str(scratch)
+    return {
+        "ninja": (["sh", "-c", f"ninja -C {nj} -t clean > /dev/null; ninja -C {nj} > /dev/null"], False),
+        "cmake": (["cmake", "-P", f"{s}/loop.cmake"], False),
+        "apt-cache": (["sh", "-c", "apt-cache showpkg bash coreutils | wc -l"], False),
+        "tic": (["sh", "-c", f"infocmp -x xterm-256color > {s}/xt.src && tic -x -o {s}/ti {s}/xt.src"], False),
+        "readelf": (["sh", "-c", f"readelf -s -W {cc1} | wc -l"], False),
+        "msgcat-corunner": (["msgcat", "-o", f"{s}/y2.po", f"{s}/y.po"], True),
+        "git": (["sh", "-c", f"git -C {repo} log -p | wc -l"], False),
+        # input size drawn per run
+        "file-varied": (["bash", "-c", "ls -d /usr/bin/* | head -n $((RANDOM % 120 + 10)) | xargs file | wc -l"], False),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -495,6 +530,7 @@ def main() -> None:
         "fresh9": fresh9_workloads,
         "fresh10": fresh10_workloads,
         "fresh11": fresh11_workloads,
+        "fresh12": fresh12_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

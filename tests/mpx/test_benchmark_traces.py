@@ -30,8 +30,9 @@ SETS = {
     "fresh8": 8,
     "fresh9": 8,
     "fresh10": 8,
+    "fresh11": 8,
 }
-UNREAD = {"fresh11": 8}
+UNREAD = {"fresh12": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
