@@ -526,7 +526,9 @@ def fresh12_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     # set-up, once: a ninja file of 400 targets, a CMake script, a message catalogue compiled, a template
     nj = made / "nj"
     nj.mkdir(exist_ok=True)
-    (nj / "build.ninja").write_text("rule t\n  command = touch $out\n" + "".join(f"build o{k}: t\n" for k in range(400)))
+    (nj / "build.ninja").write_text(
+        "rule t\n  command = touch $out\n" + "".join(f"build o{k}: t\n" for k in range(400))
+    )
     (made / "loop.cmake").write_text(
         'set(s "")\nforeach(i RANGE 20000)\n  string(APPEND s "x${i}")\n  string(LENGTH "${s}" n)\nendforeach()\n'
     )
@@ -536,7 +538,11 @@ def fresh12_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     (made / "tpl.txt").write_text("".join(f"line {k} $HOME and ${{USER}} then $PATH\n" for k in range(200000)))
     m, text = str(made), inputs["text"]
     return {
-        "ninja": ["sh", "-c", f"for i in 1 2 3 4 5; do ninja -C {nj} -t clean > /dev/null; ninja -C {nj} > /dev/null; done"],
+        "ninja": [
+            "sh",
+            "-c",
+            f"for i in 1 2 3 4 5; do ninja -C {nj} -t clean > /dev/null; ninja -C {nj} > /dev/null; done",
+        ],
         "cmake": ["cmake", "-P", f"{m}/loop.cmake"],
         "apt-cache": ["sh", "-c", "for i in 1 2 3; do apt-cache dumpavail | wc -l; done"],
         "tic": [
@@ -550,6 +556,7 @@ def fresh12_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
         "envsubst": ["sh", "-c", f"for i in $(seq 8); do envsubst < {m}/tpl.txt | wc -c; done"],
         "curl": ["sh", "-c", f"for i in $(seq 30); do curl -s -o /dev/null file://{text}; done"],
     }
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)

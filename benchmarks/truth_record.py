@@ -491,7 +491,10 @@ def fresh12_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
         "msgcat-corunner": (["msgcat", "-o", f"{s}/y2.po", f"{s}/y.po"], True),
         "git": (["sh", "-c", f"git -C {repo} log -p | wc -l"], False),
         # input size drawn per run
-        "file-varied": (["bash", "-c", "ls -d /usr/bin/* | head -n $((RANDOM % 120 + 10)) | xargs file | wc -l"], False),
+        "file-varied": (
+            ["bash", "-c", "ls -d /usr/bin/* | head -n $((RANDOM % 120 + 10)) | xargs file | wc -l"],
+            False,
+        ),
     }
 
 
