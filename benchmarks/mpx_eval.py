@@ -31,7 +31,10 @@ events):
   - the learned estimators, fitted with ``hemkit mpx fit``'s library function (split by
     workload, early stopping on validation loss, normalisation from training data).  Their
     totals are checked on hidden slices (``mlp``); ``mlp-sum`` is the same series scored on
-    its own sum.
+    its own sum.  ``checked+pool``: the default's series, each total pooled over the runs of its
+    workload (:func:`hemkit.mpx.totals.pool_totals`), as ``hemkit mpx estimate --totals`` pools
+    them; ``mlp+pool``: the MLP's pooled the same way, its runs weighed by the widest listed
+    estimator's multipliers (a variant measured, not shipped: BENCHMARKS.md).
 
   Then every estimator is scored on the held-out workloads, which nothing was tuned on.
   ``checked`` and ``phase`` are the shipped defaults.
@@ -69,6 +72,7 @@ from hemkit.mpx.learned import TrainOptions
 from hemkit.mpx.phase import PhaseInterpolation
 from hemkit.mpx.registry import make_estimator
 from hemkit.mpx.scores import markdown_table, rank_estimators, score_table
+from hemkit.mpx.totals import POOLED, pool_totals, scale_parts
 from hemkit.mpx.traces import clean_runs
 
 SIMPLE = ["fixed", "fixed-cumulative", "linear", "growth", "min", "phase", "checked"]
@@ -274,6 +278,9 @@ def evaluate_set(
                 timing["estimates_per_second"].setdefault(n, []).append(m.valid.sum() / (time.perf_counter() - t1))
             for n in models:  # the network's own sums, for comparison with its checked totals
                 values[f"{n}-sum"] = values[n]
+            for n in ("checked", *models):  # totals pooled over each workload's runs (shipped for checked only)
+                pooled = pool_totals(m.keys, n, totals[n], scale_parts(blind, totals[n]))[0]
+                values[n + POOLED], totals[n + POOLED] = values[n], pooled
             sc = score_table(m, values, dtw=not args.no_dtw, totals=totals)
             sc["pmcs"] = c
             sc["set"] = sc["workload"].astype(str).map(origin).fillna(label) if origin else label
