@@ -181,18 +181,6 @@ FRESH6_GRID: dict[str, dict[str, Any]] = {
         "calibration": CALIBRATION,
     },
 }
-#: the seventh held-out set: the merge default unchanged since the fifth; beside it the settings of the sixth
-FRESH7_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
-#: the eighth held-out set: the same (the merge default unchanged since the fifth)
-FRESH8_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
-#: the ninth held-out set: the same (the merge default unchanged since the fifth)
-FRESH9_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
-#: the tenth held-out set: the same (the merge default unchanged since the fifth)
-FRESH10_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
-#: the eleventh held-out set (recorded after the tenth was scored): the same, unless the merge changes first
-FRESH11_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
-#: the twelfth held-out set (recorded after the eleventh was scored): the same, unless the merge changes first
-FRESH12_GRID: dict[str, dict[str, Any]] = dict(FRESH6_GRID)
 #: each held-out set (a folder of ``--truth``, scored with ``--<name>``) and the settings merged on it
 HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh": FRESH_GRID,
@@ -201,12 +189,9 @@ HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh4": FRESH4_GRID,
     "fresh5": FRESH5_GRID,
     "fresh6": FRESH6_GRID,
-    "fresh7": FRESH7_GRID,
-    "fresh8": FRESH8_GRID,
-    "fresh9": FRESH9_GRID,
-    "fresh10": FRESH10_GRID,
-    "fresh11": FRESH11_GRID,
-    "fresh12": FRESH12_GRID,
+    # the seventh to the twelfth (each recorded after the one before was scored): the merge default unchanged
+    # since the fifth, so the settings of the sixth; a set recorded next joins here unless the merge changes first
+    **{f"fresh{k}": FRESH6_GRID for k in range(7, 13)},
 }
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {

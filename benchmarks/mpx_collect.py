@@ -43,6 +43,7 @@ from pathlib import Path
 
 from hemkit.external.compiler import compile_c
 from hemkit.mpx.record import TraceOptions, record_traces
+from truth_record import gcc_cc1, write_catalogue  # benchmarks run as scripts from this folder
 
 EVENT_SETS = [
     ["task-clock", "page-faults", "context-switches", "syscalls:sys_enter_read", "syscalls:sys_enter_write"],
@@ -377,7 +378,7 @@ def fresh6_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[s
 def fresh7_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
     """An eighth, disjoint set of programs (issue 26, recorded when ``fresh6`` had been scored)."""
     text, tree = str(inputs["text"]), str(inputs["tree"])
-    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+    cc1 = gcc_cc1()
     libc = "/lib/x86_64-linux-gnu/libc.so.6"
     return {
         "sha384sum": ["sh", "-c", f"for i in $(seq 25); do sha384sum {text}; done"],
@@ -425,7 +426,7 @@ def fresh8_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[s
 def fresh9_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
     """A tenth, disjoint set of programs (issue 26, recorded when ``fresh8`` had been scored)."""
     text = str(inputs["text"])
-    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+    cc1 = gcc_cc1()
     made = scratch / "fresh9"
     made.mkdir(parents=True, exist_ok=True)
     # set-up, once: mangled C++ names to demangle, addresses to look up, an object to link
@@ -455,8 +456,7 @@ def fresh10_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     made = scratch / "fresh10"
     made.mkdir(parents=True, exist_ok=True)
     # set-up, once: a message catalogue to compile, a Java class to compile
-    po = "".join(f'msgid "m{k}"\nmsgstr "n{k}"\n\n' for k in range(3000))
-    (made / "x.po").write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' + po)
+    write_catalogue(made / "x.po", 3000)
     (made / "H.java").write_text("class H { public static void main(String[] a) { System.out.println(a.length); } }\n")
     m = str(made)
     return {
@@ -532,8 +532,7 @@ def fresh12_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     (made / "loop.cmake").write_text(
         'set(s "")\nforeach(i RANGE 20000)\n  string(APPEND s "x${i}")\n  string(LENGTH "${s}" n)\nendforeach()\n'
     )
-    po = "".join(f'msgid "m{k}"\nmsgstr "n{k}"\n\n' for k in range(30000))
-    (made / "y.po").write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' + po)
+    write_catalogue(made / "y.po", 30000)
     subprocess.run(["msgfmt", "-o", str(made / "y.mo"), str(made / "y.po")], check=True)
     (made / "tpl.txt").write_text("".join(f"line {k} $HOME and ${{USER}} then $PATH\n" for k in range(200000)))
     m, text = str(made), inputs["text"]

@@ -113,6 +113,17 @@ select b, count(*) from t group by b order by 2 desc limit 3;
 """
 
 
+def gcc_cc1() -> str:
+    """The path of GCC's compiler proper (``cc1``), a large binary the set-ups read."""
+    return subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+
+
+def write_catalogue(path: Path, messages: int) -> None:
+    """A gettext message catalogue (``.po``) of ``messages`` entries, for the gettext tools to work on."""
+    po = "".join(f'msgid "m{k}"\nmsgstr "n{k}"\n\n' for k in range(messages))
+    path.write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' + po)
+
+
 def make_inputs(root: Path) -> dict[str, Path]:
     """Generated, deterministic inputs."""
     rng = random.Random(0)
@@ -381,7 +392,7 @@ def fresh8_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
 def fresh9_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     """A ninth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
     scratch, csrc = root / "scratch", str(root / "small.c")
-    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+    cc1 = gcc_cc1()
     names = subprocess.run(["nm", "-D", "--defined-only", cc1], capture_output=True, text=True).stdout.split()
     (scratch / "mangled").write_text("\n".join(n for n in names if n.startswith("_Z")) + "\n")
     (scratch / "addrs").write_text("\n".join(hex(0x400000 + 64 * k) for k in range(2000)) + "\n")
@@ -406,9 +417,8 @@ def fresh9_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
 def fresh10_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     """A tenth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
     scratch = root / "scratch"
-    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
-    po = "".join(f'msgid "m{k}"\nmsgstr "n{k}"\n\n' for k in range(3000))
-    (scratch / "x.po").write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' + po)
+    cc1 = gcc_cc1()
+    write_catalogue(scratch / "x.po", 3000)
     s = str(scratch)
     return {
         "valgrind": (["valgrind", "-q", "--tool=none", "/bin/true"], False),
@@ -464,9 +474,8 @@ def fresh11_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
 def fresh12_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     """A twelfth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
     scratch = root / "scratch"
-    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
-    po = "".join(f'msgid "m{k}"\nmsgstr "n{k}"\n\n' for k in range(3000))
-    (scratch / "y.po").write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' + po)
+    cc1 = gcc_cc1()
+    write_catalogue(scratch / "y.po", 3000)
     nj = scratch / "nj"
     nj.mkdir()
     rules = "rule t\n  command = touch $out\n" + "".join(f"build o{k}: t\n" for k in range(100))
