@@ -13,6 +13,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh10 --runs 300    # a tenth, after the ninth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh11 --runs 300    # an eleventh, after the tenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh12 --runs 300    # a twelfth, after the eleventh
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh13 --runs 300    # a thirteenth, after the twelfth
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -38,7 +39,7 @@ is scored once with the settings frozen; ``--fresh3`` (other programs again) was
 scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had;
 ``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
 when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
-``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had.
+``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had.
 """
 
 from __future__ import annotations
@@ -507,6 +508,44 @@ def fresh12_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh13_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A thirteenth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s, text = str(scratch), str(root / "text.txt")
+    subprocess.run(["gcc", "-O2", "-c", str(root / "small.c"), "-o", f"{s}/small.o"], check=True)
+    libc = subprocess.run(["gcc", "-print-file-name=libc.so.6"], check=True, capture_output=True, text=True)
+    write_catalogue(scratch / "z.po", 3000)
+    mk = scratch / "mk"
+    mk.mkdir()
+    targets = " ".join(f"o{k}" for k in range(100))
+    (mk / "Makefile").write_text(
+        f"T := {targets}\nall: $(T)\no%:\n\ttouch $@\nclean:\n\trm -f $(T)\n.PHONY: all clean\n"
+    )
+    src = scratch / "src"
+    src.mkdir()
+    for k in range(60):
+        (src / f"f{k}.c").write_text(f"int g{k}(int x) {{ return x * {k}; }}\nstruct s{k} {{ int a; }};\n")
+    return {
+        "objdump": (["sh", "-c", f"objdump -d -r {s}/small.o | wc -l"], False),
+        "nm": (["sh", "-c", f"nm -D {libc.stdout.strip()} | wc -l"], False),
+        "iconv": (["iconv", "-f", "utf-8", "-t", "utf-16", "-o", f"{s}/t16", text], False),
+        "du": (["sh", "-c", "du -a /usr/share/locale | wc -l"], False),
+        "msgmerge-corunner": (["msgmerge", "-q", "-o", f"{s}/z2.po", f"{s}/z.po", f"{s}/z.po"], True),
+        "ctags": (["ctags", "-R", "-f", f"{s}/tags", str(src)], False),
+        "make": (["make", "-s", "-C", str(mk), "clean", "all"], False),
+        # input size drawn per run
+        "zdump-varied": (
+            [
+                "bash",
+                "-c",
+                "zdump -c 2000,2030 -v $(ls /usr/share/zoneinfo/Europe | head -n $((RANDOM % 30 + 2))"
+                " | sed 's#^#Europe/#') | wc -l",
+            ],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -543,6 +582,7 @@ def main() -> None:
         "fresh10": fresh10_workloads,
         "fresh11": fresh11_workloads,
         "fresh12": fresh12_workloads,
+        "fresh13": fresh13_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
