@@ -31,6 +31,12 @@ from :func:`hemkit.mpx.totals.scale_parts`):
   ``hidden_slices`` (the best series candidate's mean relative error on hidden slices x the
   estimated part), ``poisson`` (the square root of the estimated part).
 
+``--learned-scale`` instead scores, against the shipped forms (their ``q`` held out the same way), a scale
+learned per count class: ordinary least squares (ridge ``--ridge`` on standardised features) of
+``log(max(|error|, floor x total) / total)`` on the log of every part over the total, the log of the counted
+part over the total, the running fraction and the log of the total, fitted on the other workloads of every
+set (tried in the twelfth session on issue 26 and not kept: BENCHMARKS.md).
+
 Writes ``parts.parquet`` (read back instead of recomputed when ``--out`` already holds it) and ``choice.md``
 (chosen forms per fold, held-out coverage and width / error, the forms chosen on every workload).
 """
@@ -52,7 +58,7 @@ from hemkit.mpx.evaluation import drop_unseen
 from hemkit.mpx.phase import INTERPOLATIONS
 from hemkit.mpx.registry import DEFAULT_ESTIMATOR, make_estimator
 from hemkit.mpx.scores import markdown_table
-from hemkit.mpx.totals import COUNT_CLASSES, scale_inputs, scale_parts
+from hemkit.mpx.totals import COUNT_CLASSES, SCALE_FORMS, scale_inputs, scale_parts
 from mpx_intervals import _read
 
 PARTS = ["base", "gap_jumps", "hidden", "hidden_chosen", "spread", "spread_candidates"]
@@ -183,6 +189,59 @@ class Folds:
         return t
 
 
+def learned_scale(folds: Folds, train: np.ndarray, floor: float, ridge: float) -> np.ndarray:
+    """A log-linear model of each series' relative |error| per count class, fitted on ``train``, as a scale."""
+    shipped = folds.scale({c: f for c, f in SCALE_FORMS.items() if c in CLASSES})
+    tot = np.maximum(np.abs(folds.total), 1.0)
+
+    def rel_log(x: np.ndarray) -> np.ndarray:
+        return np.log(np.maximum(x, 1e-6 * tot) / tot)
+
+    x = np.column_stack(
+        [rel_log(folds.part[p]) for p in PARTS]
+        + [rel_log(folds.counted), folds.t["running_fraction"].to_numpy(float), np.log(tot)]
+    )
+    y = np.log(np.maximum(folds.err, floor * tot) / tot)
+    exact = shipped <= 0  # no gaps: the total is exact whatever the model says
+    s = shipped.copy()
+    for c in CLASSES:
+        here = folds.cls == c
+        fit = train & here & ~exact
+        if fit.sum() < 20:  # too few to fit: the shipped form
+            continue
+        mu, sd = x[fit].mean(axis=0), x[fit].std(axis=0) + 1e-9
+        z = np.column_stack([np.ones(fit.sum()), (x[fit] - mu) / sd])
+        penalty = ridge * np.eye(z.shape[1])
+        penalty[0, 0] = 0.0
+        beta = np.linalg.solve(z.T @ z + penalty, z.T @ y[fit])
+        s[here] = np.exp(np.column_stack([np.ones(here.sum()), (x[here] - mu) / sd]) @ beta) * tot[here]
+    return np.where(exact, 0.0, s)
+
+
+def learned_scale_check(folds: Folds, floors: list[float], ridges: list[float]) -> str:
+    """Held-out coverage and width / error of the shipped forms and of learned scales, per set and C."""
+    shipped = folds.scale({c: f for c, f in SCALE_FORMS.items() if c in CLASSES})
+    runs = {"shipped forms": lambda train: shipped}
+    for fl, r in itertools.product(floors, ridges):
+        runs[f"learned, floor {fl:g}, ridge {r:g}"] = lambda train, fl=fl, r=r: learned_scale(folds, train, fl, r)
+    cols = {}
+    for name, make in runs.items():
+        res = []
+        for f in dict.fromkeys(folds.fold):
+            test = folds.fold == f
+            lower, upper = folds.intervals(make(~test), ~test)
+            res.append(folds.score(test, lower, upper))
+        sm = summary(pd.concat(res, ignore_index=True))
+        cols[f"{name}: coverage"] = sm["coverage"]
+        cols[f"{name}: width / error"] = sm["width / error"]
+    table = pd.DataFrame(cols)
+    geo = {k: float(np.exp(np.log(v).mean())) for k, v in table.items() if k.endswith("width / error")}
+    lines = ["#### Shipped forms against learned scales (q and the model held out by fold)", ""]
+    lines += [markdown_table(table, 3)]
+    lines += ["", "Geometric mean of width / error over sets and C:", ""] + [f"- {k}: {v:.3f}" for k, v in geo.items()]
+    return "\n".join(lines) + "\n"
+
+
 def summary(res: pd.DataFrame) -> pd.DataFrame:
     g = res.groupby(["set", "pmcs"], sort=False)
     out = pd.DataFrame(
@@ -211,6 +270,9 @@ def main() -> None:
         default=2,
         help="2: one part or the geometric mean of two; K > 2: weighted geometric means, weights in steps of 1/K",
     )
+    ap.add_argument("--learned-scale", action="store_true", help="score learned scales against the shipped")
+    ap.add_argument("--floor", type=float, nargs="+", default=[1e-3, 1e-2], help="--learned-scale: relative floor")
+    ap.add_argument("--ridge", type=float, nargs="+", default=[1.0, 100.0], help="--learned-scale: ridge weight")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -222,6 +284,12 @@ def main() -> None:
         t = pd.concat([parts_table(*s.split("=", 1), args.pmcs) for s in args.set], ignore_index=True)
         t.to_parquet(path)
     folds = Folds(t, {k: int(v) for k, v in (f.split("=", 1) for f in args.folds)}, args.level, args.parts, args.size)
+    if args.learned_scale:
+        md_learned = learned_scale_check(folds, args.floor, args.ridge)
+        (out / "learned.md").write_text(md_learned)
+        print(md_learned)
+        print(f"done in {time.perf_counter() - t0:.0f} s; wrote {out / 'learned.md'}", flush=True)
+        return
     res, chosen = folds.held_out()
     md = [f"level {args.level}; default estimator {DEFAULT_ESTIMATOR}; C = {args.pmcs}", ""]
     md += ["#### Forms chosen per held-out fold (count class: parts, geometric mean)", ""]
