@@ -186,6 +186,7 @@ def test_bad_multiplexed_input_to_estimate(bad_input, tmp_path, case):
         (["fit", GOOD, "-m", "forest", "-o", "{tmp}/m.pt"], ["forest"]),
         (["fit", GOOD, "-o", "{tmp}/model.bin"], ["model files end in .pt"]),
         (["estimate", GOOD, "-m", "magic"], ["unknown estimator 'magic'"]),
+        (["estimate", GOOD, "-m", "phse"], ["unknown estimator 'phse'", "did you mean 'phase'?"]),
         (["estimate", GOOD, "-m", "mlp"], ["must be trained first"]),
         (["estimate", GOOD, "-m", "{tmp}/nothing.pt"], ["nothing.pt", "no such model file"]),
         (["score", GOOD, "-m", "bogus", "--no-dtw"], ["unknown estimator 'bogus'"]),

@@ -124,8 +124,11 @@ def test_registry_and_errors():
     assert DEFAULT_ESTIMATOR == "checked" and "phase" in NAMES and "zero" in NAMES
     assert isinstance(load_estimator("phase"), PhaseInterpolation)
     assert isinstance(load_estimator("checked"), CheckedEstimation)
-    with pytest.raises(InputError, match="unknown estimator 'magic'"):
+    with pytest.raises(InputError, match="unknown estimator 'magic'") as no_hint:
         make_estimator("magic")
+    assert "did you mean" not in str(no_hint.value)  # nothing close: no guess
+    with pytest.raises(InputError, match="did you mean 'checked'"):
+        make_estimator("chekced")
     with pytest.raises(InputError, match="must be trained first"):
         load_estimator("mlp")
     with pytest.raises(InputError, match="no such model file"):
