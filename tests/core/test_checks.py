@@ -59,3 +59,22 @@ def test_library_functions_use_it():
         merge(t2080_much(), "joint", level=1.0)
     with pytest.raises(InputError, match="pmcs must be an integer of at least 2, got 1"):
         design_runs(pmcs=1)
+
+
+def test_an_unknown_name_is_refused_with_the_choices_and_the_closest():
+    """Every 'unknown X; choose from ...' of the package comes from one helper, which names a typo's target."""
+    from hemkit.core.checks import did_you_mean, unknown_choice
+    from hemkit.derive.measure import choose_backend
+    from hemkit.evaluate import parse_methods
+    from hemkit.mpx.registry import make_estimator
+
+    assert str(unknown_choice("backend", "prf", ["perf", "valgrind"])) == (
+        "unknown backend 'prf'; choose from perf, valgrind; did you mean 'perf'?"
+    )
+    assert did_you_mean("zzz", ["perf", "valgrind"]) == ""  # nothing close: no guess
+    with pytest.raises(InputError, match=r"unknown method 'jiont'; choose from .*; did you mean 'joint'\?$"):
+        parse_methods("much,jiont")
+    with pytest.raises(InputError, match=r"unknown backend 'valgrid'; .*did you mean 'valgrind'\?$"):
+        choose_backend("valgrid")
+    with pytest.raises(InputError, match=r"unknown estimator 'lineer' .*did you mean 'linear'\?$"):
+        make_estimator("lineer")

@@ -260,6 +260,7 @@ def _evaluate_usage(tmp_path: Path, merged: Path, truth: Path) -> list[tuple[str
         ("study-with-input", ["study", m], ["unexpected extra argument", "evaluate study"]),
         ("study-grouped-truth", ["study", "--truth", str(tmp_path / "grouped.csv")], ["--truth", "truth table"]),
         ("holdout-unknown-method", ["holdout", "--methods", "much,magic"], ["unknown method 'magic'"]),
+        ("holdout-typo", ["holdout", "--methods", "much,jiont"], ["unknown method 'jiont'", "mean 'joint'?"]),
         ("holdout-twice", ["holdout", "--methods", "much,much"], ["method 'much' is given twice"]),
         ("holdout-no-anchor", ["holdout", str(tmp_path / "cover.csv"), "--methods", "hrm"], ["hrm needs an anchor"]),
         ("runs-with-input", ["diagnostics", "--plot-runs", str(tmp_path / "r.png"), m], ["--plot-runs"]),

@@ -1,16 +1,20 @@
-"""One check for a scalar parameter (an integer or a number in a range), as scikit-learn's ``check_scalar``.
+"""One check for a scalar parameter (as scikit-learn's ``check_scalar``) and one error for an unknown name.
 
 Every library function that takes a count, a size, a level or a threshold checks it here, so a
 bad value is refused the same way everywhere: an :class:`~hemkit.core.errors.InputError` that
 names the parameter as the Python argument (``n_sims``, ``level``), the range it must be in and
 the value given.  Booleans are not integers here (``True`` is refused where a count is asked
-for), and numpy integers and floats are taken as Python's.
+for), and numpy integers and floats are taken as Python's.  A name that is not among the
+choices (a method, a backend, a kernel family) is refused by :func:`unknown_choice`, naming the
+choices and, for a typo, the closest one.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from hemkit.core.errors import InputError
@@ -126,4 +130,30 @@ def check_scalar(  # noqa: PLR0913 - one keyword per part of the range, as sciki
     return x
 
 
-__all__ = ["check_scalar"]
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the choice closest to a mistyped ``value``, or ``""`` when none is close.
+
+    Examples
+    --------
+    >>> did_you_mean("jiont", ["joint", "copula", "much"])
+    "; did you mean 'joint'?"
+    >>> did_you_mean("magic", ["joint", "copula", "much"])
+    ''
+    """
+    close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def unknown_choice(kind: str, value: Any, choices: Iterable[str]) -> InputError:
+    """The error for a ``value`` of ``kind`` not among ``choices``: it names the value, the choices and the closest.
+
+    Examples
+    --------
+    >>> str(unknown_choice("method", "jiont", ["joint", "copula"]))
+    "unknown method 'jiont'; choose from joint, copula; did you mean 'joint'?"
+    """
+    names = [str(c) for c in choices]
+    return InputError(f"unknown {kind} {value!r}; choose from {', '.join(names)}{did_you_mean(str(value), names)}")
+
+
+__all__ = ["check_scalar", "did_you_mean", "unknown_choice"]

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from hemkit.core.checks import unknown_choice
 from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
@@ -41,7 +42,7 @@ def _marginal(kind: str, u: np.ndarray, scale: float) -> np.ndarray:
     elif kind == "normal":
         x = 8 + stats.norm.ppf(u)
     else:
-        raise InputError(f"unknown marginal {kind!r}; choose from {', '.join(MARGINALS)}")
+        raise unknown_choice("marginal", kind, MARGINALS)
     return np.round(scale * (1 + x))
 
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import unknown_choice
 from hemkit.core.errors import InputError
 from hemkit.core.results import Result, result
 from hemkit.derive.families import FAMILIES, AnalysisOptions, Family, family_for_loops
@@ -620,7 +621,7 @@ def analyze(
     if not isinstance(data, pd.DataFrame):
         raise InputError(f"measurements must be a DataFrame, got {type(data).__name__}")
     if signatures not in SIGNATURE_SETS:
-        raise InputError(f"unknown signature set {signatures!r}; choose from {', '.join(SIGNATURE_SETS)}")
+        raise unknown_choice("signature set", signatures, SIGNATURE_SETS)
     if "run" not in data.columns and "rep" in data.columns:
         data = data.rename(columns={"rep": "run"})
     named = _single(data, "family")
@@ -636,7 +637,7 @@ def analyze(
         if name is None:
             raise InputError("measurements have no family column; name the family (flops, branch or dcache)")
         if name not in FAMILIES:
-            raise InputError(f"unknown kernel family {name!r}; choose from {', '.join(FAMILIES)}")
+            raise unknown_choice("kernel family", name, FAMILIES)
         if named is not None and named != name:
             raise InputError(f"these are measurements of the {named} family, not {name}")
         fam = family_for_loops(name, loops)

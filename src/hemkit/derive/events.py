@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from hemkit.core.checks import unknown_choice
 from hemkit.core.errors import InputError, SetupError
 from hemkit.derive.kernels import CpuIdentity, cpu_identity
 from hemkit.external.valgrind import CACHEGRIND_EVENTS
@@ -159,7 +160,7 @@ def family_events(family: str, *, generic: bool = True, table: str = "amdzen5") 
     'r00c3'
     """
     if family not in FAMILY_TABLES:
-        raise InputError(f"unknown kernel family {family!r}; choose from flops, branch, dcache")
+        raise unknown_choice("kernel family", family, ("flops", "branch", "dcache"))
     if table != "amdzen5":
         raise InputError(f"no bundled event table {table!r}; bundled: {', '.join(EVENT_TABLES)}")
     ev = zen5_events(FAMILY_TABLES[family])

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import unknown_choice
 from hemkit.core.errors import InputError, SetupError
 
 WIDTHS = ("scalar", "128", "256", "512")
@@ -213,7 +214,7 @@ def flops_family(widths: Sequence[str] = WIDTHS) -> Family:
         raise SetupError("no FLOPs width to run: this CPU lacks SSE2 + FMA (see /proc/cpuinfo flags)")
     bad = [w for w in widths if w not in WIDTHS]
     if bad:
-        raise InputError(f"unknown FLOPs width {bad[0]!r}; choose from {', '.join(WIDTHS)}")
+        raise unknown_choice("FLOPs width", bad[0], WIDTHS)
     order = [(p, w, f) for f in (False, True) for p in ("sp", "dp") for w in WIDTHS if w in widths]
     kernels = [flops_kernel(p, w, f) for p, w, f in order]
     rows, data = [], []
@@ -519,7 +520,7 @@ def get_family(name: str, **kwargs: Any) -> Family:
     """
     makers = {"flops": flops_family, "branch": branch_family, "dcache": dcache_family}
     if name not in makers:
-        raise InputError(f"unknown kernel family {name!r}; choose from {', '.join(FAMILIES)}")
+        raise unknown_choice("kernel family", name, FAMILIES)
     return makers[name](**kwargs)
 
 

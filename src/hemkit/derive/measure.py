@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hemkit.core.checks import check_scalar
+from hemkit.core.checks import check_scalar, unknown_choice
 from hemkit.core.errors import HemkitWarning, InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
@@ -210,7 +210,7 @@ def choose_backend(requested: str | None = None, *, perf: str | None = None, fam
     """
     if requested is not None:
         if requested not in BACKENDS:
-            raise InputError(f"unknown backend {requested!r}; choose from {', '.join(BACKENDS)}")
+            raise unknown_choice("backend", requested, BACKENDS)
         return requested, "asked for"
     ok, why = hardware_events_work(perf)
     if ok:
@@ -303,7 +303,7 @@ def family_for(name: str, backend: str, geometry: CacheGeometry | None = None) -
     ['L1_DM', 'L1_DH', 'LL_DH']
     """
     if name not in FAMILIES:
-        raise InputError(f"unknown kernel family {name!r}; choose from {', '.join(FAMILIES)}")
+        raise unknown_choice("kernel family", name, FAMILIES)
     if name == "flops":
         return flops_family(widths=available_widths())
     if name == "branch":
@@ -529,7 +529,7 @@ def measure(
     """
     opts = (options or MeasureOptions()).checked()
     if backend not in BACKENDS:
-        raise InputError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+        raise unknown_choice("backend", backend, BACKENDS)
     if family.name not in FAMILIES:
         raise InputError(f"measure runs the kernels of {', '.join(FAMILIES)}, not {family.name!r}")
     ev = _as_events(events)
@@ -602,7 +602,7 @@ def run_family(
     """
     opts = (options or MeasureOptions()).checked()
     if name not in FAMILIES:
-        raise InputError(f"unknown kernel family {name!r}; choose from {', '.join(FAMILIES)}")
+        raise unknown_choice("kernel family", name, FAMILIES)
     chosen, reason = choose_backend(backend, perf=opts.perf, family=name)
     if name == "flops" and chosen == "valgrind":
         raise SetupError(_NO_FLOPS)

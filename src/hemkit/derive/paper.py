@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import unknown_choice
 from hemkit.core.errors import InputError
 from hemkit.derive.families import (
     BRANCH_EXPECTATIONS,
@@ -139,7 +140,7 @@ def paper_family(name: str) -> Family:
         fam = dcache_family({1: 48 * 1024, 2: 2 << 20, 3: 105 << 20})  # Sapphire Rapids sizes; rows are nominal
         sig = pd.DataFrame(TABLE_IV, index=list(fam.basis.columns), dtype=float).T
         return fam.with_signatures(sig)
-    raise InputError(f"unknown kernel family {name!r}; choose from flops, branch, dcache")
+    raise unknown_choice("kernel family", name, ("flops", "branch", "dcache"))
 
 
 def paper_signatures(name: str) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from hemkit.core.checks import check_scalar
+from hemkit.core.checks import check_scalar, unknown_choice
 from hemkit.core.errors import InputError
 from hemkit.core.progress import as_progress
 from hemkit.core.readings import Readings
@@ -47,7 +47,7 @@ def parse_methods(methods: str | Sequence[str]) -> list[str]:
         raise InputError("no method given; choose from " + ", ".join(METHOD_SPECS))
     for m in names:
         if m not in METHOD_SPECS:
-            raise InputError(f"unknown method {m!r}; choose from {', '.join(METHOD_SPECS)}")
+            raise unknown_choice("method", m, METHOD_SPECS)
     if len(set(names)) != len(names):
         dup = next(m for m in names if names.count(m) > 1)
         raise InputError(f"method {dup!r} is given twice")
@@ -77,7 +77,7 @@ def run_method(
     'PROCESSOR_CYCLES'
     """
     if name not in METHOD_SPECS:
-        raise InputError(f"unknown method {name!r}; choose from {', '.join(METHOD_SPECS)}")
+        raise unknown_choice("method", name, METHOD_SPECS)
     method, fixed = METHOD_SPECS[name]
     kwargs = {**fixed, **dict(options or {})}
     if method == "hrm" and not kwargs.get("anchor"):

@@ -7,11 +7,11 @@ registry builds on both).
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 from typing import Any
 
+from hemkit.core.checks import did_you_mean
 from hemkit.core.errors import InputError
 from hemkit.io.formats import MODEL_SUFFIXES
 from hemkit.mpx.checked import CheckedEstimation
@@ -45,9 +45,7 @@ def make_estimator(name: str, **params: Any) -> MpxEstimator:
             return (MLPEstimator if name == "mlp" else BiGRUEstimator)(**params)
     except TypeError as exc:  # an unknown parameter
         raise InputError(f"estimator {name!r}: {exc}") from None
-    close = difflib.get_close_matches(name, NAMES, n=1, cutoff=0.6)  # a typo names the one meant
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise InputError(f"unknown estimator {name!r} ({', '.join(NAMES)}, or a model file .pt){hint}")
+    raise InputError(f"unknown estimator {name!r} ({', '.join(NAMES)}, or a model file .pt){did_you_mean(name, NAMES)}")
 
 
 def is_model_file(spec: str | os.PathLike[str]) -> bool:
