@@ -29,7 +29,9 @@ from :func:`hemkit.mpx.totals.scale_parts`):
   min|), ``spread_totals`` (|phase - linear|), ``hidden_worst`` (the larger of the two totals
   candidates' hidden errors), ``series_vs_total`` (|sum of `checked`'s series - its total|),
   ``hidden_slices`` (the best series candidate's mean relative error on hidden slices x the
-  estimated part), ``poisson`` (the square root of the estimated part).
+  estimated part), ``poisson`` (the square root of the estimated part);
+* a lead, not kept yet (``--parts`` takes them): how far the *other runs* of the workload put the
+  same event's total, ``runs_sd``, ``runs_mad``, ``runs_loo`` (:func:`runs_parts`).
 
 ``--learned-scale`` instead scores, against the shipped forms (their ``q`` held out the same way), a scale
 learned per count class: ordinary least squares (ridge ``--ridge`` on standardised features) of
@@ -65,6 +67,28 @@ PARTS = ["base", "gap_jumps", "hidden", "hidden_chosen", "spread", "spread_candi
 # parts tried and not kept: |phase - min| of the gaps (second pass); in the fourth pass (issue 26) further
 # disagreements and checks of the self-checked estimator's candidates, and a Poisson term
 NEW_PARTS = ["spread_phase_min", "spread_totals", "hidden_worst", "series_vs_total", "hidden_slices", "poisson"]
+# the twelfth session's: how far the other runs of the workload put the same event's total (runs_sd, runs_mad,
+# runs_loo: below), read only where a workload has several runs, as --totals pooling does
+RUNS_PARTS = ["runs_sd", "runs_mad", "runs_loo"]
+
+
+def runs_parts(t: pd.DataFrame) -> pd.DataFrame:
+    """The spread of the default's totals over the runs of each workload and event, per series.
+
+    ``runs_sd``: their standard deviation; ``runs_mad``: the median distance from their median;
+    ``runs_loo``: this run's distance from the mean of the others.  (A run's total is off by the
+    bursts its gaps hid, which differ from run to run, while the true totals vary by 1-4 %.)
+    """
+    g = t.groupby(["set", "pmcs", "workload", "event"], sort=False)["total"]
+    n, s = g.transform("size"), g.transform("sum")
+    dev = (t["total"] - g.transform("median")).abs()
+    return t.assign(
+        runs_sd=g.transform(lambda x: x.std(ddof=1)).fillna(0.0),
+        runs_mad=dev.groupby([t["set"], t["pmcs"], t["workload"], t["event"]], sort=False).transform("median"),
+        runs_loo=(t["total"] - (s - t["total"]) / (n - 1).clip(lower=1)).abs(),
+    )
+
+
 CLASSES = [c for c in COUNT_CLASSES if c != "none"]  # none: no upper bound whatever the scale
 
 
@@ -263,7 +287,9 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/interval-scales"))
     ap.add_argument("--pmcs", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--level", type=float, default=0.9)
-    ap.add_argument("--parts", nargs="+", default=PARTS, choices=PARTS + NEW_PARTS, help="the parts to choose among")
+    ap.add_argument(
+        "--parts", nargs="+", default=PARTS, choices=PARTS + NEW_PARTS + RUNS_PARTS, help="the parts to choose among"
+    )
     ap.add_argument(
         "--size",
         type=int,
@@ -283,6 +309,7 @@ def main() -> None:
     else:
         t = pd.concat([parts_table(*s.split("=", 1), args.pmcs) for s in args.set], ignore_index=True)
         t.to_parquet(path)
+    t = runs_parts(t)
     folds = Folds(t, {k: int(v) for k, v in (f.split("=", 1) for f in args.folds)}, args.level, args.parts, args.size)
     if args.learned_scale:
         md_learned = learned_scale_check(folds, args.floor, args.ridge)
