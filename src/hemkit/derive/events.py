@@ -160,7 +160,7 @@ def family_events(family: str, *, generic: bool = True, table: str = "amdzen5") 
     'r00c3'
     """
     if family not in FAMILY_TABLES:
-        raise unknown_choice("kernel family", family, ("flops", "branch", "dcache"))
+        raise unknown_choice("kernel family", family, FAMILY_TABLES)
     if table != "amdzen5":
         raise InputError(f"no bundled event table {table!r}; bundled: {', '.join(EVENT_TABLES)}")
     ev = zen5_events(FAMILY_TABLES[family])

@@ -40,6 +40,7 @@ from hemkit.derive.families import (
     BRANCH_EXPECTATIONS,
     BRANCH_PAPI,
     BRANCH_SIGNATURES,
+    FAMILIES,
     WIDTHS,
     Family,
     dcache_family,
@@ -140,7 +141,7 @@ def paper_family(name: str) -> Family:
         fam = dcache_family({1: 48 * 1024, 2: 2 << 20, 3: 105 << 20})  # Sapphire Rapids sizes; rows are nominal
         sig = pd.DataFrame(TABLE_IV, index=list(fam.basis.columns), dtype=float).T
         return fam.with_signatures(sig)
-    raise unknown_choice("kernel family", name, ("flops", "branch", "dcache"))
+    raise unknown_choice("kernel family", name, FAMILIES)
 
 
 def paper_signatures(name: str) -> pd.DataFrame:
