@@ -81,10 +81,9 @@ def runs_parts(t: pd.DataFrame) -> pd.DataFrame:
     """
     g = t.groupby(["set", "pmcs", "workload", "event"], sort=False)["total"]
     n, s = g.transform("size"), g.transform("sum")
-    dev = (t["total"] - g.transform("median")).abs()
     return t.assign(
         runs_sd=g.transform(lambda x: x.std(ddof=1)).fillna(0.0),
-        runs_mad=dev.groupby([t["set"], t["pmcs"], t["workload"], t["event"]], sort=False).transform("median"),
+        runs_mad=g.transform(lambda x: (x - x.median()).abs().median()),
         runs_loo=(t["total"] - (s - t["total"]) / (n - 1).clip(lower=1)).abs(),
     )
 
@@ -213,9 +212,9 @@ class Folds:
         return t
 
 
-def learned_scale(folds: Folds, train: np.ndarray, floor: float, ridge: float) -> np.ndarray:
-    """A log-linear model of each series' relative |error| per count class, fitted on ``train``, as a scale."""
-    shipped = folds.scale({c: f for c, f in SCALE_FORMS.items() if c in CLASSES})
+def learned_scale(folds: Folds, shipped: np.ndarray, train: np.ndarray, floor: float, ridge: float) -> np.ndarray:
+    """A log-linear model of each series' relative |error| per count class, fitted on ``train``, as a scale
+    (``shipped``, the scale of the shipped forms, where a class has too few series to fit or no gaps)."""
     tot = np.maximum(np.abs(folds.total), 1.0)
 
     def rel_log(x: np.ndarray) -> np.ndarray:
@@ -247,7 +246,9 @@ def learned_scale_check(folds: Folds, floors: list[float], ridges: list[float]) 
     shipped = folds.scale({c: f for c, f in SCALE_FORMS.items() if c in CLASSES})
     runs = {"shipped forms": lambda train: shipped}
     for fl, r in itertools.product(floors, ridges):
-        runs[f"learned, floor {fl:g}, ridge {r:g}"] = lambda train, fl=fl, r=r: learned_scale(folds, train, fl, r)
+        runs[f"learned, floor {fl:g}, ridge {r:g}"] = lambda train, fl=fl, r=r: learned_scale(
+            folds, shipped, train, fl, r
+        )
     cols = {}
     for name, make in runs.items():
         res = []
