@@ -44,7 +44,13 @@ from pathlib import Path
 
 from hemkit.external.compiler import compile_c
 from hemkit.mpx.record import TraceOptions, record_traces
-from truth_record import gcc_cc1, write_catalogue  # benchmarks run as scripts from this folder
+from truth_record import (  # benchmarks run as scripts from this folder
+    gcc_cc1,
+    write_c_sources,
+    write_catalogue,
+    write_cmake_loop,
+    write_ninja_targets,
+)
 
 EVENT_SETS = [
     ["task-clock", "page-faults", "context-switches", "syscalls:sys_enter_read", "syscalls:sys_enter_write"],
@@ -526,13 +532,8 @@ def fresh12_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     made.mkdir(parents=True, exist_ok=True)
     # set-up, once: a ninja file of 400 targets, a CMake script, a message catalogue compiled, a template
     nj = made / "nj"
-    nj.mkdir(exist_ok=True)
-    (nj / "build.ninja").write_text(
-        "rule t\n  command = touch $out\n" + "".join(f"build o{k}: t\n" for k in range(400))
-    )
-    (made / "loop.cmake").write_text(
-        'set(s "")\nforeach(i RANGE 20000)\n  string(APPEND s "x${i}")\n  string(LENGTH "${s}" n)\nendforeach()\n'
-    )
+    write_ninja_targets(nj, 400)
+    write_cmake_loop(made / "loop.cmake", 20000)
     write_catalogue(made / "y.po", 30000)
     subprocess.run(["msgfmt", "-o", str(made / "y.mo"), str(made / "y.po")], check=True)
     (made / "tpl.txt").write_text("".join(f"line {k} $HOME and ${{USER}} then $PATH\n" for k in range(200000)))
@@ -564,9 +565,7 @@ def fresh13_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     made.mkdir(parents=True, exist_ok=True)
     # set-up, once: 2000 small C files to index, a message catalogue
     src = made / "src"
-    src.mkdir(exist_ok=True)
-    for k in range(2000):
-        (src / f"f{k}.c").write_text(f"int g{k}(int x) {{ return x * {k}; }}\nstruct s{k} {{ int a; }};\n")
+    write_c_sources(src, 2000)
     write_catalogue(made / "z.po", 30000)
     m, text = str(made), inputs["text"]
     return {

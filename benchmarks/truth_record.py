@@ -125,6 +125,26 @@ def write_catalogue(path: Path, messages: int) -> None:
     path.write_text('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n' + po)
 
 
+def write_ninja_targets(folder: Path, targets: int) -> None:
+    """``folder/build.ninja``: ``targets`` outputs, each made by ``touch`` (ninja's own work, little else)."""
+    folder.mkdir(exist_ok=True)
+    rules = "rule t\n  command = touch $out\n" + "".join(f"build o{k}: t\n" for k in range(targets))
+    (folder / "build.ninja").write_text(rules)
+
+
+def write_cmake_loop(path: Path, steps: int) -> None:
+    """A CMake script that grows a string ``steps`` times (CMake's interpreter alone)."""
+    body = '  string(APPEND s "x${i}")\n  string(LENGTH "${s}" n)\n'
+    path.write_text(f'set(s "")\nforeach(i RANGE {steps})\n{body}endforeach()\n')
+
+
+def write_c_sources(folder: Path, files: int) -> None:
+    """``files`` one-function C files in ``folder``, for the source indexers to read."""
+    folder.mkdir(exist_ok=True)
+    for k in range(files):
+        (folder / f"f{k}.c").write_text(f"int g{k}(int x) {{ return x * {k}; }}\nstruct s{k} {{ int a; }};\n")
+
+
 def make_inputs(root: Path) -> dict[str, Path]:
     """Generated, deterministic inputs."""
     rng = random.Random(0)
@@ -478,12 +498,8 @@ def fresh12_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     cc1 = gcc_cc1()
     write_catalogue(scratch / "y.po", 3000)
     nj = scratch / "nj"
-    nj.mkdir()
-    rules = "rule t\n  command = touch $out\n" + "".join(f"build o{k}: t\n" for k in range(100))
-    (nj / "build.ninja").write_text(rules)
-    (scratch / "loop.cmake").write_text(
-        'set(s "")\nforeach(i RANGE 3000)\n  string(APPEND s "x${i}")\n  string(LENGTH "${s}" n)\nendforeach()\n'
-    )
+    write_ninja_targets(nj, 100)
+    write_cmake_loop(scratch / "loop.cmake", 3000)
     repo = scratch / "repo"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     git = ["git", "-C", str(repo), "-c", "user.name=h", "-c", "user.email=h@x"]
@@ -522,9 +538,7 @@ def fresh13_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
         f"T := {targets}\nall: $(T)\no%:\n\ttouch $@\nclean:\n\trm -f $(T)\n.PHONY: all clean\n"
     )
     src = scratch / "src"
-    src.mkdir()
-    for k in range(60):
-        (src / f"f{k}.c").write_text(f"int g{k}(int x) {{ return x * {k}; }}\nstruct s{k} {{ int a; }};\n")
+    write_c_sources(src, 60)
     return {
         "objdump": (["sh", "-c", f"objdump -d -r {s}/small.o | wc -l"], False),
         "nm": (["sh", "-c", f"nm -D {libc.stdout.strip()} | wc -l"], False),
