@@ -30,8 +30,9 @@ from :func:`hemkit.mpx.totals.scale_parts`):
   candidates' hidden errors), ``series_vs_total`` (|sum of `checked`'s series - its total|),
   ``hidden_slices`` (the best series candidate's mean relative error on hidden slices x the
   estimated part), ``poisson`` (the square root of the estimated part);
-* a lead, not kept yet (``--parts`` takes them): how far the *other runs* of the workload put the
-  same event's total, ``runs_sd``, ``runs_mad``, ``runs_loo`` (:func:`runs_parts`).
+* how far the *other runs* of the workload put the same event's total, ``runs_sd``, ``runs_mad``,
+  ``runs_loo`` (:func:`runs_parts`; ``--parts`` takes them): the forms chosen with them on every
+  workload are :data:`hemkit.mpx.totals.RUNS_SCALE_FORMS`, for series whose workload has several runs.
 
 ``--learned-scale`` instead scores, against the shipped forms (their ``q`` held out the same way), a scale
 learned per count class: ordinary least squares (ridge ``--ridge`` on standardised features) of
@@ -60,32 +61,27 @@ from hemkit.mpx.evaluation import drop_unseen
 from hemkit.mpx.phase import INTERPOLATIONS
 from hemkit.mpx.registry import DEFAULT_ESTIMATOR, make_estimator
 from hemkit.mpx.scores import markdown_table
-from hemkit.mpx.totals import COUNT_CLASSES, SCALE_FORMS, scale_inputs, scale_parts
+from hemkit.mpx.totals import COUNT_CLASSES, RUNS_PARTS, SCALE_FORMS, runs_spread, scale_inputs, scale_parts
 from mpx_intervals import _read
 
 PARTS = ["base", "gap_jumps", "hidden", "hidden_chosen", "spread", "spread_candidates"]
 # parts tried and not kept: |phase - min| of the gaps (second pass); in the fourth pass (issue 26) further
 # disagreements and checks of the self-checked estimator's candidates, and a Poisson term
 NEW_PARTS = ["spread_phase_min", "spread_totals", "hidden_worst", "series_vs_total", "hidden_slices", "poisson"]
-# the twelfth session's: how far the other runs of the workload put the same event's total (runs_sd, runs_mad,
-# runs_loo: below), read only where a workload has several runs, as --totals pooling does
-RUNS_PARTS = ["runs_sd", "runs_mad", "runs_loo"]
 
 
 def runs_parts(t: pd.DataFrame) -> pd.DataFrame:
-    """The spread of the default's totals over the runs of each workload and event, per series.
+    """The spread of the default's totals over the runs of each workload and event, per series, per set and C.
 
-    ``runs_sd``: their standard deviation; ``runs_mad``: the median distance from their median;
-    ``runs_loo``: this run's distance from the mean of the others.  (A run's total is off by the
-    bursts its gaps hid, which differ from run to run, while the true totals vary by 1-4 %.)
+    ``runs_sd``, ``runs_mad`` and ``runs_loo`` of :func:`hemkit.mpx.totals.runs_spread` (what the package reads
+    where a workload has ``MIN_RUNS`` runs with the event; the traces here have 3 or 4 a workload).
     """
-    g = t.groupby(["set", "pmcs", "workload", "event"], sort=False)["total"]
-    n, s = g.transform("size"), g.transform("sum")
-    return t.assign(
-        runs_sd=g.transform(lambda x: x.std(ddof=1)).fillna(0.0),
-        runs_mad=g.transform(lambda x: (x - x.median()).abs().median()),
-        runs_loo=(t["total"] - (s - t["total"]) / (n - 1).clip(lower=1)).abs(),
-    )
+    t = t.copy()
+    for _, g in t.groupby(["set", "pmcs"], sort=False):
+        spread = runs_spread(g[["workload", "event"]].reset_index(drop=True), g["total"].to_numpy())
+        for c in RUNS_PARTS:
+            t.loc[g.index, c] = spread[c].to_numpy()
+    return t
 
 
 CLASSES = [c for c in COUNT_CLASSES if c != "none"]  # none: no upper bound whatever the scale
@@ -289,7 +285,11 @@ def main() -> None:
     ap.add_argument("--pmcs", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--level", type=float, default=0.9)
     ap.add_argument(
-        "--parts", nargs="+", default=PARTS, choices=PARTS + NEW_PARTS + RUNS_PARTS, help="the parts to choose among"
+        "--parts",
+        nargs="+",
+        default=PARTS,
+        choices=PARTS + NEW_PARTS + list(RUNS_PARTS),
+        help="the parts to choose among",
     )
     ap.add_argument(
         "--size",

@@ -25,6 +25,10 @@ cleaned as in the paper) and C = 2 and 3 counters: emulate multiplexing
   workload (:func:`hemkit.mpx.totals.pool_totals`, as ``total_intervals`` does by default), the
   pooled standard error the scale; its multipliers come from the pooled series only (a total
   left as it was keeps the estimator's own interval).
+* **With the runs' spread.**  The default estimator also as ``NAME+runs``: each run's own total,
+  scaled by :data:`hemkit.mpx.totals.RUNS_SCALE_FORMS` (how far the runs of its workload put the
+  event's total, too) where the workload has ``MIN_RUNS`` runs with it, as ``total_intervals``
+  scales a total it leaves on its own (``--per-run``).
 
 Reports, per set, C and estimator, and per event: the coverage of the true totals, the median
 half-width and the median |error| (both as a share of the true total) and their ratio.
@@ -53,9 +57,11 @@ from hemkit.mpx.totals import (
     COUNT_CLASSES,
     LEVELS,
     POOLED,
+    RUNS,
     count_class,
     multiplier,
     pool_totals,
+    runs_scale_applies,
     scale_inputs,
     scale_parts,
 )
@@ -92,6 +98,8 @@ def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]
                 t[col] = sp[col].to_numpy()
             parts.append(t)
             parts.append(_pooled(t, sp, name))
+            if name == DEFAULT_ESTIMATOR:
+                parts.append(_with_runs(t, sp, name))
     out = pd.concat(parts, ignore_index=True)
     out["err"] = (out["total"] - out["truth"]).abs()
     tol = 1e-9 * np.maximum(out["truth"].abs(), 1.0)
@@ -116,6 +124,19 @@ def _pooled(t: pd.DataFrame, sp: pd.DataFrame, name: str) -> pd.DataFrame:
     out["q_as"] = np.where(shared, name + POOLED, name)  # a total left as it was keeps its own interval
     out["total"] = np.where(shared, pooled, out["total"])
     out["scale"] = np.where(shared, pooled_se, out["scale"])
+    return out
+
+
+def _with_runs(t: pd.DataFrame, sp: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The same series, each run's own total, with the scale that also reads how far the runs of its workload
+    spread (``NAME+runs``) where :func:`hemkit.mpx.totals.runs_scale_applies` (``MIN_RUNS`` runs of the workload
+    with the event that do not truly differ), as ``total_intervals`` scales a total left on its own; the others
+    keep the estimator's own interval."""
+    with_runs = runs_scale_applies(t, name, t["total"].to_numpy(), sp)
+    out = t.copy()
+    out["estimator"] = name + RUNS
+    out["q_as"] = np.where(with_runs, name + RUNS, name)
+    out["scale"] = np.where(with_runs, sp["scale_runs"].to_numpy(), out["scale"])
     return out
 
 
@@ -185,10 +206,10 @@ def pooling(res: pd.DataFrame) -> pd.DataFrame:
     variation over its events), the default's median |total error| alone and pooled, relative to
     perf's scaling (``fixed``) and end-of-run total (``fixed-cumulative``); coverage and width /
     error of both."""
-    own, pooled = DEFAULT_ESTIMATOR, DEFAULT_ESTIMATOR + POOLED
+    own, pooled, runs = DEFAULT_ESTIMATOR, DEFAULT_ESTIMATOR + POOLED, DEFAULT_ESTIMATOR + RUNS
     rows = []
     for (kind, label, c), g in res[res["truth"] > 0].groupby(["kind", "set", "pmcs"], sort=False):
-        e = {k: g[g["estimator"] == k] for k in (own, pooled, "fixed", "fixed-cumulative")}
+        e = {k: g[g["estimator"] == k] for k in (own, pooled, runs, "fixed", "fixed-cumulative")}
         med = {k: v["rel_err"].median() for k, v in e.items()}
         spread = e["fixed"].groupby(["workload", "event"])["truth"].agg(lambda t: t.std() / t.mean())
         rows.append(
@@ -205,6 +226,10 @@ def pooling(res: pd.DataFrame) -> pd.DataFrame:
                 "coverage": e[own]["covered"].mean(),
                 "pooled coverage": e[pooled]["covered"].mean(),
                 "width / error": e[own]["rel_half"].median() / med[own],
+                "with the runs' spread: coverage": e[runs]["covered"].mean() if len(e[runs]) else np.nan,
+                "with the runs' spread: width / error": e[runs]["rel_half"].median() / med[own]
+                if len(e[runs])
+                else np.nan,
                 "pooled width / error": e[pooled]["rel_half"].median() / med[pooled],
             }
         )
@@ -221,7 +246,8 @@ def multipliers_text(series: pd.DataFrame) -> str:
     # pooled multipliers for the default estimator only: pooling other estimators' totals did not pay on the
     # development pool (phase's got worse: BENCHMARKS.md), so total_intervals does not pool them
     own = series[(series["q_as"] == series["estimator"])]
-    own = own[~own["estimator"].str.endswith(POOLED) | (own["estimator"] == DEFAULT_ESTIMATOR + POOLED)]
+    kept = [DEFAULT_ESTIMATOR + POOLED, DEFAULT_ESTIMATOR + RUNS]
+    own = own[~own["estimator"].str.endswith((POOLED, RUNS)) | own["estimator"].isin(kept)]
     for est, t in own.groupby("estimator", sort=False):
         lines.append(f'    "{est}": {{')
         for cls in COUNT_CLASSES:

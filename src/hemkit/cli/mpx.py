@@ -294,8 +294,9 @@ def _split(text: str) -> tuple[float, float, float]:
 @click.option(
     "--per-run",
     is_flag=True,
-    help="--totals of each run from its own slices only (default: pooled with the other runs of the same "
-    "workload and event as far as they agree; run_total keeps each run's own).",
+    help="--totals of each run on its own (default: pooled with the other runs of the same workload and event "
+    "as far as they agree; run_total keeps each run's own). With 3 or more runs of a workload each run's "
+    "interval still reads how far the runs spread.",
 )
 def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, level, per_run):
     """Estimate full series from multiplexed counts: 'mpx emulate' output or multiplexed perf stat -I files.
@@ -309,7 +310,9 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
     Runs of one workload mostly count about the same, while which bursts fall in a run's gaps
     is chance: so each total is pooled with the other runs' totals of its workload and event,
     as far as they agree within their errors (empirical Bayes; runs that differ keep their own).
-    --per-run turns this off.
+    --per-run turns this off; a total left on its own, with 3 or more runs of its workload, has
+    an interval that also reads how far the runs put the event's total (unless the runs truly
+    differ).
     """
     from hemkit.io.atomic import check_output
     from hemkit.io.mpx import write_estimates, write_totals

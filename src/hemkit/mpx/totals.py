@@ -54,7 +54,14 @@ each run weighed by the standard error of its own interval, and moved toward the
 as far as the runs agree within those errors).  The pooled total's interval is ``q`` times its
 pooled standard error, ``q`` measured the same way (``<estimator>+pool`` in
 :data:`MULTIPLIERS`).  ``total_intervals(..., pool=False)`` (``hemkit mpx estimate --per-run``)
-keeps every run on its own.
+keeps every run's own total.  The runs also say how far a run's own total may be off: with
+at least :data:`MIN_RUNS` runs of the workload, the scale of a total left on its own may hold
+how far the runs put the event's total (:func:`runs_spread`; :data:`RUNS_SCALE_FORMS`, with
+multipliers ``<estimator>+runs``), which narrowed the intervals of runs left on their own by a
+tenth at the same coverage on workloads left out (BENCHMARKS.md).  Not where the runs' totals
+spread far more than their own intervals explain (:func:`runs_scale_applies`): such runs truly
+differ, and their spread is how far the programs differ.  The pooling itself weighs each
+run by the scale of the run alone: weighed by the runs' spread, the pooled totals came out worse.
 
 What no interval from the run can bound: counts that all fell while the event was off its
 counter -- typically a burst at the program's start before the event first got a counter
@@ -120,73 +127,113 @@ SPREAD_CANDIDATES = ("phase", "min", "local4", "local", "phase*")
 estimator's series candidates (:data:`hemkit.mpx.checked.SERIES`) but ``zero``, whose gaps hold
 nothing."""
 
+RUNS = "+runs"
+"""The suffix of an estimator's entry in :data:`MULTIPLIERS` for the scale that also reads the other runs of its
+workload (:data:`RUNS_SCALE_FORMS`)."""
+MIN_RUNS = 3
+"""Runs of a workload (with the event) from which a series' scale reads how far the runs' totals spread: the
+traces it was chosen and measured on have 3 or 4 runs a workload (BENCHMARKS.md); with 2 the spread of two
+numbers says too little."""
+RUNS_EXCESS = 4.0
+"""The runs' totals of a workload and event whose true spread (``tau^2`` of :func:`pool_runs`) is more than
+this many times their errors' mean variance truly differ: their intervals keep the run's own scale
+(:func:`runs_scale_applies`).  Chosen among 0.5, 1, 2, 4 and 10 (and never) by leaving each of 14 sets out
+(BENCHMARKS.md): 2 and 4 were the narrowest, 4 kept more coverage."""
+RUNS_PARTS = ("runs_sd", "runs_mad", "runs_loo")
+"""The parts of the scale read from the other runs of the workload (:func:`runs_spread`)."""
+RUNS_SCALE_FORMS: dict[str, tuple[str, ...]] = {
+    "none": ("base",),  # no upper bound: the scale does not matter
+    "few": ("hidden_chosen", "spread_candidates", "spread_candidates", "spread_candidates"),
+    "some": ("base", "base", "runs_sd", "runs_loo"),
+    "some-half": ("base", "base", "runs_mad", "runs_loo"),
+    "many": ("base", "base", "spread", "runs_loo"),
+    "huge": ("gap_jumps",),
+}
+""":data:`SCALE_FORMS` for a series whose workload has at least :data:`MIN_RUNS` runs with the event: the parts
+may also be how far the runs put the event's total (:func:`runs_spread`).  A run's total is off by the bursts its
+gaps hid, which differ from run to run, while the true totals of a program's runs vary by 1-4 % (BENCHMARKS.md):
+so how far the other runs are from this one, and from each other, says how far this run's guess of its gaps may
+be off, which the run alone cannot.  Chosen as :data:`SCALE_FORMS` were (leaving workloads out, weights in steps
+of 1/4, ``benchmarks/mpx_interval_scales.py --size 4 --parts ... runs_sd runs_mad runs_loo``) on 14 sets;
+``few`` came out with parts of the run alone (its own form, with other weights), ``huge`` (hardware counts:
+``zen5`` alone) keeps its form.
+"""
+
 INF = float("inf")
-# quantiles of |total - truth| / scale at LEVELS, over every series of fresh, fresh2, fresh3, fresh4, fresh5, fresh6,
-# fresh7, fresh8, fresh9, sw, zen5 (C = 2, 3)
+# quantiles of |total - truth| / scale at LEVELS, over every series of fresh, fresh10, fresh11, fresh12, fresh2,
+# fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, sw, zen5 (C = 2, 3)
 MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
     "checked": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 589 series
-        "few": (0.995, 1.41, 2.36, 4.52, 7.9, 16.8, 47.4, 143, 545),  # 1584 series
-        "some": (0.309, 0.441, 0.594, 0.81, 0.974, 1.24, 2.03, 3.58, 7.33),  # 3576 series
-        "many": (0.201, 0.26, 0.34, 0.437, 0.52, 0.653, 0.913, 1.2, 1.64),  # 1477 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 664 series
+        "few": (0.995, 1.41, 2.39, 4.67, 7.69, 16.8, 47.4, 119, 521),  # 1791 series
+        "some": (0.309, 0.43, 0.575, 0.786, 0.932, 1.17, 1.9, 3, 6.14),  # 4533 series
+        "many": (0.19, 0.245, 0.32, 0.42, 0.506, 0.624, 0.851, 1.14, 1.56),  # 2152 series
         "huge": (0.228, 0.349, 0.429, 0.536, 0.613, 0.825, 1.1, 1.42, 1.58),  # 98 series
-        "some-half": (0.359, 0.501, 0.682, 0.92, 1.13, 1.45, 2.34, 3.79, 7.37),  # 3656 series
+        "some-half": (0.376, 0.505, 0.678, 0.908, 1.1, 1.4, 2.15, 3.54, 6.87),  # 4612 series
     },
     "checked+pool": {
-        "none": (1.23, 2.36, 4.08, 8.91, 14.5, 18.5, 19.6, 37.5, 108),  # 72 series
-        "few": (0.144, 0.19, 0.276, 0.434, 0.612, 1.12, 3.76, 9.57, 21.2),  # 1285 series
-        "some": (0.616, 0.814, 1.06, 1.4, 1.68, 2.07, 2.94, 4.5, 8.55),  # 3357 series
-        "many": (0.63, 0.812, 1.05, 1.38, 1.59, 1.98, 2.48, 3.06, 4.32),  # 1463 series
-        "huge": (0.838, 0.974, 1.21, 1.57, 1.87, 2.72, 2.99, 3.63, 3.91),  # 98 series
-        "some-half": (0.596, 0.797, 1.08, 1.43, 1.7, 2.16, 3.05, 4.6, 8.38),  # 3413 series
+        "none": (1.1, 1.7, 4.03, 10.1, 14.4, 18.3, 27.8, 38.5, 107),  # 84 series
+        "few": (0.145, 0.189, 0.272, 0.429, 0.604, 1.1, 3.23, 9.28, 20.9),  # 1442 series
+        "some": (0.604, 0.796, 1.04, 1.37, 1.66, 2.02, 2.85, 3.9, 8.19),  # 4289 series
+        "many": (0.647, 0.824, 1.06, 1.42, 1.63, 1.98, 2.55, 3.23, 4.21),  # 2136 series
+        "huge": (0.703, 0.772, 1.01, 1.3, 1.61, 2.23, 2.57, 2.79, 3.49),  # 98 series
+        "some-half": (0.579, 0.769, 1.03, 1.34, 1.57, 2.01, 2.78, 3.93, 6.95),  # 4354 series
+    },
+    "checked+runs": {
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 664 series
+        "few": (0.993, 1.21, 2.12, 4.79, 8.19, 17.1, 45.4, 134, 340),  # 1774 series
+        "some": (0.538, 0.69, 0.86, 1.08, 1.26, 1.52, 2.16, 3.32, 5.38),  # 4025 series
+        "many": (0.367, 0.464, 0.564, 0.709, 0.806, 0.923, 1.14, 1.36, 1.69),  # 1930 series
+        "huge": (0.221, 0.309, 0.429, 0.582, 0.625, 0.825, 1.1, 1.5, 1.58),  # 68 series
+        "some-half": (0.628, 0.807, 1.01, 1.28, 1.47, 1.75, 2.32, 3.41, 5.88),  # 3865 series
     },
     "phase": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 589 series
-        "few": (1.12, 1.98, 3.87, 9.52, 15.9, 25.9, 76.3, 219, 685),  # 1584 series
-        "some": (0.374, 0.515, 0.694, 0.952, 1.14, 1.4, 2.15, 3.58, 7.14),  # 3576 series
-        "many": (0.243, 0.319, 0.415, 0.542, 0.626, 0.753, 1.02, 1.35, 1.78),  # 1477 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 664 series
+        "few": (1.14, 2, 3.87, 8.94, 15.2, 25.8, 73.1, 204, 641),  # 1791 series
+        "some": (0.366, 0.498, 0.667, 0.896, 1.08, 1.34, 2.02, 3.07, 6.12),  # 4533 series
+        "many": (0.224, 0.299, 0.383, 0.518, 0.605, 0.728, 0.946, 1.28, 1.63),  # 2152 series
         "huge": (0.364, 0.484, 0.574, 0.758, 0.83, 1.07, 1.18, 1.7, 2.11),  # 98 series
-        "some-half": (0.458, 0.666, 0.942, 1.38, 1.67, 2.21, 3.46, 4.93, 9.18),  # 3656 series
+        "some-half": (0.46, 0.656, 0.918, 1.31, 1.59, 2.07, 3.26, 4.53, 7.93),  # 4612 series
     },
     "fixed": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 589 series
-        "few": (0.954, 1.16, 1.97, 4, 6.12, 12.4, 31.3, 95.1, 294),  # 1584 series
-        "some": (0.512, 0.658, 0.821, 1.03, 1.23, 1.49, 2.68, 5.11, 7.05),  # 3576 series
-        "many": (0.252, 0.324, 0.402, 0.513, 0.607, 0.723, 0.98, 1.28, 1.62),  # 1477 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 664 series
+        "few": (0.95, 1.11, 1.89, 3.66, 5.7, 11.4, 31.1, 84.7, 264),  # 1791 series
+        "some": (0.488, 0.616, 0.778, 0.992, 1.15, 1.41, 2.3, 4.6, 6.69),  # 4533 series
+        "many": (0.242, 0.313, 0.396, 0.509, 0.594, 0.707, 0.913, 1.19, 1.53),  # 2152 series
         "huge": (0.409, 0.53, 0.737, 0.924, 1.03, 1.18, 1.42, 2.05, 2.23),  # 98 series
-        "some-half": (0.611, 0.759, 0.889, 1.15, 1.34, 1.69, 2.72, 4.17, 7.37),  # 3656 series
+        "some-half": (0.593, 0.743, 0.888, 1.15, 1.33, 1.68, 2.68, 3.98, 6.67),  # 4612 series
     },
     "fixed-cumulative": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 589 series
-        "few": (1, 1, 1.52, 2.77, 4.06, 7.6, 31.8, 92, 214),  # 1584 series
-        "some": (0.412, 0.552, 0.745, 0.977, 1.16, 1.64, 2.8, 3.98, 8.48),  # 3576 series
-        "many": (0.191, 0.249, 0.329, 0.437, 0.514, 0.616, 0.859, 1.13, 1.52),  # 1477 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 664 series
+        "few": (1, 1, 1.45, 2.61, 3.83, 6.75, 28.2, 76.2, 210),  # 1791 series
+        "some": (0.389, 0.512, 0.686, 0.916, 1.06, 1.42, 2.53, 3.57, 6.77),  # 4533 series
+        "many": (0.176, 0.231, 0.304, 0.402, 0.476, 0.583, 0.818, 1.05, 1.36),  # 2152 series
         "huge": (0.329, 0.437, 0.542, 0.711, 0.851, 1.01, 1.1, 1.37, 1.74),  # 98 series
-        "some-half": (0.43, 0.569, 0.745, 0.919, 1.11, 1.39, 1.96, 2.9, 5.22),  # 3656 series
+        "some-half": (0.419, 0.544, 0.716, 0.887, 1.07, 1.34, 1.87, 2.6, 4.27),  # 4612 series
     },
     "linear": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 589 series
-        "few": (0.875, 1, 1.67, 2.94, 4.33, 7.51, 28.5, 76.7, 170),  # 1584 series
-        "some": (0.393, 0.503, 0.631, 0.818, 0.959, 1.24, 2.34, 3.65, 6.56),  # 3576 series
-        "many": (0.203, 0.255, 0.333, 0.427, 0.504, 0.622, 0.86, 1.18, 1.6),  # 1477 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 664 series
+        "few": (0.872, 1, 1.57, 2.83, 4.05, 7, 25.7, 68, 143),  # 1791 series
+        "some": (0.377, 0.485, 0.604, 0.788, 0.907, 1.13, 2.02, 3.37, 5.75),  # 4533 series
+        "many": (0.194, 0.244, 0.317, 0.418, 0.488, 0.597, 0.801, 1.09, 1.42),  # 2152 series
         "huge": (0.325, 0.429, 0.491, 0.594, 0.717, 0.861, 1.38, 1.43, 1.58),  # 98 series
-        "some-half": (0.467, 0.568, 0.703, 0.935, 1.13, 1.44, 2.15, 3.25, 6.27),  # 3656 series
+        "some-half": (0.465, 0.568, 0.708, 0.935, 1.13, 1.44, 2.12, 3.15, 5.29),  # 4612 series
     },
     "growth": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 589 series
-        "few": (0.993, 1.28, 2.07, 3.65, 5.59, 10, 34.1, 102, 200),  # 1584 series
-        "some": (0.441, 0.565, 0.727, 0.954, 1.1, 1.34, 2.05, 3.53, 6.82),  # 3576 series
-        "many": (0.296, 0.376, 0.486, 0.609, 0.684, 0.807, 1.11, 1.41, 1.79),  # 1477 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 664 series
+        "few": (0.988, 1.24, 1.96, 3.51, 5.19, 9.13, 30.7, 89.1, 170),  # 1791 series
+        "some": (0.429, 0.541, 0.693, 0.903, 1.04, 1.3, 1.92, 3.04, 6.1),  # 4533 series
+        "many": (0.275, 0.356, 0.447, 0.575, 0.649, 0.777, 1.04, 1.33, 1.68),  # 2152 series
         "huge": (0.515, 0.714, 0.805, 0.973, 1.11, 1.29, 1.55, 1.81, 2.41),  # 98 series
-        "some-half": (0.515, 0.718, 0.94, 1.28, 1.54, 1.93, 2.81, 3.76, 6.78),  # 3656 series
+        "some-half": (0.533, 0.721, 0.946, 1.28, 1.52, 1.9, 2.68, 3.63, 5.9),  # 4612 series
     },
     "min": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 589 series
-        "few": (2.5, 4.37, 7.9, 15, 22, 32.9, 107, 249, 659),  # 1584 series
-        "some": (0.78, 0.892, 0.995, 1.19, 1.32, 1.53, 2.2, 3.43, 6.57),  # 3576 series
-        "many": (0.862, 0.939, 1.01, 1.1, 1.19, 1.3, 1.51, 1.78, 2.15),  # 1477 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 664 series
+        "few": (2.57, 4.44, 7.55, 14.4, 20.9, 32.9, 94.9, 238, 624),  # 1791 series
+        "some": (0.782, 0.882, 0.977, 1.15, 1.28, 1.49, 2.08, 3.01, 5.92),  # 4533 series
+        "many": (0.867, 0.941, 1.01, 1.1, 1.17, 1.29, 1.49, 1.78, 2.14),  # 2152 series
         "huge": (1.93, 2.21, 2.77, 10.2, 10.6, 10.9, 11.4, 12.2, 12.3),  # 98 series
-        "some-half": (1.21, 1.49, 1.81, 2.27, 2.67, 3.39, 4.5, 6.09, 9.26),  # 3656 series
+        "some-half": (1.27, 1.52, 1.84, 2.27, 2.68, 3.37, 4.45, 5.88, 8.58),  # 4612 series
     },
 }
 """Quantiles of ``|total - truth| / scale`` at :data:`LEVELS`, per estimator and count class.
@@ -210,6 +257,7 @@ TOTAL_COLUMNS = (
     "scale",
     "run_total",
     "runs_pooled",
+    "scale_from",
 )
 
 
@@ -308,6 +356,72 @@ def scale_inputs(mpx: MpxData) -> pd.DataFrame:
     )
 
 
+def runs_spread(keys: pd.DataFrame, totals: np.ndarray) -> pd.DataFrame:
+    """How far the runs of each series' workload put the same event's total: the ``runs_*`` parts of the scale.
+
+    Parameters
+    ----------
+    keys : DataFrame
+        ``workload`` and ``event`` per series (without ``workload`` every series is a run alone).
+    totals : ndarray (S,)
+        Each run's total.
+
+    Returns
+    -------
+    DataFrame
+        One row per series: ``runs`` (runs of the workload with a finite total of the event, this one
+        included; 1 without a workload), ``runs_sd`` (the standard deviation of their totals),
+        ``runs_mad`` (the median distance of their totals from their median) and ``runs_loo`` (this
+        run's distance from the mean of the others); the three are NaN where ``runs`` is below
+        :data:`MIN_RUNS`.
+
+    Examples
+    --------
+    >>> keys = pd.DataFrame({"workload": ["w"] * 3 + ["v"] * 2, "event": ["e"] * 5})
+    >>> runs_spread(keys, np.array([90.0, 100.0, 110.0, 5.0, 7.0])).round(3).to_dict("list")
+    {'runs': [3, 3, 3, 2, 2], 'runs_sd': [10.0, 10.0, 10.0, nan, nan], 'runs_mad': [10.0, 10.0, 10.0, nan, nan], \
+'runs_loo': [15.0, 0.0, 15.0, nan, nan]}
+    """
+    totals = np.asarray(totals, float)
+    S = len(totals)
+    out = pd.DataFrame({"runs": np.ones(S, dtype=int), **{c: np.full(S, np.nan) for c in RUNS_PARTS}})
+    if "workload" not in keys.columns or not S:
+        return out
+    finite = np.isfinite(totals)
+    x = pd.Series(np.where(finite, totals, np.nan))
+    g = x.groupby([keys["workload"].astype(str).to_numpy(), keys["event"].astype(str).to_numpy()], sort=False)
+    n = g.transform("count").to_numpy()
+    total_sum = g.transform("sum").to_numpy()
+    sd = g.transform(lambda v: v.std(ddof=1)).to_numpy()
+    mad = g.transform(lambda v: (v - v.median()).abs().median()).to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        loo = np.abs(totals - (total_sum - totals) / np.maximum(n - 1, 1))
+    enough = finite & (n >= MIN_RUNS)
+    out["runs"] = np.where(finite, n, 1).astype(int)
+    for c, v in zip(RUNS_PARTS, (sd, mad, loo), strict=True):
+        out[c] = np.where(enough, v, np.nan)
+    return out
+
+
+def _geometric_scale(
+    forms: Mapping[str, tuple[str, ...]], parts: Mapping[str, np.ndarray], classes: np.ndarray
+) -> np.ndarray:
+    """The geometric mean of the parts ``forms`` names for each series' class.
+
+    ``base`` where that is 0 and ``base`` is not; 0 without gaps.
+    """
+    scale = np.zeros(len(classes))
+    for c, form in forms.items():
+        here = classes == c
+        scale[here] = np.prod([parts[p][here] for p in form], axis=0) ** (1 / len(form))
+    # a series with gaps never claims an exact total: where the parts give no room (spreads that vanish, hidden
+    # blocks that came out exact because every slice next to a gap read 0, runs that agree) the base scale gives
+    # it.  On the traces of BENCHMARKS.md a quarter of such sparse series missed a burst in a gap (sha256's
+    # page-faults: 208 counted of 463)
+    scale = np.where((scale <= 0) & (parts["base"] > 0), parts["base"], scale)
+    return np.where(parts["gap_size"] > 0, scale, 0.0)
+
+
 def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = None) -> pd.DataFrame:
     """What the scale of each series is made of, from the multiplexed data alone (no truth).
 
@@ -331,9 +445,12 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
         ``perf_total``, ``base`` (``sqrt(S^2 sum U^2 + sum (U dy)^2 + d^2)``), ``spread``,
         ``hidden`` (``hidden_error x (total - counted)``, or ``x phase_gap`` where the total is not above
         the counted part), ``hidden_chosen`` (the same with ``hidden_chosen_error``),
-        ``spread_candidates``, ``count_class`` and ``scale`` (the geometric mean of the parts
+        ``spread_candidates``, ``count_class``, ``scale`` (the geometric mean of the parts
         :data:`SCALE_FORMS` names for the class; ``base`` where that is 0 and ``base`` is not: a
-        series with gaps never claims an exact total).
+        series with gaps never claims an exact total), ``runs``, ``runs_sd``, ``runs_mad``,
+        ``runs_loo`` (:func:`runs_spread` of ``totals``, by ``mpx.keys``' ``workload``) and
+        ``scale_runs`` (the same with :data:`RUNS_SCALE_FORMS`; NaN where the workload has fewer than
+        :data:`MIN_RUNS` runs with the event).
 
     Examples
     --------
@@ -388,17 +505,13 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
         "hidden_chosen": inputs["hidden_chosen_error"].to_numpy(float) * mass,
         "spread_candidates": inputs["spread_candidates"].to_numpy(float),
     }
+    parts["gap_size"] = gap_size
     classes = count_class(counted, running_fraction)
-    scale = np.zeros(S)
-    for c, form in SCALE_FORMS.items():
-        here = classes == c
-        scale[here] = np.prod([parts[p][here] for p in form], axis=0) ** (1 / len(form))
-    # a series with gaps never claims an exact total: where the parts give no room (spreads that vanish, hidden
-    # blocks that came out exact because every slice next to a gap read 0) the base scale gives it.  On the
-    # traces of BENCHMARKS.md a quarter of such sparse series missed a burst in a gap (sha256's page-faults:
-    # 208 counted of 463)
-    scale = np.where((scale <= 0) & (parts["base"] > 0), parts["base"], scale)
-    scale = np.where(gap_size > 0, scale, 0.0)
+    scale = _geometric_scale(SCALE_FORMS, parts, classes)
+    spread = runs_spread(mpx.keys.reset_index(drop=True), totals)
+    parts.update({c: spread[c].to_numpy(float) for c in RUNS_PARTS})
+    with np.errstate(invalid="ignore"):
+        scale_runs = np.where(spread["runs"] >= MIN_RUNS, _geometric_scale(RUNS_SCALE_FORMS, parts, classes), np.nan)
     return pd.DataFrame(
         {
             "counted": counted,
@@ -417,6 +530,9 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
             "spread_candidates": parts["spread_candidates"],
             "count_class": classes,
             "scale": scale,
+            "runs": spread["runs"].to_numpy(),
+            **{c: parts[c] for c in RUNS_PARTS},
+            "scale_runs": scale_runs,
         }
     )
 
@@ -445,7 +561,7 @@ def multiplier(estimator: str, level: float, count: str = "many") -> float:
     if estimator in MULTIPLIERS:
         qs = np.asarray(of(MULTIPLIERS[estimator]), float)
     else:  # the largest of the listed estimators' own (a pooled scale is another kind of scale)
-        own = [of(m) for name, m in MULTIPLIERS.items() if not name.endswith(POOLED)]
+        own = [of(m) for name, m in MULTIPLIERS.items() if not name.endswith((POOLED, RUNS))]
         qs = np.max(np.asarray(own, float), axis=0)
     ppf = NormalDist().inv_cdf
     z = np.array([ppf((1 + lv) / 2) for lv in LEVELS])
@@ -547,23 +663,64 @@ def pool_runs(
     return out, out_se, runs
 
 
-def pool_totals(
-    keys: pd.DataFrame, estimator: str, totals: np.ndarray, parts: pd.DataFrame
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`pool_runs` with each run's standard error from its own interval at :data:`POOL_LEVEL`.
+def run_errors(estimator: str, parts: pd.DataFrame) -> np.ndarray:
+    """Each run's standard error from its own interval at :data:`POOL_LEVEL` (the scale of the run alone).
 
-    ``parts`` is :func:`scale_parts` of ``totals``.  The error is the half-width ``q x scale``
-    over the level's normal quantile: 0 for an exact total (on a counter the whole run),
-    ``inf`` with no bound, NaN where a guessed total has a zero scale (which says nothing about
-    its error).  Returns what :func:`pool_runs` returns.
+    ``parts`` is :func:`scale_parts` of the estimator's totals.  The error is the half-width ``q x
+    scale`` over the level's normal quantile: 0 for an exact total (on a counter the whole run),
+    ``inf`` with no bound, NaN where a guessed total has a zero scale (which says nothing about its
+    error).
     """
-    scale, counted = parts["scale"].to_numpy(), parts["counted"].to_numpy()
+    scale = parts["scale"].to_numpy()
     classes, exact = parts["count_class"].to_numpy(), parts["gap_size"].to_numpy() <= 0
     z = NormalDist().inv_cdf((1 + POOL_LEVEL) / 2)
     q_own = np.array([multiplier(estimator, POOL_LEVEL, c) for c in classes], float)
     with np.errstate(invalid="ignore"):
-        se = np.where(exact, 0.0, np.where(np.isinf(q_own), np.inf, np.where(scale > 0, q_own * scale / z, np.nan)))
-    return pool_runs(keys, totals, se, counted)
+        return np.where(exact, 0.0, np.where(np.isinf(q_own), np.inf, np.where(scale > 0, q_own * scale / z, np.nan)))
+
+
+def pool_totals(
+    keys: pd.DataFrame, estimator: str, totals: np.ndarray, parts: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`pool_runs` with each run's standard error from its own interval (:func:`run_errors`).
+
+    ``parts`` is :func:`scale_parts` of ``totals``.  Returns what :func:`pool_runs` returns.
+    """
+    return pool_runs(keys, totals, run_errors(estimator, parts), parts["counted"].to_numpy())
+
+
+def runs_excess(keys: pd.DataFrame, totals: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """How far the runs' totals of each series' workload and event spread beyond their own errors.
+
+    On :func:`pool_runs`' scale ``y = log(1 + total)`` with the runs' errors ``s_i = se_i / (1 +
+    total_i)``: ``tau^2 / mean(s^2)``, ``tau^2 = max(0, var(y) - mean(s^2))`` (the true totals'
+    spread by the method of moments), over the runs with a finite positive error; NaN where fewer
+    than two have one, or without a workload.
+
+    Examples
+    --------
+    >>> keys = pd.DataFrame({"workload": ["w"] * 4, "event": ["e"] * 4})
+    >>> float(runs_excess(keys, np.array([90.0, 110, 100, 100]), np.full(4, 10.0))[0])   # within their errors
+    0.0
+    >>> float(runs_excess(keys, np.array([50.0, 200, 100, 400]), np.full(4, 10.0))[0]) > 100   # far beyond
+    True
+    """
+    totals = np.asarray(totals, float)
+    out = np.full(len(totals), np.nan)
+    if "workload" not in keys.columns or not len(totals):
+        return out
+    x = np.maximum(totals, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s2 = (np.asarray(se, float) / (1.0 + x)) ** 2
+    usable = np.isfinite(s2) & (s2 > 0) & np.isfinite(totals)
+    groups = pd.DataFrame({"w": keys["workload"].astype(str).to_numpy(), "e": keys["event"].astype(str).to_numpy()})
+    for idx in groups.groupby(["w", "e"], sort=False).indices.values():
+        u = idx[usable[idx]]
+        if len(u) < 2:
+            continue
+        mean_s2 = float(s2[u].mean())
+        out[idx] = max(0.0, float(np.var(np.log1p(x[u]), ddof=1)) - mean_s2) / mean_s2
+    return out
 
 
 @result
@@ -577,7 +734,8 @@ class MpxTotals(Result):
         perf_total`` (perf's scaled total, ``count x enabled / running``), ``counted`` (the
         exact count of the slices), ``running_fraction``, ``gaps``, ``unseen_start``,
         ``scale`` (of the half-width: ``half = q x scale``), ``run_total`` (the run's own
-        total, before pooling) and ``runs_pooled`` (1: not pooled; :func:`pool_runs`).
+        total, before pooling), ``runs_pooled`` (1: not pooled; :func:`pool_runs`) and ``scale_from``
+        (``run``: the run alone, ``runs``: with how far its workload's runs spread, ``pooled``).
     level : float
         The intervals' level.
     estimator : str
@@ -620,10 +778,12 @@ class MpxTotals(Result):
         t = self.table
         unbounded = int(np.isinf(t["upper"]).sum())
         pooled = int((t["runs_pooled"] > 1).sum())
+        runs = int((t["scale_from"] == "runs").sum()) if "scale_from" in t.columns else 0
         return (
             f"{len(t)} {self.estimator} totals with {self.level:g} intervals "
             f"({int((t['gaps'] == 0).sum())} exact"
             + (f", {pooled} pooled over the runs of their workload" if pooled else "")
+            + (f", {runs} scaled by how far their workload's runs spread" if runs else "")
             + (f", {unbounded} without an upper bound: never counted while on a counter" if unbounded else "")
             + ")"
         )
@@ -660,6 +820,19 @@ class MpxTotals(Result):
         return ax
 
 
+def runs_scale_applies(keys: pd.DataFrame, estimator: str, totals: np.ndarray, parts: pd.DataFrame) -> np.ndarray:
+    """Whether each series' interval takes the scale read with the other runs (``scale_runs`` of ``parts``).
+
+    Where the workload has :data:`MIN_RUNS` runs with the event, unless the runs' totals spread far
+    more than the runs' own intervals explain (:func:`runs_excess` above :data:`RUNS_EXCESS`, with the
+    errors of :func:`run_errors`): then the runs truly differ (other inputs, another machine load)
+    and their spread says how far the programs differ, not how far a run's guess of its gaps is off.
+    """
+    applies = np.isfinite(parts["scale_runs"].to_numpy())
+    excess = runs_excess(keys, totals, run_errors(estimator, parts))
+    return applies & ~(excess > RUNS_EXCESS)
+
+
 def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, pool: bool = True) -> MpxTotals:
     """Each series' total of ``estimate`` with an interval at ``level`` (see the module docstring).
 
@@ -675,7 +848,9 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
         Pool each total with the other runs' totals of its workload and event (:func:`pool_runs`),
         where the workload of the runs is known and the estimator has a pooled calibration
         (``<name>+pool`` in :data:`MULTIPLIERS`); the table keeps each run's own total as
-        ``run_total``.  ``False``: every run on its own.
+        ``run_total``.  ``False``: every run's own total (its interval still reads how far the
+        workload's runs spread where there are :data:`MIN_RUNS` of them and the estimator has a
+        ``<name>+runs`` calibration).
 
     Returns
     -------
@@ -709,6 +884,15 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
     classes = parts["count_class"].to_numpy()
     used = {c: multiplier(name, level, c) for c in COUNT_CLASSES}
     q = np.array([used[c] for c in classes], float)
+    scale_from = np.full(len(totals), "run", dtype=object)
+    if name + RUNS in MULTIPLIERS:  # where the workload's other runs say how far the runs' totals spread
+        with_runs = runs_scale_applies(keys, name, totals, parts)
+        q_runs = {c: multiplier(name + RUNS, level, c) for c in COUNT_CLASSES}
+        q = np.where(with_runs, np.array([q_runs[c] for c in classes], float), q)
+        scale = np.where(with_runs, parts["scale_runs"].to_numpy(), scale)
+        scale_from[with_runs] = "runs"
+        if with_runs.any():
+            used.update({c + RUNS: q_runs[c] for c in COUNT_CLASSES})
     exact = parts["gap_size"].to_numpy() <= 0  # on a counter the whole run: nothing was estimated
     with np.errstate(invalid="ignore"):
         half = np.where(exact, 0.0, np.where(np.isinf(q), np.inf, np.where(scale > 0, q * scale, 0.0)))
@@ -723,6 +907,7 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
         totals = np.where(shared, pooled, totals)
         half = np.where(shared, half_p, half)
         scale = np.where(shared, pooled_se, scale)
+        scale_from[shared] = "pooled"
         used.update({c + POOLED: multiplier(name + POOLED, level, c) for c in COUNT_CLASSES})
     lower = np.maximum(np.minimum(np.maximum(totals - half, counted), totals), 0.0)
     out = keys[[c for c in ("workload", "run", "event") if c in keys.columns]].copy()
@@ -731,11 +916,12 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
     out["upper"] = totals + half
     out["count_class"] = classes
     for c in TOTAL_COLUMNS[5:]:
-        if c not in ("count_class", "scale", "run_total", "runs_pooled"):
+        if c not in ("count_class", "scale", "run_total", "runs_pooled", "scale_from"):
             out[c] = parts[c].to_numpy()
     out["scale"] = scale
     out["run_total"] = own
     out["runs_pooled"] = runs
+    out["scale_from"] = scale_from
     out = out[[c for c in ("workload",) if c in out.columns] + list(TOTAL_COLUMNS)]
     return MpxTotals(out, level, name, used)
 
@@ -808,7 +994,11 @@ __all__ = [
     "COUNT_CLASSES",
     "HALF_SPLIT",
     "LEVELS",
+    "MIN_RUNS",
     "MULTIPLIERS",
+    "RUNS_EXCESS",
+    "RUNS_PARTS",
+    "RUNS_SCALE_FORMS",
     "SCALE_FORMS",
     "SPREAD_CANDIDATES",
     "SPREAD_ESTIMATORS",
@@ -818,6 +1008,12 @@ __all__ = [
     "count_class",
     "error_ratios",
     "multiplier",
+    "pool_runs",
+    "pool_totals",
+    "run_errors",
+    "runs_excess",
+    "runs_scale_applies",
+    "runs_spread",
     "scale_inputs",
     "scale_parts",
     "total_intervals",

@@ -1050,6 +1050,12 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
             "the same from run to run, while which bursts fall in a run's gaps is chance), as far as the runs agree "
             "within their errors"
         )
+    by_runs = int((t["scale_from"] == "runs").sum()) if "scale_from" in t.columns else 0
+    if by_runs:
+        text += (
+            f"; the intervals of {by_runs} totals left on their own also read how far the other runs of their "
+            "workload put the event's total"
+        )
     if "truth in interval" in table.columns:
         inside = int((table["truth in interval"] == "yes").sum())
         text += f". The exact total is inside the interval for {inside} of {len(t)}"
