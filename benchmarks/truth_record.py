@@ -14,6 +14,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh11 --runs 300    # an eleventh, after the tenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh12 --runs 300    # a twelfth, after the eleventh
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh13 --runs 300    # a thirteenth, after the twelfth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh14 --runs 300    # a fourteenth, after the thirteenth
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -39,7 +40,8 @@ is scored once with the settings frozen; ``--fresh3`` (other programs again) was
 scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fresh6`` when ``fresh5`` had;
 ``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
 when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
-``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had.
+``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
+``--fresh14`` when ``fresh13`` had.
 """
 
 from __future__ import annotations
@@ -560,6 +562,33 @@ def fresh13_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh14_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A fourteenth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s, text = str(scratch), str(root / "text.txt")
+    src = scratch / "src"
+    write_c_sources(src, 20)
+    objs = []
+    for c in sorted(src.glob("*.c")):
+        subprocess.run(["gcc", "-O1", "-c", str(c), "-o", f"{s}/{c.stem}.o"], check=True)
+        objs.append(f"{s}/{c.stem}.o")
+    write_catalogue(scratch / "u.po", 3000)
+    return {
+        "ld-gold": (["ld.gold", "-r", "-o", f"{s}/r.o", *objs], False),
+        "msguniq-corunner": (["msguniq", "-o", f"{s}/u2.po", f"{s}/u.po"], True),
+        "json-pp": (["sh", "-c", f"json_pp < {root / 'data.json'} | wc -l"], False),
+        "toe": (["sh", "-c", "toe -a | wc -l"], False),
+        "recode-sr-latin": (["sh", "-c", f"recode-sr-latin < {text} | wc -c"], False),
+        "lsof": (["sh", "-c", "lsof -n -P 2>/dev/null | wc -l"], False),
+        "expr-loop": (["sh", "-c", "for i in $(seq 100); do expr $i + 1; done > /dev/null"], False),
+        # input size drawn per run
+        "getent-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do getent services; done | wc -l"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -597,6 +626,7 @@ def main() -> None:
         "fresh11": fresh11_workloads,
         "fresh12": fresh12_workloads,
         "fresh13": fresh13_workloads,
+        "fresh14": fresh14_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

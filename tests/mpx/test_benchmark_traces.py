@@ -32,8 +32,9 @@ SETS = {
     "fresh10": 8,
     "fresh11": 8,
     "fresh12": 8,
+    "fresh13": 8,
 }
-UNREAD = {"fresh13": 8}
+UNREAD = {"fresh14": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
