@@ -116,12 +116,15 @@ def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]
 
 def _pooled(t: pd.DataFrame, sp: pd.DataFrame, name: str) -> pd.DataFrame:
     """The same series with each total pooled over the runs of its workload (``NAME+pool``), as
-    :func:`hemkit.mpx.totals.total_intervals` pools them; the pooled standard error is the scale."""
+    :func:`hemkit.mpx.totals.total_intervals` pools them; the pooled standard error is the scale.  A total
+    left as it was keeps its own interval: the default estimator's with the runs' spread where that applies
+    (:func:`_with_runs`), as ``total_intervals`` gives it."""
     pooled, pooled_se, runs = pool_totals(t, name, t["total"].to_numpy(), sp)
-    out = t.copy()
+    own = _with_runs(t, sp, name) if name == DEFAULT_ESTIMATOR else t
+    out = own.copy()
     shared = runs > 1
     out["estimator"] = name + POOLED
-    out["q_as"] = np.where(shared, name + POOLED, name)  # a total left as it was keeps its own interval
+    out["q_as"] = np.where(shared, name + POOLED, own["q_as"])
     out["total"] = np.where(shared, pooled, out["total"])
     out["scale"] = np.where(shared, pooled_se, out["scale"])
     return out

@@ -57,8 +57,8 @@ pooled standard error, ``q`` measured the same way (``<estimator>+pool`` in
 keeps every run's own total.  The runs also say how far a run's own total may be off: with
 at least :data:`MIN_RUNS` runs of the workload, the scale of a total left on its own may hold
 how far the runs put the event's total (:func:`runs_spread`; :data:`RUNS_SCALE_FORMS`, with
-multipliers ``<estimator>+runs``), which narrowed the intervals of runs left on their own by a
-tenth at the same coverage on workloads left out (BENCHMARKS.md).  Not where the runs' totals
+multipliers ``<estimator>+runs``), which narrowed the intervals of runs left on their own by 13 %
+at no less coverage on workloads left out (BENCHMARKS.md).  Not where the runs' totals
 spread far more than their own intervals explain (:func:`runs_scale_applies`): such runs truly
 differ, and their spread is how far the programs differ.  The pooling itself weighs each
 run by the scale of the run alone: weighed by the runs' spread, the pooled totals came out worse.
