@@ -34,6 +34,10 @@ from :func:`hemkit.mpx.totals.scale_parts`):
   ``runs_loo`` (:func:`runs_parts`; ``--parts`` takes them): the forms chosen with them on every
   workload are :data:`hemkit.mpx.totals.RUNS_SCALE_FORMS`, for series whose workload has several runs.
 
+``--runs-excess T ...`` scores, with each set left out whole and the forms as shipped, the thresholds of
+:func:`hemkit.mpx.totals.runs_excess` above which a series keeps the run's own scale instead of
+:data:`hemkit.mpx.totals.RUNS_SCALE_FORMS` (``RUNS_EXCESS`` was chosen so; BENCHMARKS.md, thirteenth pass).
+
 ``--learned-scale`` instead scores, against the shipped forms (their ``q`` held out the same way), a scale
 learned per count class: ordinary least squares (ridge ``--ridge`` on standardised features) of
 ``log(max(|error|, floor x total) / total)`` on the log of every part over the total, the log of the counted
@@ -51,6 +55,7 @@ import itertools
 import os
 import time
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -61,7 +66,17 @@ from hemkit.mpx.evaluation import drop_unseen
 from hemkit.mpx.phase import INTERPOLATIONS
 from hemkit.mpx.registry import DEFAULT_ESTIMATOR, make_estimator
 from hemkit.mpx.scores import markdown_table
-from hemkit.mpx.totals import COUNT_CLASSES, RUNS_PARTS, SCALE_FORMS, runs_spread, scale_inputs, scale_parts
+from hemkit.mpx.totals import (
+    COUNT_CLASSES,
+    POOL_LEVEL,
+    RUNS_PARTS,
+    RUNS_SCALE_FORMS,
+    SCALE_FORMS,
+    runs_excess,
+    runs_spread,
+    scale_inputs,
+    scale_parts,
+)
 from mpx_intervals import _read
 
 PARTS = ["base", "gap_jumps", "hidden", "hidden_chosen", "spread", "spread_candidates"]
@@ -263,6 +278,90 @@ def learned_scale_check(folds: Folds, floors: list[float], ridges: list[float]) 
     return "\n".join(lines) + "\n"
 
 
+def runs_excess_check(t: pd.DataFrame, thresholds: list[float], level: float) -> str:
+    """Which series should keep the run's own scale: each set left out whole, the shipped forms.
+
+    For every held-out set, ``q`` of the run alone (:data:`SCALE_FORMS`) per count class comes from the
+    other sets; it gives each run's standard error (as :func:`hemkit.mpx.totals.run_errors`), and
+    :func:`hemkit.mpx.totals.runs_excess` says how far each workload's runs spread beyond those errors.
+    Series above the threshold keep the run's own scale, the others take :data:`RUNS_SCALE_FORMS`; ``q``
+    per (scale, class) from the other sets.  ``none``: never the run's own (the runs' scale everywhere).
+    """
+    cls, sets = t["count_class"].to_numpy(), t["set"].to_numpy()
+    truth, total, counted = (t[c].to_numpy(float) for c in ("truth", "total", "counted"))
+    err, tol = np.abs(total - truth), 1e-9 * np.maximum(np.abs(truth), 1.0)
+    group = (t["set"] + " C=" + t["pmcs"].astype(str)).to_numpy()
+    z_pool = NormalDist().inv_cdf((1 + POOL_LEVEL) / 2)
+
+    def scale_of(forms: dict[str, tuple[str, ...]]) -> np.ndarray:
+        s = t["base"].to_numpy(float).copy()
+        for c, form in forms.items():
+            here = cls == c
+            s[here] = np.prod([t[p].to_numpy(float)[here] for p in form], axis=0) ** (1 / len(form))
+        return np.where((s <= 0) & (t["base"] > 0), t["base"], s)
+
+    def ratio(s: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(s > 0, err / np.where(s > 0, s, 1.0), np.where(err <= tol, 0.0, np.inf))
+
+    def quantiles(z: np.ndarray, kinds: np.ndarray, train: np.ndarray, lv: float) -> np.ndarray:
+        q = np.full(len(z), np.inf)
+        for k in np.unique(kinds):
+            if (train & (kinds == k)).any():
+                q[kinds == k] = np.quantile(z[train & (kinds == k)], lv, method="higher")
+        return q
+
+    lone, runs = scale_of(SCALE_FORMS), scale_of(RUNS_SCALE_FORMS)
+    z_lone = ratio(lone)
+    workload = t["set"] + "|" + t["pmcs"].astype(str) + "|" + t["workload"]  # one workload per set and C
+    keys = pd.DataFrame({"workload": workload, "event": t["event"]})
+    rows = []
+    for label in ["never", *map(str, thresholds), "none"]:
+        res = []
+        for held in np.unique(sets):
+            test, train = sets == held, sets != held
+            q_pool = quantiles(z_lone, cls, train, POOL_LEVEL)
+            with np.errstate(invalid="ignore"):
+                se = np.where(np.isinf(q_pool), np.inf, q_pool * lone / z_pool)
+            excess = runs_excess(keys, total, se)
+            if label in ("never", "none"):
+                use = np.full(len(t), label == "none")
+            else:
+                use = ~(excess > float(label))
+            s = np.where(use, runs, lone)
+            q = quantiles(ratio(s), np.where(use, "runs ", "run ") + cls.astype(object), train, level)
+            with np.errstate(invalid="ignore"):
+                half = np.where(np.isinf(q), np.inf, np.where(s > 0, q * s, 0.0))
+            lower = np.maximum(np.minimum(np.maximum(total - half, counted), total), 0.0)
+            pos = truth > 0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                frame = pd.DataFrame(
+                    {
+                        "g": group,
+                        "covered": (truth >= lower - tol) & (truth <= total + half + tol),
+                        "rel_half": np.where(pos, (total + half - lower) / 2 / np.where(pos, truth, 1.0), np.nan),
+                        "rel_err": np.where(pos, err / np.where(pos, truth, 1.0), np.nan),
+                        "runs": use,
+                    }
+                )
+            res.append(frame[test])
+        g = pd.concat(res).groupby("g")
+        we = g["rel_half"].median() / g["rel_err"].median()
+        cov = g["covered"].mean()
+        rows.append(
+            {
+                "runs' scale unless runs_excess >": label,
+                "geometric mean of width / error": float(np.exp(np.log(we).mean())),
+                "lowest coverage": float(cov.min()),
+                "share on the runs' scale": float(g["runs"].mean().mean()),
+            }
+        )
+    head = f"level {level}; each set left out whole; forms as shipped (SCALE_FORMS, RUNS_SCALE_FORMS)"
+    return "\n".join(
+        [head, "", markdown_table(pd.DataFrame(rows).set_index("runs' scale unless runs_excess >"), 3), ""]
+    )
+
+
 def summary(res: pd.DataFrame) -> pd.DataFrame:
     g = res.groupby(["set", "pmcs"], sort=False)
     out = pd.DataFrame(
@@ -297,6 +396,12 @@ def main() -> None:
         default=2,
         help="2: one part or the geometric mean of two; K > 2: weighted geometric means, weights in steps of 1/K",
     )
+    ap.add_argument(
+        "--runs-excess",
+        type=float,
+        nargs="+",
+        help="score thresholds of runs_excess above which a series keeps the run's own scale (sets left out whole)",
+    )
     ap.add_argument("--learned-scale", action="store_true", help="score learned scales against the shipped")
     ap.add_argument("--floor", type=float, nargs="+", default=[1e-3, 1e-2], help="--learned-scale: relative floor")
     ap.add_argument("--ridge", type=float, nargs="+", default=[1.0, 100.0], help="--learned-scale: ridge weight")
@@ -312,6 +417,12 @@ def main() -> None:
         t.to_parquet(path)
     t = runs_parts(t)
     folds = Folds(t, {k: int(v) for k, v in (f.split("=", 1) for f in args.folds)}, args.level, args.parts, args.size)
+    if args.runs_excess:
+        md_runs = runs_excess_check(t, args.runs_excess, args.level)
+        (out / "runs_excess.md").write_text(md_runs)
+        print(md_runs)
+        print(f"done in {time.perf_counter() - t0:.0f} s; wrote {out / 'runs_excess.md'}", flush=True)
+        return
     if args.learned_scale:
         md_learned = learned_scale_check(folds, args.floor, args.ridge)
         (out / "learned.md").write_text(md_learned)

@@ -138,7 +138,7 @@ RUNS_EXCESS = 4.0
 """The runs' totals of a workload and event whose true spread (``tau^2`` of :func:`pool_runs`) is more than
 this many times their errors' mean variance truly differ: their intervals keep the run's own scale
 (:func:`runs_scale_applies`).  Chosen among 0.5, 1, 2, 4 and 10 (and never) by leaving each of 14 sets out
-(BENCHMARKS.md): 2 and 4 were the narrowest, 4 kept more coverage."""
+(``benchmarks/mpx_interval_scales.py --runs-excess``; BENCHMARKS.md): the narrowest that held 0.85 on every set."""
 RUNS_PARTS = ("runs_sd", "runs_mad", "runs_loo")
 """The parts of the scale read from the other runs of the workload (:func:`runs_spread`)."""
 RUNS_SCALE_FORMS: dict[str, tuple[str, ...]] = {
