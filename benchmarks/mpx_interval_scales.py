@@ -417,18 +417,18 @@ def main() -> None:
         t.to_parquet(path)
     t = runs_parts(t)
     folds = Folds(t, {k: int(v) for k, v in (f.split("=", 1) for f in args.folds)}, args.level, args.parts, args.size)
-    if args.runs_excess:
-        md_runs = runs_excess_check(t, args.runs_excess, args.level)
-        (out / "runs_excess.md").write_text(md_runs)
-        print(md_runs)
-        print(f"done in {time.perf_counter() - t0:.0f} s; wrote {out / 'runs_excess.md'}", flush=True)
-        return
-    if args.learned_scale:
-        md_learned = learned_scale_check(folds, args.floor, args.ridge)
-        (out / "learned.md").write_text(md_learned)
-        print(md_learned)
-        print(f"done in {time.perf_counter() - t0:.0f} s; wrote {out / 'learned.md'}", flush=True)
-        return
+    # a check instead of the choice of forms: its table, written to its own file
+    checks = {
+        "runs_excess.md": (args.runs_excess, lambda: runs_excess_check(t, args.runs_excess, args.level)),
+        "learned.md": (args.learned_scale, lambda: learned_scale_check(folds, args.floor, args.ridge)),
+    }
+    for name, (wanted, check) in checks.items():
+        if wanted:
+            text = check()
+            (out / name).write_text(text)
+            print(text)
+            print(f"done in {time.perf_counter() - t0:.0f} s; wrote {out / name}", flush=True)
+            return
     res, chosen = folds.held_out()
     md = [f"level {args.level}; default estimator {DEFAULT_ESTIMATOR}; C = {args.pmcs}", ""]
     md += ["#### Forms chosen per held-out fold (count class: parts, geometric mean)", ""]
