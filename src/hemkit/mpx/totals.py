@@ -583,6 +583,33 @@ POOL_LEVEL = 0.9
 standard error :func:`pool_runs` weighs the run by."""
 
 
+def _workload_events(keys: pd.DataFrame) -> list[np.ndarray]:
+    """The series of each workload and event (``keys`` has both), as index arrays."""
+    groups = pd.DataFrame({"w": keys["workload"].astype(str).to_numpy(), "e": keys["event"].astype(str).to_numpy()})
+    return list(groups.groupby(["w", "e"], sort=False).indices.values())
+
+
+def _log_errors(totals: np.ndarray, se: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Totals on the log scale of :func:`pool_runs`.
+
+    ``x = max(total, 0)``, ``y = log(1 + x)``, the errors' variances ``s^2 = (se / (1 + x))^2`` there, and
+    which runs have a finite positive one (and a finite ``y``).
+    """
+    x = np.maximum(totals, 0.0)
+    y = np.log1p(x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s2 = (se / (1.0 + x)) ** 2
+    return x, y, s2, np.isfinite(s2) & (s2 > 0) & np.isfinite(y)
+
+
+def _true_spread(y: np.ndarray, s2: np.ndarray) -> float:
+    """``tau^2``: how far the runs' true totals spread on the log scale.
+
+    By the method of moments: ``max(0, var(y) - mean(s^2))``.
+    """
+    return max(0.0, float(np.var(y, ddof=1) - np.mean(s2)))
+
+
 def pool_runs(
     keys: pd.DataFrame, totals: np.ndarray, se: np.ndarray, counted: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -635,18 +662,14 @@ def pool_runs(
     runs = np.ones(len(totals), dtype=int)
     if "workload" not in keys.columns or not len(totals):
         return out, out_se, runs
-    groups = pd.DataFrame({"w": keys["workload"].astype(str).to_numpy(), "e": keys["event"].astype(str).to_numpy()})
-    for idx in groups.groupby(["w", "e"], sort=False).indices.values():
-        x = np.maximum(totals[idx], 0.0)
-        y = np.log1p(x)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            s2 = (se[idx] / (1.0 + x)) ** 2
-        usable = np.isfinite(s2) & (s2 > 0) & np.isfinite(y)
+    x_all, y_all, s2_all, usable_all = _log_errors(totals, se)
+    for idx in _workload_events(keys):
+        x, y, s2, usable = x_all[idx], y_all[idx], s2_all[idx], usable_all[idx]
         unbounded = np.isinf(se[idx])
         k = int(usable.sum())
         if k < 2:
             continue
-        tau2 = max(0.0, float(np.var(y[usable], ddof=1) - np.mean(s2[usable])))
+        tau2 = _true_spread(y[usable], s2[usable])
         # the runs' plain mean, not weighted by their errors: a run's error grows with its own guess
         # of the gaps, so weights 1 / s^2 would favour the runs that guessed low (BENCHMARKS.md)
         mean = float(np.log1p(x[usable].mean()))
@@ -709,17 +732,11 @@ def runs_excess(keys: pd.DataFrame, totals: np.ndarray, se: np.ndarray) -> np.nd
     out = np.full(len(totals), np.nan)
     if "workload" not in keys.columns or not len(totals):
         return out
-    x = np.maximum(totals, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        s2 = (np.asarray(se, float) / (1.0 + x)) ** 2
-    usable = np.isfinite(s2) & (s2 > 0) & np.isfinite(totals)
-    groups = pd.DataFrame({"w": keys["workload"].astype(str).to_numpy(), "e": keys["event"].astype(str).to_numpy()})
-    for idx in groups.groupby(["w", "e"], sort=False).indices.values():
+    _, y, s2, usable = _log_errors(totals, np.asarray(se, float))
+    for idx in _workload_events(keys):
         u = idx[usable[idx]]
-        if len(u) < 2:
-            continue
-        mean_s2 = float(s2[u].mean())
-        out[idx] = max(0.0, float(np.var(np.log1p(x[u]), ddof=1)) - mean_s2) / mean_s2
+        if len(u) >= 2:
+            out[idx] = _true_spread(y[u], s2[u]) / float(s2[u].mean())
     return out
 
 
