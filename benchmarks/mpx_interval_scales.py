@@ -287,18 +287,15 @@ def runs_excess_check(t: pd.DataFrame, thresholds: list[float], level: float) ->
     Series above the threshold keep the run's own scale, the others take :data:`RUNS_SCALE_FORMS`; ``q``
     per (scale, class) from the other sets.  ``none``: never the run's own (the runs' scale everywhere).
     """
-    cls, sets = t["count_class"].to_numpy(), t["set"].to_numpy()
-    truth, total, counted = (t[c].to_numpy(float) for c in ("truth", "total", "counted"))
-    err, tol = np.abs(total - truth), 1e-9 * np.maximum(np.abs(truth), 1.0)
-    group = (t["set"] + " C=" + t["pmcs"].astype(str)).to_numpy()
+    f = Folds(t, {}, level, PARTS + list(RUNS_PARTS))
+    cls, sets, group = f.cls, t["set"].to_numpy(), f.group
+    truth, total, counted, err, tol = f.truth, f.total, f.counted, f.err, f.tol
     z_pool = NormalDist().inv_cdf((1 + POOL_LEVEL) / 2)
+    base = f.part["base"]
 
-    def scale_of(forms: dict[str, tuple[str, ...]]) -> np.ndarray:
-        s = t["base"].to_numpy(float).copy()
-        for c, form in forms.items():
-            here = cls == c
-            s[here] = np.prod([t[p].to_numpy(float)[here] for p in form], axis=0) ** (1 / len(form))
-        return np.where((s <= 0) & (t["base"] > 0), t["base"], s)
+    def scale_of(forms: dict[str, tuple[str, ...]]) -> np.ndarray:  # as the package: base where the form gives 0
+        s = f.scale(forms)
+        return np.where((s <= 0) & (base > 0), base, s)
 
     def ratio(s: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):

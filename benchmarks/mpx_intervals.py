@@ -96,10 +96,9 @@ def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]
             t["truth"], t["total"] = truth, totals
             for col in ("counted", "scale", "perf_total", "running_fraction", "unseen_start"):
                 t[col] = sp[col].to_numpy()
-            parts.append(t)
-            parts.append(_pooled(t, sp, name))
-            if name == DEFAULT_ESTIMATOR:
-                parts.append(_with_runs(t, sp, name))
+            # the default's own totals with the runs' scale where it applies (NAME+runs), once for both uses
+            own = _with_runs(t, sp, name) if name == DEFAULT_ESTIMATOR else None
+            parts += [t, _pooled(t, sp, name, own)] + ([own] if own is not None else [])
     out = pd.concat(parts, ignore_index=True)
     out["err"] = (out["total"] - out["truth"]).abs()
     tol = 1e-9 * np.maximum(out["truth"].abs(), 1.0)
@@ -114,13 +113,13 @@ def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]
     return out
 
 
-def _pooled(t: pd.DataFrame, sp: pd.DataFrame, name: str) -> pd.DataFrame:
+def _pooled(t: pd.DataFrame, sp: pd.DataFrame, name: str, own: pd.DataFrame | None = None) -> pd.DataFrame:
     """The same series with each total pooled over the runs of its workload (``NAME+pool``), as
     :func:`hemkit.mpx.totals.total_intervals` pools them; the pooled standard error is the scale.  A total
-    left as it was keeps its own interval: the default estimator's with the runs' spread where that applies
-    (:func:`_with_runs`), as ``total_intervals`` gives it."""
+    left as it was keeps its own interval: ``own``, the default estimator's with the runs' spread where that
+    applies (:func:`_with_runs`), as ``total_intervals`` gives it (not given: the estimator's own scale)."""
     pooled, pooled_se, runs = pool_totals(t, name, t["total"].to_numpy(), sp)
-    own = _with_runs(t, sp, name) if name == DEFAULT_ESTIMATOR else t
+    own = t if own is None else own
     out = own.copy()
     shared = runs > 1
     out["estimator"] = name + POOLED
