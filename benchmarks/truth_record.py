@@ -15,6 +15,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh12 --runs 300    # a twelfth, after the eleventh
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh13 --runs 300    # a thirteenth, after the twelfth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh14 --runs 300    # a fourteenth, after the thirteenth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh15 --runs 300    # a fifteenth, after the fourteenth
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -41,7 +42,7 @@ scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fre
 ``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
 when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
 ``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
-``--fresh14`` when ``fresh13`` had.
+``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had.
 """
 
 from __future__ import annotations
@@ -589,6 +590,32 @@ def fresh14_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh15_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A fifteenth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s = str(scratch)
+    write_catalogue(scratch / "c.po", 3000)
+    # a message source for gencat: 40 sets of 100 messages
+    sets = (f"$set {k}\n" + "".join(f"{i} message {k}.{i}\n" for i in range(1, 101)) for k in range(1, 41))
+    (scratch / "m.msg").write_text("".join(sets))
+    pod = next(iter(sorted(Path("/usr/share/perl").glob("5*/pod/perldiag.pod"))), None)
+    pod_file = str(pod) if pod else "/dev/null"
+    return {
+        "pod2text": (["sh", "-c", f"pod2text {pod_file} | wc -l"], False),
+        "msgconv-corunner": (["msgconv", "-t", "ISO-8859-1", "-o", f"{s}/c2.po", f"{s}/c.po"], True),
+        "zic": (["zic", "-d", f"{s}/zi", "/usr/share/zoneinfo/tzdata.zi"], False),
+        "gencat": (["gencat", f"{s}/m.cat", f"{s}/m.msg"], False),
+        "findmnt": (["sh", "-c", "findmnt -J | wc -c"], False),
+        "dircolors": (["sh", "-c", "dircolors -p | dircolors -b - | wc -c"], False),
+        "pmap": (["sh", "-c", "pmap -x $$ | wc -l"], False),
+        # input size drawn per run
+        "vmstat-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do vmstat -s; done | wc -l"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -627,6 +654,7 @@ def main() -> None:
         "fresh12": fresh12_workloads,
         "fresh13": fresh13_workloads,
         "fresh14": fresh14_workloads,
+        "fresh15": fresh15_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
