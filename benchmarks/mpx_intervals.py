@@ -76,9 +76,12 @@ def _read(folder: str) -> pd.DataFrame:
         return clean_runs(read_trace(os.path.expanduser(folder)))
 
 
-def series_table(label: str, folder: str, pmcs: list[int], estimators: list[str]) -> pd.DataFrame:
-    """Every series x C x estimator: truth, total, counted part, scale and |error| / scale."""
-    tr = _read(folder)
+def series_table(
+    label: str, folder: str, pmcs: list[int], estimators: list[str], trace: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Every series x C x estimator: truth, total, counted part, scale and |error| / scale (of ``trace``, the
+    folder's traces as read already, if given)."""
+    tr = _read(folder) if trace is None else trace
     print(f"[{label}] {tr['run'].nunique()} runs of {len(workloads_of(tr))} workloads", flush=True)
     parts = []
     for c in pmcs:

@@ -312,7 +312,9 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
     as far as they agree within their errors (empirical Bayes; runs that differ keep their own).
     --per-run turns this off; a total left on its own, with 3 or more runs of its workload, has
     an interval that also reads how far the runs put the event's total (unless the runs truly
-    differ).
+    differ).  Pooling gains more when each run lists its events from a different one (perf stat
+    -e a,b,c then -e b,c,a ...): perf's rotation then hides other parts of the program in each
+    run.
     """
     from hemkit.io.atomic import check_output
     from hemkit.io.mpx import write_estimates, write_totals

@@ -740,6 +740,35 @@ def runs_excess(keys: pd.DataFrame, totals: np.ndarray, se: np.ndarray) -> np.nd
     return out
 
 
+def listed_alike(keys: pd.DataFrame) -> list[str]:
+    """The workloads whose runs of one event set all list their events in one order (at least two such runs).
+
+    perf multiplexes the events of ``-e`` in the order they are listed: the first ``C`` start on the
+    counters and the list rotates by one at each tick, so runs listed alike have their gaps at the same
+    places of the program, and the bursts one run's gaps hide (at its start, say) the others' hide too.
+    Pooling the runs then averages less of that error out: listing the events from a different one in
+    each run made the pooled totals 13-15 % closer on 14 sets of traces (``benchmarks/mpx_orders.py``,
+    BENCHMARKS.md).  ``keys`` (``workload, run, event``) lists each run's events in the order read
+    (perf's); without ``workload``, none.
+
+    Examples
+    --------
+    >>> keys = pd.DataFrame({"workload": ["w"] * 4 + ["v"] * 4, "run": list("aabbccdd"),
+    ...                      "event": ["x", "y", "x", "y", "x", "y", "y", "x"]})
+    >>> listed_alike(keys)   # w's runs both list x first; v's runs start at different events
+    ['w']
+    """
+    if "workload" not in keys.columns or not len(keys):
+        return []
+    runs = keys.groupby("run", sort=False).agg(
+        workload=("workload", "first"), order=("event", lambda e: "\n".join(map(str, e)))
+    )
+    runs["events"] = runs["order"].map(lambda o: "\n".join(sorted(o.split("\n"))))
+    g = runs.groupby(["workload", "events"], sort=False)["order"].agg(["size", "nunique"])
+    alike = g[(g["size"] >= 2) & (g["nunique"] == 1)]
+    return list(dict.fromkeys(str(w) for w in alike.index.get_level_values("workload")))
+
+
 @result
 class MpxTotals(Result):
     """Each (run, event) total of a multiplexed input with an interval (see the module docstring).
@@ -791,11 +820,15 @@ class MpxTotals(Result):
         )
 
     def line(self) -> str:
-        """One line: series, level, estimator, how many are exact (counted the whole run), how many unbounded."""
+        """One line: series, level, estimator, how many are exact, pooled, scaled by the runs, unbounded.
+
+        Where runs were pooled, also the workloads whose runs list their events alike (:func:`listed_alike`).
+        """
         t = self.table
         unbounded = int(np.isinf(t["upper"]).sum())
         pooled = int((t["runs_pooled"] > 1).sum())
         runs = int((t["scale_from"] == "runs").sum()) if "scale_from" in t.columns else 0
+        alike = listed_alike(t[t["workload"].isin(t.loc[t["runs_pooled"] > 1, "workload"])]) if pooled else []
         return (
             f"{len(t)} {self.estimator} totals with {self.level:g} intervals "
             f"({int((t['gaps'] == 0).sum())} exact"
@@ -803,6 +836,13 @@ class MpxTotals(Result):
             + (f", {runs} scaled by how far their workload's runs spread" if runs else "")
             + (f", {unbounded} without an upper bound: never counted while on a counter" if unbounded else "")
             + ")"
+            + (
+                f"; the runs of {len(alike)} workload{'s' if len(alike) > 1 else ''} list their events in one "
+                "order, so their gaps fall alike: listing them from a different event in each run makes the "
+                "pooled totals closer (BENCHMARKS.md)"
+                if alike
+                else ""
+            )
         )
 
     def to_frame(self) -> pd.DataFrame:
