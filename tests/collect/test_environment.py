@@ -143,12 +143,15 @@ def test_failing_program_cli_names_program_and_status(fake_perf, plan_file, tmp_
 
 @pytest.mark.perf
 def test_killed_program_with_real_perf(software_perf, plan, tmp_path, monkeypatch):
-    """perf itself exits 0 when the program is killed: hemkit must still notice."""
+    """perf itself exits 0 when the program is killed: hemkit must still notice.  (The program runs a moment
+    first: one killed before perf waits for it, perf reports as exit 0 itself; see ``run_perf_stat``.)"""
     monkeypatch.delenv("HEMKIT_PERF", raising=False)
     with pytest.raises(MeasurementError, match="killed by signal SIGSEGV"):
-        collect(plan, ["sh", "-c", "kill -SEGV $$"], tmp_path / "c.db", runs=1, progress=False)
+        collect(plan, ["sh", "-c", "sleep 0.3; kill -SEGV $$"], tmp_path / "c.db", runs=1, progress=False)
     with pytest.raises(MeasurementError, match="killed by signal SIGTERM"):
-        collect(plan, ["sh", "-c", "kill -TERM $$"], tmp_path / "d.db", runs=1, options=CollectOptions(pin=0))
+        collect(
+            plan, ["sh", "-c", "sleep 0.3; kill -TERM $$"], tmp_path / "d.db", runs=1, options=CollectOptions(pin=0)
+        )
     with pytest.raises(MeasurementError, match="exit code 2"):
         collect(plan, ["sh", "-c", "exit 2"], tmp_path / "e.db", runs=1, progress=False)
 

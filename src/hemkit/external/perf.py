@@ -134,7 +134,9 @@ def run_perf_stat(
     PerfStatResult
         ``returncode`` is the measured program's exit code, or minus the signal number
         when it was killed (perf itself exits 0 then and only says so on stderr); see
-        :func:`hemkit.external.process.describe_status`.
+        :func:`hemkit.external.process.describe_status`.  A program killed before perf
+        waits for it (at once, on a loaded machine) is reported as exit 0: perf's SIGCHLD
+        handler then forgets the child, so perf neither waits for it nor says so.
 
     Raises
     ------
