@@ -344,3 +344,23 @@ def test_mpx_section_of_several_runs_shows_the_pooled_totals_inside_their_interv
     np.testing.assert_allclose(mine, tot["total"], rtol=1e-12)
     assert ((table["lower (90%)"] <= mine) & (mine <= table["upper (90%)"])).all()
     assert any("pooled with the other runs" in p for p in s.paragraphs)
+
+
+def test_mpx_interval_paragraph_says_when_pooled_runs_list_their_events_in_one_order():
+    """Runs of one workload listed alike (as recorded) get the advice; the same runs listed from a different
+    event each do not."""
+    from hemkit.mpx import emulate, make_estimator, synthetic_trace
+    from hemkit.mpx.totals import total_intervals
+
+    tr = synthetic_trace(runs=4, steps=80, events=5, seed=1)
+    k = tr["run"].map({r: i for i, r in enumerate(tr["run"].unique())})
+    rank = tr["event"].str[2:].astype(int)
+    varied = tr.assign(_o=(rank - k) % 5).sort_values(["run", "step", "_o"], kind="stable").drop(columns="_o")
+    said = {}
+    for name, trace in (("alike", tr), ("varied", varied)):
+        m = emulate(trace, 2).without_truth()
+        totals = total_intervals(m, make_estimator("checked").estimate(m))
+        assert (totals.table["runs_pooled"] > 1).any()
+        said[name] = sec._interval_paragraph(totals, pd.DataFrame())
+    assert "the runs of synthetic list their events in one order" in said["alike"]
+    assert "one order" not in said["varied"]

@@ -1050,6 +1050,16 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
             "the same from run to run, while which bursts fall in a run's gaps is chance), as far as the runs agree "
             "within their errors"
         )
+        from hemkit.mpx.totals import listed_alike
+
+        alike = listed_alike(t[t["workload"].isin(t.loc[t["runs_pooled"] > 1, "workload"])])
+        if alike:
+            text += (
+                f"; the runs of {', '.join(alike[:5])}{' and more' if len(alike) > 5 else ''} list their events in "
+                "one order, so their gaps fall at the same places of the program and pooling cannot average out "
+                "what those hide: listing the events from a different one in each run (perf stat -e b,c,a after "
+                "-e a,b,c) made pooled totals 13-15 % closer on 14 sets of traces (BENCHMARKS.md)"
+            )
     by_runs = int((t["scale_from"] == "runs").sum()) if "scale_from" in t.columns else 0
     if by_runs:
         text += (
