@@ -819,16 +819,22 @@ class MpxTotals(Result):
             }
         )
 
+    def alike_workloads(self) -> list[str]:
+        """The workloads with pooled totals whose runs list their events in one order (:func:`listed_alike`)."""
+        t = self.table
+        shared = t["runs_pooled"] > 1
+        return listed_alike(t[t["workload"].isin(t.loc[shared, "workload"])]) if shared.any() else []
+
     def line(self) -> str:
         """One line: series, level, estimator, how many are exact, pooled, scaled by the runs, unbounded.
 
-        Where runs were pooled, also the workloads whose runs list their events alike (:func:`listed_alike`).
+        Where runs were pooled, also the workloads whose runs list their events alike (:meth:`alike_workloads`).
         """
         t = self.table
         unbounded = int(np.isinf(t["upper"]).sum())
         pooled = int((t["runs_pooled"] > 1).sum())
         runs = int((t["scale_from"] == "runs").sum()) if "scale_from" in t.columns else 0
-        alike = listed_alike(t[t["workload"].isin(t.loc[t["runs_pooled"] > 1, "workload"])]) if pooled else []
+        alike = self.alike_workloads()
         return (
             f"{len(t)} {self.estimator} totals with {self.level:g} intervals "
             f"({int((t['gaps'] == 0).sum())} exact"

@@ -1050,9 +1050,7 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
             "the same from run to run, while which bursts fall in a run's gaps is chance), as far as the runs agree "
             "within their errors"
         )
-        from hemkit.mpx.totals import listed_alike
-
-        alike = listed_alike(t[t["workload"].isin(t.loc[t["runs_pooled"] > 1, "workload"])])
+        alike = totals.alike_workloads()
         if alike:
             text += (
                 f"; the runs of {', '.join(alike[:5])}{' and more' if len(alike) > 5 else ''} list their events in "
