@@ -122,19 +122,30 @@ def mpx() -> None:
     "--timeout", type=click.FloatRange(0, min_open=True), default=None, help="Stop a run after this many seconds."
 )
 @click.option("--allow-failure", is_flag=True, help="Keep the traces of a program that exits non-zero or is killed.")
+@click.option(
+    "--same-order",
+    is_flag=True,
+    help="List the events as given in every run (default: run k lists them from the k-th on, so that "
+    "multiplexed runs hide different parts of the program from each event).",
+)
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False), help="Folder for the trace files.")
 @quiet_option()
 @click.argument("command", nargs=-1, required=True)
-def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, output, quiet, command):
+def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, same_order, output, quiet, command):
     """Record OCOE interval traces of COMMAND (give it after --), one perf stat -I file per run.
 
     The files are exactly what 'perf stat -I MS -x, -o FILE' writes. The program runs with
     your own environment (PATH, virtual environment, folder); one that exits non-zero or is
-    killed is an error unless --allow-failure.
+    killed is an error unless --allow-failure. A set of more hardware events than counters
+    is multiplexed by perf (input for 'mpx estimate'): perf starts with the first events
+    listed and rotates, so run k lists the set from its k-th event on, and pooled totals
+    average out more of what each run's gaps hid (--same-order lists every run as given).
     """
     from hemkit.mpx.record import TraceOptions, record_traces
 
-    options = TraceOptions(interval_ms=interval_ms, runs=runs, timeout=timeout, allow_failure=allow_failure)
+    options = TraceOptions(
+        interval_ms=interval_ms, runs=runs, timeout=timeout, allow_failure=allow_failure, same_order=same_order
+    )
     with warnings_to_stderr():
         rec = record_traces(
             list(command),

@@ -1,6 +1,7 @@
 """Recording OCOE interval traces with ``perf stat -I`` (``hemkit mpx trace``).
 
 Each run of the measured program is one ``perf stat -I MS -x, -e EVENTS -o FILE -- PROGRAM``
+(run ``k`` listing ``EVENTS`` from the ``k``-th on, :func:`run_order`, unless ``same_order``)
 and its file is exactly what perf wrote (the format of ``shared/data/zen5/traces/*.csv``):
 a ``# started on`` line, a blank line, then ``time,value,unit,event,run_time_ns,percent,
 metric,metric_unit`` lines.  Files are named ``<workload>_r<k>.csv`` (``<workload>_s<i>_r<k>.csv``
@@ -61,12 +62,20 @@ class TraceOptions:
         Seconds before a run is stopped (a :class:`MeasurementError`).
     allow_failure : bool
         Keep the trace of a program that exits non-zero or is killed (else an error).
+    same_order : bool
+        List the events in the order given in every run.  By default run ``k`` of a set (``_r<k>``)
+        lists them from event ``(k - 1) mod n``: when they are more than the counters, perf puts
+        the first listed on the counters and rotates the list from there, so runs listed alike hide
+        the same parts of the program from the same events, and pooling their totals averages
+        less of that error out (13-15 % closer listed from a different event each, BENCHMARKS.md).
+        Counted without multiplexing, the order changes nothing.
     """
 
     interval_ms: int = 10
     runs: int = 1
     timeout: float | None = None
     allow_failure: bool = False
+    same_order: bool = False
 
     def __post_init__(self) -> None:
         check_scalar(self.interval_ms, "interval_ms", min_val=1, what="milliseconds")
@@ -179,8 +188,11 @@ def record_traces(
     command : sequence of str
         The program and its arguments.
     event_sets : sequence of event lists
-        Events read together in one run (an event set must fit the counters: at most 5
+        Events read together in one run (OCOE: an event set fits the counters, at most 5
         hardware events on the Zen 5 machines; software events and tracepoints need none).
+        A set of more hardware events than counters is multiplexed by perf, and its files are
+        input for ``hemkit mpx estimate``; that is where listing each run from a different
+        event (the default) pays.
     output : path
         Folder the trace files go to (created when its parent exists).
     workload : str, optional
@@ -231,7 +243,8 @@ def record_traces(
             first = _next_index(folder, stem)
             for k in range(first, first + options.runs):
                 target = folder / f"{stem}_r{k}.csv"
-                text, status, seconds = _one_run(perf, events, list(command), options)
+                listed = events if options.same_order else run_order(events, k)
+                text, status, seconds = _one_run(perf, listed, list(command), options)
                 trace = parse_trace(text, run=target.stem, source=str(target))
                 write_perf_text(text, target)
                 files.append(target)
@@ -241,7 +254,7 @@ def record_traces(
                         "file": str(target),
                         "workload": name,
                         "set": si + 1,
-                        "events": ",".join(events),
+                        "events": ",".join(listed),
                         "intervals": n,
                         "seconds": round(seconds, 3),
                         "status": status,
@@ -249,6 +262,18 @@ def record_traces(
                 )
                 task.advance(info=f"{target.name}: {n} intervals, {seconds:.1f} s")
     return TraceRecording(tuple(files), pd.DataFrame(rows))
+
+
+def run_order(events: Sequence[str], k: int) -> list[str]:
+    """The events as run ``k`` (1, 2, ...) lists them: from event ``(k - 1) mod n`` on, wrapping round.
+
+    Examples
+    --------
+    >>> [",".join(run_order(["a", "b", "c"], k)) for k in (1, 2, 3, 4)]
+    ['a,b,c', 'b,c,a', 'c,a,b', 'a,b,c']
+    """
+    i = (k - 1) % len(events)
+    return [*events[i:], *events[:i]]
 
 
 def _one_run(perf: str, events: list[str], command: list[str], options: TraceOptions) -> tuple[str, str, float]:
@@ -289,4 +314,4 @@ def _one_run(perf: str, events: list[str], command: list[str], options: TraceOpt
     return text, status, seconds
 
 
-__all__ = ["TraceOptions", "TraceRecording", "describe_exit", "record_traces", "user_command"]
+__all__ = ["TraceOptions", "TraceRecording", "describe_exit", "record_traces", "run_order", "user_command"]
