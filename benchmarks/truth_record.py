@@ -16,6 +16,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh13 --runs 300    # a thirteenth, after the twelfth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh14 --runs 300    # a fourteenth, after the thirteenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh15 --runs 300    # a fifteenth, after the fourteenth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh16 --runs 300    # a sixteenth, after the fifteenth
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -42,7 +43,7 @@ scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fre
 ``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
 when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
 ``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
-``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had.
+``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had.
 """
 
 from __future__ import annotations
@@ -616,6 +617,29 @@ def fresh15_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh16_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A sixteenth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s, text = str(scratch), str(root / "text.txt")
+    write_catalogue(scratch / "f.po", 100)
+    pod = next(iter(sorted(Path("/usr/share/perl").glob("5*/pod/perldiag.pod"))), None)
+    pod_file = str(pod) if pod else "/dev/null"
+    return {
+        "pod2html": (["pod2html", f"--infile={pod_file}", f"--outfile={s}/p.html", f"--cachedir={s}"], False),
+        "msgfilter-corunner": (["msgfilter", "-i", f"{s}/f.po", "-o", f"{s}/f2.po", "tr", "a-z", "A-Z"], True),
+        "getconf": (["sh", "-c", "for i in $(seq 50); do getconf -a > /dev/null; done"], False),
+        "infocmp": (["sh", "-c", "for t in xterm vt100 linux screen ansi dumb; do infocmp -a $t; done | wc -l"], False),
+        "iconvconfig": (["iconvconfig", "-o", f"{s}/gconv.cache"], False),
+        "colrm": (["sh", "-c", f"head -n 20000 {text} | colrm 10 40 | wc -l"], False),
+        "piconv": (["sh", "-c", f"head -n 3000 {text} | piconv -f utf8 -t latin1 | wc -c"], False),
+        # input size drawn per run
+        "namei-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do namei -l /usr/share/zoneinfo/Europe/Paris; done"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -655,6 +679,7 @@ def main() -> None:
         "fresh13": fresh13_workloads,
         "fresh14": fresh14_workloads,
         "fresh15": fresh15_workloads,
+        "fresh16": fresh16_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
