@@ -130,7 +130,10 @@ def test_bad_candidates_are_refused_by_name():
         "series": ("phase", "min", "zero", "local4", "local", "phase*"),
         "totals": ("phase", "linear"),
         "temperature": 0.02,
+        "runs_start": True,
     }
+    with pytest.raises(InputError, match="runs_start must be True or False"):
+        CheckedEstimation(runs_start="no").estimate_array(m)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="temperature must be a number >= 0"):
         CheckedEstimation(temperature=-0.1).estimate_array(m)
     with pytest.raises(InputError, match="slices must be an even integer"):

@@ -48,6 +48,7 @@ from hemkit.core.errors import InputError
 from hemkit.mpx.emulate import MpxData
 from hemkit.mpx.estimators import LocalInterpolation, MpxEstimator, check_data
 from hemkit.mpx.phase import INTERPOLATIONS
+from hemkit.mpx.runs import start_from_runs
 from hemkit.mpx.scores import relative_errors
 
 
@@ -330,6 +331,9 @@ class CheckedEstimation(MpxEstimator):
         >= 0: how the series candidates are put together (:func:`combine`): 0 takes the one
         with the smallest hidden error; above 0 a weighted geometric mean of those that check
         about as well.
+    runs_start : bool
+        Fill each series' unseen start (the intervals before its event was first on a counter)
+        from the other runs of its workload that counted it there (:mod:`hemkit.mpx.runs`).
 
     Examples
     --------
@@ -347,10 +351,12 @@ class CheckedEstimation(MpxEstimator):
         series: Sequence[str | MpxEstimator] = SERIES,
         totals: Sequence[str | MpxEstimator] = ("phase", "linear"),
         temperature: float = TEMPERATURE,
+        runs_start: bool = True,
     ):
         self.series = series
         self.totals = totals
         self.temperature = temperature
+        self.runs_start = runs_start
 
     def get_params(self) -> dict[str, Any]:
         """The candidates, by name (a fitted estimator by its name), and the temperature."""
@@ -359,6 +365,7 @@ class CheckedEstimation(MpxEstimator):
             v = getattr(self, k)
             out[k] = v if isinstance(v, str) else tuple(_label(c) for c in v)
         out["temperature"] = self.temperature
+        out["runs_start"] = self.runs_start
         return out
 
     def _candidates(self) -> dict[str, MpxEstimator]:
@@ -379,6 +386,8 @@ class CheckedEstimation(MpxEstimator):
         temperature = self.temperature
         if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature >= 0:
             raise InputError(f"checked estimation: temperature must be a number >= 0, got {temperature!r}")
+        if not isinstance(self.runs_start, (bool, np.bool_)):
+            raise InputError(f"checked estimation: runs_start must be True or False, got {self.runs_start!r}")
         return out
 
     def checks(self, mpx: MpxData) -> tuple[dict[str, np.ndarray], dict[str, tuple[np.ndarray, ...]]]:
@@ -414,30 +423,43 @@ class CheckedEstimation(MpxEstimator):
         """The series (S, T) from the candidates and the chosen totals (S,) (see the module docstring)."""
         values, checks = self.checks(mpx)
         return series_and_totals(
-            mpx, values, checks, [_label(c) for c in self.series], [_label(c) for c in self.totals], self.temperature
+            mpx,
+            values,
+            checks,
+            [_label(c) for c in self.series],
+            [_label(c) for c in self.totals],
+            self.temperature,
+            runs_start=bool(self.runs_start),
         )
 
 
-def series_and_totals(
+def series_and_totals(  # noqa: PLR0913 - the candidates' checks, the choice, and the other runs' start
     mpx: MpxData,
     values: dict[str, np.ndarray],
     checks: dict[str, tuple[np.ndarray, ...]],
     series: Sequence[str],
     totals: Sequence[str],
     temperature: float,
+    *,
+    runs_start: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The series (:func:`combine` of ``series``) and the totals (``totals``' smallest hidden sum error).
 
     ``values`` and ``checks`` as :meth:`CheckedEstimation.checks` returns them (for any superset
     of the candidates: ``benchmarks/mpx_eval.py`` puts several sets together from one run).
+    ``runs_start``: each series' unseen start from the other runs of its workload
+    (:func:`hemkit.mpx.runs.start_from_runs`), in the series and in every total.
     """
     S = len(mpx.keys)
     rows = np.arange(S)
     checked = checks[series[0]][2] > 0 if len(series) > 1 else np.zeros(S, bool)
     est = combine(mpx, [values[n] for n in series], np.vstack([checks[n][0] for n in series]), checked, temperature)
+    fill = start_from_runs(mpx) if runs_start else np.full(est.shape, np.nan)
+    use = np.isfinite(fill)
+    est = np.where(use, fill, est)
     gap = mpx.valid & ~mpx.known
     known = np.where(mpx.valid & mpx.known, est, 0.0).sum(axis=1)
-    gaps = np.vstack([np.where(gap, values[n], 0.0).sum(axis=1) for n in totals])
+    gaps = np.vstack([np.where(gap, np.where(use, fill, values[n]), 0.0).sum(axis=1) for n in totals])
     pick = np.argmin(np.vstack([checks[n][1] for n in totals]), axis=0)  # ties (and unchecked, all 0): the first
     return est, known + gaps[pick, rows]
 

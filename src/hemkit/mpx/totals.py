@@ -844,8 +844,9 @@ class MpxTotals(Result):
             + ")"
             + (
                 f"; the runs of {len(alike)} workload{'s' if len(alike) > 1 else ''} list their events in one "
-                "order, so their gaps fall alike: listing them from a different event in each run makes the "
-                "pooled totals closer (BENCHMARKS.md)"
+                "order, so their gaps fall alike: listed from a different event in each run (as 'hemkit mpx "
+                "trace' records them), each run's first intervals come from the runs that counted them and "
+                "pooled totals are closer (BENCHMARKS.md)"
                 if alike
                 else ""
             )
