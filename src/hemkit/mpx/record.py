@@ -24,6 +24,7 @@ program and its status, unless ``allow_failure`` is set.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -234,33 +235,40 @@ def record_traces(
         raise InputError(f"workload name {name!r} cannot name a file")
     user_command(command, "-")  # the program exists, before anything is recorded
     perf = find_perf()
+    created = not folder.exists()
     folder.mkdir(exist_ok=True)
     files: list[Path] = []
-    rows = []
-    with as_progress(progress).task(f"recording {Path(command[0]).name}", total=len(sets) * options.runs) as task:
-        for si, events in enumerate(sets):
-            stem = name if len(sets) == 1 else f"{name}_s{si + 1}"
-            first = _next_index(folder, stem)
-            for k in range(first, first + options.runs):
-                target = folder / f"{stem}_r{k}.csv"
-                listed = events if options.same_order else run_order(events, k)
-                text, status, seconds = _one_run(perf, listed, list(command), options)
-                trace = parse_trace(text, run=target.stem, source=str(target))
-                write_perf_text(text, target)
-                files.append(target)
-                n = int(trace["step"].max()) + 1
-                rows.append(
-                    {
-                        "file": str(target),
-                        "workload": name,
-                        "set": si + 1,
-                        "events": ",".join(listed),
-                        "intervals": n,
-                        "seconds": round(seconds, 3),
-                        "status": status,
-                    }
-                )
-                task.advance(info=f"{target.name}: {n} intervals, {seconds:.1f} s")
+    try:
+        rows: list[dict[str, object]] = []
+        with as_progress(progress).task(f"recording {Path(command[0]).name}", total=len(sets) * options.runs) as task:
+            for si, events in enumerate(sets):
+                stem = name if len(sets) == 1 else f"{name}_s{si + 1}"
+                first = _next_index(folder, stem)
+                for k in range(first, first + options.runs):
+                    target = folder / f"{stem}_r{k}.csv"
+                    listed = events if options.same_order else run_order(events, k)
+                    text, status, seconds = _one_run(perf, listed, list(command), options)
+                    trace = parse_trace(text, run=target.stem, source=str(target))
+                    write_perf_text(text, target)
+                    files.append(target)
+                    n = int(trace["step"].max()) + 1
+                    rows.append(
+                        {
+                            "file": str(target),
+                            "workload": name,
+                            "set": si + 1,
+                            "events": ",".join(listed),
+                            "intervals": n,
+                            "seconds": round(seconds, 3),
+                            "status": status,
+                        }
+                    )
+                    task.advance(info=f"{target.name}: {n} intervals, {seconds:.1f} s")
+    except BaseException:
+        if created and not files:  # nothing recorded: leave no empty folder behind
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
     return TraceRecording(tuple(files), pd.DataFrame(rows))
 
 
