@@ -262,7 +262,8 @@ def test_cli_report_refuses_bad_mpx_and_profile_files(tmp_path, bad_input):
     bad_input([*base, "--mpx", tmp_path / "nope.csv", "-o", out], names=["nope.csv"], watch=watch)
     bad_input([*base, "--mpx", garbage, "-o", out], names=[str(garbage)], watch=watch)
     bad_input([*base, "--mpx", empty, "-o", out], names=[str(empty)], watch=watch)
-    bad_input([*base, "--mpx", tmp_path, "-o", out], names=[str(tmp_path), "--mpx"], watch=watch)
+    # a folder is read as its runs (one section for all): here its first file at fault is named
+    bad_input([*base, "--mpx", tmp_path, "-o", out], names=["empty.csv", "no interval lines"], watch=watch)
     bad_input([*base, "--mpx", PHASES, "--mpx", garbage, "-o", out], names=[str(garbage)], watch=watch)
     bad_input([*base, "--profile", tmp_path / "nope.data", "-o", out], names=["nope.data"], watch=watch)
     bad_input([*base, "--profile", garbage, "-o", out], names=[str(garbage)], watch=watch)
@@ -364,3 +365,27 @@ def test_mpx_interval_paragraph_says_when_pooled_runs_list_their_events_in_one_o
         said[name] = sec._interval_paragraph(totals, pd.DataFrame())
     assert "the runs of synthetic list their events in one order" in said["alike"]
     assert "one order" not in said["varied"]
+
+
+def test_mpx_section_of_a_folder_of_runs_listed_apart_whose_event_bursts_only_at_the_start(tmp_path, recwarn):
+    """An event that counts only in the first interval reads 0 in every slice of the runs that list it late
+    (perf's total 0: no ratio to draw), while its total comes from the runs that counted it there: the
+    section of the folder draws what has a ratio, with no warning, and the table holds the filled total."""
+    from hemkit.mpx import DEFAULT_ESTIMATOR
+
+    events = ["a", "b", "c"]
+    for r in range(3):
+        order = events[r:] + events[:r]  # run r lists its events from the r-th, as perf stat -e would read them
+        lines = ["# started on Fri Nov 27 16:00:00 2026", ""]
+        for t in range(40):
+            for e in order:
+                value = {"a": 50 + t % 3, "b": 20, "c": 100 if t == 0 else 0}[e]
+                lines.append(f"{(t + 1) * 0.01:.9f},{value},,{e},10000000,100.00,,")
+        (tmp_path / f"w_r{r + 1}.csv").write_text("\n".join(lines) + "\n")
+    s = sec.multiplexing(tmp_path, pmcs=1, level=0.9)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    table = _table(s, "Per series")
+    c = table[table.index.get_level_values("event") == "c"]
+    blind = c["total, perf scaled"] == 0  # the runs that had c on a counter only after its burst
+    assert len(c) == 3 and blind.sum() == 2
+    np.testing.assert_allclose(c.loc[blind, f"total, hemkit {DEFAULT_ESTIMATOR}"], 100.0)  # from the run that saw it

@@ -37,9 +37,10 @@ from hemkit.cli._options import (
     "--mpx",
     "traces",
     multiple=True,
-    type=click.Path(dir_okay=False),
+    type=click.Path(dir_okay=True),
     metavar="TRACE",
-    help="A perf stat -I interval trace: add its multiplexing section (repeatable).",
+    help="A perf stat -I interval trace, or a folder of them (one section for all its runs): add its "
+    "multiplexing section (repeatable).",
 )
 @click.option(
     "--profile",

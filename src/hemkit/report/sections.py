@@ -1011,6 +1011,7 @@ def _mpx_totals_figure(table: pd.DataFrame, name: str, run_count: int, totals: A
         series.append(("true total (exact counts)", table["true total"] / table["total, perf scaled"]))
     width = 0.8 / len(series)
     for k, (label, ratio) in enumerate(series):
+        ratio = ratio.where(np.isfinite(ratio))  # perf's total 0 (never counted while on a counter): no bar
         ax.bar(x + (k - (len(series) - 1) / 2) * width, ratio, width, label=label)
     if totals is not None:
         _interval_bars(ax, x - (len(series) - 1) / 2 * width, table, totals)
@@ -1055,8 +1056,10 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
             text += (
                 f"; the runs of {', '.join(alike[:5])}{' and more' if len(alike) > 5 else ''} list their events in "
                 "one order, so their gaps fall at the same places of the program and pooling cannot average out "
-                "what those hide: listing the events from a different one in each run (perf stat -e b,c,a after "
-                "-e a,b,c) made pooled totals 13-15 % closer on 14 sets of traces (BENCHMARKS.md)"
+                "what those hide: listed from a different event in each run (perf stat -e b,c,a after -e a,b,c, as "
+                "hemkit mpx trace records them), each run's first intervals come from the runs that counted them, "
+                "and on 8 sets of traces pooled totals came to 0.50-0.52x perf's scaling's error against "
+                "0.66-0.68x listed alike (BENCHMARKS.md)"
             )
     by_runs = int((t["scale_from"] == "runs").sum()) if "scale_from" in t.columns else 0
     if by_runs:
@@ -1073,24 +1076,30 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
 def _interval_bars(ax: Any, x: np.ndarray, table: pd.DataFrame, totals: Any) -> None:
     """The interval of each hemkit total as an error bar (a triangle where it has no upper bound)."""
     perf = table["total, perf scaled"].to_numpy(float)
+    upper = totals.table["upper"].to_numpy(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         mid = table["hemkit / perf"].to_numpy(float)
         lo = totals.table["lower"].to_numpy(float) / perf
-        hi = totals.table["upper"].to_numpy(float) / perf
-    bounded = np.isfinite(hi)
+        hi = upper / perf
+        # no ratio where perf's total is 0 (the event read 0 in every slice it had): no bar there
+        shown = (perf > 0) & np.isfinite(mid)
+        bounded = shown & np.isfinite(upper)
+        below = np.where(bounded, np.clip(mid - lo, 0, None), 0.0)
+        above = np.where(bounded, np.clip(hi - mid, 0, None), 0.0)
     ax.errorbar(
         x[bounded],
         mid[bounded],
-        yerr=[np.clip(mid - lo, 0, None)[bounded], np.clip(hi - mid, 0, None)[bounded]],
+        yerr=[below[bounded], above[bounded]],
         fmt="none",
         ecolor="black",
         capsize=3,
         lw=1,
         label=f"hemkit's {totals.level:.0%} interval",
     )
-    if (~bounded).any():
-        top = np.nanmax(np.where(np.isfinite(mid), mid, np.nan)) if np.isfinite(mid).any() else 1.0
-        ax.plot(x[~bounded], np.full((~bounded).sum(), top), "^", color="black", label="no upper bound (never counted)")
+    unbounded = ~np.isfinite(upper)  # every slice read 0: perf's total is 0 too, drawn at the top
+    if unbounded.any():
+        top = float(np.nanmax(np.where(shown, mid, np.nan))) if shown.any() else 1.0
+        ax.plot(x[unbounded], np.full(unbounded.sum(), top), "^", color="black", label="no upper bound (never counted)")
 
 
 def multiplexing(
