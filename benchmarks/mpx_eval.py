@@ -72,7 +72,7 @@ from hemkit.mpx.learned import TrainOptions
 from hemkit.mpx.phase import PhaseInterpolation
 from hemkit.mpx.registry import make_estimator
 from hemkit.mpx.scores import markdown_table, rank_estimators, score_table
-from hemkit.mpx.totals import POOLED, pool_totals, scale_inputs, scale_parts
+from hemkit.mpx.totals import POOLED, blind_start, pool_totals, scale_inputs, scale_parts
 from hemkit.mpx.traces import clean_runs
 
 SIMPLE = ["fixed", "fixed-cumulative", "linear", "growth", "min", "phase", "checked"]
@@ -280,7 +280,9 @@ def evaluate_set(
                 values[f"{n}-sum"] = values[n]
             inputs = scale_inputs(blind)  # what the scales share, made once for every pooled estimator
             for n in ("checked", *models):  # totals pooled over each workload's runs (shipped for checked only)
-                pooled = pool_totals(m.keys, n, totals[n], scale_parts(blind, totals[n], inputs))[0]
+                sp = scale_parts(blind, totals[n], inputs)
+                sp["blind_start"] = blind_start(blind, values[n])  # each run's own multiplier, as the package
+                pooled = pool_totals(m.keys, n, totals[n], sp)[0]
                 values[n + POOLED], totals[n + POOLED] = values[n], pooled
             sc = score_table(m, values, dtw=not args.no_dtw, totals=totals)
             sc["pmcs"] = c

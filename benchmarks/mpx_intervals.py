@@ -54,16 +54,18 @@ from hemkit.mpx.evaluation import drop_unseen, workloads_of
 from hemkit.mpx.registry import DEFAULT_ESTIMATOR, make_estimator
 from hemkit.mpx.scores import markdown_table
 from hemkit.mpx.totals import (
-    COUNT_CLASSES,
     LEVELS,
     POOLED,
     RUNS,
+    blind_start,
     count_class,
     multiplier,
     pool_totals,
+    q_classes,
     runs_scale_applies,
     scale_inputs,
     scale_parts,
+    with_start,
 )
 from hemkit.mpx.traces import clean_runs
 
@@ -92,13 +94,15 @@ def series_table(
         truth = np.nansum(np.where(m.valid, m.truth, np.nan), axis=1)
         inputs = scale_inputs(blind)
         for name in estimators:
-            totals = make_estimator(name).estimate(blind).totals()  # an estimator's own totals, where it has them
+            est = make_estimator(name).estimate(blind)
+            totals = est.totals()  # an estimator's own totals, where it has them
             sp = scale_parts(blind, totals, inputs)
             t = m.keys[["workload", "run", "event"]].reset_index(drop=True).copy()
             t["set"], t["pmcs"], t["estimator"], t["q_as"] = label, c, name, name
             t["truth"], t["total"] = truth, totals
             for col in ("counted", "scale", "perf_total", "running_fraction", "unseen_start"):
                 t[col] = sp[col].to_numpy()
+            t["blind_start"] = sp["blind_start"] = blind_start(blind, est.values)  # its own q in the pooling
             # the default's own totals with the runs' scale where it applies (NAME+runs), once for both uses
             own = _with_runs(t, sp, name) if name == DEFAULT_ESTIMATOR else None
             parts += [t, _pooled(t, sp, name, own)] + ([own] if own is not None else [])
@@ -112,7 +116,8 @@ def series_table(
             np.where(out["err"] <= tol, 0, np.inf),
         )
     out["seen"] = (out["counted"] > 0) | (out["truth"] == 0)
-    out["count_class"] = count_class(out["counted"].to_numpy(), out["running_fraction"].to_numpy())
+    classes = count_class(out["counted"].to_numpy(), out["running_fraction"].to_numpy())
+    out["count_class"] = with_start(classes, out["blind_start"].to_numpy(bool))  # the multipliers' classes
     return out
 
 
@@ -255,7 +260,7 @@ def multipliers_text(series: pd.DataFrame) -> str:
     own = own[~own["estimator"].str.endswith((POOLED, RUNS)) | own["estimator"].isin(kept)]
     for est, t in own.groupby("estimator", sort=False):
         lines.append(f'    "{est}": {{')
-        for cls in COUNT_CLASSES:
+        for cls in q_classes():
             z = t.loc[t["count_class"] == cls, "z"].to_numpy()
             qs = [float(np.quantile(z, lv, method="higher")) if len(z) else np.inf for lv in LEVELS]
             text = ", ".join("INF" if not np.isfinite(q) else f"{q:.3g}".replace("e+", "e") for q in qs)

@@ -25,12 +25,15 @@ from hemkit.mpx.totals import (
     RUNS_SCALE_FORMS,
     SCALE_FORMS,
     SPREAD_CANDIDATES,
+    START,
     MpxTotals,
+    blind_start,
     calibrate,
     count_class,
     listed_alike,
     multiplier,
     pool_runs,
+    q_classes,
     run_errors,
     runs_excess,
     runs_scale_applies,
@@ -207,8 +210,9 @@ def test_series_on_a_counter_half_the_time_or_more_have_their_own_class_and_mult
         res = total_intervals(m, make_estimator("checked").estimate(m), level=0.9)
         parts = scale_parts(m, res.table["total"].to_numpy())
         assert ((parts["running_fraction"] >= 0.5) == half).all()
-        assert (res.table["count_class"] == parts["count_class"]).all()
-        assert set(res.table["count_class"]) == {"some-half" if half else "some"}
+        base = res.table["count_class"].str.removesuffix(START)  # the multipliers' class: -start where blind
+        assert (base == parts["count_class"]).all()
+        assert set(base) == {"some-half" if half else "some"}
     for est in MULTIPLIERS:  # every shipped table has the class, with its own multipliers
         assert len(MULTIPLIERS[est]["some-half"]) == len(LEVELS)
         assert multiplier(est, 0.9, "some-half") == pytest.approx(MULTIPLIERS[est]["some-half"][LEVELS.index(0.9)])
@@ -556,7 +560,7 @@ def test_the_runs_scale_is_the_geometric_mean_of_the_parts_runs_scale_forms_name
 def test_a_total_left_on_its_own_is_scaled_by_how_far_its_workloads_runs_spread():
     """With MIN_RUNS repeats of a program the default's own totals (``--per-run``) take the runs' scale and
     its multipliers; pooled totals keep the pooled scale; two runs, or no workload, keep the run's own."""
-    assert "checked" + RUNS in MULTIPLIERS and set(MULTIPLIERS["checked" + RUNS]) == set(COUNT_CLASSES)
+    assert "checked" + RUNS in MULTIPLIERS and set(MULTIPLIERS["checked" + RUNS]) == set(q_classes())
     m = emulate(_repeated_runs(6, 1), 2).without_truth()
     est = make_estimator("checked").estimate(m)
     parts = scale_parts(m, est.totals())
@@ -740,3 +744,35 @@ def test_views_of_one_recorded_run_are_not_other_runs():
     two = emulate_many(_start_bursts(2, 0, False), [2], range(5))
     fill = start_from_runs(two.without_truth())
     assert np.isfinite(fill).any()  # the other recorded run's views do
+
+
+def test_a_start_no_run_counted_has_its_own_multiplier_and_one_the_others_filled_does_not():
+    """Listed alike, the events listed late are blind at every run's start (class ``...-start``, a larger
+    multiplier where the calibration has one); listed apart, the others' counts fill it: the class's own."""
+    for varied in (False, True):
+        m = emulate(_start_bursts(4, 0, varied), 2).without_truth()
+        est = make_estimator("checked").estimate(m)
+        tab = total_intervals(m, est, level=0.9, pool=False).table
+        late = unseen_start(m).any(axis=1)
+        blind = tab["count_class"].str.endswith(START).to_numpy()
+        assert late.sum() >= 8
+        assert (blind == (late & (not varied))).all(), (varied, tab["count_class"].tolist())
+    # a class with a blind start falls back to its own class's multiplier where none was fitted
+    table = MULTIPLIERS["checked"]
+    q = table.get("some-start", table["some"])[LEVELS.index(0.9)]
+    assert multiplier("checked", 0.9, "some-start") == pytest.approx(q)
+    assert "some-half-start" in q_classes() and "none-start" not in q_classes()
+    # a run's standard error in the pooling is its own interval's: the blind start's multiplier where blind
+    alike = emulate(_start_bursts(4, 0, False), 2).without_truth()
+    parts = scale_parts(alike, make_estimator("checked").estimate(alike).totals())
+    blind = unseen_start(alike).any(axis=1)
+    se = run_errors("checked", parts)
+    se_blind = run_errors("checked", parts.assign(blind_start=blind))
+    np.testing.assert_array_equal(se_blind[~blind], se[~blind])
+    classes = parts["count_class"].to_numpy()
+    ratio = np.array([multiplier("checked", 0.9, c + START) / multiplier("checked", 0.9, c) for c in classes])
+    ok = blind & np.isfinite(se) & (se > 0)
+    np.testing.assert_allclose(se_blind[ok] / se[ok], ratio[ok], rtol=1e-9)
+    with pytest.raises(InputError, match="count must be one of .*some-start.*, got 'none-start'"):
+        multiplier("checked", 0.9, "none-start")
+    np.testing.assert_array_equal(blind_start(m, est.values), np.zeros(len(m.keys), bool))

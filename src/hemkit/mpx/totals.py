@@ -39,7 +39,10 @@ class is read from the data, never from the truth): ``none`` (every slice read 0
 (1-29 events counted), ``some`` (up to 10^4), ``many`` (up to 10^6) and ``huge``; ``some``
 series on a counter at least half of their enabled time (3 counters for 5 events) are
 ``some-half``, with their own multiplier (their gaps are fewer and shorter, their totals'
-errors smaller against the same scale).  Few counted events mean Poisson noise and bursts
+errors smaller against the same scale).  And a series whose run's first intervals passed
+before its event was on a counter, with no other run to fill them (:mod:`hemkit.mpx.runs`),
+has its class's multiplier for a *blind start* (``some-start``, ...: :data:`START`): a burst
+at exec hides there from the run's own slices.  Few counted events mean Poisson noise and bursts
 that a slice catches or misses; millions (hardware events) mean a rate that moves smoothly.
 :data:`MULTIPLIERS` holds ``q`` per estimator and class at a grid of levels, measured by
 ``benchmarks/mpx_intervals.py`` (BENCHMARKS.md says on which traces and how the intervals
@@ -85,6 +88,7 @@ from hemkit.core.errors import InputError
 from hemkit.core.results import Result, result
 from hemkit.mpx.emulate import MpxData
 from hemkit.mpx.results import MpxEstimate
+from hemkit.mpx.runs import start_from_runs, unseen_start
 
 LEVELS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99)
 """The levels at which :data:`MULTIPLIERS` holds the quantile of ``|error| / scale``."""
@@ -94,6 +98,15 @@ COUNT_CLASSES = ("none", "few", "some", "many", "huge", "some-half")
 ``some-half``: ``some`` on a counter at least half of its enabled time (:data:`HALF_SPLIT`)."""
 COUNT_EDGES = (1.0, 30.0, 1e4, 1e6)
 """Lower edges of the count classes after ``none`` (see :data:`COUNT_CLASSES`)."""
+START = "-start"
+"""The suffix of a count class (``some-start``, ...) whose series have a *blind start*: the run's first
+intervals, before the event was first on a counter, that no other run filled (:func:`blind_start`).
+
+Over the 16 sets of the fourteenth refit (left out by workload, runs listed alike), the intervals of one
+multiplier per class held 0.94 of the totals counted from the start and 0.85-0.87 of those with an
+unseen start (at 2 counters 3 of 5 series): a burst at exec hides there.  Their own multipliers hold
+0.90 of both at the same median width (BENCHMARKS.md, fifteenth pass).  They apply to the multipliers
+only; the scale's forms (:data:`SCALE_FORMS`) are the count class's."""
 HALF_SPLIT = ("some",)
 """The count classes split by time on a counter (``<class>-half`` from a running fraction of 0.5).
 
@@ -161,79 +174,124 @@ of 1/4, ``benchmarks/mpx_interval_scales.py --size 4 --parts ... runs_sd runs_ma
 
 INF = float("inf")
 # quantiles of |total - truth| / scale at LEVELS, over every series of fresh, fresh10, fresh11, fresh12, fresh13,
-# fresh14, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, sw, zen5 (C = 2, 3)
+# fresh14, fresh15, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, sw, zen5 (C = 2, 3)
 MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
     "checked": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 703 series
-        "few": (0.995, 1.41, 2.37, 4.52, 7.5, 16.8, 50.1, 129, 542),  # 2038 series
-        "some": (0.313, 0.436, 0.579, 0.788, 0.94, 1.18, 1.89, 3, 6.14),  # 5229 series
-        "many": (0.193, 0.25, 0.327, 0.435, 0.522, 0.634, 0.88, 1.18, 1.69),  # 2366 series
-        "huge": (0.237, 0.349, 0.453, 0.536, 0.613, 0.823, 1.07, 1.42, 1.5),  # 106 series
-        "some-half": (0.374, 0.505, 0.67, 0.915, 1.1, 1.41, 2.13, 3.46, 6.64),  # 5328 series
+        "few": (0.745, 0.972, 1, 1.75, 2.41, 3.8, 12.3, 27.5, 67.6),  # 1090 series
+        "some": (0.193, 0.301, 0.437, 0.619, 0.737, 0.889, 1.19, 1.54, 2.9),  # 2486 series
+        "many": (0.178, 0.231, 0.3, 0.41, 0.485, 0.574, 0.819, 1.09, 1.42),  # 1023 series
+        "huge": (0.172, 0.228, 0.355, 0.428, 0.606, 0.975, 1.42, 1.58, 1.58),  # 40 series
+        "some-half": (0.295, 0.42, 0.568, 0.763, 0.911, 1.13, 1.6, 2.17, 4.01),  # 3726 series
+        "few-start": (1.94, 2.89, 5.26, 11, 19.2, 36.5, 111, 295, 959),  # 1022 series
+        "some-start": (0.407, 0.531, 0.69, 0.913, 1.1, 1.48, 2.42, 4.35, 8.4),  # 3118 series
+        "many-start": (0.205, 0.267, 0.345, 0.457, 0.55, 0.677, 0.912, 1.21, 1.84),  # 1478 series
+        "huge-start": (0.309, 0.429, 0.493, 0.582, 0.625, 0.823, 1.07, 1.38, 1.5),  # 66 series
+        "some-half-start": (0.541, 0.697, 0.905, 1.21, 1.51, 2.04, 3.37, 5.42, 11.3),  # 1978 series
     },
     "checked+pool": {
-        "none": (0.919, 1.7, 4.03, 10.1, 15.7, 18.3, 27.8, 38.5, 107),  # 97 series
-        "few": (0.145, 0.188, 0.278, 0.446, 0.616, 1.1, 3.71, 9.28, 20.9),  # 1653 series
-        "some": (0.611, 0.807, 1.05, 1.39, 1.67, 2.07, 2.9, 3.93, 7.8),  # 4944 series
-        "many": (0.658, 0.832, 1.07, 1.44, 1.65, 2, 2.63, 3.44, 4.95),  # 2349 series
-        "huge": (0.704, 0.772, 0.986, 1.29, 1.61, 2.23, 2.48, 2.79, 2.88),  # 106 series
-        "some-half": (0.581, 0.775, 1.04, 1.37, 1.61, 2.04, 2.79, 3.92, 6.9),  # 5026 series
+        "none": (0.423, 1.16, 1.91, 4.65, 8.16, 8.87, 22, 30.4, 49.2),  # 97 series
+        "few": (0.328, 0.491, 0.687, 0.854, 1.02, 1.4, 2.3, 12, 24.2),  # 917 series
+        "some": (0.534, 0.741, 1.02, 1.38, 1.58, 1.87, 2.39, 2.86, 4.44),  # 2398 series
+        "many": (0.65, 0.811, 0.996, 1.24, 1.44, 1.79, 2.5, 3.13, 4.59),  # 1015 series
+        "huge": (0.553, 0.607, 0.765, 0.915, 1.26, 2.1, 2.36, 2.45, 2.45),  # 40 series
+        "some-half": (0.537, 0.746, 1.02, 1.38, 1.62, 1.93, 2.64, 3.26, 5.07),  # 3579 series
+        "few-start": (0.111, 0.158, 0.245, 0.425, 0.658, 1.27, 4.01, 8.4, 14.8),  # 811 series
+        "some-start": (0.659, 0.827, 1.05, 1.43, 1.7, 2.13, 2.95, 4.35, 8.27),  # 2896 series
+        "many-start": (0.664, 0.881, 1.15, 1.46, 1.74, 2.04, 2.7, 3.45, 4.65),  # 1467 series
+        "huge-start": (0.771, 0.91, 1.09, 1.31, 2.01, 2.23, 2.25, 2.58, 3.5),  # 66 series
+        "some-half-start": (0.673, 0.84, 1.09, 1.48, 1.74, 2.08, 2.94, 4.65, 9.78),  # 1830 series
     },
     "checked+runs": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 703 series
-        "few": (0.987, 1.21, 2.05, 4.53, 7.89, 17.2, 49.3, 156, 344),  # 2009 series
-        "some": (0.545, 0.696, 0.864, 1.09, 1.28, 1.53, 2.17, 3.36, 6.14),  # 4659 series
-        "many": (0.375, 0.471, 0.571, 0.716, 0.812, 0.924, 1.15, 1.4, 1.74),  # 2115 series
-        "huge": (0.237, 0.313, 0.464, 0.582, 0.625, 0.823, 1.1, 1.5, 1.58),  # 76 series
-        "some-half": (0.621, 0.802, 1.01, 1.28, 1.48, 1.78, 2.37, 3.39, 5.76),  # 4508 series
+        "few": (0.727, 0.986, 1, 1.72, 2.55, 4.45, 16.1, 31.9, 55.6),  # 1045 series
+        "some": (0.449, 0.596, 0.743, 0.912, 1.04, 1.21, 1.59, 2.08, 3.12),  # 2023 series
+        "many": (0.35, 0.44, 0.546, 0.645, 0.745, 0.83, 0.994, 1.26, 1.91),  # 889 series
+        "huge": (0.172, 0.198, 0.355, 0.421, 0.606, 0.784, 0.975, 1.58, 1.58),  # 24 series
+        "some-half": (0.549, 0.721, 0.909, 1.12, 1.31, 1.55, 1.92, 2.43, 3.85),  # 2980 series
+        "few-start": (1.49, 2.33, 4.7, 10.5, 17.9, 40.9, 121, 311, 628),  # 1018 series
+        "some-start": (0.602, 0.767, 0.953, 1.22, 1.4, 1.75, 2.56, 4.15, 7.22),  # 3044 series
+        "many-start": (0.398, 0.486, 0.588, 0.749, 0.856, 1.01, 1.24, 1.44, 1.72),  # 1352 series
+        "huge-start": (0.278, 0.383, 0.471, 0.582, 0.625, 0.823, 1.1, 1.38, 1.5),  # 56 series
+        "some-half-start": (0.754, 0.942, 1.18, 1.51, 1.76, 2.21, 3.08, 4.57, 9.04),  # 1864 series
     },
     "phase": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 703 series
-        "few": (1.17, 2.05, 3.71, 8.84, 14.8, 25.9, 74.9, 201, 660),  # 2038 series
-        "some": (0.373, 0.504, 0.678, 0.915, 1.1, 1.35, 2.08, 3.27, 6.93),  # 5229 series
-        "many": (0.23, 0.301, 0.388, 0.523, 0.613, 0.744, 0.996, 1.33, 1.8),  # 2366 series
-        "huge": (0.369, 0.471, 0.582, 0.77, 0.852, 1.05, 1.13, 1.7, 1.85),  # 106 series
-        "some-half": (0.457, 0.643, 0.908, 1.29, 1.56, 2.04, 3.14, 4.45, 7.92),  # 5328 series
+        "few": (0.946, 1, 1.7, 3.69, 6.52, 14, 29.4, 58.8, 242),  # 1090 series
+        "some": (0.207, 0.325, 0.466, 0.659, 0.795, 0.985, 1.31, 1.7, 2.89),  # 2486 series
+        "many": (0.201, 0.269, 0.356, 0.493, 0.589, 0.705, 0.898, 1.27, 1.51),  # 1023 series
+        "huge": (0.198, 0.248, 0.369, 0.437, 0.563, 0.784, 1.13, 1.18, 1.18),  # 40 series
+        "some-half": (0.351, 0.506, 0.731, 1.07, 1.31, 1.63, 2.3, 3.29, 4.8),  # 3726 series
+        "few-start": (2.44, 3.98, 7.19, 14.8, 23.9, 43.6, 127, 295, 959),  # 1022 series
+        "some-start": (0.494, 0.637, 0.814, 1.1, 1.29, 1.69, 2.72, 4.8, 9.83),  # 3118 series
+        "many-start": (0.252, 0.324, 0.406, 0.539, 0.623, 0.761, 1.02, 1.33, 2.06),  # 1478 series
+        "huge-start": (0.536, 0.582, 0.742, 0.83, 1.02, 1.07, 1.43, 1.85, 2.11),  # 66 series
+        "some-half-start": (0.682, 0.885, 1.17, 1.65, 2.11, 2.77, 4.4, 6.87, 12.1),  # 1978 series
     },
     "fixed": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 703 series
-        "few": (0.93, 1.11, 1.88, 3.67, 5.97, 12.3, 40.3, 109, 499),  # 2038 series
-        "some": (0.48, 0.608, 0.772, 0.984, 1.14, 1.4, 2.28, 4.54, 6.63),  # 5229 series
-        "many": (0.247, 0.317, 0.401, 0.514, 0.611, 0.722, 0.978, 1.27, 1.73),  # 2366 series
-        "huge": (0.409, 0.494, 0.713, 0.893, 1.03, 1.15, 1.39, 2.05, 2.16),  # 106 series
-        "some-half": (0.587, 0.734, 0.886, 1.13, 1.32, 1.67, 2.57, 3.94, 6.68),  # 5328 series
+        "few": (0.714, 0.956, 1, 1.67, 2.17, 3.67, 13.4, 39, 642),  # 1090 series
+        "some": (0.532, 0.676, 0.824, 1.02, 1.16, 1.41, 2.31, 4.9, 6.41),  # 2486 series
+        "many": (0.253, 0.313, 0.392, 0.513, 0.606, 0.692, 0.875, 1.15, 1.63),  # 1023 series
+        "huge": (0.481, 0.729, 0.893, 1.06, 1.28, 1.39, 1.96, 2.16, 2.16),  # 40 series
+        "some-half": (0.595, 0.734, 0.879, 1.07, 1.26, 1.61, 2.38, 3.56, 5.61),  # 3726 series
+        "few-start": (1.33, 2.18, 3.79, 7.04, 11.9, 27.8, 62, 128, 326),  # 1022 series
+        "some-start": (0.44, 0.562, 0.714, 0.924, 1.09, 1.36, 2.12, 3.98, 7.82),  # 3118 series
+        "many-start": (0.248, 0.325, 0.409, 0.514, 0.617, 0.761, 0.995, 1.29, 1.95),  # 1478 series
+        "huge-start": (0.334, 0.462, 0.628, 0.773, 0.893, 1.03, 1.15, 2.05, 2.23),  # 66 series
+        "some-half-start": (0.575, 0.74, 0.936, 1.22, 1.43, 1.78, 3.02, 5.41, 9.97),  # 1978 series
     },
     "fixed-cumulative": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 703 series
-        "few": (1, 1, 1.45, 2.65, 3.97, 8.02, 32.2, 96, 274),  # 2038 series
-        "some": (0.388, 0.51, 0.682, 0.924, 1.06, 1.46, 2.65, 3.81, 8.96),  # 5229 series
-        "many": (0.18, 0.236, 0.31, 0.418, 0.492, 0.599, 0.854, 1.13, 1.53),  # 2366 series
-        "huge": (0.313, 0.39, 0.539, 0.662, 0.835, 0.988, 1.07, 1.37, 1.7),  # 106 series
-        "some-half": (0.417, 0.54, 0.713, 0.891, 1.08, 1.35, 1.9, 2.64, 4.43),  # 5328 series
+        "few": (0.996, 1, 1, 1.12, 1.37, 1.76, 2.86, 5.8, 48.7),  # 1090 series
+        "some": (0.396, 0.552, 0.757, 0.977, 1.12, 1.49, 2.53, 3.32, 4.05),  # 2486 series
+        "many": (0.175, 0.231, 0.306, 0.407, 0.472, 0.568, 0.854, 1.19, 1.48),  # 1023 series
+        "huge": (0.262, 0.387, 0.711, 0.851, 0.988, 1.06, 1.3, 1.74, 1.74),  # 40 series
+        "some-half": (0.391, 0.495, 0.665, 0.818, 0.981, 1.21, 1.6, 2.1, 2.94),  # 3726 series
+        "few-start": (1.31, 1.99, 3.39, 6.54, 11.6, 25.5, 81.7, 220, 1.41e03),  # 1022 series
+        "some-start": (0.375, 0.467, 0.606, 0.813, 0.988, 1.34, 2.63, 5.27, 13.7),  # 3118 series
+        "many-start": (0.187, 0.249, 0.314, 0.426, 0.506, 0.62, 0.845, 1.09, 1.6),  # 1478 series
+        "huge-start": (0.36, 0.409, 0.489, 0.563, 0.66, 0.868, 1.02, 1.37, 1.7),  # 66 series
+        "some-half-start": (0.493, 0.623, 0.786, 1.03, 1.2, 1.59, 2.57, 4.43, 9.96),  # 1978 series
     },
     "linear": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 703 series
-        "few": (0.856, 1, 1.57, 2.83, 4.27, 7.48, 29.8, 79.1, 207),  # 2038 series
-        "some": (0.375, 0.484, 0.604, 0.787, 0.907, 1.15, 2.03, 3.37, 5.75),  # 5229 series
-        "many": (0.199, 0.253, 0.328, 0.437, 0.515, 0.622, 0.85, 1.16, 1.69),  # 2366 series
-        "huge": (0.313, 0.421, 0.493, 0.592, 0.717, 0.823, 1.29, 1.43, 1.5),  # 106 series
-        "some-half": (0.459, 0.568, 0.698, 0.927, 1.1, 1.43, 2.08, 3.12, 5.29),  # 5328 series
+        "few": (0.599, 0.875, 0.997, 1.27, 1.72, 2.5, 4.72, 26.2, 120),  # 1090 series
+        "some": (0.387, 0.491, 0.603, 0.757, 0.877, 1.06, 1.54, 2.86, 3.52),  # 2486 series
+        "many": (0.197, 0.246, 0.315, 0.408, 0.477, 0.558, 0.782, 1.09, 1.41),  # 1023 series
+        "huge": (0.335, 0.483, 0.524, 0.821, 0.975, 1.29, 1.43, 1.58, 1.58),  # 40 series
+        "some-half": (0.449, 0.556, 0.66, 0.864, 1.03, 1.31, 1.91, 2.79, 4.24),  # 3726 series
+        "few-start": (1.27, 1.93, 3, 6, 8.62, 20.5, 53, 110, 218),  # 1022 series
+        "some-start": (0.363, 0.474, 0.602, 0.794, 0.94, 1.22, 2.25, 3.99, 7.87),  # 3118 series
+        "many-start": (0.204, 0.26, 0.343, 0.457, 0.538, 0.648, 0.854, 1.18, 1.85),  # 1478 series
+        "huge-start": (0.291, 0.396, 0.47, 0.542, 0.597, 0.721, 0.823, 1.38, 1.5),  # 66 series
+        "some-half-start": (0.488, 0.616, 0.787, 1.07, 1.29, 1.61, 2.69, 4.19, 10.4),  # 1978 series
     },
     "growth": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 703 series
-        "few": (0.975, 1.25, 2, 3.53, 5.44, 10.1, 40.3, 104, 255),  # 2038 series
-        "some": (0.432, 0.547, 0.697, 0.903, 1.05, 1.29, 1.92, 3.08, 6.1),  # 5229 series
-        "many": (0.289, 0.364, 0.461, 0.588, 0.669, 0.791, 1.06, 1.41, 1.88),  # 2366 series
-        "huge": (0.522, 0.714, 0.805, 0.973, 1.14, 1.29, 1.52, 1.81, 2.34),  # 106 series
-        "some-half": (0.528, 0.715, 0.933, 1.26, 1.51, 1.86, 2.61, 3.65, 5.91),  # 5328 series
+        "few": (0.68, 0.942, 1, 1.49, 2, 2.9, 5.89, 45.9, 170),  # 1090 series
+        "some": (0.333, 0.437, 0.568, 0.733, 0.844, 1, 1.25, 1.61, 2.9),  # 2486 series
+        "many": (0.267, 0.347, 0.429, 0.563, 0.628, 0.749, 0.945, 1.34, 1.68),  # 1023 series
+        "huge": (0.447, 0.598, 0.73, 1.05, 1.29, 1.32, 1.47, 1.81, 1.81),  # 40 series
+        "some-half": (0.448, 0.615, 0.846, 1.15, 1.37, 1.67, 2.27, 3.12, 4.5),  # 3726 series
+        "few-start": (1.67, 2.6, 4.07, 7.67, 11.3, 24.5, 58.7, 129, 265),  # 1022 series
+        "some-start": (0.502, 0.635, 0.791, 1.04, 1.23, 1.58, 2.54, 4.41, 7.77),  # 3118 series
+        "many-start": (0.302, 0.384, 0.478, 0.602, 0.687, 0.81, 1.08, 1.48, 1.99),  # 1478 series
+        "huge-start": (0.63, 0.75, 0.844, 0.973, 1.14, 1.21, 1.55, 2.34, 2.41),  # 66 series
+        "some-half-start": (0.677, 0.851, 1.11, 1.45, 1.77, 2.26, 3.36, 5.02, 10.6),  # 1978 series
     },
     "min": {
         "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 703 series
-        "few": (2.59, 4.3, 7.33, 14.4, 22, 35.9, 99.8, 238, 719),  # 2038 series
-        "some": (0.776, 0.879, 0.974, 1.15, 1.28, 1.48, 2.07, 3.05, 5.92),  # 5229 series
-        "many": (0.869, 0.944, 1.02, 1.1, 1.19, 1.31, 1.52, 1.85, 2.29),  # 2366 series
-        "huge": (2.02, 2.43, 3.1, 10, 10.5, 10.8, 11.2, 12.2, 12.2),  # 106 series
-        "some-half": (1.24, 1.5, 1.81, 2.25, 2.63, 3.32, 4.43, 5.85, 8.89),  # 5328 series
+        "few": (0.795, 2.41, 4.23, 8.17, 13.3, 21, 44.6, 117, 494),  # 1090 series
+        "some": (0.651, 0.757, 0.855, 0.941, 1, 1.17, 1.42, 1.77, 3),  # 2486 series
+        "many": (0.874, 0.939, 1.01, 1.1, 1.19, 1.3, 1.49, 1.8, 2.28),  # 1023 series
+        "huge": (1.91, 2.02, 2.34, 2.66, 3.56, 10.3, 11.4, 12.3, 12.3),  # 40 series
+        "some-half": (1.12, 1.39, 1.72, 2.16, 2.52, 3.09, 4.02, 5.3, 6.95),  # 3726 series
+        "few-start": (4.71, 7.02, 12.3, 22.6, 32.9, 54.9, 156, 397, 953),  # 1022 series
+        "some-start": (0.871, 0.977, 1.1, 1.29, 1.45, 1.74, 2.56, 4.16, 7.76),  # 3118 series
+        "many-start": (0.863, 0.944, 1.02, 1.11, 1.19, 1.31, 1.57, 1.81, 2.28),  # 1478 series
+        "huge-start": (2.29, 2.86, 9.67, 10.5, 10.7, 11.1, 11.2, 12.2, 12.2),  # 66 series
+        "some-half-start": (1.42, 1.64, 1.94, 2.39, 2.83, 3.58, 5.16, 7.57, 12.9),  # 1978 series
     },
 }
 """Quantiles of ``|total - truth| / scale`` at :data:`LEVELS`, per estimator and count class.
@@ -537,6 +595,53 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
     )
 
 
+def q_classes() -> tuple[str, ...]:
+    """Every class :data:`MULTIPLIERS` may hold: the count classes, and each but ``none`` with :data:`START`.
+
+    Examples
+    --------
+    >>> q_classes()[-2:]
+    ('huge-start', 'some-half-start')
+    """
+    return (*COUNT_CLASSES, *(c + START for c in COUNT_CLASSES if c != "none"))
+
+
+def blind_start(mpx: MpxData, values: np.ndarray | None = None) -> np.ndarray:
+    """Boolean (S,): the series with an unseen start that the other runs did not fill.
+
+    An unseen start is :func:`hemkit.mpx.runs.unseen_start`; it is filled where ``values`` (S, T)
+    equal :func:`hemkit.mpx.runs.start_from_runs` all through it (``values`` not given: every
+    series with an unseen start is blind there).
+
+    Examples
+    --------
+    >>> from hemkit.mpx import emulate, synthetic_trace
+    >>> m = emulate(synthetic_trace(runs=1, steps=40, events=4), pmcs=2)
+    >>> blind_start(m).tolist()     # the two events listed last are off their counters at first
+    [False, False, True, True]
+    """
+    start = unseen_start(mpx)
+    has: np.ndarray = np.asarray(start.any(axis=1), bool)
+    if values is None or not has.any():
+        return has
+    fill = start_from_runs(mpx)
+    with np.errstate(invalid="ignore"):
+        same = np.isfinite(fill) & np.isclose(np.asarray(values, float), fill, rtol=1e-9, atol=1e-9)
+    return has & ~(same | ~start).all(axis=1)
+
+
+def with_start(classes: np.ndarray, blind: np.ndarray) -> np.ndarray:
+    """The classes of the multipliers: ``classes`` with :data:`START` where ``blind`` (not ``none``).
+
+    Examples
+    --------
+    >>> with_start(np.array(["some", "none", "few"], dtype=object), np.array([True, True, False])).tolist()
+    ['some-start', 'none', 'few']
+    """
+    classes = np.asarray(classes, dtype=object)
+    return np.where(np.asarray(blind, bool) & (classes != "none"), classes + START, classes)
+
+
 def multiplier(estimator: str, level: float, count: str = "many") -> float:
     """The multiplier ``q`` of ``estimator``'s scale at ``level`` for series of count class ``count``.
 
@@ -552,11 +657,14 @@ def multiplier(estimator: str, level: float, count: str = "many") -> float:
     True
     """
     level = check_scalar(level, "level", "real", min_val=0, max_val=1, closed="neither")
-    if count not in COUNT_CLASSES:
-        raise InputError(f"count must be one of {', '.join(COUNT_CLASSES)}, got {count!r}")
+    if count not in q_classes():
+        raise InputError(f"count must be one of {', '.join(q_classes())}, got {count!r}")
 
     def of(table: Mapping[str, tuple[float, ...]]) -> tuple[float, ...]:
-        return table[count] if count in table else table[count.split("-")[0]]  # a split class: its parent's
+        for c in (count, count.removesuffix(START)):  # a class with a blind start: else the class's own
+            if c in table:
+                return table[c]
+        return table[count.split("-")[0]]  # a split class: its parent's
 
     if estimator in MULTIPLIERS:
         qs = np.asarray(of(MULTIPLIERS[estimator]), float)
@@ -689,13 +797,16 @@ def pool_runs(
 def run_errors(estimator: str, parts: pd.DataFrame) -> np.ndarray:
     """Each run's standard error from its own interval at :data:`POOL_LEVEL` (the scale of the run alone).
 
-    ``parts`` is :func:`scale_parts` of the estimator's totals.  The error is the half-width ``q x
-    scale`` over the level's normal quantile: 0 for an exact total (on a counter the whole run),
-    ``inf`` with no bound, NaN where a guessed total has a zero scale (which says nothing about its
-    error).
+    ``parts`` is :func:`scale_parts` of the estimator's totals, with a ``blind_start`` column
+    (:func:`blind_start`) where known: the run's own multiplier is its class's with :data:`START`
+    there.  The error is the half-width ``q x scale`` over the level's normal quantile: 0 for an
+    exact total (on a counter the whole run), ``inf`` with no bound, NaN where a guessed total has
+    a zero scale (which says nothing about its error).
     """
     scale = parts["scale"].to_numpy()
     classes, exact = parts["count_class"].to_numpy(), parts["gap_size"].to_numpy() <= 0
+    if "blind_start" in parts.columns:
+        classes = with_start(classes, parts["blind_start"].to_numpy(bool))
     z = NormalDist().inv_cdf((1 + POOL_LEVEL) / 2)
     q_own = np.array([multiplier(estimator, POOL_LEVEL, c) for c in classes], float)
     with np.errstate(invalid="ignore"):
@@ -943,20 +1054,21 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
     name = calibration_name(estimate)
     totals = estimate.totals()
     parts = scale_parts(mpx, totals)
+    parts["blind_start"] = blind_start(mpx, estimate.values)
     scale = parts["scale"].to_numpy()
     counted = parts["counted"].to_numpy()
-    classes = parts["count_class"].to_numpy()
-    used = {c: multiplier(name, level, c) for c in COUNT_CLASSES}
+    classes = with_start(parts["count_class"].to_numpy(), parts["blind_start"].to_numpy(bool))
+    used = {c: multiplier(name, level, c) for c in q_classes()}
     q = np.array([used[c] for c in classes], float)
     scale_from = np.full(len(totals), "run", dtype=object)
     if name + RUNS in MULTIPLIERS:  # where the workload's other runs say how far the runs' totals spread
         with_runs = runs_scale_applies(keys, name, totals, parts)
-        q_runs = {c: multiplier(name + RUNS, level, c) for c in COUNT_CLASSES}
+        q_runs = {c: multiplier(name + RUNS, level, c) for c in q_classes()}
         q = np.where(with_runs, np.array([q_runs[c] for c in classes], float), q)
         scale = np.where(with_runs, parts["scale_runs"].to_numpy(), scale)
         scale_from[with_runs] = "runs"
         if with_runs.any():
-            used.update({c + RUNS: q_runs[c] for c in COUNT_CLASSES})
+            used.update({c + RUNS: q_runs[c] for c in q_classes()})
     exact = parts["gap_size"].to_numpy() <= 0  # on a counter the whole run: nothing was estimated
     with np.errstate(invalid="ignore"):
         half = np.where(exact, 0.0, np.where(np.isinf(q), np.inf, np.where(scale > 0, q * scale, 0.0)))
@@ -972,7 +1084,7 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
         half = np.where(shared, half_p, half)
         scale = np.where(shared, pooled_se, scale)
         scale_from[shared] = "pooled"
-        used.update({c + POOLED: multiplier(name + POOLED, level, c) for c in COUNT_CLASSES})
+        used.update({c + POOLED: multiplier(name + POOLED, level, c) for c in q_classes()})
     lower = np.maximum(np.minimum(np.maximum(totals - half, counted), totals), 0.0)
     out = keys[[c for c in ("workload", "run", "event") if c in keys.columns]].copy()
     out["total"] = totals
@@ -1036,8 +1148,9 @@ def calibrate(mpx: MpxData, estimates: Mapping[str, np.ndarray], levels: tuple[f
         values = np.asarray(values, float)
         totals = values if values.ndim == 1 else np.nansum(np.where(mpx.valid, values, np.nan), axis=1)
         z = error_ratios(mpx, totals, truth, inputs)
-        classes = scale_parts(mpx, totals, inputs)["count_class"].to_numpy()
-        for c in COUNT_CLASSES:
+        blind = blind_start(mpx, values if values.ndim == 2 else None)
+        classes = with_start(scale_parts(mpx, totals, inputs)["count_class"].to_numpy(), blind)
+        for c in q_classes():
             zc = z[classes == c]
             if len(zc):
                 rows[(name, c)] = [*(float(np.quantile(zc, lv, method="higher")) for lv in levels), len(zc)]
@@ -1066,7 +1179,9 @@ __all__ = [
     "SCALE_FORMS",
     "SPREAD_CANDIDATES",
     "SPREAD_ESTIMATORS",
+    "START",
     "MpxTotals",
+    "blind_start",
     "calibrate",
     "calibration_name",
     "count_class",
@@ -1074,6 +1189,7 @@ __all__ = [
     "multiplier",
     "pool_runs",
     "pool_totals",
+    "q_classes",
     "run_errors",
     "runs_excess",
     "runs_scale_applies",
@@ -1081,4 +1197,5 @@ __all__ = [
     "scale_inputs",
     "scale_parts",
     "total_intervals",
+    "with_start",
 ]
