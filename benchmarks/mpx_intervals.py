@@ -56,12 +56,12 @@ from hemkit.mpx.scores import markdown_table
 from hemkit.mpx.totals import (
     LEVELS,
     POOLED,
+    Q_CLASSES,
     RUNS,
     blind_start,
     count_class,
     multiplier,
     pool_totals,
-    q_classes,
     runs_scale_applies,
     scale_inputs,
     scale_parts,
@@ -260,7 +260,7 @@ def multipliers_text(series: pd.DataFrame) -> str:
     own = own[~own["estimator"].str.endswith((POOLED, RUNS)) | own["estimator"].isin(kept)]
     for est, t in own.groupby("estimator", sort=False):
         lines.append(f'    "{est}": {{')
-        for cls in q_classes():
+        for cls in Q_CLASSES:
             z = t.loc[t["count_class"] == cls, "z"].to_numpy()
             qs = [float(np.quantile(z, lv, method="higher")) if len(z) else np.inf for lv in LEVELS]
             text = ", ".join("INF" if not np.isfinite(q) else f"{q:.3g}".replace("e+", "e") for q in qs)

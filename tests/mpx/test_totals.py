@@ -19,6 +19,7 @@ from hemkit.mpx.totals import (
     MIN_RUNS,
     MULTIPLIERS,
     POOLED,
+    Q_CLASSES,
     RUNS,
     RUNS_EXCESS,
     RUNS_PARTS,
@@ -33,7 +34,6 @@ from hemkit.mpx.totals import (
     listed_alike,
     multiplier,
     pool_runs,
-    q_classes,
     run_errors,
     runs_excess,
     runs_scale_applies,
@@ -560,7 +560,7 @@ def test_the_runs_scale_is_the_geometric_mean_of_the_parts_runs_scale_forms_name
 def test_a_total_left_on_its_own_is_scaled_by_how_far_its_workloads_runs_spread():
     """With MIN_RUNS repeats of a program the default's own totals (``--per-run``) take the runs' scale and
     its multipliers; pooled totals keep the pooled scale; two runs, or no workload, keep the run's own."""
-    assert "checked" + RUNS in MULTIPLIERS and set(MULTIPLIERS["checked" + RUNS]) == set(q_classes())
+    assert "checked" + RUNS in MULTIPLIERS and set(MULTIPLIERS["checked" + RUNS]) == set(Q_CLASSES)
     m = emulate(_repeated_runs(6, 1), 2).without_truth()
     est = make_estimator("checked").estimate(m)
     parts = scale_parts(m, est.totals())
@@ -761,7 +761,7 @@ def test_a_start_no_run_counted_has_its_own_multiplier_and_one_the_others_filled
     table = MULTIPLIERS["checked"]
     q = table.get("some-start", table["some"])[LEVELS.index(0.9)]
     assert multiplier("checked", 0.9, "some-start") == pytest.approx(q)
-    assert "some-half-start" in q_classes() and "none-start" not in q_classes()
+    assert "some-half-start" in Q_CLASSES and "none-start" not in Q_CLASSES
     # a run's standard error in the pooling is its own interval's: the blind start's multiplier where blind
     alike = emulate(_start_bursts(4, 0, False), 2).without_truth()
     parts = scale_parts(alike, make_estimator("checked").estimate(alike).totals())

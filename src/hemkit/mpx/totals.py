@@ -107,6 +107,8 @@ multiplier per class held 0.94 of the totals counted from the start and 0.85-0.8
 unseen start (at 2 counters 3 of 5 series): a burst at exec hides there.  Their own multipliers hold
 0.90 of both at the same median width (BENCHMARKS.md, fifteenth pass).  They apply to the multipliers
 only; the scale's forms (:data:`SCALE_FORMS`) are the count class's."""
+Q_CLASSES = (*COUNT_CLASSES, *(c + START for c in COUNT_CLASSES if c != "none"))
+"""Every class :data:`MULTIPLIERS` may hold: the count classes, and each but ``none`` with :data:`START`."""
 HALF_SPLIT = ("some",)
 """The count classes split by time on a counter (``<class>-half`` from a running fraction of 0.5).
 
@@ -595,17 +597,6 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
     )
 
 
-def q_classes() -> tuple[str, ...]:
-    """Every class :data:`MULTIPLIERS` may hold: the count classes, and each but ``none`` with :data:`START`.
-
-    Examples
-    --------
-    >>> q_classes()[-2:]
-    ('huge-start', 'some-half-start')
-    """
-    return (*COUNT_CLASSES, *(c + START for c in COUNT_CLASSES if c != "none"))
-
-
 def blind_start(mpx: MpxData, values: np.ndarray | None = None) -> np.ndarray:
     """Boolean (S,): the series with an unseen start that the other runs did not fill.
 
@@ -657,8 +648,8 @@ def multiplier(estimator: str, level: float, count: str = "many") -> float:
     True
     """
     level = check_scalar(level, "level", "real", min_val=0, max_val=1, closed="neither")
-    if count not in q_classes():
-        raise InputError(f"count must be one of {', '.join(q_classes())}, got {count!r}")
+    if count not in Q_CLASSES:
+        raise InputError(f"count must be one of {', '.join(Q_CLASSES)}, got {count!r}")
 
     def of(table: Mapping[str, tuple[float, ...]]) -> tuple[float, ...]:
         for c in (count, count.removesuffix(START)):  # a class with a blind start: else the class's own
@@ -1058,17 +1049,17 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
     scale = parts["scale"].to_numpy()
     counted = parts["counted"].to_numpy()
     classes = with_start(parts["count_class"].to_numpy(), parts["blind_start"].to_numpy(bool))
-    used = {c: multiplier(name, level, c) for c in q_classes()}
+    used = {c: multiplier(name, level, c) for c in Q_CLASSES}
     q = np.array([used[c] for c in classes], float)
     scale_from = np.full(len(totals), "run", dtype=object)
     if name + RUNS in MULTIPLIERS:  # where the workload's other runs say how far the runs' totals spread
         with_runs = runs_scale_applies(keys, name, totals, parts)
-        q_runs = {c: multiplier(name + RUNS, level, c) for c in q_classes()}
+        q_runs = {c: multiplier(name + RUNS, level, c) for c in Q_CLASSES}
         q = np.where(with_runs, np.array([q_runs[c] for c in classes], float), q)
         scale = np.where(with_runs, parts["scale_runs"].to_numpy(), scale)
         scale_from[with_runs] = "runs"
         if with_runs.any():
-            used.update({c + RUNS: q_runs[c] for c in q_classes()})
+            used.update({c + RUNS: q_runs[c] for c in Q_CLASSES})
     exact = parts["gap_size"].to_numpy() <= 0  # on a counter the whole run: nothing was estimated
     with np.errstate(invalid="ignore"):
         half = np.where(exact, 0.0, np.where(np.isinf(q), np.inf, np.where(scale > 0, q * scale, 0.0)))
@@ -1084,7 +1075,7 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
         half = np.where(shared, half_p, half)
         scale = np.where(shared, pooled_se, scale)
         scale_from[shared] = "pooled"
-        used.update({c + POOLED: multiplier(name + POOLED, level, c) for c in q_classes()})
+        used.update({c + POOLED: multiplier(name + POOLED, level, c) for c in Q_CLASSES})
     lower = np.maximum(np.minimum(np.maximum(totals - half, counted), totals), 0.0)
     out = keys[[c for c in ("workload", "run", "event") if c in keys.columns]].copy()
     out["total"] = totals
@@ -1150,7 +1141,7 @@ def calibrate(mpx: MpxData, estimates: Mapping[str, np.ndarray], levels: tuple[f
         z = error_ratios(mpx, totals, truth, inputs)
         blind = blind_start(mpx, values if values.ndim == 2 else None)
         classes = with_start(scale_parts(mpx, totals, inputs)["count_class"].to_numpy(), blind)
-        for c in q_classes():
+        for c in Q_CLASSES:
             zc = z[classes == c]
             if len(zc):
                 rows[(name, c)] = [*(float(np.quantile(zc, lv, method="higher")) for lv in levels), len(zc)]
@@ -1173,6 +1164,7 @@ __all__ = [
     "LEVELS",
     "MIN_RUNS",
     "MULTIPLIERS",
+    "Q_CLASSES",
     "RUNS_EXCESS",
     "RUNS_PARTS",
     "RUNS_SCALE_FORMS",
@@ -1189,7 +1181,6 @@ __all__ = [
     "multiplier",
     "pool_runs",
     "pool_totals",
-    "q_classes",
     "run_errors",
     "runs_excess",
     "runs_scale_applies",
