@@ -45,6 +45,19 @@ def _prime_power(q: int) -> bool:
 def schonheim_bound(v: int, k: int) -> int:
     """Schönheim lower bound on the number of groups of ``k`` covering all pairs of ``v`` events.
 
+    Parameters
+    ----------
+    v : int
+        Number of events.
+    k : int
+        Events per group (counters per run).
+
+    Returns
+    -------
+    int
+        The fewest groups any pair covering can have: 0 for no events, 1 for one event or
+        when a single group holds them all (``k >= v``).
+
     Raises
     ------
     InputError
@@ -83,6 +96,20 @@ def plane_order(v: int, k: int) -> tuple[str, int] | None:
 
 def best_known(v: int, k: int) -> int | None:
     """Best published covering size C(v, k, 2), or None when hemkit does not know it.
+
+    Parameters
+    ----------
+    v : int
+        Number of events.
+    k : int
+        Events per group (counters per run).
+
+    Returns
+    -------
+    int or None
+        The size (1 when ``k >= v``, 0 for no events), or None for pairs ``(v, k)`` neither
+        computed nor in :data:`BEST_KNOWN` (also for ``k < 2`` with two or more events: no
+        such covering exists).
 
     Examples
     --------

@@ -182,6 +182,33 @@ def hrm_design(
 ) -> list[list[str]]:
     """Groups of an HRM design (anchor first in every group); see :func:`hrm_plan`.
 
+    Parameters
+    ----------
+    events : sequence of str
+        The events to read, each once.
+    pmcs : int
+        Counters per run (the anchor takes one); at least 2.
+    anchor : str, optional
+        The event read in every group; default ``constraints.fixed`` or the first event.
+    constraints : Constraints, optional
+        ``must_share``, ``counters`` and ``budget`` apply; ``fixed`` must be the anchor if given.
+    seed : int, Generator or None
+        Orders tried when the first packing needs more groups than the bound (only with
+        must-share sets or counter restrictions).
+
+    Returns
+    -------
+    list of list of str
+        The groups, the anchor first in each; :func:`hrm_plan` gives the whole :class:`Plan`.
+
+    Raises
+    ------
+    InputError
+        Bad or repeated event names, an anchor not among the events or other than
+        ``constraints.fixed``, fewer than 2 counters, or bad constraints.
+    DesignError
+        A must-share set that no group can hold.
+
     Examples
     --------
     >>> hrm_design(["cycles", "a", "b", "c", "d", "e"], 3)

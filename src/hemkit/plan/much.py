@@ -281,6 +281,29 @@ def _much_blocks(
 def much_design(events: Sequence[str], pmcs: int, **kwargs: Any) -> list[list[str]]:
     """Groups of a MUCH pair-covering design; see :func:`covering_design` for the options.
 
+    Parameters
+    ----------
+    events : sequence of str
+        The events to read, each once.
+    pmcs : int
+        Counters per run: the most events per group.
+    **kwargs
+        The keyword arguments of :func:`covering_design`: ``constraints``, ``search``,
+        ``seed`` and ``progress``.
+
+    Returns
+    -------
+    list of list of str
+        The groups; :func:`covering_design` gives the whole :class:`Plan`.
+
+    Raises
+    ------
+    InputError
+        Bad events or constraints, or a plan too large to run (more than 20000 groups).
+    DesignError
+        No group can hold some pair of events (counter restrictions, budget), or fewer
+        than 2 counters are left for the events.
+
     Examples
     --------
     >>> len(much_design([f"e{i}" for i in range(10)], 4))

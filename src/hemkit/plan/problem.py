@@ -310,6 +310,19 @@ class Problem:
 def pairs_covered(groups: Sequence[Sequence[str]], events: Sequence[str]) -> list[tuple[str, str]]:
     """Pairs of ``events`` never read in the same group (empty when the design covers all).
 
+    Parameters
+    ----------
+    groups : sequence of sequences of str
+        The groups of a design; events not in ``events`` are ignored.
+    events : sequence of str
+        The events whose pairs should be covered, each once.
+
+    Returns
+    -------
+    list of tuple of (str, str)
+        The uncovered pairs, each in the order of ``events``, in the order of
+        :func:`itertools.combinations`.
+
     Examples
     --------
     >>> pairs_covered([["a", "b"], ["b", "c"]], ["a", "b", "c"])
