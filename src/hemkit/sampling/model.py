@@ -171,6 +171,28 @@ def wilson_interval(count, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarr
 
     ``n`` may be an effective sample size (non-integer) for weighted samples.
 
+    Parameters
+    ----------
+    count : float or array of float
+        Samples of the key (or their effective number).
+    n : float or array of float
+        Samples in all (or the effective sample size); broadcast against ``count``.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        The interval's ends, clipped to [0, 1], in the broadcast shape of ``count`` and
+        ``n`` (0-d for scalars); NaN where ``n`` is 0.
+
+    Raises
+    ------
+    InputError
+        ``level`` outside (0, 1).
+
+    Examples
+    --------
     >>> lo, hi = wilson_interval(30, 100)
     >>> round(float(lo), 3), round(float(hi), 3)
     (0.219, 0.396)
@@ -192,6 +214,28 @@ def bound_interval(count, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarra
     module docstring), the variance of a Poisson count with mean ``p n``.  ``count`` and
     ``n`` may be effective (non-integer) values for weighted samples.
 
+    Parameters
+    ----------
+    count : float or array of float
+        Samples of the key (or their effective number).
+    n : float or array of float
+        Samples in all (or the effective sample size); broadcast against ``count``.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        The interval's ends, clipped to [0, 1], in the broadcast shape of ``count`` and
+        ``n`` (0-d for scalars); ``low`` is 0 where ``count`` is 0.
+
+    Raises
+    ------
+    InputError
+        ``level`` outside (0, 1).
+
+    Examples
+    --------
     >>> lo, hi = bound_interval(30, 100)
     >>> round(float(lo), 3), round(float(hi), 3)
     (0.202, 0.428)
@@ -213,6 +257,31 @@ def samples_needed(share, half_width: float, level: float = 0.95, R=None) -> np.
     With ``R`` the model's per-sample variance ``p MOD(R,1)(1-MOD(R,1)) / R`` is used;
     without it the bound ``p`` over all run lengths (module docstring).
 
+    Parameters
+    ----------
+    share : float or array of float
+        The share(s), each in [0, 1].
+    half_width : float
+        The wanted half width of the interval (a share, e.g. 0.01), > 0.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+    R : float or array of float, optional
+        Run ratio of each share's task (Eq. 1), broadcast against ``share``; positive (it
+        is not checked here).  Default: unknown run lengths, the bound.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Samples per profile, rounded up (0 where the variance is 0: a share of 0, or an
+        integer ``R``).
+
+    Raises
+    ------
+    InputError
+        ``half_width`` not positive, a share outside [0, 1], or ``level`` outside (0, 1).
+
+    Examples
+    --------
     >>> int(samples_needed(0.5, 0.01))
     19208
     >>> int(samples_needed(0.3, 0.01, R=0.3))

@@ -75,6 +75,25 @@ def read_samples(path: str | os.PathLike[str], *, progress: ProgressLike = None)
     not UTF-8 (read as U+FFFD) one :class:`HemkitWarning` each.  ``progress`` shows the
     decoding of large files (see :mod:`hemkit.core.progress`).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``perf.data`` file (told by its magic bytes) or a ``perf script`` text file.
+    progress : bool or Progress, optional
+        Report the reading or decoding (see :mod:`hemkit.core.progress`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per sample, columns ``comm, tid, time, event, period, ip, sym, dso``
+        (:data:`hemkit.io.perf_script.COLUMNS`).
+
+    Raises
+    ------
+    InputError
+        A missing, unreadable, truncated or malformed file, a file without samples, or one
+        perf cannot decode (the message names the file).
+
     Examples
     --------
     >>> samples = read_samples("perf.data")  # doctest: +SKIP

@@ -399,6 +399,37 @@ def validate_coverage(
     workload, with its own interleaving of calls (a stream of ``seed`` named after the
     case); each interval method is applied to the same samples.
 
+    Parameters
+    ----------
+    options : CheckOptions, optional
+        The sampling settings, granularities, threads, runs and units to record (default
+        ``CheckOptions()``: two periods, 3 runs each).
+    level : float, default 0.95
+        Confidence level of the intervals, in (0, 1).
+    methods : sequence of str, default ("systematic",)
+        The interval methods to check, of ``"systematic"``, ``"wilson"`` and ``"bound"``
+        (:func:`hemkit.sampling.profile_shares`).
+    seed : int, numpy.random.Generator or None
+        Seeds the workload's interleaving of calls in every run.
+    progress : bool or Progress, optional
+        Report the perf record runs done (see :mod:`hemkit.core.progress`).
+
+    Returns
+    -------
+    CoverageResult
+        One row per (setting, granularity, threads, run, function, method) in ``cases``;
+        ``summary()`` gives the coverage per setting and method.
+
+    Raises
+    ------
+    InputError
+        ``level`` outside (0, 1), no method or an unknown one.
+    SetupError
+        perf or a C compiler missing, or perf not allowed to sample here.
+    MeasurementError
+        A run of the workload failed or printed no timings, or none of its functions was
+        sampled (a period too long).
+
     Examples
     --------
     >>> res = validate_coverage(CheckOptions(periods=(250_000,), runs=2))  # doctest: +SKIP

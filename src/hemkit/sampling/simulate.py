@@ -296,6 +296,31 @@ def simulate_workload(
     The states and the profiles take independent streams of ``seed`` (named ``"states"``
     and ``"profiles"``, :func:`hemkit.core.rng.child`).
 
+    Parameters
+    ----------
+    workload : Workload
+        The tasks and the length of the line of running states.
+    sampler : float or Sampler, default 100
+        The sampling interval in units (noise-free periodic time-based sampling), or a
+        :class:`Sampler` with mode, jitter and noise.
+    reps : int, default 1000
+        Profiling repetitions on the same running states, in [1, 1e7].
+    seed : int, numpy.random.Generator or None
+        Seeds the running states and the profiles' random starts.
+    progress : bool or Progress, optional
+        Report the repetitions done (see :mod:`hemkit.core.progress`).
+
+    Returns
+    -------
+    SimulationResult
+        The profiled shares of every repetition beside the running states' shares, the
+        run ratios and the model's SD (see :func:`simulate_profiles`).
+
+    Raises
+    ------
+    InputError
+        ``reps`` out of range, or a sampling interval not positive or longer than the whole run.
+
     Examples
     --------
     >>> from hemkit.sampling import Task, Workload
