@@ -291,6 +291,31 @@ def schedule(n_steps: int, n_events: int, pmcs: int, *, period: int = 1, shift: 
     At tick ``r = step // period`` the events in list positions ``(r*shift + offset + j) mod E``
     for ``j < C`` hold the counters.  With ``pmcs >= n_events`` everything is always on.
 
+    Parameters
+    ----------
+    n_steps : int
+        Trace intervals.
+    n_events : int
+        Events in the rotation list (E).
+    pmcs : int
+        Counters (C), at least 1.
+    period : int, default 1
+        Trace intervals per rotation tick, at least 1.
+    shift : int, default 1
+        List positions the rotation moves per tick (1 = Linux, C = PAPI-style sets), at least 1.
+    offset : int, default 0
+        Starting position of the rotation, at least 0.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Shape ``(n_steps, n_events)``.
+
+    Raises
+    ------
+    InputError
+        ``pmcs``, ``period``, ``shift`` or ``offset`` not an integer or below its least value.
+
     Examples
     --------
     >>> schedule(5, 5, 2).astype(int)
@@ -449,6 +474,29 @@ def emulate_many(trace: pd.DataFrame, pmcs: Iterable[int], offsets: Iterable[int
     Every emulation is a different view of the same runs, so each gets its own run ids
     (``RUN@C<pmcs>o<offset>``; the trace's run id stays in ``trace_run``): the events counted
     together are then exactly those of one view.
+
+    Parameters
+    ----------
+    trace : DataFrame
+        OCOE trace (:func:`hemkit.io.traces.read_trace`), as for :func:`emulate`.
+    pmcs : iterable of int
+        The counter counts (C) to emulate.
+    offsets : sequence of int
+        The rotation's starting offsets, each emulated at every counter count (it is read once
+        per counter count: give a list, not a one-shot iterator).
+    period : int, default 1
+        Trace intervals per rotation tick (the shift is 1, as Linux's).
+
+    Returns
+    -------
+    MpxData
+        All the emulations, with ``truth``; ``keys`` has ``trace_run``, ``pmcs`` and ``offset``.
+
+    Raises
+    ------
+    InputError
+        A trace :func:`emulate` refuses, a counter count, offset or period out of range, or no
+        counter count or offset at all.
 
     Examples
     --------

@@ -27,6 +27,25 @@ NAMES = (*INTERPOLATIONS, "fixed-cumulative", "checked", *LEARNED)
 def make_estimator(name: str, **params: Any) -> MpxEstimator:
     """An estimator by name (see :data:`NAMES`): ``fixed``, ``linear``, ``growth``, ``min``, ``phase``, ``mlp`` ...
 
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`.
+    **params
+        Keyword arguments of the estimator's class (e.g. ``mode`` for ``fixed``, those of
+        :class:`~hemkit.mpx.checked.CheckedEstimation` for ``checked``); ``fixed-cumulative``
+        takes none and ignores any given.
+
+    Returns
+    -------
+    MpxEstimator
+        A new estimator; ``mlp`` and ``bigru`` must be fitted before they estimate.
+
+    Raises
+    ------
+    InputError
+        An unknown name (with the nearest names) or a parameter the estimator does not take.
+
     Examples
     --------
     >>> make_estimator("fixed")

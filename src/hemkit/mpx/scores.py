@@ -56,6 +56,21 @@ def relative_errors(est: np.ndarray, true: np.ndarray) -> np.ndarray:
 def relative_accuracy(est: Any, true: Any, axis: int = -1) -> Any:
     """RA (Eq. 4), clipped at 0; NaN entries (padding) are ignored.
 
+    Parameters
+    ----------
+    est : array_like
+        Estimated counts per interval.
+    true : array_like
+        True counts, the shape of ``est`` (or broadcast against it).
+    axis : int, default -1
+        The axis of the intervals: one RA per series along it.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for 1-D input, else an array of one RA per series; NaN for a series of NaN
+        only.  A true count of 0 is an error of 0 when the estimate rounds to 0, else 1.
+
     Examples
     --------
     >>> float(relative_accuracy([90, 110, 100], [100, 100, 100]))   # mean error 0.2/3
@@ -105,6 +120,29 @@ def dtw_path(a: Any, b: Any, *, log: bool = True) -> tuple[float, np.ndarray]:
 
 def dtw_cost(a: Any, b: Any, *, log: bool = True, chunk_cells: int = 8_000_000) -> Any:
     """DTW-cost between rows of ``a`` and ``b`` (same shape (S, T) or 1-D; trailing NaN = shorter series).
+
+    Parameters
+    ----------
+    a, b : array_like
+        The series, 1-D or (S, T) of the same shape.  NaN is padding at the end: a row's
+        length is the number of intervals where neither is NaN, and its first that many
+        intervals are compared.
+    log : bool, default True
+        Compare ``log10(1 + max(x, 0))`` instead of the counts (events of very different
+        magnitudes become comparable).
+    chunk_cells : int, default 8000000
+        Most (series x T x T) cells of the dynamic programme held at once; bounds memory,
+        not the result.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for 1-D input, else one cost per row; NaN for a row with no interval both have.
+
+    Raises
+    ------
+    InputError
+        ``a`` and ``b`` of different shapes.
 
     Examples
     --------
@@ -156,6 +194,19 @@ def _dtw_chunk(a: np.ndarray, b: np.ndarray, length: np.ndarray) -> np.ndarray:
 def total_error(est: np.ndarray, true: np.ndarray) -> np.ndarray:
     """``|sum est - sum true| / sum true`` per row (NaN padding ignored).
 
+    Parameters
+    ----------
+    est : numpy.ndarray
+        Estimated counts, (S, T) or 1-D.
+    true : numpy.ndarray
+        True counts, the shape of ``est``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One error per row (0-d for 1-D input).  Where the true total is 0: 0 when the
+        estimated total rounds to 0, else ``inf``.
+
     Examples
     --------
     >>> total_error(np.array([[5.0, 5.0]]), np.array([[4.0, 4.0]])).tolist()
@@ -179,8 +230,36 @@ def score_table(
     apart from its series (:meth:`hemkit.mpx.estimators.MpxEstimator.estimate_with_totals`);
     otherwise the total error is that of the sum of the series.
 
-    Returns a long table: the series keys (``run, event`` and ``workload`` when known),
-    ``estimator, ra, dtw, total_error, signed_total_error``.
+    Parameters
+    ----------
+    mpx : MpxData
+        Emulated multiplexing, with ``truth``.
+    estimates : mapping
+        Estimator name -> its (S, T) estimate of ``mpx``'s series; at least one.
+    dtw : bool, default True
+        Compute the DTW-cost (:func:`dtw_cost`, the slowest score); False leaves ``dtw`` NaN.
+    totals : mapping, optional
+        Estimator name -> its own (S,) totals, for the estimators that have them.
+
+    Returns
+    -------
+    DataFrame
+        A long table, one row per (estimator, series): the series keys (``run, event`` and
+        ``workload`` when known), ``estimator, ra, dtw, total_error, signed_total_error``.
+
+    Raises
+    ------
+    InputError
+        ``mpx`` without ``truth``, or an estimate or totals of another shape than its series.
+
+    Examples
+    --------
+    >>> from hemkit.mpx.emulate import emulate
+    >>> from hemkit.mpx.synthetic import synthetic_trace
+    >>> m = emulate(synthetic_trace(runs=1, steps=20, events=3), pmcs=2)
+    >>> t = score_table(m, {"truth": m.truth})
+    >>> t[["ra", "dtw", "total_error"]].max().tolist()
+    [1.0, 0.0, 0.0]
     """
     if mpx.truth is None:
         raise InputError("scoring needs the true (OCOE) counts; emulate from an OCOE trace")
@@ -216,10 +295,22 @@ def run_to_run(trace: pd.DataFrame, *, min_steps: int = 3) -> pd.DataFrame:
     pair of runs is compared over their common length; ``r`` is the mean over the pairs,
     ``r_min`` the lowest.  An event constant in a run gives no correlation (NaN).
 
+    Parameters
+    ----------
+    trace : DataFrame
+        A tidy OCOE trace with ``workload, run, step, event, value`` (and ``set``).
+    min_steps : int, default 3
+        The fewest common intervals for a pair of runs to be compared.
+
     Returns
     -------
     DataFrame
         ``workload, event, runs, pairs, r, r_min``.
+
+    Raises
+    ------
+    InputError
+        A column missing.
 
     Examples
     --------

@@ -24,6 +24,29 @@ def synthetic_trace(
 ) -> pd.DataFrame:
     """A tidy OCOE trace ``workload, set, run, t, step, event, value`` (all events of a run read together).
 
+    Each event has a Poisson rate per phase (``10**U(0, 4)`` a step, 0 for about 15 % of
+    them), the same in every run; each run is cut into the phases at its own random steps.
+
+    Parameters
+    ----------
+    runs : int, default 3
+        Runs, at least 1 (ids ``<workload>/s0/r<k>``).
+    steps : int, default 100
+        Intervals per run, at least 2 (``t`` counts 10 ms per interval).
+    events : int, default 5
+        Events per run (``ev0``, ``ev1``, ...).
+    phases : int, default 5
+        Phases per run, at least 1.
+    seed : int, Generator or None
+        Seeds the rates, the phase cuts and the counts.
+    workload : str, default "synthetic"
+        The workload's name.
+
+    Returns
+    -------
+    DataFrame
+        One row per (run, step, event), in that order.
+
     Examples
     --------
     >>> tr = synthetic_trace(runs=2, steps=10, events=3)

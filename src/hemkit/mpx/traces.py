@@ -58,7 +58,31 @@ def clean_runs(
        Events whose median total is below ``min_total`` (a few context switches, a rare
        system call) are not judged: their totals vary by chance, not because a collection broke.
     2. Cut the last ``tail_fraction`` of each run's steps and then ``tail_steps`` more (runs
-       end at different times); a run left with fewer than 2 steps is dropped.
+       end at different times); a run left with no step is dropped, with a warning.
+
+    Parameters
+    ----------
+    trace : DataFrame
+        A tidy OCOE trace with ``run, step, event, value`` (and ``workload``, ``set``).
+    drop_below : float, default 0.2
+        In [0, 1): a run whose total of an event is below this share of the median run's
+        total is dropped (all its events).
+    tail_fraction : float, default 0.02
+        In [0, 1): the share of each run's steps cut at its end (rounded up).
+    tail_steps : int, default 5
+        Steps cut after that, at least 0.
+    min_total : float, default 100.0
+        Events whose median run total is below this are not judged by ``drop_below``.
+
+    Returns
+    -------
+    DataFrame
+        The rows kept, with a fresh index.
+
+    Raises
+    ------
+    InputError
+        An empty trace, a parameter out of range, or no run left.
 
     Examples
     --------
@@ -109,6 +133,26 @@ def split_workloads(
     and the test part at least one when their fractions are positive and there are enough
     workloads (training keeps at least one).  Every run of a workload is in one part.
 
+    Parameters
+    ----------
+    workloads : sequence of str
+        The workloads' names (repeats count once).
+    fractions : sequence of three float, default (0.7, 0.1, 0.2)
+        The parts' shares of the workloads (training, validation, test), non-negative, the
+        first positive; they need not add up to 1.
+    seed : int, Generator or None
+        Seeds the shuffle.
+
+    Returns
+    -------
+    train, val, test : list of str
+        The workloads of each part, sorted.
+
+    Raises
+    ------
+    InputError
+        No workloads, or fractions not three non-negative numbers with a positive first.
+
     Examples
     --------
     >>> train, val, test = split_workloads([f"w{k}" for k in range(10)], seed=0)
@@ -157,6 +201,30 @@ def read_multiplexed(
 
     A raw perf file's ``<not counted>`` intervals are the gaps; its percentages give the
     enabled and running times (see :meth:`hemkit.mpx.emulate.MpxData.from_tidy`).
+
+    Parameters
+    ----------
+    source : path or sequence of paths
+        Files, or folders of files (:func:`hemkit.io.traces.read_trace`).
+    workload : str, optional
+        Name every run's workload (when the files carry no ``workload`` column).
+    pattern : str, optional
+        Regular expression naming the workload from a file name (group ``workload`` or the
+        first group); default :data:`hemkit.io.traces.DEFAULT_PATTERN`.
+    wraps : {"repair", "drop", "error"}
+        What to do with counts of 2^47 and more (counter wrap-arounds), as in
+        :func:`hemkit.io.traces.read_trace`.
+
+    Returns
+    -------
+    MpxData
+        Without ``truth``.
+
+    Raises
+    ------
+    InputError
+        Anything wrong with the files or their counts and times, naming the file, run,
+        event and interval.
 
     Examples
     --------
