@@ -140,6 +140,30 @@ def pair_intervals(
 ) -> pd.DataFrame:
     """Merge ``readings`` with ``method`` and return its per-pair intervals (:mod:`hemkit.merge.intervals`).
 
+    Parameters
+    ----------
+    readings : Readings
+    method : {"joint", "copula", "much", "hrm"}
+    seed : int, Generator or None
+        Randomness of the merge (the intervals themselves draw nothing).
+    options : IntervalOptions, optional
+        Level and widths of the intervals (default ``IntervalOptions()``: 90 %).
+    merge_options : dict, optional
+        Keyword arguments of the merge, as ``**options`` of :func:`merge` (``anchor`` for
+        hrm, ``n_sims`` for much, ``rows``, ...).
+
+    Returns
+    -------
+    DataFrame
+        One row per pair of events, columns :data:`INTERVAL_COLUMNS`: ``estimate`` is the
+        merged correlation, ``runs_together`` the runs that read both events.
+
+    Raises
+    ------
+    InputError
+        An unknown method or merge option, hrm without an anchor, or a level or width
+        out of range.
+
     Examples
     --------
     >>> from hemkit.datasets import t2080_much

@@ -97,6 +97,18 @@ def group_normal_scores(readings: Readings) -> dict:
 def normal_scores(x: np.ndarray, axis: int = 0) -> np.ndarray:
     """Van der Waerden normal scores ``Phi^-1(rank / (n + 1))`` along ``axis`` (ties get mean ranks).
 
+    Parameters
+    ----------
+    x : numpy.ndarray
+        The values.
+    axis : int, default 0
+        The axis ranked: each slice along it gets its own scores.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The shape of ``x``.
+
     Examples
     --------
     The MUCH paper's worked example (Sec. 4.3): {1, 2, 5, 8} -> uniform {0.2, 0.4, 0.6, 0.8}
@@ -355,6 +367,25 @@ def nearest_correlation(
     to its iteration cap on hemkit's matrices, ~10x slower.)  Returns the matrix and
     whether a repair was needed; a matrix already positive definite (smallest eigenvalue
     >= ``min_eig``) is returned unchanged.
+
+    Parameters
+    ----------
+    corr : numpy.ndarray
+        A square, finite matrix with unit diagonal; it is made symmetric first (``(A + A.T) / 2``).
+    min_eig : float, default 1e-6
+        The least eigenvalue of the result.
+    tol : float, default 1e-8
+        The projections stop when a step changes the matrix by less than this, relative to
+        its Frobenius norm.
+    max_iter : int, default 2000
+        The most projection steps.
+
+    Returns
+    -------
+    matrix : numpy.ndarray
+        The correlation matrix, symmetric with unit diagonal.
+    repaired : bool
+        Whether ``corr`` had to be changed (False: ``matrix`` is ``corr`` made symmetric).
 
     Examples
     --------

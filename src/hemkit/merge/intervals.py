@@ -412,6 +412,28 @@ def with_intervals(
 
     ``seed`` is accepted for interval methods that resample; the default (jackknife) does not.
 
+    Parameters
+    ----------
+    result : MergeResult
+        A merge of ``readings``.
+    readings : Readings
+        The readings merged (they hold every event of ``result``).
+    options : IntervalOptions, optional
+        Level and widths of the intervals (default ``IntervalOptions()``: 90 %).
+    seed : int, Generator or None
+        Not used: the jackknife draws nothing.
+
+    Returns
+    -------
+    MergeResult
+        A copy of ``result`` with ``pair_intervals`` (columns :data:`INTERVAL_COLUMNS`) and
+        ``params["level"]`` set.
+
+    Raises
+    ------
+    InputError
+        An event of ``result`` not in ``readings``, or a level or width out of range.
+
     Examples
     --------
     >>> from hemkit.datasets import t2080_hrm

@@ -130,6 +130,20 @@ def reorder(values: np.ndarray, sample: np.ndarray) -> np.ndarray:
 
     Both are ``runs x events``; ``values`` need not be sorted.
 
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The readings, runs x events.
+    sample : numpy.ndarray
+        The sample whose ranks they take, the shape of ``values``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Runs x events: in each column, the i-th smallest reading where the sample has its
+        i-th smallest value.  float32 readings stay float32 (they are only moved); anything
+        else becomes float64.
+
     Examples
     --------
     The MUCH paper's example: readings {9, 10, 12, 17} ordered by the sample
@@ -137,8 +151,6 @@ def reorder(values: np.ndarray, sample: np.ndarray) -> np.ndarray:
 
     >>> reorder(np.array([[9.0], [10], [12], [17]]), np.array([[1.121], [-0.870], [-0.172], [0.343]])).ravel()
     array([17.,  9., 10., 12.])
-
-    float32 readings stay float32 (they are only moved); anything else becomes float64.
     """
     values = np.asarray(values)
     values = np.sort(values if values.dtype == np.float32 else values.astype(np.float64), axis=0)

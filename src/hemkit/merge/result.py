@@ -61,6 +61,18 @@ def observed_pairs(readings: Readings, events: list[str] | None = None) -> pd.Da
     ``spearman`` (pooled over every group that read both, each group centred on its own
     means; NaN for a pair never read together).
 
+    Parameters
+    ----------
+    readings : Readings
+    events : list of str, optional
+        The events, of ``readings``; default all of them, in their order.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``(event_a, event_b)`` for every pair of ``events``, in the order of the
+        upper triangle.
+
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
