@@ -142,6 +142,26 @@ def atomic_path(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what:
     (pandas, matplotlib) still do.  On any error the temporary file is removed, ``path`` is
     untouched, and an :class:`OSError` becomes an :class:`OutputError` naming ``path``.
 
+    Parameters
+    ----------
+    path : path
+        The file to be written.
+    inputs : paths
+        Files the command reads; the output may not be one of them (None entries are skipped).
+    what : str
+        How to name the output in messages (e.g. ``"plot"``); default just the path.
+
+    Yields
+    ------
+    Path
+        The temporary file, in ``path``'s folder; the block writes it.
+
+    Raises
+    ------
+    OutputError
+        ``path`` refused by :func:`check_output` (checked before the block runs), or the
+        temporary file cannot be made, written or renamed.
+
     Examples
     --------
     >>> import tempfile
@@ -181,6 +201,31 @@ def atomic_open(
 ) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing; rename it onto ``path`` when the block succeeds.
 
+    Parameters
+    ----------
+    path : path
+        The file to be written.
+    mode : {"w", "wb"}
+        Text or bytes.
+    inputs : paths
+        Files the command reads; the output may not be one of them.
+    what : str
+        How to name the output in messages (e.g. ``"plot"``); default just the path.
+    **kwargs
+        Passed to :func:`open` (``encoding``, ``newline``, ...).
+
+    Yields
+    ------
+    file object
+        The open temporary file.
+
+    Raises
+    ------
+    OutputError
+        ``path`` refused by :func:`check_output`, or the file cannot be written or renamed.
+    ValueError
+        A ``mode`` other than ``"w"`` and ``"wb"``.
+
     Examples
     --------
     >>> import tempfile
@@ -205,6 +250,27 @@ def atomic_open(
 def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] = (), what: str = "") -> Path:
     """Write ``text`` to ``path`` atomically (UTF-8).
 
+    Parameters
+    ----------
+    path : path
+        The file to be written.
+    text : str
+        Its whole content.
+    inputs : paths
+        Files the command reads; the output may not be one of them.
+    what : str
+        How to name the output in messages; default just the path.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    OutputError
+        ``path`` refused by :func:`check_output`, or the file cannot be written.
+
     Examples
     --------
     >>> import tempfile
@@ -218,6 +284,28 @@ def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] =
 
 def write_figure(figure: Any, path: PathLike, *, dpi: int = 120, what: str = "plot") -> Path:
     """Save a matplotlib figure atomically (format from the suffix; PNG by default).
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure; saved with ``bbox_inches="tight"``.
+    path : path
+        The file to be written; its suffix (``.png``, ``.svg``, ``.pdf`` ...) gives the
+        format, no suffix PNG.
+    dpi : int, default 120
+        Resolution of raster formats.
+    what : str, default "plot"
+        How to name the output in messages.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    OutputError
+        ``path`` refused by :func:`check_output`, or the file cannot be written.
 
     Examples
     --------

@@ -440,6 +440,18 @@ def parse_perf_stat(text: str, *, fmt: str | None = None, interval: bool | None 
 def check_events_supported(table: pd.DataFrame, source: str = "perf stat") -> None:
     """Raise :class:`InputError` naming the first event perf reported ``<not supported>``.
 
+    Parameters
+    ----------
+    table : DataFrame
+        Parsed ``perf stat`` output (:func:`parse_perf_stat`), with ``event`` and ``status``.
+    source : str, default "perf stat"
+        Where the output came from, for the message (usually the file name).
+
+    Raises
+    ------
+    InputError
+        An event whose ``status`` is ``"not supported"``.
+
     Examples
     --------
     >>> check_events_supported(parse_perf_stat("<not supported>,,cycles,0,100.00,,\\n"))

@@ -214,6 +214,27 @@ def write_table(table: pd.DataFrame | Mapping[str, np.ndarray], path: PathLike, 
 
     ``inputs`` are files the output may not overwrite (see :func:`hemkit.io.atomic.check_output`).
 
+    Parameters
+    ----------
+    table : DataFrame or mapping of str -> numpy.ndarray
+        The table, or its columns of numbers (all of one length).
+    path : path
+        The file; a ``.parquet`` (or ``.pq``) name writes Parquet, any other CSV.
+    inputs : paths
+        Files the command reads; the output may not be one of them.
+    what : str
+        How to name the output in messages; default just the path.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    OutputError
+        ``path`` refused by :func:`hemkit.io.atomic.check_output`, or the file cannot be written.
+
     Examples
     --------
     >>> import tempfile, os

@@ -138,6 +138,26 @@ def read_tidy(path: str | Path, *, min_runs: int = 3, drop_constant: bool = Fals
     (:meth:`Readings.from_laid_out`); any other goes through :func:`tidy_cells` and
     :meth:`Readings.from_tidy`, which name the cell, run or group at fault.
 
+    Parameters
+    ----------
+    path : str or Path
+        The file; Parquet is told by its first bytes, anything else is read as CSV.
+    min_runs : int, default 3
+        Fewest runs a group may have.
+    drop_constant : bool, default False
+        Drop events constant within a group (with a warning); by default they are kept.
+
+    Returns
+    -------
+    Readings
+
+    Raises
+    ------
+    InputError
+        A file that is missing or unreadable, a column missing, a value missing,
+        non-numeric, negative or not finite, a run repeated, or a group with fewer than
+        ``min_runs`` runs.
+
     Examples
     --------
     >>> import tempfile, os
