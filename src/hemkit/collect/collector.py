@@ -144,6 +144,19 @@ def parse_shard(shard: str | Sequence[int] | None) -> tuple[int, int] | None:
 def perf_events(group: Sequence[str], perf_groups: Sequence[Sequence[str]]) -> list[str]:
     """The ``-e`` list for a group: must-share sets of the plan wrapped in ``{...}``.
 
+    Parameters
+    ----------
+    group : sequence of str
+        The events of one group of a plan, in order.
+    perf_groups : sequence of sequences of str
+        The plan's must-share sets (:attr:`hemkit.plan.Plan.perf_groups`); a set is wrapped
+        only where all its events are in ``group``, at the place of its first one.
+
+    Returns
+    -------
+    list of str
+        The events and wrapped sets, each event once.
+
     Examples
     --------
     >>> perf_events(["cycles", "a", "b", "c"], [["a", "b"]])

@@ -32,6 +32,32 @@ def corunner_path() -> Path:
 def ubench_command(op: str = "iadd", level: str = "L2", iters: int = 1_000_000, *, jitter: float = 0.0) -> list[str]:
     """Command line of the microbenchmark (``op`` in :data:`OPS`, ``level`` in :data:`LEVELS` or KiB).
 
+    The program is compiled on first use.
+
+    Parameters
+    ----------
+    op : {"iadd", "imul", "fadd", "fmul", "branchy"}
+        The operation repeated.
+    level : {"L1", "L2", "L3", "DRAM"} or str of digits
+        The footprint: a memory level (16 KiB, 256 KiB, 4 MiB, 64 MiB) or a size in KiB.
+    iters : int, default 1000000
+        Operations, at least 1, each on a pseudo-random element of the footprint.
+    jitter : float, default 0.0
+        In [0, 0.9]: each run draws its operations and footprint uniformly within
+        ``1 +- jitter`` times the given ones (0: every run the same).
+
+    Returns
+    -------
+    list of str
+        The program and its arguments.
+
+    Raises
+    ------
+    InputError
+        An unknown operation or level, fewer than 1 operation, or ``jitter`` outside [0, 0.9].
+    SetupError
+        No C compiler, or compiling failed.
+
     Examples
     --------
     >>> ubench_command("fmul", "L3", 1000)[1:]  # doctest: +SKIP
@@ -47,5 +73,29 @@ def ubench_command(op: str = "iadd", level: str = "L2", iters: int = 1_000_000, 
 
 
 def corunner_command(max_mib: int = 64, period_ms: float = 50, seconds: float = 0) -> list[str]:
-    """Command line of the interference co-runner (runs until stopped when ``seconds`` is 0)."""
+    """Command line of the interference co-runner (runs until stopped when ``seconds`` is 0).
+
+    Every ``period_ms`` the co-runner draws a working-set size between 1 MiB and ``max_mib``
+    (log-uniform) and streams over it.  The program is compiled on first use; the values are
+    not checked here (the program takes a ``max_mib`` below 1 as 1).
+
+    Parameters
+    ----------
+    max_mib : int, default 64
+        Largest working set, in MiB.
+    period_ms : float, default 50
+        Milliseconds between new working-set sizes.
+    seconds : float, default 0
+        How long it runs; 0 (or less): until stopped.
+
+    Returns
+    -------
+    list of str
+        The program and its arguments.
+
+    Raises
+    ------
+    SetupError
+        No C compiler, or compiling failed.
+    """
     return [str(corunner_path()), str(int(max_mib)), f"{period_ms:g}", f"{seconds:g}"]
