@@ -27,6 +27,24 @@ def check_truth_table(table: pd.DataFrame, source: str = "truth table") -> pd.Da
 
     Raises :class:`InputError` naming the column (and run) at fault.
 
+    Parameters
+    ----------
+    table : DataFrame
+        Runs x events, all read together: at least 3 runs and 2 events.
+    source : str, default "truth table"
+        Where the table came from, for messages (usually the file name).
+
+    Returns
+    -------
+    DataFrame
+        A float64 copy with the column names as text.
+
+    Raises
+    ------
+    InputError
+        Not a DataFrame, a column repeated, fewer than 2 columns or 3 runs, or a column that
+        is not numeric, has NaN or an infinite value, or is constant.
+
     Examples
     --------
     >>> check_truth_table(pd.DataFrame({"a": [1.0, 2, 3], "b": [2.0, 1, 3]})).shape
@@ -122,6 +140,28 @@ def split_into_runs(
 
     Constant events within a group (a count that happens not to change in its runs) are
     dropped from that group.
+
+    Parameters
+    ----------
+    truth : DataFrame
+        Runs x events, all read together (:func:`check_truth_table`).
+    groups : sequence of sequences of str
+        The events of each group (a design's groups); events of ``truth``.
+    runs_per_group : int
+        Runs each group gets; at least 3, and ``runs_per_group x len(groups)`` at most the
+        runs of ``truth``.
+    seed : int, Generator or None
+        Which runs go to which group.
+
+    Returns
+    -------
+    Readings
+        Groups ``1, 2, ...`` in the order of ``groups``, runs numbered from 0 in each.
+
+    Raises
+    ------
+    InputError
+        Too few runs in ``truth`` for the groups, or fewer than 3 runs per group.
 
     Examples
     --------
