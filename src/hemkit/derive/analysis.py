@@ -177,6 +177,20 @@ def backward_error(A: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
 
     ``||A y - s||_2 / (||A||_2 ||y||_2 + ||s||_2)``, with ``||A||_2`` the spectral norm.
 
+    Parameters
+    ----------
+    A : numpy.ndarray, shape (k, m)
+        The matrix of the least-squares problems (the chosen events in the basis).
+    y : numpy.ndarray, shape (m,) or (m, p)
+        The solutions, one per column.
+    s : numpy.ndarray, shape (k,) or (k, p)
+        The right-hand sides (the signatures), one per column of ``y``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One error per column, in [0, 1]; a 0-d value for 1-D ``y``; 0 where the denominator is 0.
+
     Examples
     --------
     >>> float(backward_error(np.eye(2), np.zeros(2), np.array([1.0, 0.0])))

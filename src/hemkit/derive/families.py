@@ -513,6 +513,28 @@ DCACHE_REGIONS = ("l1", "l2", "l3", "ll", "mem")
 def get_family(name: str, **kwargs: Any) -> Family:
     """Family by name: ``flops``, ``branch`` or ``dcache`` (keyword arguments go to its maker).
 
+    Parameters
+    ----------
+    name : {"flops", "branch", "dcache"}
+        The kernel family.
+    **kwargs
+        Keyword arguments of :func:`flops_family` (``widths``) or :func:`dcache_family`
+        (``levels``, ``max_bytes``, ``buffers``); :func:`branch_family` takes none.  Without
+        ``levels`` or ``buffers`` the dcache family reads the caches from sysfs.
+
+    Returns
+    -------
+    Family
+
+    Raises
+    ------
+    InputError
+        An unknown family (with the nearest name), an unknown FLOPs width, or dcache levels
+        without an L1 first.
+    SetupError
+        No FLOPs width given (``widths=()``), or the dcache family's caches cannot be read
+        from sysfs.
+
     Examples
     --------
     >>> get_family("branch").name

@@ -250,6 +250,19 @@ def cache_geometry(specs: Sequence[str] = (), root: str | Path = "/sys/devices/s
     hold several, separated by spaces.  Unspecified caches come from sysfs (the last level
     there is the LL).
 
+    Parameters
+    ----------
+    specs : sequence of str
+        Cache specs ``KEY=SIZE,ASSOC,LINE`` (sizes with ``k``/``M`` suffixes).
+    root : str or Path
+        The sysfs folder of one CPU's caches, read only when a cache is not given.
+
+    Returns
+    -------
+    CacheGeometry
+        I1, D1 and LL, each adjusted where needed so that its number of sets is a power
+        of two (the associativity changes, the size stays).
+
     Raises
     ------
     InputError

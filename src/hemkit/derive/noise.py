@@ -80,6 +80,23 @@ def quantise(values: np.ndarray, quantum: float) -> np.ndarray:
     are multiples of 0.25, and what a loop's start and end add (a mispredicted exit, a few
     instructions around the loop) falls below the step.  ``quantum = 0`` leaves values as they are.
 
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Counts per iteration.
+    quantum : float
+        The step, a finite number >= 0 (0.25 for CAT's branch benchmark).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The shape of ``values``.
+
+    Raises
+    ------
+    InputError
+        A negative or non-finite ``quantum``.
+
     Examples
     --------
     >>> quantise(np.array([0.5004, 1.99, 2.126, 0.0001]), 0.25).tolist()

@@ -161,6 +161,24 @@ def paper_measurements(name: str, runs: int = 3) -> pd.DataFrame:
     Only ``flops`` and ``branch``: for the data caches the paper gives neither the kernels'
     sizes nor counts (its Table VIII comes from noisy measurements).
 
+    Parameters
+    ----------
+    name : {"flops", "branch"}
+        The family.
+    runs : int, default 3
+        Runs of every kernel loop, at least 2; every run has the same values (no noise).
+
+    Returns
+    -------
+    DataFrame
+        One row per (run, event, kernel loop); ``value`` is the loop's count of the event as
+        the paper's basis and event expressions give it; ``backend`` is ``"paper"``.
+
+    Raises
+    ------
+    InputError
+        Another family, or fewer than 2 runs.
+
     Examples
     --------
     >>> m = paper_measurements("flops")

@@ -26,6 +26,23 @@ from hemkit.core.errors import InputError
 def round_alpha(u: np.ndarray | float, alpha: float) -> np.ndarray:
     """Round to the nearest multiple of ``alpha``: ``alpha * floor(u / alpha + 0.5)``.
 
+    Parameters
+    ----------
+    u : array_like or float
+        The values.
+    alpha : float
+        The grid's step (the noise tolerance), > 0.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The shape of ``u`` (0-d for a number); halves round up.
+
+    Raises
+    ------
+    InputError
+        ``alpha`` not positive.
+
     Examples
     --------
     >>> round_alpha([1.002, 0.001, -0.5, 1.5], 0.01).round(12).tolist()
@@ -38,6 +55,27 @@ def round_alpha(u: np.ndarray | float, alpha: float) -> np.ndarray:
 
 def pivot_scores(X: np.ndarray, alpha: float) -> np.ndarray:
     """Score of each column of ``X`` (or of a single vector) after rounding with ``alpha``.
+
+    Each entry ``v = |R(x)|`` scores ``v`` when ``v >= 1``, ``1/v`` when ``0 < v < 1`` and 0
+    when ``v = 0`` (see the module docstring); a column's score is the sum over its entries,
+    the lowest the closest to a single expectation.
+
+    Parameters
+    ----------
+    X : array_like, shape (k, n) or (k,)
+        Events in the expectation basis, one column per event.
+    alpha : float
+        The rounding grid's step (:func:`round_alpha`), > 0.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        One score per column, shape (n,); 0-d for a vector.
+
+    Raises
+    ------
+    InputError
+        ``alpha`` not positive.
 
     Examples
     --------
