@@ -137,6 +137,33 @@ def sims_curve(
     Each group's runs are split in halves (once): one half is merged, the other half's
     observed pairwise correlations are the reference.
 
+    Parameters
+    ----------
+    readings : Readings
+        Readings of a MUCH design.
+    seed : int, Generator or None
+        The split, and each merge's own stream (by ``n_sims`` value and repetition).
+    options : CurveOptions, optional
+        The ``n_sims`` values, merges per value and the correlations scored; default
+        ``values=(1, 3, 10, 30, 100, 300)``, 10 merges each, Pearson.  ``methods`` is not used.
+    merge_options : mapping, optional
+        Keyword arguments of the MUCH merge (:func:`hemkit.merge.merge`), e.g. ``rows``;
+        ``n_sims`` is set by the curve.
+    progress : bool or Progress, optional
+        Report the merges done (see :mod:`hemkit.core.progress`).
+
+    Returns
+    -------
+    SimsCurve
+        One row per merge: ``n_sims``, ``rep``, ``mse``.
+
+    Raises
+    ------
+    InputError
+        No ``n_sims`` value, a value or ``reps`` below 1, an unknown ``kind``, runs that
+        cannot be split in two parts (too few, or an event constant in a part), or a bad
+        merge option.
+
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
@@ -240,6 +267,36 @@ def runs_curve(
     ``much_readings``).  A draw of few runs can leave a count constant in a group (it is
     dropped there); a pair left unread is then completed (``impute="maxdet"``).
 
+    Parameters
+    ----------
+    much_readings : Readings
+        Readings of a MUCH design, merged by every method but ``hrm``.
+    hrm_readings : Readings
+        Readings of an HRM design (an anchor read in every group), merged by ``hrm``.
+    reference : DataFrame or Readings, optional
+        A truth table or readings whose observed pairwise correlations are the reference;
+        default ``much_readings``.
+    seed : int, Generator or None
+        The draws and the merges, each by method, runs per group and repetition.
+    options : CurveOptions, optional
+        The runs-per-group values, repetitions, methods and the correlations scored;
+        default ``values=(50, 100, 200, 400)``, 10 repetitions, ``hrm`` and ``much``, Pearson.
+    merge_options : mapping, optional
+        Method name -> keyword arguments of its merge (:func:`hemkit.merge.merge`); hrm's
+        ``anchor`` defaults to the first event read in every group.
+
+    Returns
+    -------
+    RunsCurve
+        One row per merge: ``method``, ``runs_per_group``, ``runs``, ``rep``, ``mse``.
+
+    Raises
+    ------
+    InputError
+        No value, a value or ``reps`` below 1, an unknown ``kind`` or method, a group with
+        fewer runs than a value, HRM readings without an anchor read in every group, or a
+        bad merge option.
+
     Examples
     --------
     >>> from hemkit.datasets import t2080_hrm, t2080_much
@@ -338,6 +395,26 @@ class DesignRuns(Result):
 
 def design_runs(events: Sequence[int] = tuple(range(6, 61)), *, pmcs: int = 6, runs_per_group: int = 100) -> DesignRuns:
     """Total runs MUCH and HRM need for each number of events (MUCH paper, Fig. 7).
+
+    Parameters
+    ----------
+    events : sequence of int, default 6 to 60
+        Numbers of events, each at least 2.
+    pmcs : int, default 6
+        Counters per run, at least 2.
+    runs_per_group : int, default 100
+        Runs of every group, at least 1.
+
+    Returns
+    -------
+    DesignRuns
+        Per number of events, the total runs of MUCH (the paper's count and the Schönheim
+        bound) and of HRM.
+
+    Raises
+    ------
+    InputError
+        A number of events below 2, ``pmcs`` below 2 or ``runs_per_group`` below 1.
 
     Examples
     --------

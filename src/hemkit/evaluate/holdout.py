@@ -70,6 +70,26 @@ def run_method(
     ``options`` are keyword arguments of :func:`hemkit.merge.merge` for this method; hrm's
     anchor defaults to the first event read in every group.
 
+    Parameters
+    ----------
+    name : {"joint", "copula", "much", "hrm", "much-paper"}
+        The method; ``much-paper`` is MUCH with ``mode="paper"``.
+    readings : Readings
+    seed : int, Generator or None
+        Randomness of the merge.
+    options : mapping, optional
+        Keyword arguments of :func:`hemkit.merge.merge` for this method.
+
+    Returns
+    -------
+    MergeResult
+
+    Raises
+    ------
+    InputError
+        An unknown method (with the nearest name) or option, or hrm without an anchor given
+        and no event read in every group.
+
     Examples
     --------
     >>> from hemkit.datasets import t2080_hrm

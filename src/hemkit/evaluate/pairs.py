@@ -243,7 +243,43 @@ def read_reference(
     codes: str | os.PathLike[str] | None = None,
     drop_constant: bool = False,
 ) -> pd.DataFrame | Readings:
-    """A truth table or grouped readings (:func:`hemkit.io.evaluation.read_reference_file`), checked."""
+    """A truth table or grouped readings (:func:`hemkit.io.evaluation.read_reference_file`), checked.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        One file: a truth table (runs x events, CSV or Parquet), or grouped readings in any
+        format :func:`hemkit.io.read_readings` knows.  Several files, a collection database,
+        or ``pmcs`` given: grouped readings.
+    pmcs : int, optional
+        The file is a mergingTools raw table with ``pmcs`` counters per group.
+    codes : path, optional
+        A ``hems,code`` table naming the event codes of a mergingTools raw table.
+    drop_constant : bool, default False
+        Grouped readings: drop events constant within a group (with a warning) instead of
+        raising.  A truth table's constant column is always refused.
+
+    Returns
+    -------
+    DataFrame or Readings
+        The truth table (float64, the ``run`` column as index where it is a unique integer
+        column), or the readings.
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read or recognised, or a truth table with NaN, inf, a
+        non-numeric, duplicated or constant column, fewer than 2 events or 3 runs (naming
+        the file and the column, or group, run and event, at fault).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "truth.csv")
+    >>> _ = open(p, "w").write("run,a,b\\n0,1,2\\n1,2,1\\n2,3,5\\n")
+    >>> read_reference(p).columns.tolist()
+    ['a', 'b']
+    """
     from hemkit.io.evaluation import read_reference_file
 
     ref = read_reference_file(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
@@ -265,6 +301,24 @@ def evaluate_files(
 
     What ``hemkit evaluate MERGED --truth FILE`` runs; the files are read by
     :mod:`hemkit.io.evaluation`.
+
+    Parameters
+    ----------
+    merged : path
+        The merged table of runs x events (CSV or Parquet, as ``hemkit merge -o`` writes it).
+    reference : path or sequence of paths
+        A truth table or grouped readings (:func:`read_reference`).
+    pmcs : int, optional
+        The reference is a mergingTools raw table with ``pmcs`` counters per group.
+    codes : path, optional
+        A ``hems,code`` table naming the event codes of a mergingTools raw table.
+    drop_constant : bool, default False
+        Drop the reference's events constant within a group (grouped readings only).
+
+    Returns
+    -------
+    Evaluation
+        Labelled with the merged file's name without suffix.
 
     Raises
     ------

@@ -330,6 +330,35 @@ def synthetic_study(
     spread over its (fewer) groups.  The reference is the correlation of 100 000 complete
     vectors of the same copula (close to the population values).
 
+    Parameters
+    ----------
+    n_events : int, default 16
+        Events of the synthetic truth (:func:`hemkit.datasets.synthetic.make_truth`).
+    pmcs : int, default 6
+        Counters per run, for both designs.
+    runs_per_much_group : int, default 50
+        Runs of each MUCH group; HRM's groups share the same total, rounded down to whole
+        runs per group.
+    marginals : str, default "mixed"
+        The events' distributions: ``"mixed"`` (every shape in turn) or one name of
+        :data:`hemkit.datasets.synthetic.MARGINALS`.
+    seed : int, Generator or None
+        The truth, the runs each group gets and each merge (streams by name).
+    methods : sequence of str, default ("hrm", "much", "copula", "joint")
+        Methods to run, of :data:`hemkit.evaluate.holdout.METHOD_SPECS`.
+
+    Returns
+    -------
+    StudyResult
+        One evaluation per method, and the set-up (``total_runs``, design sizes ...).
+
+    Raises
+    ------
+    InputError
+        An unknown or repeated method, an unknown marginal, or fewer than 3 runs for a group.
+    DesignError
+        Fewer than 2 counters (no MUCH design).
+
     Examples
     --------
     >>> res = synthetic_study(8, 4, runs_per_much_group=30, seed=0, methods=("hrm", "much"))
