@@ -54,3 +54,25 @@ def test_removed_aliases_stay_removed():
     assert not hasattr(hemkit.merge.correlation, "pair_labels")
     assert not hasattr(hemkit.datasets.synthetic, "split_by_design")
     assert "read_trace" not in hemkit.mpx.__all__
+
+
+def _parameters_section(doc: str) -> bool:
+    lines = doc.splitlines()
+    return any(a.strip() == "Parameters" and set(b.strip()) == {"-"} for a, b in zip(lines, lines[1:]))
+
+
+def test_public_functions_document_their_parameters():
+    # the API reference is made from each package's __all__ with autodoc_typehints = "none"
+    # (docs/conf.py): a function of two or more parameters shows none of them unless its
+    # docstring has a numpydoc Parameters section
+    missing = []
+    for (home, name), listed in sorted(_listed().items()):
+        if not any(hasattr(importlib.import_module(m), "__path__") for m in listed):
+            continue  # in no package's __all__: not on the API pages
+        obj = getattr(importlib.import_module(home), name)
+        if not inspect.isfunction(obj):
+            continue
+        params = [p for p in inspect.signature(obj).parameters if p != "self"]
+        if len(params) >= 2 and not _parameters_section(inspect.getdoc(obj) or ""):
+            missing.append(f"{home}.{name}")
+    assert missing == [], f"{len(missing)} public functions without a Parameters section: {', '.join(missing)}"
