@@ -14,7 +14,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh13 --out ~/mpx-data/fresh13 --runs 4  # held out
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh14 --out ~/mpx-data/fresh14 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh15 --out ~/mpx-data/fresh15 --runs 4
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh16 --out ~/mpx-data/fresh16 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh16 --out ~/mpx-data/fresh16 --runs 4
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh17 --out ~/mpx-data/fresh17 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -649,6 +650,33 @@ def fresh16_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh17_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """An eighteenth, disjoint set of programs (issue 26, recorded when ``fresh16`` had been scored)."""
+    import typing  # a large module of the standard library, for Python's tokenizer to read
+
+    made = scratch / "fresh17"
+    made.mkdir(parents=True, exist_ok=True)
+    # set-up, once: a message catalogue, a termcap entry (from terminfo), a tree to change modes in
+    write_catalogue(made / "h.po", 30000)
+    cap = subprocess.run(["infocmp", "-C", "xterm"], capture_output=True, text=True, check=True).stdout
+    (made / "x.cap").write_text(cap)
+    m, tree, py = str(made), str(inputs["tree"]), typing.__file__
+    return {
+        "lslocks": ["sh", "-c", "for i in $(seq 1000); do lslocks > /dev/null; done"],
+        "lsmem": ["sh", "-c", "for i in $(seq 300); do lsmem > /dev/null; done"],
+        "yes-head": ["sh", "-c", "yes hemkit | head -n 60000000 | wc -l"],
+        "py-tokenize": ["sh", "-c", f"for i in 1 2 3; do python3 -m tokenize {py} > /dev/null; done"],
+        "chmod-tree": ["sh", "-c", f"for i in $(seq 500); do chmod -R u+w {tree}; done"],
+        "gpgconf": ["sh", "-c", "for i in $(seq 600); do gpgconf --list-components > /dev/null; done"],
+        "captoinfo": ["sh", "-c", f"for i in $(seq 1000); do captoinfo {m}/x.cap > /dev/null 2>&1; done"],
+        "msginit": [
+            "sh",
+            "-c",
+            f"for i in 1 2 3; do msginit --no-translator -l de_DE.UTF-8 -i {m}/h.po -o {m}/h2.po 2>/dev/null; done",
+        ],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -671,6 +699,7 @@ def main() -> None:
         "fresh14": fresh14_workloads,
         "fresh15": fresh15_workloads,
         "fresh16": fresh16_workloads,
+        "fresh17": fresh17_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

@@ -17,6 +17,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh14 --runs 300    # a fourteenth, after the thirteenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh15 --runs 300    # a fifteenth, after the fourteenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh16 --runs 300    # a sixteenth, after the fifteenth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh17 --runs 300    # a seventeenth, after the sixteenth
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -43,7 +44,8 @@ scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fre
 ``--fresh7`` beside an unread ``fresh6``, so that a check remains once ``fresh6`` is read; ``--fresh8``
 when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
 ``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
-``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had.
+``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
+``--fresh17`` when ``fresh16`` had.
 """
 
 from __future__ import annotations
@@ -640,6 +642,33 @@ def fresh16_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh17_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A seventeenth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s, tree = str(scratch), str(root / "tree")
+    write_catalogue(scratch / "g.po", 3000)
+    shutil.copytree(root / "tree", scratch / "tree2")  # hardlink compares files of equal size only
+    rows = "".join(f"r{k}\t{k * 3}\t{k % 7}\tx{k}\n" for k in range(2000))
+    (scratch / "t.ms").write_text(".TS\nallbox;\nl n n l.\n" + rows + ".TE\n")
+    (scratch / "t").mkdir()
+    for k in range(5):
+        (scratch / "t" / f"t{k}.t").write_text('use strict; print "1..3\\n"; print "ok $_\\n" for 1..3;\n')
+    return {
+        "corelist": (["sh", "-c", "corelist -a Storable | wc -l"], False),
+        "msgcmp-corunner": (["msgcmp", f"{s}/g.po", f"{s}/g.po"], True),
+        "sysctl": (["sh", "-c", "sysctl -a 2>/dev/null | wc -l"], False),
+        "tbl": (["sh", "-c", f"tbl {s}/t.ms | wc -c"], False),
+        "hardlink": (["hardlink", "-n", "-c", tree, f"{s}/tree2"], False),
+        "prove": (["prove", "-Q", f"{s}/t"], False),
+        "lsns": (["lsns"], False),
+        # input size drawn per run
+        "whereis-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do whereis ls gcc perl; done"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -680,6 +709,7 @@ def main() -> None:
         "fresh14": fresh14_workloads,
         "fresh15": fresh15_workloads,
         "fresh16": fresh16_workloads,
+        "fresh17": fresh17_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

@@ -35,8 +35,9 @@ SETS = {
     "fresh13": 8,
     "fresh14": 8,
     "fresh15": 8,
+    "fresh16": 8,
 }
-UNREAD = {"fresh16": 8}
+UNREAD = {"fresh17": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
