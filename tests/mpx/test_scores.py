@@ -144,3 +144,9 @@ def test_rank_estimators_without_baseline():
     )
     r = rank_estimators(t, baseline=None)
     assert r.index.tolist() == ["x", "y"] and r.loc["x", "rank"] == 1
+
+
+def test_score_table_needs_at_least_one_estimate():
+    m = emulate(synthetic_trace(runs=1, steps=20, events=3), pmcs=2)
+    with pytest.raises(InputError, match=r"^score_table needs at least one estimate"):
+        score_table(m, {})

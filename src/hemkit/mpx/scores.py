@@ -250,7 +250,7 @@ def score_table(
     Raises
     ------
     InputError
-        ``mpx`` without ``truth``, or an estimate or totals of another shape than its series.
+        ``mpx`` without ``truth``, no estimate, or an estimate or totals of another shape than its series.
 
     Examples
     --------
@@ -263,6 +263,8 @@ def score_table(
     """
     if mpx.truth is None:
         raise InputError("scoring needs the true (OCOE) counts; emulate from an OCOE trace")
+    if not estimates:
+        raise InputError("score_table needs at least one estimate (estimates is empty)")
     parts = []
     v = mpx.valid
     t = np.where(v, mpx.truth, np.nan)
