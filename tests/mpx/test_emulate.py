@@ -163,3 +163,28 @@ def test_emulate_errors():
         emulate(synthetic_trace(runs=1, steps=5), 0)
     with pytest.raises(InputError, match="offset"):
         emulate(synthetic_trace(runs=1, steps=5), 2, rotation=Rotation(offset=-1))
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"runs": 0}, r"^runs must be an integer of at least 1, got 0$"),
+        ({"runs": -2}, r"^runs must be an integer of at least 1, got -2$"),
+        ({"runs": 1.5}, r"^runs must be an integer of at least 1, got 1\.5$"),
+        ({"runs": True}, r"^runs must be an integer of at least 1, got True$"),
+        ({"steps": 1}, r"^steps must be an integer of at least 2, got 1$"),
+        ({"steps": 1, "phases": 1}, r"^steps must be an integer of at least 2, got 1$"),
+        ({"steps": 0}, r"^steps must be an integer of at least 2, got 0$"),
+        ({"events": 0}, r"^events must be an integer of at least 1, got 0$"),
+        ({"phases": 0}, r"^phases must be an integer of at least 1, got 0$"),
+    ],
+)
+def test_synthetic_trace_refuses_counts_out_of_range(kwargs, match):
+    with pytest.raises(InputError, match=match):
+        synthetic_trace(**kwargs)
+
+
+def test_synthetic_trace_smallest_counts():
+    tr = synthetic_trace(runs=1, steps=2, events=1, phases=1)
+    assert len(tr) == 2 and tr["event"].unique().tolist() == ["ev0"]
+    assert len(synthetic_trace(runs=1, steps=2, events=1, phases=7)) == 2  # more phases than steps: some empty

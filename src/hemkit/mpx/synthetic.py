@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.rng import SeedLike, as_generator
 
 
@@ -34,9 +35,9 @@ def synthetic_trace(
     steps : int, default 100
         Intervals per run, at least 2 (``t`` counts 10 ms per interval).
     events : int, default 5
-        Events per run (``ev0``, ``ev1``, ...).
+        Events per run, at least 1 (``ev0``, ``ev1``, ...).
     phases : int, default 5
-        Phases per run, at least 1.
+        Phases per run, at least 1 (more phases than steps leave some phases empty).
     seed : int, Generator or None
         Seeds the rates, the phase cuts and the counts.
     workload : str, default "synthetic"
@@ -47,12 +48,21 @@ def synthetic_trace(
     DataFrame
         One row per (run, step, event), in that order.
 
+    Raises
+    ------
+    InputError
+        A count that is not an integer or is below its least value.
+
     Examples
     --------
     >>> tr = synthetic_trace(runs=2, steps=10, events=3)
     >>> tr.groupby("run").size().tolist()
     [30, 30]
     """
+    check_scalar(runs, "runs", min_val=1)
+    check_scalar(steps, "steps", min_val=2)  # the phases are cut at steps 1 .. steps - 1
+    check_scalar(events, "events", min_val=1)
+    check_scalar(phases, "phases", min_val=1)
     rng = as_generator(seed)
     names = [f"ev{k}" for k in range(events)]
     rates = 10 ** rng.uniform(0, 4, size=(phases, events)) * (rng.random((phases, events)) > 0.15)
