@@ -10,9 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hemkit.core.errors import InputError
+from hemkit.core.readings import Readings
 from hemkit.datasets import t2080_much
 from hemkit.merge import merge
-from hemkit.merge.result import make_result
+from hemkit.merge.result import make_result, observed_pairs, observed_upper
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +124,17 @@ def test_options_take_the_old_n_with_a_warning():
             opts = cls(n=500)
         assert opts.rows == 500 and "n" not in dataclasses.asdict(opts)
         assert cls(rows=500) == opts
+
+
+def test_observed_pairs_names_unknown_events_and_the_known_ones():
+    x = np.arange(8.0)
+    small = Readings({1: pd.DataFrame({"cycles": x, "instr": x**2}), 2: pd.DataFrame({"cycles": x, "misses": 10 - x})})
+    assert len(observed_pairs(small, ["cycles", "misses"])) == 1
+    with pytest.raises(
+        InputError, match=r"^unknown event 'insrt'; choose from cycles, instr, misses; did you mean 'instr'\?$"
+    ):
+        observed_pairs(small, ["cycles", "insrt"])  # was KeyError: 'insrt'
+    with pytest.raises(InputError, match=r"^unknown events 'a', 'b'; choose from cycles, instr, misses$"):
+        observed_pairs(small, ["a", "cycles", "b"])
+    with pytest.raises(InputError, match=r"^unknown event 'x'"):
+        observed_upper(small, ["cycles", "x"])

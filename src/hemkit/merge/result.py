@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hemkit.core.checks import unknown_choice
+from hemkit.core.errors import InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 
@@ -73,6 +75,11 @@ def observed_pairs(readings: Readings, events: list[str] | None = None) -> pd.Da
         Indexed by ``(event_a, event_b)`` for every pair of ``events``, in the order of the
         upper triangle.
 
+    Raises
+    ------
+    InputError
+        An event not in ``readings``: the message names it (or them) and the known events.
+
     Examples
     --------
     >>> from hemkit.datasets import t2080_much
@@ -91,6 +98,13 @@ def observed_upper(readings: Readings, events: list[str]) -> tuple[np.ndarray, n
     """:func:`observed_pairs` as arrays in upper-triangle order: runs together, Pearson, Spearman."""
     from hemkit.merge.correlation import pairwise_matrices
 
+    known = set(readings.events)
+    unknown = [e for e in events if e not in known]
+    if len(unknown) == 1:  # the known events, and the closest to a typo
+        raise unknown_choice("event", unknown[0], readings.events)
+    if unknown:
+        names = ", ".join(repr(e) for e in unknown)
+        raise InputError(f"unknown events {names}; choose from {', '.join(readings.events)}")
     pear, support = pairwise_matrices(readings, kind="pearson")
     spear, _ = pairwise_matrices(readings, kind="spearman")
     at = {e: i for i, e in enumerate(readings.events)}
