@@ -80,6 +80,13 @@ def test_model_errors():
         model.share_variance(0.3, 0, 10)
 
 
+@pytest.mark.parametrize("R, shown", [(0, "0"), (-1.5, "-1.5"), ([1.5, np.nan], "nan"), ([2.0, 0.0], "0")])
+def test_samples_needed_refuses_run_ratios_that_are_not_positive(R, shown):
+    """As share_model does: R of 0 or less (or NaN) is no run ratio (it gave a negative or NaN count)."""
+    with pytest.raises(InputError, match=rf"^run ratios R must be positive, got {shown}$"):
+        model.samples_needed([0.3, 0.4], 0.01, R=R)
+
+
 def test_start_phase_profiles_single_run_is_piecewise_binomial():
     """One run of r intervals: int(r)+1 captures with probability MOD(r,1) (Eqs. 5-6)."""
     from hemkit.sampling.states import RunningStates

@@ -266,8 +266,8 @@ def samples_needed(share, half_width: float, level: float = 0.95, R=None) -> np.
     level : float, default 0.95
         Confidence level, in (0, 1).
     R : float or array of float, optional
-        Run ratio of each share's task (Eq. 1), broadcast against ``share``; positive (it
-        is not checked here).  Default: unknown run lengths, the bound.
+        Run ratio of each share's task (Eq. 1), broadcast against ``share``; positive.
+        Default: unknown run lengths, the bound.
 
     Returns
     -------
@@ -278,7 +278,8 @@ def samples_needed(share, half_width: float, level: float = 0.95, R=None) -> np.
     Raises
     ------
     InputError
-        ``half_width`` not positive, a share outside [0, 1], or ``level`` outside (0, 1).
+        ``half_width`` not positive, a share outside [0, 1], ``level`` outside (0, 1), or a run
+        ratio ``R`` not positive (as :func:`share_model`).
 
     Examples
     --------
@@ -297,6 +298,8 @@ def samples_needed(share, half_width: float, level: float = 0.95, R=None) -> np.
         v1 = p
     else:
         r = np.asarray(R, dtype=float)
+        if not np.all(r > 0):
+            raise InputError(f"run ratios R must be positive, got {r[~(r > 0)][0]:g}")
         v1 = p * capture_variance(r) / r
     return np.ceil(z**2 * v1 / half_width**2).astype(np.int64)
 
