@@ -101,3 +101,14 @@ def test_known_shares_in_two_threads(perf_can_record):
         record_known_shares((1, 1), period=250_000, threads=0)
     with pytest.raises(InputError, match="threads"):
         CheckOptions(periods=(250_000,), threads=(0,))
+
+
+@pytest.mark.parametrize("methods", [(), []])
+def test_validate_coverage_needs_a_method(methods):
+    """Refused before anything is recorded, naming methods and the valid ones (was: unknown interval method '')."""
+    with pytest.raises(
+        InputError, match=r"^methods is empty: give at least one interval method \(systematic, wilson, bound\)$"
+    ):
+        validate_coverage(methods=methods)
+    with pytest.raises(InputError, match=r"^unknown interval method 'wilsn' \(use systematic, wilson, bound\)$"):
+        validate_coverage(methods=("wilson", "wilsn"))

@@ -439,9 +439,11 @@ def validate_coverage(
     options = options or CheckOptions()
     if not 0 < level < 1:
         raise InputError(f"confidence level must be in (0, 1), got {level}")
+    if len(methods) == 0:
+        raise InputError(f"methods is empty: give at least one interval method ({', '.join(METHODS)})")
     bad = [m for m in methods if m not in METHODS]
-    if bad or not methods:
-        raise InputError(f"unknown interval method {bad[0] if bad else ''!r} (use {', '.join(METHODS)})")
+    if bad:
+        raise InputError(f"unknown interval method {bad[0]!r} (use {', '.join(METHODS)})")
     event = options.event or default_event()
     frames = []
     with as_progress(progress).task("perf record runs", total=options.n_runs) as task:
