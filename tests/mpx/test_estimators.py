@@ -135,6 +135,10 @@ def test_registry_and_errors():
         load_estimator("nothing-here.pt")
     with pytest.raises(InputError, match="estimator 'linear'"):
         make_estimator("linear", bogus=1)
+    with pytest.raises(InputError, match=r"^estimator 'fixed-cumulative' takes no parameters, got bogus"):
+        make_estimator("fixed-cumulative", bogus=1)
+    with pytest.raises(InputError, match=r"^estimator 'fixed-cumulative' takes no parameters, got mode"):
+        make_estimator("fixed-cumulative", mode="window")  # not quietly cumulative
     with pytest.raises(InputError, match="MpxData"):
         LinearInterpolation().fit("not data")
     m = emulate(_trace({"a": [1, 2, 3], "b": [1, 2, 3]}), 1)

@@ -34,7 +34,7 @@ def make_estimator(name: str, **params: Any) -> MpxEstimator:
     **params
         Keyword arguments of the estimator's class (e.g. ``mode`` for ``fixed``, those of
         :class:`~hemkit.mpx.checked.CheckedEstimation` for ``checked``); ``fixed-cumulative``
-        takes none and ignores any given.
+        takes none (it is ``fixed`` with ``mode="cumulative"``).
 
     Returns
     -------
@@ -52,6 +52,11 @@ def make_estimator(name: str, **params: Any) -> MpxEstimator:
     FixedInterpolation(mode='window')
     """
     if name == "fixed-cumulative":
+        if params:
+            raise InputError(
+                f"estimator 'fixed-cumulative' takes no parameters, got {', '.join(sorted(params))} "
+                "(it is 'fixed' with mode='cumulative')"
+            )
         return FixedInterpolation(mode="cumulative")
     try:
         if name == "checked":
