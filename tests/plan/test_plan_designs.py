@@ -95,6 +95,43 @@ def test_schonheim_bound_and_best_known_values():
         schonheim_bound(5, 1)
 
 
+def _covering_number(v, k):
+    """C(v, k, 2) by exhaustive search: the fewest k-subsets of range(v) covering every pair (small v only)."""
+    from itertools import combinations
+
+    pairs = {frozenset(p) for p in combinations(range(v), 2)}
+    blocks = [{frozenset(p) for p in combinations(b, 2)} for b in combinations(range(v), k)]
+    return next(n for n in range(len(blocks) + 1) if any(set().union(*c) >= pairs for c in combinations(blocks, n)))
+
+
+# C(v, 3, 2) from the La Jolla Covering Repository (equal to the bound: Fort & Hedlund 1958), and C(v, 4, 2)
+KNOWN_COVERINGS = {(4, 3): 3, (5, 3): 4, (6, 3): 6, (7, 3): 7, (7, 4): 5, (9, 4): 8, (10, 4): 9, (16, 6): 10}
+
+
+def test_schonheim_bound_against_known_covering_numbers():
+    """L(v, k) = ceil(v/k ceil((v-1)/(k-1))) at the known points, and never above the covering number."""
+    bound = {(4, 3): 3, (5, 3): 4, (6, 3): 6, (7, 3): 7, (7, 4): 4, (9, 4): 7, (10, 4): 8, (16, 6): 8}
+    for (v, k), size in KNOWN_COVERINGS.items():
+        assert schonheim_bound(v, k) == bound[(v, k)] <= size, (v, k)
+        assert best_known(v, k) == size, (v, k)
+    for v in range(2, 7):  # and by exhaustive search where that is quick
+        for k in range(2, v + 1):
+            assert schonheim_bound(v, k) <= _covering_number(v, k), (v, k)
+    assert [_covering_number(v, 3) for v in (4, 5, 6)] == [3, 4, 6]
+
+
+def test_schonheim_bound_of_no_events_is_zero_and_bad_counts_are_refused():
+    """No events: no pair to cover and nothing to read, so no group (evaluate's copy said 1)."""
+    assert [schonheim_bound(0, k) for k in (1, 2, 6)] == [0, 0, 0]
+    assert schonheim_bound(1, 4) == 1  # one event: the one group that reads it (no pair to cover)
+    with pytest.raises(InputError, match=r"^v must be an integer of at least 0, got -1$"):
+        schonheim_bound(-1, 4)
+    with pytest.raises(InputError, match=r"^v must be an integer of at least 0, got 7\.5$"):
+        schonheim_bound(7.5, 3)
+    with pytest.raises(InputError, match=r"^k must be an integer of at least 1, got 0$"):
+        schonheim_bound(0, 0)
+
+
 def test_search_improves_on_the_greedy():
     greedy = covering_design(ev(16), 6, search=SearchOptions(time_budget=None, effort=0, exact_time=0))
     searched = covering_design(ev(16), 6, search=SearchOptions(time_budget=None, effort=1, exact_time=0))

@@ -35,6 +35,7 @@ from hemkit.core.rng import SeedLike, as_generator, child
 from hemkit.evaluate.holdout import default_anchor, run_method
 from hemkit.evaluate.pairs import evaluate
 from hemkit.merge.result import frozen_mapping
+from hemkit.plan.bounds import schonheim_bound
 
 
 @dataclass(frozen=True)
@@ -340,14 +341,33 @@ def runs_curve(
 def schonheim(v: int, k: int) -> int:
     """Schönheim's lower bound on the groups of ``k`` covering every pair of ``v`` events.
 
+    :func:`hemkit.plan.bounds.schonheim_bound`, under the name the MUCH diagnostics use
+    (``much_bound`` of :func:`design_runs`).
+
+    Parameters
+    ----------
+    v : int
+        Number of events, at least 0.
+    k : int
+        Events per group (counters per run), at least 1.
+
+    Returns
+    -------
+    int
+        ``ceil(v / k * ceil((v - 1) / (k - 1)))``; 0 for no events, 1 for one event or
+        when one group holds them all (``k >= v``).
+
+    Raises
+    ------
+    InputError
+        ``v`` or ``k`` out of range, or ``k < 2`` with at least two events.
+
     Examples
     --------
-    >>> schonheim(16, 6)
-    8
+    >>> schonheim(16, 6), schonheim(0, 6)
+    (8, 0)
     """
-    if v <= k:
-        return 1
-    return math.ceil(v / k * math.ceil((v - 1) / (k - 1)))
+    return schonheim_bound(v, k)
 
 
 @result

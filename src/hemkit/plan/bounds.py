@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 
 #: Best known sizes of pair coverings C(v, k, 2) from the La Jolla Covering Repository
@@ -45,31 +46,39 @@ def _prime_power(q: int) -> bool:
 def schonheim_bound(v: int, k: int) -> int:
     """Schönheim lower bound on the number of groups of ``k`` covering all pairs of ``v`` events.
 
+    The one implementation in hemkit (:func:`hemkit.evaluate.diagnostics.schonheim` calls it).
+
     Parameters
     ----------
     v : int
-        Number of events.
+        Number of events, at least 0.
     k : int
-        Events per group (counters per run).
+        Events per group (counters per run), at least 1.
 
     Returns
     -------
     int
-        The fewest groups any pair covering can have: 0 for no events, 1 for one event or
-        when a single group holds them all (``k >= v``).
+        The fewest groups any pair covering can have: 0 for no events (no pair to cover and
+        no event to read), 1 for one event (the group that reads it) or when a single group
+        holds them all (``k >= v``).
 
     Raises
     ------
     InputError
-        ``k < 2`` with at least two events: such groups cover no pair.
+        ``v`` or ``k`` not an integer or below its least value, or ``k < 2`` with at least
+        two events: such groups cover no pair.
 
     Examples
     --------
     >>> schonheim_bound(16, 6), schonheim_bound(10, 4), schonheim_bound(200, 8)
     (8, 8, 725)
+    >>> schonheim_bound(0, 6), schonheim_bound(1, 6)
+    (0, 1)
     """
+    v = check_scalar(v, "v", min_val=0)
+    k = check_scalar(k, "k", min_val=1)
     if v <= 1:
-        return 0 if v <= 0 else 1
+        return v
     if k >= v:
         return 1
     if k < 2:
