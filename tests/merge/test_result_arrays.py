@@ -138,3 +138,5 @@ def test_observed_pairs_names_unknown_events_and_the_known_ones():
         observed_pairs(small, ["a", "cycles", "b"])
     with pytest.raises(InputError, match=r"^unknown event 'x'"):
         observed_upper(small, ["cycles", "x"])
+    with pytest.raises(InputError, match=r"^events is one string \('cycles'\): give a list of event names$"):
+        observed_pairs(small, "cycles")  # was: unknown event 'c'

@@ -112,3 +112,6 @@ def test_validate_coverage_needs_a_method(methods):
         validate_coverage(methods=methods)
     with pytest.raises(InputError, match=r"^unknown interval method 'wilsn' \(use systematic, wilson, bound\)$"):
         validate_coverage(methods=("wilson", "wilsn"))
+    # one method as a string is that method, not its letters (was: unknown interval method 'w')
+    with pytest.raises(InputError, match=r"^unknown interval method 'wilsn' \(use systematic, wilson, bound\)$"):
+        validate_coverage(methods="wilsn")

@@ -78,7 +78,8 @@ def observed_pairs(readings: Readings, events: list[str] | None = None) -> pd.Da
     Raises
     ------
     InputError
-        An event not in ``readings``: the message names it (or them) and the known events.
+        An event not in ``readings``: the message names it (or them) and the known events; or
+        ``events`` given as one string.
 
     Examples
     --------
@@ -89,6 +90,8 @@ def observed_pairs(readings: Readings, events: list[str] | None = None) -> pd.Da
     """
     import pandas as pd
 
+    if isinstance(events, str):  # its letters are no events
+        raise InputError(f"events is one string ({events!r}): give a list of event names")
     events = list(events if events is not None else readings.events)
     support, pear, spear = observed_upper(readings, events)
     return pd.DataFrame({"runs_together": support, "pearson": pear, "spearman": spear}, index=pair_index(events))

@@ -439,6 +439,8 @@ def validate_coverage(
     options = options or CheckOptions()
     if not 0 < level < 1:
         raise InputError(f"confidence level must be in (0, 1), got {level}")
+    if isinstance(methods, str):  # one method by name, not its letters
+        methods = (methods,)
     if len(methods) == 0:
         raise InputError(f"methods is empty: give at least one interval method ({', '.join(METHODS)})")
     bad = [m for m in methods if m not in METHODS]
