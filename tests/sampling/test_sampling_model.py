@@ -132,3 +132,12 @@ def test_share_model_given_and_unknown_R():
 def test_share_model_errors(kwargs, match):
     with pytest.raises(InputError, match=match):
         model.share_model(**kwargs)
+
+
+def test_samples_needed_refuses_nan_shares_and_run_ratios_that_do_not_match_the_shares():
+    """A NaN share gave a count of -2^63, and shares and run ratios of other lengths numpy's broadcast error."""
+    with pytest.raises(InputError, match=r"^shares must lie in \[0, 1\]$"):
+        model.samples_needed([0.3, float("nan")], 0.01)
+    with pytest.raises(InputError, match=r"^one run ratio R per share: 2 shares, 3 run ratios$"):
+        model.samples_needed([0.3, 0.4], 0.01, R=[0.5, 1.5, 2.5])
+    assert model.samples_needed([0.3, 0.4], 0.01, R=0.5).shape == (2,)  # one R for all broadcasts

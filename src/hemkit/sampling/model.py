@@ -291,7 +291,7 @@ def samples_needed(share, half_width: float, level: float = 0.95, R=None) -> np.
     if not half_width > 0:
         raise InputError(f"half width must be positive, got {half_width}")
     p = np.asarray(share, dtype=float)
-    if np.any((p < 0) | (p > 1)):
+    if not np.all((p >= 0) & (p <= 1)):  # NaN too: it would come out as a count of -2^63
         raise InputError("shares must lie in [0, 1]")
     z = _z(level)
     if R is None:
@@ -300,6 +300,10 @@ def samples_needed(share, half_width: float, level: float = 0.95, R=None) -> np.
         r = np.asarray(R, dtype=float)
         if not np.all(r > 0):
             raise InputError(f"run ratios R must be positive, got {r[~(r > 0)][0]:g}")
+        try:
+            np.broadcast_shapes(p.shape, r.shape)
+        except ValueError:
+            raise InputError(f"one run ratio R per share: {p.size} shares, {r.size} run ratios") from None
         v1 = p * capture_variance(r) / r
     return np.ceil(z**2 * v1 / half_width**2).astype(np.int64)
 
