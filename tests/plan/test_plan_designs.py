@@ -16,8 +16,8 @@ from hemkit.plan import (
     hrm_design,
     hrm_plan,
     make_plan,
+    missing_pairs,
     much_design,
-    pairs_covered,
     schonheim_bound,
 )
 from hemkit.plan.exact import exact_covering
@@ -51,7 +51,7 @@ def test_planes_give_the_optimum_at_once(v, k, size, construction):
     p = covering_design(ev(v), k, search=QUICK)
     assert p.size == size == p.lower_bound == p.best_known
     assert p.optimal and p.diagnostics["construction"] == construction
-    assert pairs_covered(p.groups, ev(v)) == []
+    assert missing_pairs(p.groups, ev(v)) == []
     assert max(len(g) for g in p.groups) <= k
 
 
@@ -62,7 +62,7 @@ def test_planes_give_the_optimum_at_once(v, k, size, construction):
 def test_known_covering_sizes(v, k, size):
     """La Jolla Covering Repository sizes (k = 2 and 3 exact by formula)."""
     res = covering_design(ev(v), k, search=SearchOptions(time_budget=None, effort=0.3, exact_time=0))
-    assert pairs_covered(res.groups, ev(v)) == []
+    assert missing_pairs(res.groups, ev(v)) == []
     assert res.size == size == res.best_known
 
 
@@ -70,7 +70,7 @@ def test_known_covering_sizes(v, k, size):
 def test_exact_program_proves_small_cases(v, k, size):
     blocks, proven = exact_covering(Problem(ev(v), k, Constraints()), 10**6, 30.0)
     assert len(blocks) == size and proven
-    assert pairs_covered(Problem(ev(v), k, Constraints()).groups(blocks), ev(v)) == []
+    assert missing_pairs(Problem(ev(v), k, Constraints()).groups(blocks), ev(v)) == []
 
 
 def test_large_plans_meet_the_issue_targets_from_constructions():
@@ -80,7 +80,7 @@ def test_large_plans_meet_the_issue_targets_from_constructions():
         assert p.diagnostics["start_size"] <= most, (v, k, p.diagnostics)
         assert p.size <= p.diagnostics["start_size"]
         assert p.diagnostics["construction"].startswith("transversal design")
-        assert pairs_covered(p.groups, ev(v)) == []
+        assert missing_pairs(p.groups, ev(v)) == []
         assert max(len(g) for g in p.groups) <= k
         assert p.size >= schonheim_bound(v, k) == p.lower_bound
 
@@ -185,7 +185,7 @@ def test_much_designs_cover_every_pair_and_respect_constraints(case, seed):
         p = covering_design(events, pmcs, constraints=c, search=QUICK, seed=seed)
     except DesignError:
         return  # constraints no design satisfies: refused with a reason, never a wrong plan
-    assert pairs_covered(p.groups, events) == []
+    assert missing_pairs(p.groups, events) == []
     assert sorted({e for g in p.groups for e in g}) == sorted(events)
     _respects(p.groups, pmcs, c)
     assert p.size >= p.lower_bound >= 1
@@ -196,7 +196,7 @@ def test_much_designs_cover_every_pair_and_respect_constraints(case, seed):
 @given(v=st.integers(2, 70), k=st.integers(3, 9), seed=st.integers(0, 1000))
 def test_uniform_designs_cover_and_stay_near_the_bound(v, k, seed):
     p = covering_design(ev(v), k, search=QUICK, seed=seed)
-    assert pairs_covered(p.groups, ev(v)) == []
+    assert missing_pairs(p.groups, ev(v)) == []
     assert max(len(g) for g in p.groups) <= k
     assert p.lower_bound <= p.size <= 2 * p.lower_bound + 2
 
@@ -228,7 +228,7 @@ def test_hrm_designs_have_the_anchor_everywhere_and_every_event_once(case, seed)
 def test_fixed_event_in_every_group_and_budget():
     res = covering_design(ev(9), 6, constraints=Constraints(fixed="e0", budget=4), search=QUICK)
     assert all(g[0] == "e0" and len(g) <= 4 for g in res.groups)
-    assert pairs_covered(res.groups, ev(9)) == []
+    assert missing_pairs(res.groups, ev(9)) == []
     assert res.size == 11  # the fixed event takes one counter: 8 other events in groups of 3, C(8,3,2) = 11
     assert res.anchor == "e0"
 
@@ -236,7 +236,7 @@ def test_fixed_event_in_every_group_and_budget():
 def test_must_share_and_counter_restrictions():
     c = Constraints(must_share=[["e0", "e1"], ["e1", "e2"]], counters={"e3": [0], "e4": [0, 1]})
     res = covering_design(ev(8), 4, constraints=c, search=QUICK)
-    assert pairs_covered(res.groups, ev(8)) == []
+    assert missing_pairs(res.groups, ev(8)) == []
     assert res.perf_groups == [["e0", "e1", "e2"]]  # overlapping sets merged
     for g in res.groups:
         assert {"e0", "e1", "e2"} <= set(g) or not ({"e0", "e1", "e2"} & set(g))
@@ -348,7 +348,7 @@ def test_same_seed_same_plan_and_generators_accepted():
     b = covering_design(ev(22), 5, search=opts, seed=3)
     assert a.groups == b.groups and a.diagnostics["steps"] == b.diagnostics["steps"]
     c = covering_design(ev(22), 5, search=opts, seed=np.random.default_rng(3))
-    assert pairs_covered(c.groups, ev(22)) == []
+    assert missing_pairs(c.groups, ev(22)) == []
     assert much_design(ev(12), 5, search=opts, seed=1) == much_design(ev(12), 5, search=opts, seed=1)
 
 
@@ -360,12 +360,12 @@ def test_progress_shows_groups_against_the_bound_and_the_time_budget_holds():
     assert name == "MUCH plan" and total == 1.0
     assert f"{p.size} groups (bound {p.lower_bound})" in info
     assert p.diagnostics["stopped"] in ("time budget", "step budget", "optimal", "target")
-    assert pairs_covered(p.groups, ev(120)) == []
+    assert missing_pairs(p.groups, ev(120)) == []
 
 
 def test_time_budget_zero_means_constructions_only():
     p = covering_design(ev(40), 5, search=SearchOptions(time_budget=0, exact_time=0))
-    assert p.diagnostics["steps"] == 0 and pairs_covered(p.groups, ev(40)) == []
+    assert p.diagnostics["steps"] == 0 and missing_pairs(p.groups, ev(40)) == []
 
 
 def test_one_group_when_everything_fits():

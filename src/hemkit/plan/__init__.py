@@ -32,7 +32,7 @@ from hemkit.plan.designs import (
     make_plan,
     much_design,
 )
-from hemkit.plan.problem import Constraints, pairs_covered
+from hemkit.plan.problem import Constraints, missing_pairs
 from hemkit.plan.result import Plan
 
 __all__ = [
@@ -46,7 +46,7 @@ __all__ = [
     "hrm_design",
     "hrm_plan",
     "make_plan",
+    "missing_pairs",
     "much_design",
-    "pairs_covered",
     "schonheim_bound",
 ]

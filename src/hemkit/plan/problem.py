@@ -307,7 +307,7 @@ class Problem:
         return lb
 
 
-def pairs_covered(groups: Sequence[Sequence[str]], events: Sequence[str]) -> list[tuple[str, str]]:
+def missing_pairs(groups: Sequence[Sequence[str]], events: Sequence[str]) -> list[tuple[str, str]]:
     """Pairs of ``events`` never read in the same group (empty when the design covers all).
 
     Parameters
@@ -325,7 +325,7 @@ def pairs_covered(groups: Sequence[Sequence[str]], events: Sequence[str]) -> lis
 
     Examples
     --------
-    >>> pairs_covered([["a", "b"], ["b", "c"]], ["a", "b", "c"])
+    >>> missing_pairs([["a", "b"], ["b", "c"]], ["a", "b", "c"])
     [('a', 'c')]
     """
     index = {e: i for i, e in enumerate(events)}
@@ -339,4 +339,4 @@ def pairs_covered(groups: Sequence[Sequence[str]], events: Sequence[str]) -> lis
     return [(a, b) for (i, a), (j, b) in combinations(enumerate(events), 2) if not (together[i] >> j) & 1]
 
 
-__all__ = ["Constraints", "Problem", "check_events", "counter_match", "pairs_covered"]
+__all__ = ["Constraints", "Problem", "check_events", "counter_match", "missing_pairs"]

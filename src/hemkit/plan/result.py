@@ -31,7 +31,7 @@ import pandas as pd
 from hemkit.core.errors import InputError
 from hemkit.core.results import Result
 from hemkit.io.perf_files import core_pmu_of
-from hemkit.plan.problem import check_name, pairs_covered
+from hemkit.plan.problem import check_name, missing_pairs
 
 #: the keys of a plan file / :meth:`Plan.to_dict`
 PLAN_KEYS = (
@@ -257,7 +257,7 @@ class Plan(Result):
 
     def missing_pairs(self) -> list[tuple[str, str]]:
         """Pairs of events never read together (a MUCH plan has none)."""
-        return pairs_covered(self.groups, self.events)
+        return missing_pairs(self.groups, self.events)
 
     # ------------------------------------------------------------------- tables
     def summary(self) -> pd.DataFrame:
