@@ -20,6 +20,11 @@ rotated by k + K).  Printed per set and C, each scheme's mean over its five K:
   and pooled over the runs (as ``total_intervals`` pools them), and the pooled one over perf's;
 * coverage and width / error of the default's 90 % intervals with the shipped multipliers (fitted on
   runs listed alike), each run alone (with the other runs' spread) and pooled.
+
+With ``--held-out SERIES`` (the ``series.parquet`` of ``mpx_intervals.py`` over the same sets, runs listed
+alike) the multipliers of each workload's intervals are instead fitted on the series of every *other*
+workload in SERIES (leave one workload out), so that the intervals of runs listed apart are scored on
+workloads their multipliers never saw; ``--shifts 0`` scores one rotation of each scheme (faster).
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from hemkit.mpx.registry import DEFAULT_ESTIMATOR
 from hemkit.mpx.scores import markdown_table
 from hemkit.mpx.totals import POOLED, RUNS
 from mpx_intervals import _read as read_set  # benchmarks run as scripts from this folder
-from mpx_intervals import series_table, shipped
+from mpx_intervals import covered, series_table, shipped
 
 #: rotations of the event list tried per scheme (5 events a run in every set of these traces)
 SHIFTS = range(5)
@@ -75,13 +80,36 @@ def reorder(trace: pd.DataFrame, shift: int, varied: bool) -> pd.DataFrame:
     return tr.sort_values(["_run", "step", "_pos"], kind="stable").drop(columns=["_run", "_pos"])
 
 
-def scheme_scores(label: str, folder: str, trace: pd.DataFrame, pmcs: list[int], level: float) -> pd.DataFrame:
+def left_out(series: pd.DataFrame, fitted: pd.DataFrame, level: float) -> pd.DataFrame:
+    """Every row's interval with multipliers fitted on ``fitted``'s series of the other workloads (as
+    ``mpx_intervals.held_out`` fits them: the ``level`` quantile of ``z`` per estimator and count class)."""
+    fitted = fitted[fitted["q_as"] == fitted["estimator"]]  # a pooled estimator's unpooled rows: not twice
+    parts = []
+    for (label, workload), test in series.groupby(["set", "workload"], sort=False):
+        train = fitted[~((fitted["set"] == label) & (fitted["workload"] == workload))]
+        z_of = train.groupby(["estimator", "count_class"])["z"]
+        q_of = z_of.quantile(level, interpolation="higher")
+        for (est, cls), tt in test.groupby(["q_as", "count_class"]):
+            parts.append(covered(tt, float(q_of.get((est, cls), np.inf))))
+    return pd.concat(parts, ignore_index=True)
+
+
+def scheme_scores(
+    label: str,
+    folder: str,
+    trace: pd.DataFrame,
+    pmcs: list[int],
+    level: float,
+    shifts: list[int],
+    fitted: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     rows = []
     own, pooled, runs = DEFAULT_ESTIMATOR, DEFAULT_ESTIMATOR + POOLED, DEFAULT_ESTIMATOR + RUNS
     for varied in (False, True):
-        for k in SHIFTS:
+        for k in shifts:
             t = reorder(trace, k, varied)
-            res = shipped(series_table(label, folder, pmcs, [DEFAULT_ESTIMATOR, "fixed"], trace=t), level)
+            series = series_table(label, folder, pmcs, [DEFAULT_ESTIMATOR, "fixed"], trace=t)
+            res = shipped(series, level) if fitted is None else left_out(series, fitted, level)
             for c, g in res[res["truth"] > 0].groupby("pmcs"):
                 e = {name: g[g["estimator"] == name] for name in (own, pooled, runs, "fixed")}
                 med = {name: v["rel_err"].median() for name, v in e.items()}
@@ -110,14 +138,22 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/orders"))
     ap.add_argument("--pmcs", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--level", type=float, default=0.9)
+    ap.add_argument("--shifts", type=int, nargs="+", default=list(SHIFTS), help="rotations K of each scheme")
+    ap.add_argument(
+        "--held-out",
+        type=Path,
+        help="series.parquet of mpx_intervals.py (runs listed alike): "
+        "fit each workload's multipliers on the others' series instead of shipping them",
+    )
     args = ap.parse_args()
+    fitted = pd.read_parquet(args.held_out) if args.held_out else None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     frames = []
     for s in args.set:
         label, folder = s.split("=", 1)
-        frames.append(scheme_scores(label, folder, read_set(folder), args.pmcs, args.level))
+        frames.append(scheme_scores(label, folder, read_set(folder), args.pmcs, args.level, args.shifts, fitted))
         print(f"[{label}] {time.perf_counter() - t0:.0f} s", flush=True)
     allres = pd.concat(frames, ignore_index=True)
     allres.to_csv(out / "orders.csv", index=False)
