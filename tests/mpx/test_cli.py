@@ -150,6 +150,15 @@ def test_an_unknown_event_leaves_no_folder_and_an_existing_one_as_it_was(cli, ba
     bad_input(["mpx", "trace", "-e", "task-clok", "-o", old, "--", "true"], names=["'task-clok'"], watch=[old])
 
 
+def test_an_unknown_event_after_others_is_named_in_full_with_the_closest(bad_input, tmp_path, software_perf):
+    """perf shows a cut piece of the -e list (the message said '..-clock,page-fault'): each refused event of every
+    set is named in full, with the closest names, before a run."""
+    sets = ["-e", "task-clock,page-fault", "-e", "context-switches,kmem:kmallok"]
+    r = bad_input(["mpx", "trace", *sets, "-o", tmp_path / "t", "--", "true"], names=["'page-fault'", "'kmem:kmallok'"])
+    assert "(closest: page-faults" in r and "..-clock" not in r
+    assert not (tmp_path / "t").exists()
+
+
 def test_trace_lists_each_run_from_another_event_unless_told_otherwise(cli, tmp_path, software_perf):
     """perf multiplexes from the first events listed: run k lists the set from its k-th event (BENCHMARKS.md:
     pooled totals 13-15 % closer, each run's unseen start filled from the others)."""

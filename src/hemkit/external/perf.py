@@ -616,7 +616,8 @@ def perf_record(
         raise MeasurementError(f"perf record of {name} still running after {timeout:g} s; stopped") from None
     err = proc.stderr or ""
     m = re.search(r"event syntax error: '([^']*)'", err)
-    if m:
+    if m:  # perf shows a cut piece of the event: name it in full, with the closest names
+        check_perf_events([event], perf=exe)
         raise InputError(f"perf does not know the event {m.group(1)!r} (see 'perf list')")
     if "perf_event_paranoid" in err or "No permission" in err or "Permission denied" in err:
         raise SetupError(f"perf may not sample {event} here (see /proc/sys/kernel/perf_event_paranoid)")

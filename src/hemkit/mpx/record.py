@@ -40,7 +40,7 @@ from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
-from hemkit.external.perf import find_perf
+from hemkit.external.perf import check_perf_events, find_perf
 from hemkit.external.process import Program, describe_status, run
 from hemkit.io.atomic import check_output_dir
 from hemkit.io.traces import parse_trace, write_perf_text
@@ -235,6 +235,9 @@ def record_traces(
         raise InputError(f"workload name {name!r} cannot name a file")
     user_command(command, "-")  # the program exists, before anything is recorded
     perf = find_perf()
+    # every event perf refuses, named in full with the closest names, before a folder or a run (perf itself
+    # shows a cut piece of the -e list: 'page-fault' came out as '..-clock,page-fault')
+    check_perf_events([e for s in sets for e in s], perf=perf)
     created = not folder.exists()
     folder.mkdir(exist_ok=True)
     files: list[Path] = []
