@@ -203,3 +203,17 @@ def test_out_writes_where_output_would(cli, tmp_path, name):
     assert res.exit_code == 0, res.stderr
     assert "hemkit: warning: --out is deprecated; use -o/--output" in res.stderr
     assert (tmp_path / f"x{suffix}").stat().st_size > 100
+
+
+@pytest.mark.parametrize(
+    ("args", "suggested"),
+    [
+        (["mpx", "estimate", "m.csv", "--total", "t.csv"], "Did you mean '--totals'?"),
+        (["mpx", "estimate", "m.csv", "--ou", "e.csv"], "Did you mean '--output'?"),
+        (["merge", "x.csv", "--outpt", "y.csv"], "'--output'"),
+    ],
+)
+def test_a_typo_is_pointed_to_the_options_help_shows_not_the_hidden_old_spellings(bad_input, args, suggested):
+    """Click suggested the deprecated --out next to --totals for --total (the old spellings are hidden)."""
+    line = bad_input(args, names=[suggested])
+    assert not any(f"'{old}'" in line for old in OLD_SPELLINGS)

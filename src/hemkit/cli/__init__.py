@@ -134,8 +134,12 @@ def _sigterm_as_interrupt() -> Any:
 
 def _usage_message(exc: click.UsageError) -> str:
     """Click's usage error as one line that names the option and the command."""
-    msg = exc.format_message() if hasattr(exc, "format_message") else str(exc)
     ctx = exc.ctx
+    if isinstance(exc, click.NoSuchOption) and exc.possibilities and ctx is not None:
+        # a typo's suggestions are the options --help shows, not the old spellings kept hidden (--out)
+        hidden = {o for p in ctx.command.params if getattr(p, "hidden", False) for o in (*p.opts, *p.secondary_opts)}
+        exc.possibilities = [p for p in exc.possibilities if p not in hidden] or None  # type: ignore[misc]
+    msg = exc.format_message() if hasattr(exc, "format_message") else str(exc)
     where = f" (see '{ctx.command_path} --help')" if ctx is not None and ctx.command_path else ""
     return f"{msg}{where}"
 
