@@ -105,6 +105,15 @@ def test_every_event_counted_the_whole_run_gives_exact_totals_even_when_zero():
     assert (t["lower"] == t["upper"]).all() and (t["total"] == _truth(m)).all()
 
 
+def test_exact_totals_are_not_said_to_be_scaled_by_the_runs():
+    """On a counter the whole run, a total is exact: its line said '20 exact, 20 scaled by how far ... runs spread'."""
+    tr = pd.concat([synthetic_trace(runs=1, steps=40, events=3, seed=s).assign(run=f"r{s}") for s in range(4)])
+    blind = emulate(tr.assign(workload="w"), 3).without_truth()
+    res = total_intervals(blind, make_estimator("checked").estimate(blind))
+    assert (res.table["gaps"] == 0).all() and (res.table["scale_from"] == "run").all()
+    assert res.line() == "12 checked totals with 0.9 intervals (12 exact)"
+
+
 def test_an_event_whose_slices_all_read_zero_has_no_upper_bound():
     """Counts that fell only while it was off its counter are invisible: the interval says so (inf), not [0, 0]."""
     tr = _constant_trace()

@@ -1052,15 +1052,15 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
     used = {c: multiplier(name, level, c) for c in Q_CLASSES}
     q = np.array([used[c] for c in classes], float)
     scale_from = np.full(len(totals), "run", dtype=object)
+    exact = parts["gap_size"].to_numpy() <= 0  # on a counter the whole run: nothing was estimated
     if name + RUNS in MULTIPLIERS:  # where the workload's other runs say how far the runs' totals spread
-        with_runs = runs_scale_applies(keys, name, totals, parts)
+        with_runs = runs_scale_applies(keys, name, totals, parts) & ~exact
         q_runs = {c: multiplier(name + RUNS, level, c) for c in Q_CLASSES}
         q = np.where(with_runs, np.array([q_runs[c] for c in classes], float), q)
         scale = np.where(with_runs, parts["scale_runs"].to_numpy(), scale)
         scale_from[with_runs] = "runs"
         if with_runs.any():
             used.update({c + RUNS: q_runs[c] for c in Q_CLASSES})
-    exact = parts["gap_size"].to_numpy() <= 0  # on a counter the whole run: nothing was estimated
     with np.errstate(invalid="ignore"):
         half = np.where(exact, 0.0, np.where(np.isinf(q), np.inf, np.where(scale > 0, q * scale, 0.0)))
     own = totals.copy()
