@@ -6,7 +6,7 @@ import click
 import pytest
 
 from hemkit.cli import COMMANDS, SUMMARIES, main
-from hemkit.cli._options import OLD_SPELLINGS, AliasOption, alias, output_option
+from hemkit.cli._options import OLD_SPELLINGS, AliasOption, TablePath, alias, output_option
 
 FORBIDDEN = {"--out", "--png", "--plots", "--R", "--repeats", "--counters", "--n-pmcs", "--repetitions", "--nsims"}
 
@@ -139,14 +139,15 @@ def test_old_spelling_works_on_every_command_with_the_new_one(name, old, new, ca
     alias_opt = next(p for p in cmd.params if old in p.opts)
     assert alias_opt.hidden and isinstance(alias_opt, AliasOption)
     target = next(p for p in cmd.params if new in p.opts and not p.hidden)
-    value = "2" if isinstance(target.type, click.IntRange) else "f.png"
+    suffix = ".csv" if isinstance(target.type, TablePath) else ".png"  # a table is CSV or Parquet
+    value = "2" if isinstance(target.type, click.IntRange) else "f" + suffix
     ctx = cmd.make_context(name, [old, value], resilient_parsing=True)
     expected = target.type_cast_value(ctx, [value] if target.multiple else value)
     assert ctx.params[target.name] == expected
     shown = "/".join(sorted(target.opts, key=len))
     assert capsys.readouterr().err == f"hemkit: warning: {old} is deprecated; use {shown}\n"
     # the new spelling still wins when both are given
-    other = "3" if value == "2" else "g.png"
+    other = "3" if value == "2" else "g" + suffix
     ctx = cmd.make_context(name, [new, other, old, value], resilient_parsing=True)
     got = ctx.params[target.name]
     assert (other in [str(v) for v in got]) if target.multiple else str(got) == other
@@ -217,3 +218,21 @@ def test_a_typo_is_pointed_to_the_options_help_shows_not_the_hidden_old_spelling
     """Click suggested the deprecated --out next to --totals for --total (the old spellings are hidden)."""
     line = bad_input(args, names=[suggested])
     assert not any(f"'{old}'" in line for old in OLD_SPELLINGS)
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["export", "{src}", "-o", "{tmp}/x.xlsx"], ["'-o' / '--output'", "x.xlsx", "name it .csv or .parquet"]),
+        (["merge", "{src}", "-o", "{tmp}/m.csv", "--pair-intervals", "{tmp}/p.tsv"], ["'--pair-intervals'", "p.tsv"]),
+        (["compare", "{src}", "{src}", "--pairs", "{tmp}/p.json"], ["'--pairs'", "p.json"]),
+        (["mpx", "estimate", "{src}", "-o", "{tmp}/e.csv", "--totals", "{tmp}/t.json"], ["'--totals'", "t.json"]),
+    ],
+)
+def test_a_table_output_named_for_another_format_is_refused_before_any_work(bad_input, tmp_path, args, names):
+    """Every table was written as CSV under any name but .parquet: x.xlsx held CSV text."""
+    src = tmp_path / "in" / "t.csv"
+    src.parent.mkdir()
+    src.write_text("group,run,event,value\n1,1,a,1\n")
+    args = [a.format(src=src, tmp=tmp_path) for a in args]
+    bad_input(args, names=names, watch=[tmp_path])

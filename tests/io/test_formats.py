@@ -212,3 +212,18 @@ def test_duplicate_header_is_refused_once_for_every_table(tmp_path):
     path.write_text("a,b,a\n1,2,3\n")
     with pytest.raises(InputError, match=r"d.csv: column 'a' appears twice"):
         read_table(path)
+
+
+@pytest.mark.parametrize("name", ["t.xlsx", "t.JSON", "t.tsv", "t.feather", "t.db"])
+def test_a_table_named_for_another_format_is_refused_and_not_written(tmp_path, name):
+    """hemkit wrote CSV text into t.xlsx, which no spreadsheet opens: refused, naming the file and the fix."""
+    from hemkit.core.errors import OutputError
+
+    with pytest.raises(
+        OutputError, match=r"hemkit writes tables as CSV or Parquet, not \.\w+; name it \.csv or \.parquet"
+    ):
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+    for ok in ("t.csv", "t.txt", "t.csv.gz", "t", "t.pq"):  # CSV under any other name, Parquet by suffix
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / ok)
+        assert read_table(tmp_path / ok)["a"].tolist() == [1]

@@ -233,9 +233,14 @@ OPTIONS = {
 CASES = [(cmd, opt) for cmd, opts in OPTIONS.items() for opt in opts]
 
 
+def _name(opt: str) -> str:
+    """A file name for ``opt``: a table (-o) is CSV or Parquet, a figure PNG."""
+    return "out.csv" if opt == "-o" else "out.png"
+
+
 @pytest.mark.parametrize("cmd, opt", CASES)
 def test_output_in_a_missing_folder(bad_input, tmp_path, cmd, opt):
-    target = tmp_path / "nope" / "out.png"
+    target = tmp_path / "nope" / _name(opt)
     bad_input(
         ["sampling", *COMMANDS[cmd], opt, target],
         names=[f"{target}: folder {tmp_path / 'nope'} does not exist"],
@@ -259,7 +264,7 @@ def test_output_to_dev_full(bad_input, tmp_path, cmd, opt):
 
 @pytest.mark.parametrize("cmd, opt", CASES)
 def test_output_in_a_read_only_place(bad_input, readonly_dir, cmd, opt):
-    target = readonly_dir / "out.png"
+    target = readonly_dir / _name(opt)
     bad_input(
         ["sampling", *COMMANDS[cmd], opt, target],
         names=[f"{target}: cannot write in {readonly_dir}"],

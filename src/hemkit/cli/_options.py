@@ -45,13 +45,29 @@ def _defaults(default: Any) -> dict[str, Any]:
     return {} if default is None else {"default": default, "show_default": True}
 
 
+class TablePath(click.Path):
+    """A table file to write (CSV or Parquet by suffix): a name of another format is refused at once."""
+
+    def __init__(self, *, dir_okay: bool = False) -> None:
+        super().__init__(dir_okay=dir_okay)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from hemkit.core.errors import OutputError
+        from hemkit.io.formats import check_table_name
+
+        try:
+            check_table_name(value)
+        except OutputError as exc:
+            self.fail(str(exc), param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def output_option(
-    help: str = "Write the result here.", *, required: bool = False, default: str | None = None
+    help: str = "Write the result here.", *, required: bool = False, default: str | None = None, table: bool = False
 ) -> Callable[[F], F]:
-    """``-o/--output FILE``."""
-    return click.option(
-        "-o", "--output", type=click.Path(dir_okay=False), required=required, help=help, **_defaults(default)
-    )
+    """``-o/--output FILE``; ``table``: a table (CSV or Parquet), whose name may not be another format's."""
+    kind = TablePath() if table else click.Path(dir_okay=False)
+    return click.option("-o", "--output", type=kind, required=required, help=help, **_defaults(default))
 
 
 def plot_option(what: str = "", help: str = "Write the figure here (PNG, SVG or PDF by suffix).") -> Callable[[F], F]:

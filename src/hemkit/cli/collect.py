@@ -304,7 +304,7 @@ def _export(source: str | list[str], output: str, **options: Any) -> None:
 
 @click.command("export")
 @readings_inputs(required=True)
-@output_option(help="The tidy file to write: .parquet/.pq for Parquet, else CSV.", required=True)
+@output_option(help="The tidy file to write: .parquet/.pq for Parquet, else CSV.", required=True, table=True)
 def export(inputs, output, pmcs, codes, drop_constant):
     """Write readings INPUT (collection databases, perf stat files or folders, a table) as one tidy file.
 

@@ -13,6 +13,7 @@ import click
 
 from hemkit.cli._options import (
     LEVEL,
+    TablePath,
     distinct_outputs,
     output_option,
     plot_option,
@@ -42,8 +43,8 @@ def _read(path: str, side: str, **options: Any) -> Any:
 @click.argument("b", type=click.Path(dir_okay=True))
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Interval level; FDR is 1 - level.")
 @seed_option()
-@output_option("Write the per-event table (CSV, or Parquet by suffix).")
-@click.option("--pairs", type=click.Path(dir_okay=False), help="Write the per-pair correlation changes here.")
+@output_option("Write the per-event table (CSV, or Parquet by suffix).", table=True)
+@click.option("--pairs", type=TablePath(), help="Write the per-pair correlation changes here.")
 @plot_option(help="Figure: ratio B / A per event with intervals, changed events marked.")
 @plot_option("power", help="Figure: smallest detectable change per event, and runs a 1 % change needs.")
 @readings_input_options

@@ -121,7 +121,9 @@ def derive() -> None:
 )
 @click.option("--kernel-mode", is_flag=True, help="perf: also count kernel mode (default: user mode only, :u).")
 @seed_option()
-@output_option("Write the measurements here (CSV, or Parquet by suffix).", default="derive-measurements.csv")
+@output_option(
+    "Write the measurements here (CSV, or Parquet by suffix).", default="derive-measurements.csv", table=True
+)
 @quiet_option()
 def run(
     family, backend, events, runs, iterations, cache, jobs, group, threads, kernel_mode, seed, output, quiet,

@@ -122,7 +122,7 @@ def _method_options(names: list[str], impute: str | None, anchor: str | None = N
     help="Reference: a truth table (all events read in the same runs) or grouped readings.",
 )
 @readings_input_options
-@output_option("Write the per-pair table (CSV or Parquet).")
+@output_option("Write the per-pair table (CSV or Parquet).", table=True)
 @plot_option(help="Figure: sorted per-pair differences (MUCH paper, Fig. 5).")
 def pairs(
     merged: str,
@@ -170,7 +170,7 @@ def pairs(
 @click.option("--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together.")
 @seed_option()
 @cluster_option("Merge each method as a task")
-@output_option("Write the per-pair table (CSV or Parquet).")
+@output_option("Write the per-pair table (CSV or Parquet).", table=True)
 @plot_option(help="Figure: sorted per-pair differences per method (MUCH paper, Fig. 5).")
 @quiet_option()
 def holdout(
@@ -239,7 +239,7 @@ def holdout(
 @click.option("--level", type=LEVEL, help="Also score per-pair intervals at this level.")
 @seed_option()
 @cluster_option("Run the splits and merges as tasks")
-@output_option("Write the per-split table (CSV or Parquet).")
+@output_option("Write the per-split table (CSV or Parquet).", table=True)
 @quiet_option()
 def study(
     truth: tuple[str, ...],

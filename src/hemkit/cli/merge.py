@@ -16,6 +16,7 @@ import click
 from hemkit.cli._merging import MERGE_METHODS, MergeChoice, merge_options
 from hemkit.cli._options import (
     LEVEL,
+    TablePath,
     check_input_options,
     distinct_outputs,
     output_option,
@@ -80,8 +81,8 @@ def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
 )
 @merge_options(anchor_help="HRM anchor event (read in every group). Bundled data: PROCESSOR_CYCLES.")
 @seed_option()
-@output_option("Write the merged table (CSV, or Parquet by suffix).")
-@click.option("--pair-intervals", type=click.Path(dir_okay=False), help="Write per-pair intervals (CSV or Parquet).")
+@output_option("Write the merged table (CSV, or Parquet by suffix).", table=True)
+@click.option("--pair-intervals", type=TablePath(), help="Write per-pair intervals (CSV or Parquet).")
 @click.option("--level", type=LEVEL, default=0.9, show_default=True, help="Level of --pair-intervals.")
 @plot_option(help="Figure: merged vs observed correlation per pair (with intervals).")
 @quiet_option()

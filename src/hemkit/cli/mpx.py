@@ -15,6 +15,7 @@ import click
 from hemkit.cli._options import (
     LEVEL,
     PMCS,
+    TablePath,
     output_option,
     plot_option,
     quiet_option,
@@ -172,7 +173,9 @@ def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, same_
 @click.option("--shift", type=click.IntRange(1, 64), default=1, show_default=True, help="Positions per rotation.")
 @click.option("--offset", type=click.IntRange(0, 64), default=0, show_default=True, help="Starting rotation position.")
 @trace_inputs
-@output_option("Multiplexed series (CSV or Parquet): run, step, event, raw, enabled, running, truth.", required=True)
+@output_option(
+    "Multiplexed series (CSV or Parquet): run, step, event, raw, enabled, running, truth.", required=True, table=True
+)
 def emulate(trace_files, pmcs, period, shift, offset, workload, pattern, wraps, output):
     """Emulate multiplexing of OCOE traces on --pmcs counters (the truth is kept beside)."""
     from hemkit.io.atomic import check_output
@@ -284,13 +287,13 @@ def _split(text: str) -> tuple[float, float, float]:
 @click.argument("mpx_files", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option("-m", "--estimator", "spec", default=None, help=f"{ESTIMATOR_HELP}; default checked.")
 @trace_inputs
-@output_option("Estimates (CSV or Parquet): run, step, event, estimate.", required=True)
+@output_option("Estimates (CSV or Parquet): run, step, event, estimate.", required=True, table=True)
 @click.option(
     "--totals",
     "totals_path",
     default=None,
     metavar="FILE",
-    type=click.Path(),
+    type=TablePath(dir_okay=True),  # a folder: refused by the output checks, naming --totals
     help="Also write each (run, event) total with an interval (CSV or Parquet): run, event, total, lower, "
     "upper, perf_total (perf's scaled total), counted, ...",
 )
@@ -380,7 +383,7 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
 )
 @plot_option("ra", help="RA per event and estimator, as bars.")
 @click.option("--plot-run", default=None, help="The run the --plot figure shows (default: the first).")
-@output_option("Per-series scores (CSV or Parquet).")
+@output_option("Per-series scores (CSV or Parquet).", table=True)
 @quiet_option()
 def score(
     trace_files,

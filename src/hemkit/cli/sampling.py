@@ -118,7 +118,7 @@ def sampling() -> None:
     "--noise", type=NON_NEGATIVE, default=0.0, show_default=True, help="SD s of noise on the unit of events (Eq. 10)."
 )
 @seed_option()
-@output_option("Write the table(s) here (CSV, or Parquet by suffix).")
+@output_option("Write the table(s) here (CSV, or Parquet by suffix).", table=True)
 @plot_option("sd", "Figure: SD of the profiled shares against R (simulated, model, exact).")
 @plot_option("means", "Figure: mean profiled share against the true share.")
 @plot_option("histogram", "Figure: histogram of profiled shares (the paper's Fig. 11 with --paper).")
@@ -222,7 +222,7 @@ def simulate(
     "periodic sampling); wilson: binomial (too wide for long runs); bound: Poisson bound valid for any run length.",
 )
 @click.option("--top", type=POSITIVE, default=20, show_default=True, help="Rows to show (and to plot).")
-@output_option("Write the full table here (CSV, or Parquet by suffix).")
+@output_option("Write the full table here (CSV, or Parquet by suffix).", table=True)
 @plot_option(help="Figure: bars of the largest shares with their intervals.")
 @quiet_option()
 def profile(source, by, comm, event, level, method, top, output, plot, quiet):
@@ -274,7 +274,7 @@ def profile(source, by, comm, event, level, method, top, output, plot, quiet):
     help="Also give the samples needed for an interval of +- this width.",
 )
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Confidence level.")
-@output_option("Write the table here (CSV, or Parquet by suffix).")
+@output_option("Write the table here (CSV, or Parquet by suffix).", table=True)
 @plot_option(help="Figure: expected shares with their intervals.")
 @alias("--R", "ratios", "--ratio", type=POSITIVE_FLOAT, multiple=True)
 def model(shares, ratios, samples, half_width, level, output, plot):
@@ -315,7 +315,7 @@ def model(shares, ratios, samples, half_width, level, output, plot):
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Confidence level.")
 @click.option("--method", "methods", type=METHOD, multiple=True, help="Interval method(s); default all three.")
 @seed_option()
-@output_option("Write every case here (CSV, or Parquet by suffix).")
+@output_option("Write every case here (CSV, or Parquet by suffix).", table=True)
 @plot_option(help="Figure: coverage per setting and method against the nominal level.")
 @quiet_option()
 def check(periods, freqs, granularities, threads, runs, event, level, methods, seed, output, plot, quiet):
@@ -365,7 +365,7 @@ def check(periods, freqs, granularities, threads, runs, event, level, methods, s
 @click.option("--event", help="Only samples of this event (default: the most sampled one of several).")
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Interval level; FDR is 1 - level.")
 @click.option("--top", type=POSITIVE, default=20, show_default=True, help="Rows to show (and to plot).")
-@output_option("Write the full table here (CSV, or Parquet by suffix).")
+@output_option("Write the full table here (CSV, or Parquet by suffix).", table=True)
 @plot_option(help="Figure: the largest share changes with their intervals, changed ones marked.")
 @quiet_option()
 def diff(a, b, by, comm, event, level, top, output, plot, quiet):

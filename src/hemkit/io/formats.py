@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 
-from hemkit.core.errors import InputError
+from hemkit.core.errors import InputError, OutputError
 
 # ------------------------------------------------------------------ names and magic numbers
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -62,6 +62,47 @@ def is_parquet_name(path: str | os.PathLike[str]) -> bool:
     (True, False)
     """
     return os.fspath(path).lower().endswith(PARQUET_SUFFIXES)
+
+
+#: names of other formats: a table hemkit writes (CSV or Parquet) under one of them would only pretend to be it
+OTHER_TABLE_SUFFIXES = (
+    ".xlsx", ".xls", ".ods", ".json", ".jsonl", ".tsv", ".feather", ".arrow", ".h5", ".hdf5", ".pkl", ".pickle",
+    ".npy", ".npz", ".html", ".htm", ".db", ".sqlite", ".toml", ".yaml", ".yml", ".png", ".svg", ".pdf",
+)  # fmt: skip
+
+
+def check_table_name(path: str | os.PathLike[str], what: str = "") -> None:
+    """Refuse a table file named for another format: hemkit writes tables as CSV or Parquet (by suffix).
+
+    Any other name is written as CSV (``t.txt``, ``t.csv.gz``, no suffix), but a name of another
+    format (``.xlsx``, ``.json``, ``.tsv``, ...) would hold CSV text that its program cannot open.
+
+    Parameters
+    ----------
+    path : path
+        The table file to be written.
+    what : str
+        How to name it in the message; default just the path.
+
+    Raises
+    ------
+    OutputError
+        Naming the file and the suffixes to use.
+
+    Examples
+    --------
+    >>> check_table_name("t.csv"), check_table_name("t.PQ"), check_table_name("t.txt")
+    (None, None, None)
+    >>> check_table_name("t.xlsx")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.OutputError: t.xlsx: hemkit writes tables as CSV or Parquet, not .xlsx; name it .csv or .parquet
+    """
+    name = os.fspath(path)
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix in OTHER_TABLE_SUFFIXES:
+        label = f"{what} {name}" if what else name
+        raise OutputError(f"{label}: hemkit writes tables as CSV or Parquet, not {suffix}; name it .csv or .parquet")
 
 
 def check_version(source: str | os.PathLike[str], found: object, current: int, what: str) -> int:

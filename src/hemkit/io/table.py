@@ -30,7 +30,14 @@ import numpy as np
 
 from hemkit.core.errors import InputError
 from hemkit.io.atomic import atomic_path
-from hemkit.io.formats import PARQUET_MAGIC, TABLE_VERSION, TABLE_VERSION_KEY, check_version, is_parquet_name
+from hemkit.io.formats import (
+    PARQUET_MAGIC,
+    TABLE_VERSION,
+    TABLE_VERSION_KEY,
+    check_table_name,
+    check_version,
+    is_parquet_name,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -233,7 +240,8 @@ def write_table(table: pd.DataFrame | Mapping[str, np.ndarray], path: PathLike, 
     Raises
     ------
     OutputError
-        ``path`` refused by :func:`hemkit.io.atomic.check_output`, or the file cannot be written.
+        ``path`` refused by :func:`hemkit.io.atomic.check_output` or named for another format
+        (:func:`hemkit.io.formats.check_table_name`), or the file cannot be written.
 
     Examples
     --------
@@ -247,6 +255,7 @@ def write_table(table: pd.DataFrame | Mapping[str, np.ndarray], path: PathLike, 
     'a\\n1.5\\n2.0\\n'
     """
     path = Path(os.fspath(path))
+    check_table_name(path, what)
     parquet = is_parquet_name(path)
     with atomic_path(path, inputs=inputs, what=what) as tmp:
         if isinstance(table, Mapping):
