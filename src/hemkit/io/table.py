@@ -226,7 +226,8 @@ def write_table(table: pd.DataFrame | Mapping[str, np.ndarray], path: PathLike, 
     table : DataFrame or mapping of str -> numpy.ndarray
         The table, or its columns of numbers (all of one length).
     path : path
-        The file; a ``.parquet`` (or ``.pq``) name writes Parquet, any other CSV.
+        The file; a ``.parquet`` (or ``.pq``) name writes Parquet, any other CSV, but for a name of
+        another format (``.xlsx``, ``.json``, ...: :func:`hemkit.io.formats.check_table_name`).
     inputs : paths
         Files the command reads; the output may not be one of them.
     what : str
