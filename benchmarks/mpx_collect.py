@@ -15,7 +15,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh14 --out ~/mpx-data/fresh14 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh15 --out ~/mpx-data/fresh15 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh16 --out ~/mpx-data/fresh16 --runs 4
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh17 --out ~/mpx-data/fresh17 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh17 --out ~/mpx-data/fresh17 --runs 4
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh18 --out ~/mpx-data/fresh18 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -677,6 +678,27 @@ def fresh17_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh18_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A nineteenth, disjoint set of programs (issue 26, recorded when ``fresh17`` had been scored)."""
+    made = scratch / "fresh18"
+    made.mkdir(parents=True, exist_ok=True)
+    # set-up, once: a small ext4 image for blkid and wipefs to read
+    img = str(made / "fs.img")
+    subprocess.run(["truncate", "-s", "16M", img], check=True)
+    subprocess.run(["mke2fs", "-q", "-F", img], check=True)
+    m, text = str(made), str(inputs["text"])
+    return {
+        "mke2fs": ["sh", "-c", f"for i in $(seq 30); do truncate -s 8M {m}/x.img; mke2fs -q -F {m}/x.img; done"],
+        "blkid": ["sh", "-c", f"for i in $(seq 300); do blkid -p {img} > /dev/null; done"],
+        "wipefs": ["sh", "-c", f"for i in $(seq 300); do wipefs {img} > /dev/null; done"],
+        "ngettext": ["sh", "-c", "for i in $(seq 500); do ngettext -d coreutils file files 2 > /dev/null; done"],
+        "streamzip": ["sh", "-c", f"for i in 1 2; do streamzip < {text} > {m}/t.zip; done"],
+        "prlimit": ["sh", "-c", "for i in $(seq 500); do prlimit > /dev/null; done"],
+        "uptime": ["sh", "-c", "for i in $(seq 600); do uptime > /dev/null; done"],
+        "colcrt": ["sh", "-c", f"for i in 1 2 3; do colcrt {text} > /dev/null; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -700,6 +722,7 @@ def main() -> None:
         "fresh15": fresh15_workloads,
         "fresh16": fresh16_workloads,
         "fresh17": fresh17_workloads,
+        "fresh18": fresh18_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

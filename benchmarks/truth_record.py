@@ -18,6 +18,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh15 --runs 300    # a fifteenth, after the fourteenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh16 --runs 300    # a sixteenth, after the fifteenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh17 --runs 300    # a seventeenth, after the sixteenth
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh18 --runs 300    # an eighteenth, after the 17th
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -45,7 +46,7 @@ scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fre
 when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
 ``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
 ``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
-``--fresh17`` when ``fresh16`` had.
+``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had.
 """
 
 from __future__ import annotations
@@ -669,6 +670,31 @@ def fresh17_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh18_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """An eighteenth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s = str(scratch)
+    img = f"{s}/fs.img"  # a small ext4 image to check, dump and list
+    subprocess.run(["truncate", "-s", "16M", img], check=True)
+    subprocess.run(["mke2fs", "-q", "-F", img], check=True)
+    with open(scratch / "s.xz", "wb") as f:  # numbers to grep in, compressed
+        seq = subprocess.run(["seq", "1", "300000"], capture_output=True, check=True).stdout
+        f.write(subprocess.run(["xz", "-1"], input=seq, capture_output=True, check=True).stdout)
+    (scratch / "ph").mkdir()
+    libs = "/usr/lib/x86_64-linux-gnu/*.so*"
+    return {
+        "e2fsck": (["e2fsck", "-fn", img], False),
+        "dumpe2fs-corunner": (["sh", "-c", f"dumpe2fs {img} 2>/dev/null | wc -l"], True),
+        "debugfs": (["sh", "-c", f"debugfs -R 'ls -l /' {img} 2>/dev/null | wc -l"], False),
+        "h2ph": (["h2ph", "-d", f"{s}/ph", "/usr/include/stdio.h", "/usr/include/string.h"], False),
+        "fincore": (["sh", "-c", f"fincore {libs} | wc -l"], False),
+        "tput-loop": (["sh", "-c", "for i in $(seq 50); do tput -T xterm cols; done | wc -l"], False),
+        "xzgrep": (["xzgrep", "-c", "99", f"{s}/s.xz"], False),
+        # input size drawn per run
+        "mcookie-varied": (["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do mcookie; done | wc -l"], False),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -710,6 +736,7 @@ def main() -> None:
         "fresh15": fresh15_workloads,
         "fresh16": fresh16_workloads,
         "fresh17": fresh17_workloads,
+        "fresh18": fresh18_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
