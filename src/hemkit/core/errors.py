@@ -69,6 +69,33 @@ class HemkitError(Exception):
     details : sequence of str, optional
         The whole list when the message names only the first items (every pair never read
         together, one per line): the command line writes it to a file and names the file.
+
+    Attributes
+    ----------
+    message : str
+        The message without the fixes.
+    fixes : tuple of Fix
+        The parameters that would get past it.
+    details : tuple of str
+        The whole list the message shortens, if any.
+
+    Examples
+    --------
+    Every error hemkit raises for a user's input or machine is a :class:`HemkitError`, so one
+    ``except`` catches them all; the command line prints ``hemkit: error: MESSAGE``:
+
+    >>> from hemkit.core.rng import as_generator
+    >>> try:
+    ...     as_generator(-1)
+    ... except HemkitError as exc:
+    ...     print(f"hemkit: error: {exc}")
+    hemkit: error: seed must be a non-negative integer, got -1
+
+    A fix is appended to the message (``str``) and kept apart from it (``message``):
+
+    >>> exc = HemkitError("event 'a' is constant", fix=Fix("drop_constant", True))
+    >>> str(exc), exc.message, exc.fixes[0].library()
+    ("event 'a' is constant; pass drop_constant=True", "event 'a' is constant", 'drop_constant=True')
     """
 
     def __init__(
@@ -93,27 +120,108 @@ class HemkitError(Exception):
 
 
 class InputError(HemkitError, ValueError):
-    """Input data or a parameter value is wrong (names the file, group, run, event or parameter)."""
+    """Input data or a parameter value is wrong (names the file, group, run, event or parameter).
+
+    Also a :class:`ValueError`, so code that catches that keeps working.
+
+    Examples
+    --------
+    >>> from hemkit.core.rng import as_generator
+    >>> try:
+    ...     as_generator(2.5)
+    ... except ValueError as exc:
+    ...     print(type(exc).__name__, isinstance(exc, HemkitError), "|", exc)
+    InputError True | seed must be a non-negative integer, a numpy Generator or None, got 2.5
+    """
 
 
 class OutputError(HemkitError, OSError):
-    """An output cannot be written where it was asked for."""
+    """An output cannot be written where it was asked for.
+
+    Raised before any work is done, when the place is checked; also an :class:`OSError`.
+
+    Examples
+    --------
+    >>> from hemkit.io.atomic import check_output
+    >>> try:
+    ...     check_output("/no/such/folder/out.csv")
+    ... except HemkitError as exc:
+    ...     print(type(exc).__name__, isinstance(exc, OSError), "|", exc)
+    OutputError True | /no/such/folder/out.csv: folder /no/such/folder does not exist
+    """
 
 
 class MeasurementError(HemkitError):
-    """A measurement failed: the program, perf or valgrind, or the counts it gave."""
+    """A measurement failed: the program, perf or valgrind, or the counts it gave.
+
+    Examples
+    --------
+    A measured program that outlives its time limit is stopped, and the measurement fails:
+
+    >>> from hemkit.external.process import run
+    >>> try:
+    ...     run(["sleep", "5"], timeout=0.2)
+    ... except HemkitError as exc:
+    ...     print(type(exc).__name__, "|", exc)
+    MeasurementError | sleep: still running after 0.2 s; stopped
+    """
 
 
 class DesignError(HemkitError):
-    """No design (plan) satisfies the events, counters and constraints asked for."""
+    """No design (plan) satisfies the events, counters and constraints asked for.
+
+    Examples
+    --------
+    With one counter no two events are ever read together, so no MUCH plan exists:
+
+    >>> from hemkit.plan import covering_design
+    >>> try:
+    ...     covering_design(["a", "b", "c"], 1)
+    ... except HemkitError as exc:
+    ...     print(type(exc).__name__, "|", exc.message.split(";")[0])
+    DesignError | groups of 1 event(s) read no pair together
+    """
 
 
 class SetupError(HemkitError):
-    """A tool hemkit needs is missing or unusable on this machine."""
+    """A tool hemkit needs is missing or unusable on this machine.
+
+    The message says what is missing and how to install it.
+
+    Examples
+    --------
+    >>> from hemkit.external.process import find_tool
+    >>> try:
+    ...     find_tool("no-such-perf", env="HEMKIT_NO_SUCH_VARIABLE", default="perf", install="apt install linux-perf")
+    ... except HemkitError as exc:
+    ...     print(type(exc).__name__, "|", exc)
+    SetupError | perf not found ('no-such-perf'); install it (apt install linux-perf)
+    """
 
 
 class HemkitWarning(UserWarning):
-    """Something was done on the user's behalf that they should know about."""
+    """Something was done on the user's behalf that they should know about.
+
+    Examples
+    --------
+    Cleaning a trace drops a broken run (its count far below the other runs') and says so:
+
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from hemkit.mpx.traces import clean_runs
+    >>> trace = pd.DataFrame(
+    ...     {"run": list("aabbcc"), "step": [0, 1] * 3, "event": "e", "value": [500.0] * 4 + [1.0] * 2}
+    ... )
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     kept = clean_runs(trace, tail_steps=0)
+    >>> caught[0].category.__name__, sorted(set(kept["run"]))
+    ('HemkitWarning', ['a', 'b'])
+    >>> print(caught[0].message)
+    dropped 1 run(s) whose total is below 0.2 x the median run of their workload (broken collections): c
+
+    ``warnings.simplefilter("error", HemkitWarning)`` turns such a step into an error instead.
+    """
 
 
 __all__ = [

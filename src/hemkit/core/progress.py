@@ -170,7 +170,40 @@ class RichProgress(_CallbackProgress):
 
 
 def as_progress(progress: ProgressLike) -> Progress:
-    """The :class:`Progress` for a ``progress`` argument (see the module docstring)."""
+    """The :class:`Progress` for a ``progress`` argument (see the module docstring).
+
+    Parameters
+    ----------
+    progress : Progress, bool or None
+        ``None`` or ``False``: silent; ``True``: a rich bar on stderr when it is a terminal
+        (else silent); a :class:`Progress`: used as is.
+
+    Returns
+    -------
+    Progress
+
+    Raises
+    ------
+    TypeError
+        Anything else.
+
+    Examples
+    --------
+    A long-running function turns its ``progress`` argument into a :class:`Progress` once and
+    reports through it:
+
+    >>> def measure(kernels, progress=None):
+    ...     with as_progress(progress).task("measuring", total=len(kernels)) as task:
+    ...         for k in kernels:
+    ...             task.advance(info=k)
+    >>> measure(["axpy", "dot"])  # silent
+    >>> rec = RecordingProgress()
+    >>> measure(["axpy", "dot"], progress=rec)
+    >>> rec.events
+    [('measuring', 1, 2, 'axpy'), ('measuring', 2, 2, 'dot')]
+    >>> type(as_progress(None)).__name__, as_progress(rec) is rec
+    ('NullProgress', True)
+    """
     if progress is None or progress is False:
         return NullProgress()
     if progress is True:

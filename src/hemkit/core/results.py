@@ -51,7 +51,24 @@ T = TypeVar("T", bound=type)
 
 
 class Result:
-    """Mixin for result dataclasses: ``summary()`` and a readable ``repr``."""
+    """Mixin for result dataclasses: ``summary()`` and a readable ``repr``.
+
+    A subclass defines :meth:`summary`; :meth:`line`, the ``repr`` and the notebook view
+    come from it.
+
+    Examples
+    --------
+    Every result hemkit returns is one, so each is read the same way:
+
+    >>> from hemkit.plan import make_plan
+    >>> plan = make_plan([f"e{i}" for i in range(6)], pmcs=3, design="much")
+    >>> isinstance(plan, Result)
+    True
+    >>> plan.summary().loc[["events", "groups", "optimal"], "value"].tolist()
+    [6, 6, True]
+    >>> plan.line()
+    'much plan: 6 events in 6 groups of at most 3 counters (lower bound 6, best known 6, optimal)'
+    """
 
     def summary(self) -> pd.DataFrame:  # pragma: no cover - every result defines it
         """The few numbers a user reads first, as a DataFrame."""
@@ -94,7 +111,36 @@ def _cell(value: object) -> str:
 
 @dataclass_transform(eq_default=False, frozen_default=True)
 def result(cls: T) -> T:
-    """Decorator: a frozen dataclass (no generated repr or eq) for a :class:`Result` subclass."""
+    """Decorator: a frozen dataclass (no generated repr or eq) for a :class:`Result` subclass.
+
+    Parameters
+    ----------
+    cls : type
+        A subclass of :class:`Result` with annotated fields and a ``summary`` method.
+
+    Returns
+    -------
+    type
+        ``cls`` as a frozen dataclass whose ``repr`` is :class:`Result`'s.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> @result
+    ... class Timing(Result):
+    ...     '''How long a kernel ran.'''
+    ...     kernel: str
+    ...     seconds: float
+    ...     def summary(self) -> pd.DataFrame:
+    ...         return pd.DataFrame({"seconds": [self.seconds]}, index=[self.kernel])
+    >>> t = Timing("axpy", 0.25)
+    >>> t.line()
+    'Timing axpy: seconds 0.25'
+    >>> t.seconds = 1.0
+    Traceback (most recent call last):
+    ...
+    dataclasses.FrozenInstanceError: cannot assign to field 'seconds'
+    """
     return dataclasses.dataclass(frozen=True, repr=False, eq=False)(cls)  # type: ignore[return-value]
 
 

@@ -68,10 +68,30 @@ def seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
 def as_generator(seed: SeedLike) -> np.random.Generator:
     """A Generator for ``seed``: a given Generator is returned as is.
 
+    Parameters
+    ----------
+    seed : int, Generator, SeedSequence or None
+        See :data:`SeedLike`.
+
+    Returns
+    -------
+    numpy.random.Generator
+
     Raises
     ------
     InputError
         A negative or non-integer seed.
+
+    Examples
+    --------
+    The same int gives the same numbers; a Generator is passed through, so one stream can be
+    threaded through several calls:
+
+    >>> as_generator(7).integers(100, size=3).tolist() == as_generator(7).integers(100, size=3).tolist()
+    True
+    >>> g = np.random.default_rng(1)
+    >>> as_generator(g) is g
+    True
     """
     if isinstance(seed, np.random.Generator):
         return seed
