@@ -330,6 +330,23 @@ class CollectResult(Result):
         ``pin``, ``corunner`` and ``format`` used.
     per_worker : Mapping[str, int]
         On a cluster: valid runs this call stored per Dask worker.
+
+    Examples
+    --------
+    Collecting needs perf, so these lines are not run here.  Five runs of each group of a
+    plan of three software events, measuring ``true``:
+
+    >>> from hemkit.plan import make_plan
+    >>> from hemkit.collect import collect
+    >>> plan = make_plan(["task-clock", "page-faults", "context-switches"], pmcs=2, design="much")
+    >>> res = collect(plan, ["true"], "c.db", runs=5)  # doctest: +SKIP
+    >>> res.line()  # doctest: +SKIP
+    'c.db: 15 of 15 runs valid (15 added now); complete'
+    >>> res.complete, res.added_invalid, res.summary()["valid"].tolist()  # doctest: +SKIP
+    (True, 0, [5, 5, 5])
+
+    A collection that was interrupted (``complete`` False) continues with the same call;
+    :func:`hemkit.io.read_readings` reads the database.
     """
 
     db: Path

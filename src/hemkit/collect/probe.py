@@ -106,6 +106,20 @@ class ProbeResult(Result):
         General counters the kernel announced (None: it did not say).
     settings : CounterSettings or None
         The kernel settings read before probing (:func:`hemkit.io.kernel.counter_settings`).
+
+    Examples
+    --------
+    Probing needs perf, so these lines are not run here.  On a virtual machine without a
+    PMU, only the software event counts:
+
+    >>> from hemkit.collect import probe
+    >>> res = probe(["task-clock", "instructions", "cycles"], ["true"])  # doctest: +SKIP
+    >>> res.budget is None, res.runs  # doctest: +SKIP
+    (True, 9)
+    >>> res.summary()["verdict"].to_dict()  # doctest: +SKIP
+    {'task-clock': 'ok (no counter limit)', 'instructions': 'unsupported', 'cycles': 'unsupported'}
+    >>> print(res.note)  # doctest: +SKIP
+    perf counts no hardware event here (2 of 2 <not supported>: no PMU driver?); budget unknown; ...
     """
 
     events: pd.DataFrame

@@ -20,12 +20,61 @@ LEVELS = ("L1", "L2", "L3", "DRAM")
 
 
 def ubench_path() -> Path:
-    """The compiled microbenchmark."""
+    """The compiled microbenchmark.
+
+    Compiled on first use with the C compiler (then taken from
+    :func:`hemkit.external.compiler.cache_dir`); :func:`ubench_command` gives its arguments.
+
+    Returns
+    -------
+    pathlib.Path
+        The executable.
+
+    Raises
+    ------
+    SetupError
+        No C compiler, or compiling failed.
+
+    Examples
+    --------
+    Compiling needs a C compiler, so these lines are not run here:
+
+    >>> from hemkit.external.process import run
+    >>> exe = ubench_path()  # doctest: +SKIP
+    >>> exe.name.startswith("ubench-")  # doctest: +SKIP
+    True
+    >>> run([str(exe), "iadd", "L1", "1000", "0"]).returncode  # doctest: +SKIP
+    0
+    """
     return compile_c("hemkit.collect:c/ubench.c", flags=("-O2",))
 
 
 def corunner_path() -> Path:
-    """The compiled co-runner."""
+    """The compiled co-runner.
+
+    Compiled on first use with the C compiler (then taken from
+    :func:`hemkit.external.compiler.cache_dir`); :func:`corunner_command` gives its arguments.
+
+    Returns
+    -------
+    pathlib.Path
+        The executable.
+
+    Raises
+    ------
+    SetupError
+        No C compiler, or compiling failed.
+
+    Examples
+    --------
+    Compiling needs a C compiler, so these lines are not run here.  Run it for 0.1 s with
+    working sets of up to 8 MiB, redrawn every 10 ms:
+
+    >>> from hemkit.external.process import run
+    >>> exe = corunner_path()  # doctest: +SKIP
+    >>> run([str(exe), "8", "10", "0.1"]).returncode  # doctest: +SKIP
+    0
+    """
     return compile_c("hemkit.collect:c/corunner.c", flags=("-O2",), libs=("-lm",))
 
 
@@ -97,5 +146,16 @@ def corunner_command(max_mib: int = 64, period_ms: float = 50, seconds: float = 
     ------
     SetupError
         No C compiler, or compiling failed.
+
+    Examples
+    --------
+    Compiling needs a C compiler, so these lines are not run here.  A collection runs the
+    co-runner beside every measured run:
+
+    >>> from hemkit.collect import CollectOptions
+    >>> cmd = corunner_command(max_mib=16, period_ms=20)  # doctest: +SKIP
+    >>> cmd[1:]  # doctest: +SKIP
+    ['16', '20', '0']
+    >>> options = CollectOptions(corunner=cmd)  # doctest: +SKIP
     """
     return [str(corunner_path()), str(int(max_mib)), f"{period_ms:g}", f"{seconds:g}"]

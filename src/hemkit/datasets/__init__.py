@@ -43,12 +43,45 @@ ZEN5_DEAD_COUNTER = "L1-dcache-prefetches"
 
 
 def t2080_path(name: str) -> Path:
-    """Path of a bundled data file (``hrm_raw.csv``, ``much_raw.csv``, ``code2name.csv``, ``zen5_br_64kb.csv``)."""
+    """Path of a bundled data file (``hrm_raw.csv``, ``much_raw.csv``, ``code2name.csv``, ``zen5_br_64kb.csv``).
+
+    Parameters
+    ----------
+    name : str
+        The file's name in ``hemkit/datasets/data``.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    The raw files in ``mergingTools``' layout, for readers of that format:
+
+    >>> from hemkit.io.mergingtools import from_mergingtools
+    >>> path = t2080_path("much_raw.csv")
+    >>> path.name, path.exists()
+    ('much_raw.csv', True)
+    >>> from_mergingtools(path, T2080_PMCS, code_names=t2080_code_names())
+    Readings(24 groups, 16 events, 1000-1000 runs per group)
+    """
     return Path(str(resources.files("hemkit.datasets").joinpath("data", name)))
 
 
 def t2080_code_names() -> dict[int, str]:
-    """T2080 event code -> event name."""
+    """T2080 event code -> event name.
+
+    Returns
+    -------
+    dict of int to str
+        The 262 events of the T2080's core, by the code ``mergingTools`` files use.
+
+    Examples
+    --------
+    >>> names = t2080_code_names()
+    >>> len(names), names[1], names[2]
+    (262, 'PROCESSOR_CYCLES', 'INSTRUCTIONS_COMPLETED')
+    """
     from hemkit.io.mergingtools import read_code_names
 
     return read_code_names(t2080_path("code2name.csv"))
@@ -69,14 +102,45 @@ def t2080_hrm() -> Readings:
 
 
 def t2080_much() -> Readings:
-    """Real T2080 readings for MUCH: 24 groups x 6 events x 1000 runs covering every pair of 16 events."""
+    """Real T2080 readings for MUCH: 24 groups x 6 events x 1000 runs covering every pair of 16 events.
+
+    Returns
+    -------
+    Readings
+
+    Examples
+    --------
+    >>> r = t2080_much()
+    >>> r
+    Readings(24 groups, 16 events, 1000-1000 runs per group)
+    >>> r.missing_pairs(), r.groups[1].shape
+    ([], (1000, 6))
+    """
     from hemkit.io.mergingtools import from_mergingtools
 
     return from_mergingtools(t2080_path("much_raw.csv"), T2080_PMCS, code_names=t2080_code_names())
 
 
 def t2080_hrm_reference() -> pd.DataFrame:
-    """``mergingTools::HRM_merge`` (v1.0.1) output for :func:`t2080_hrm` (1000 x 16)."""
+    """``mergingTools::HRM_merge`` (v1.0.1) output for :func:`t2080_hrm` (1000 x 16).
+
+    Returns
+    -------
+    DataFrame
+        One column per event, one row per merged run.
+
+    Examples
+    --------
+    hemkit's HRM merge gives the same table as the R package:
+
+    >>> from hemkit.merge import merge
+    >>> ref = t2080_hrm_reference()
+    >>> ref.shape, ref.columns[0]
+    ((1000, 16), 'PROCESSOR_CYCLES')
+    >>> merged = merge(t2080_hrm(), "hrm", anchor=T2080_ANCHOR).data
+    >>> bool((merged[ref.columns].to_numpy() == ref.to_numpy()).all())
+    True
+    """
     from hemkit.io.table import read_table
 
     return read_table(t2080_path("hrm_merged_reference.csv"))
