@@ -200,6 +200,30 @@ class MachinesCheck(Result):
     machines : mapping
         Host -> what ``hosts`` said of it besides its name (``cpu_model``, ``kernel``,
         ``perf_version`` where given; several values joined by `` | ``).
+
+    Examples
+    --------
+    Three hosts measured the same program; host ``c`` reads 5 % more cycles:
+
+    >>> import numpy as np, pandas as pd
+    >>> from hemkit import Readings
+    >>> from hemkit.compare import machines_check
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(1e6, 1e4, 90) * np.repeat([1.0, 1.0, 1.05], 30)
+    >>> r = Readings({1: pd.DataFrame({"cycles": x, "faults": rng.poisson(500, 90)})})
+    >>> hosts = pd.DataFrame({"group": 1, "run": range(90), "host": np.repeat(["a", "b", "c"], 30)})
+    >>> check = machines_check(r, hosts)
+    >>> check.hosts, check.tests, dict(check.runs)
+    (['a', 'b', 'c'], 6, {'a': 30, 'b': 30, 'c': 30})
+
+    ``c`` differs; ``a`` and ``b`` are flagged too because ``c`` is among the hosts they are
+    compared with (``moved_by``), so ``moved=False`` names the host to look at:
+
+    >>> [(e, h, round(r, 2)) for e, h, r in check.differing(moved=False)]
+    [('cycles', 'c', 1.05)]
+    >>> t = check.to_frame()
+    >>> t.loc[t["event"] == "cycles", ["host", "differs", "moved_by"]].values.tolist()
+    [['a', True, 'c'], ['b', True, 'c'], ['c', True, '']]
     """
 
     table: pd.DataFrame

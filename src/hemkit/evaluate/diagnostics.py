@@ -97,6 +97,25 @@ class SimsCurve(Result):
     table : DataFrame
         One row per merge: ``n_sims``, ``rep``, ``mse``.
     params : mapping
+        The curve's options (:class:`CurveOptions`), the merge options and the seed.
+
+    Examples
+    --------
+    Two MUCH merges each with 1 and with 30 simulations of half the T2080 runs, scored on
+    the other half:
+
+    >>> from hemkit.datasets import t2080_much
+    >>> from hemkit.evaluate import CurveOptions, sims_curve
+    >>> curve = sims_curve(t2080_much(), seed=0, options=CurveOptions(values=(1, 30), reps=2),
+    ...                    merge_options={"rows": 1000})
+    >>> curve.table.shape, dict(curve.params)["values"]
+    ((4, 3), (1, 30))
+    >>> print(curve.summary().round(3).reset_index().to_string(index=False))
+     n_sims  mean   min   max
+          1 0.016 0.011 0.021
+         30 0.009 0.009 0.010
+
+    ``curve.plot()`` draws the MSE against ``n_sims``.
     """
 
     table: pd.DataFrame
@@ -207,6 +226,24 @@ class RunsCurve(Result):
     table : DataFrame
         One row per merge: ``method``, ``runs_per_group``, ``runs`` (total N), ``rep``, ``mse``.
     params : mapping
+        The curve's options (:class:`CurveOptions`), each method's merge options and the seed.
+
+    Examples
+    --------
+    HRM and MUCH merges of 50 and of 200 runs per group of the T2080 designs:
+
+    >>> from hemkit.datasets import t2080_hrm, t2080_much
+    >>> from hemkit.evaluate import CurveOptions, runs_curve
+    >>> curve = runs_curve(t2080_much(), t2080_hrm(), seed=0, options=CurveOptions(values=(50, 200), reps=1),
+    ...                    merge_options={"much": {"n_sims": 30, "rows": 1000}})
+    >>> print(curve.summary()[["runs", "mean"]].round(2).reset_index().to_string(index=False))
+    method  runs_per_group  runs  mean
+       hrm              50   150  0.22
+      much              50  1200  0.01
+       hrm             200   600  0.13
+      much             200  4800  0.01
+
+    ``curve.plot()`` draws the MSE against the total runs, one line per method.
     """
 
     table: pd.DataFrame
@@ -381,6 +418,18 @@ class DesignRuns(Result):
         (Schönheim's lower bound on a pair covering), ``hrm``: total runs.
     params : mapping
         ``pmcs`` and ``runs_per_group``.
+
+    Examples
+    --------
+    >>> from hemkit.evaluate import design_runs
+    >>> runs = design_runs((6, 16, 32), pmcs=6, runs_per_group=100)
+    >>> print(runs.to_frame().reset_index().to_string(index=False))
+     events  much_paper  much_bound  hrm
+          6         100         100  100
+         16         800         800  300
+         32        3400        3800  700
+
+    ``runs.plot()`` draws the runs against the number of events.
     """
 
     table: pd.DataFrame

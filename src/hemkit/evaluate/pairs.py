@@ -63,6 +63,23 @@ class Evaluation(Result):
         ``diff_<kind>`` (merged - truth) for kind in pearson, spearman.
     label : str
         The merge's name (a method or a file).
+
+    Examples
+    --------
+    Split the Zen 5 truth (every event read in every run) into MUCH groups of 4, merge them,
+    and compare the merged correlations with the truth's:
+
+    >>> from hemkit.datasets import split_truth, zen5_br_64kb
+    >>> from hemkit.evaluate import evaluate
+    >>> from hemkit.merge import merge
+    >>> truth = zen5_br_64kb()
+    >>> ev = evaluate(merge(split_truth(truth, 4, seed=0), "copula", seed=0), truth, label="copula")
+    >>> ev.label, len(ev.pairs), ev.pairs.index[0]
+    ('copula', 28, ('cycles', 'instructions'))
+    >>> print(ev.summary().round(3).reset_index().to_string(index=False))
+        kind  pairs   mse  mean_abs  max_abs
+     pearson     28 0.012     0.085    0.269
+    spearman     28 0.010     0.069    0.256
     """
 
     pairs: pd.DataFrame

@@ -70,6 +70,21 @@ class ReportOptions:
         Side B of a comparison (:func:`hemkit.compare.compare`) with the report's readings as
         side A: a section with the events that changed, their ratios with intervals, and the
         pairs whose correlation changed.  Paths are read with the report's ``read_options``.
+
+    Examples
+    --------
+    An HRM merge for the merged-correlation section, and a title of one's own:
+
+    >>> from hemkit.datasets import t2080_hrm
+    >>> opts = ReportOptions(method="hrm", anchor="PROCESSOR_CYCLES", title="T2080, HRM design")
+    >>> rep = build_report(t2080_hrm(), source="T2080", options=opts)
+    >>> "<title>T2080, HRM design</title>" in rep.html, "merge" in rep.summary().index
+    (True, True)
+
+    ``method=""`` leaves the merge out (the quickest report of a large collection):
+
+    >>> list(build_report(t2080_hrm(), options=ReportOptions(method="")).summary().index)
+    ['overview', 'runs', 'coverage', 'variability']
     """
 
     method: str = "joint"
@@ -96,6 +111,30 @@ class Report(Result):
         What the page holds (titles, tables, figures).
     source : str
         What was reported on.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_hrm
+    >>> rep = build_report(t2080_hrm(), source="T2080", options=ReportOptions(method="hrm", anchor="PROCESSOR_CYCLES"))
+    >>> rep.source, rep.n_figures, rep.failed, rep.html.startswith("<!DOCTYPE html>")
+    ('T2080', 5, {}, True)
+    >>> print(rep.summary()[["title", "figures", "failed"]].reset_index().to_string(index=False))
+        section                       title  figures  failed
+       overview                    Overview        0   False
+           runs                        Runs        0   False
+       coverage           Plan and coverage        2   False
+    variability Variability of the readings        1   False
+          merge         Merged correlations        2   False
+
+    A section the data do not allow is in the page with its reason: a MUCH merge of the HRM
+    readings, whose pairs are not all read together (also a :class:`HemkitWarning`):
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     warnings.simplefilter("always")
+    ...     rep = build_report(t2080_hrm(), options=ReportOptions(method="much"))
+    >>> list(rep.failed), rep.failed["merge"].endswith("pass impute='maxdet'")
+    (['merge'], True)
     """
 
     html: str
@@ -304,6 +343,20 @@ def build_report(
     InputError
         A file that cannot be read (one line naming it); the traces and profiles are read
         first, so a bad one fails before the (slower) merge.
+
+    Examples
+    --------
+    Report on the bundled T2080 readings and save the page:
+
+    >>> import os, tempfile
+    >>> from hemkit.datasets import t2080_hrm
+    >>> from hemkit.io import write_text
+    >>> rep = build_report(t2080_hrm(), source="T2080", options=ReportOptions(method="hrm", anchor="PROCESSOR_CYCLES"))
+    >>> rep.line()
+    'Report: 5 rows (overview, runs, coverage, variability, merge)'
+    >>> path = write_text(os.path.join(tempfile.mkdtemp(), "t2080.html"), rep.html)
+    >>> path.stat().st_size > 100_000
+    True
     """
     from hemkit.report import sections as sec
 
