@@ -351,6 +351,25 @@ class Rotation:
     offset : int
         Starting position of the rotation (different offsets give different views of the
         same run; used to augment training data).
+
+    Examples
+    --------
+    Which of 4 events is on one of 2 counters in each of 6 intervals: Linux moves the list
+    by one event every interval (the default), PAPI-style sets switch as a whole:
+
+    >>> from hemkit.mpx import synthetic_trace
+    >>> from hemkit.mpx.emulate import emulate
+    >>> trace = synthetic_trace(runs=1, steps=6, events=4, seed=0)
+    >>> emulate(trace, pmcs=2).observed.astype(int)
+    array([[1, 0, 0, 1, 1, 0],
+           [1, 1, 0, 0, 1, 1],
+           [0, 1, 1, 0, 0, 1],
+           [0, 0, 1, 1, 0, 0]])
+    >>> emulate(trace, pmcs=2, rotation=Rotation(period=2, shift=2)).observed.astype(int)
+    array([[1, 1, 0, 0, 1, 1],
+           [1, 1, 0, 0, 1, 1],
+           [0, 0, 1, 1, 0, 0],
+           [0, 0, 1, 1, 0, 0]])
     """
 
     period: int = 1

@@ -120,6 +120,35 @@ class MpxEstimator:
 
     Parameters live in ``__init__`` (no logic there); learned state in attributes ending in
     ``_``.  Interpolation estimators learn nothing and need no ``fit``.
+
+    Examples
+    --------
+    An estimator of one's own fills the gaps of each series with the mean of its counted
+    slices (:func:`finish` puts back the exact counts and the end of each series):
+
+    >>> from hemkit.mpx import make_estimator, score_traces, synthetic_trace, ScoreOptions
+    >>> from hemkit.mpx.emulate import emulate
+    >>> class MeanFill(MpxEstimator):
+    ...     '''Every gap filled with the mean of the series' counted slices.'''
+    ...     name = "mean"
+    ...     def estimate_array(self, mpx):
+    ...         v = mpx.perf_values()
+    ...         return finish(mpx, np.broadcast_to(np.nanmean(v, axis=1, keepdims=True), v.shape))
+    >>> mpx = emulate(synthetic_trace(runs=2, steps=60, seed=1), pmcs=2)
+    >>> est = MeanFill().estimate(mpx.without_truth())
+    >>> type(est).__name__, est.values.shape == mpx.truth.shape
+    ('MpxEstimate', True)
+
+    Scored against the built-in ones, it is worst on RA (the share of intervals estimated
+    well):
+
+    >>> ests = {"fixed": make_estimator("fixed"), "mean": MeanFill(), "phase": make_estimator("phase")}
+    >>> scores = score_traces(synthetic_trace(runs=3, steps=80), ests, ScoreOptions(dtw=False))
+    >>> print(scores.summary()[["ra", "total_error"]].round(2).reset_index().to_string(index=False))
+    estimator   ra  total_error
+        phase 0.75         0.02
+        fixed 0.34         0.13
+         mean 0.03         0.11
     """
 
     name: ClassVar[str] = "base"

@@ -53,6 +53,15 @@ class FitOptions:
         Runs longer than this are cut into pieces of at most this many intervals for
         training (the series of a batch are padded to the longest: one 20-second run would
         otherwise multiply the memory of all).
+
+    Examples
+    --------
+    >>> FitOptions(pmcs=(2,), split=(0.5, 0.5, 0.0)).split
+    (0.5, 0.5, 0.0)
+    >>> FitOptions(pmcs=())
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: pmcs: give at least one counter count
     """
 
     pmcs: tuple[int, ...] = (2, 3)
@@ -86,6 +95,24 @@ class MpxFit(Result):
         The same on the test part (None when the split has none).
     params : mapping
         The options.
+
+    Examples
+    --------
+    Four synthetic workloads split 7:1:2 (two to train on, one to validate, one to test);
+    linear interpolation learns nothing, but is scored the way a learned estimator is:
+
+    >>> import pandas as pd
+    >>> from hemkit.mpx import FitOptions, fit_estimator, make_estimator, synthetic_trace
+    >>> trace = pd.concat([synthetic_trace(runs=3, steps=60, seed=k, workload=f"w{k}") for k in range(4)])
+    >>> fit = fit_estimator(trace, make_estimator("linear"), FitOptions(pmcs=(2,), clean=False))
+    >>> fit.split.groupby("part")["workload"].apply(list).to_dict()
+    {'test': ['w1'], 'train': ['w0', 'w2'], 'validation': ['w3']}
+    >>> print(fit.summary()[["ra", "total_error"]].round(2).reset_index().to_string(index=False))
+          part estimator   ra  total_error
+    validation     fixed 0.58         0.09
+    validation    linear 0.39         0.06
+          test     fixed 0.55         0.02
+          test    linear 0.47         0.09
     """
 
     estimator: MpxEstimator

@@ -70,6 +70,20 @@ class TraceOptions:
         the same parts of the program from the same events, and pooling their totals averages
         less of that error out (13-15 % closer listed from a different event each, BENCHMARKS.md).
         Counted without multiplexing, the order changes nothing.
+
+    Examples
+    --------
+    >>> opts = TraceOptions(interval_ms=20, runs=3)
+    >>> [run_order(["cycles", "instructions", "branches"], k)[0] for k in range(1, opts.runs + 1)]
+    ['cycles', 'instructions', 'branches']
+    >>> TraceOptions(interval_ms=0)
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: interval_ms (milliseconds) must be an integer of at least 1, got 0
+
+    Recording needs perf, so this line is not run here:
+
+    >>> rec = record_traces(["sleep", "0.1"], [["task-clock", "page-faults"]], "traces", options=opts)  # doctest: +SKIP
     """
 
     interval_ms: int = 10
@@ -95,6 +109,21 @@ class TraceRecording(Result):
         The trace files written, one per run.
     runs : DataFrame
         One row per run: ``file, workload, set, events, intervals, seconds, status``.
+
+    Examples
+    --------
+    Recording needs perf, so these lines are not run here.  Two runs of ``sleep 0.1`` with
+    two software events, every 20 ms:
+
+    >>> from hemkit.io.traces import read_trace
+    >>> rec = record_traces(["sleep", "0.1"], [["task-clock", "page-faults"]], "traces",
+    ...                     options=TraceOptions(interval_ms=20, runs=2))  # doctest: +SKIP
+    >>> [f.name for f in rec.files]  # doctest: +SKIP
+    ['sleep_r1.csv', 'sleep_r2.csv']
+    >>> rec.runs[["events", "intervals", "status"]].values.tolist()  # doctest: +SKIP
+    [['task-clock,page-faults', 6, 'ok'], ['page-faults,task-clock', 6, 'ok']]
+    >>> read_trace(rec.files)["run"].unique().tolist()  # doctest: +SKIP
+    ['sleep_r1', 'sleep_r2']
     """
 
     files: tuple[Path, ...]
