@@ -53,6 +53,8 @@ def ratio(granularity, interval):
 def capture_mean(r):
     """Expected samples that catch one run of ``r`` intervals: ``r`` (Eqs. 3-5).
 
+    Examples
+    --------
     >>> float(capture_mean(2.8))
     2.8
     """
@@ -62,6 +64,8 @@ def capture_mean(r):
 def capture_variance(r):
     """Variance of the samples catching one run of ``r`` intervals: ``MOD(r,1)(1-MOD(r,1))`` (Eq. 6).
 
+    Examples
+    --------
     >>> [round(float(v), 2) for v in capture_variance([0.3, 1.0, 2.5])]
     [0.21, 0.0, 0.25]
     """
@@ -325,6 +329,21 @@ class ShareModel(Result):
         Confidence level of the intervals.
     bound : bool
         True when the run ratios are unknown and the Poisson bound ``p / n`` is used.
+
+    Examples
+    --------
+    Two tasks of 30 % and 50 % of the time, running 1.5 and 0.2 sampling intervals at a
+    time, in profiles of 1000 samples:
+
+    >>> m = share_model([0.3, 0.5], [1.5, 0.2], 1000)
+    >>> m.n_samples, m.level, m.bound
+    (1000, 0.95, False)
+    >>> print(m.summary().round(3).reset_index().to_string(index=False))
+     task  share   R    sd   low  high
+        1    0.3 1.5 0.007 0.286 0.314
+        2    0.5 0.2 0.020 0.461 0.539
+
+    ``m.plot()`` draws each share with its interval.
     """
 
     table: pd.DataFrame

@@ -100,6 +100,23 @@ class SimulationResult(Result):
         same conditions plus an integer interval (NaN otherwise).
     sampler : Sampler
         The sampling settings.
+
+    Examples
+    --------
+    200 profiles, sampling every 100 units, of two tasks that run 150 and about 20 units at
+    a time:
+
+    >>> from hemkit.sampling import Task, generate_states, simulate_profiles
+    >>> rs = generate_states([Task("a", 0.3, 150), Task("b", 0.5, 20, "exponential")], 100_000, seed=0)
+    >>> sim = simulate_profiles(rs, 100, reps=200, seed=1)
+    >>> sim.reps, sim.mode, sim.interval, sim.profiles.shape, int(sim.n_samples[0])
+    (200, 'time', 100.0, (200, 3), 1000)
+    >>> t = sim.summary()[["R", "running_mean", "profile_mean", "profile_sd", "exact_sd"]]
+    >>> print(t.round(3).reset_index().to_string(index=False))
+    task     R  running_mean  profile_mean  profile_sd  exact_sd
+    idle 0.086         0.208         0.207       0.010     0.010
+       a 1.515         0.294         0.294       0.005     0.005
+       b 0.220         0.498         0.499       0.012     0.012
     """
 
     truth: pd.Series

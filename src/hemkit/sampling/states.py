@@ -169,6 +169,21 @@ class RunningStates(Result):
         Base events per unit of each owner.
     granularities : numpy.ndarray
         Wanted mean run length of each owner.
+
+    Examples
+    --------
+    Task ``a`` runs 150 units at a time for 30 % of the line, ``b`` about 20 units at a time
+    (exponential) for 50 %; the rest is idle:
+
+    >>> from hemkit.sampling import Task, generate_states
+    >>> rs = generate_states([Task("a", 0.3, 150), Task("b", 0.5, 20, "exponential")], 100_000, seed=0)
+    >>> rs.names, rs.n_units, rs.states[:8].tolist()
+    (('idle', 'a', 'b'), 100000, [0, 0, 0, 0, 0, 2, 2, 2])
+    >>> print(rs.summary().round(1).reset_index().to_string(index=False))
+    task  share  runs  mean_run_length
+    idle    0.2  2413              8.6
+       a    0.3   194            151.5
+       b    0.5  2263             22.0
     """
 
     states: np.ndarray
