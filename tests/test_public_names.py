@@ -56,9 +56,30 @@ def test_removed_aliases_stay_removed():
     assert "read_trace" not in hemkit.mpx.__all__
 
 
-def _parameters_section(doc: str) -> bool:
+def _section(doc: str, title: str) -> str | None:
+    """The text of the numpydoc section ``title`` of ``doc`` (up to the next section), or None."""
     lines = doc.splitlines()
-    return any(a.strip() == "Parameters" and set(b.strip()) == {"-"} for a, b in zip(lines, lines[1:]))
+    for i, (a, b) in enumerate(zip(lines, lines[1:])):
+        if a.strip() == title and set(b.strip()) == {"-"}:
+            rest = lines[i + 2 :]
+            end = next(
+                (j for j, (c, d) in enumerate(zip(rest, rest[1:])) if c.strip() and set(d.strip()) == {"-"}), len(rest)
+            )
+            return "\n".join(rest[:end])
+    return None
+
+
+def _parameters_section(doc: str) -> bool:
+    return _section(doc, "Parameters") is not None
+
+
+def _on_api_pages() -> list[tuple[str, str, object]]:
+    """(module, name, object) of every public function and class the API reference shows."""
+    out = []
+    for (home, name), listed in sorted(_listed().items()):
+        if any(hasattr(importlib.import_module(m), "__path__") for m in listed):  # in a package's __all__
+            out.append((home, name, getattr(importlib.import_module(home), name)))
+    return out
 
 
 def test_public_functions_document_their_parameters():
@@ -66,13 +87,22 @@ def test_public_functions_document_their_parameters():
     # (docs/conf.py): a function of two or more parameters shows none of them unless its
     # docstring has a numpydoc Parameters section
     missing = []
-    for (home, name), listed in sorted(_listed().items()):
-        if not any(hasattr(importlib.import_module(m), "__path__") for m in listed):
-            continue  # in no package's __all__: not on the API pages
-        obj = getattr(importlib.import_module(home), name)
+    for home, name, obj in _on_api_pages():
         if not inspect.isfunction(obj):
             continue
         params = [p for p in inspect.signature(obj).parameters if p != "self"]
         if len(params) >= 2 and not _parameters_section(inspect.getdoc(obj) or ""):
             missing.append(f"{home}.{name}")
     assert missing == [], f"{len(missing)} public functions without a Parameters section: {', '.join(missing)}"
+
+
+def test_public_names_show_an_example():
+    # numpydoc, as scikit-learn and statsmodels write it: every function and class on the API
+    # pages has an Examples section of doctests (run by pytest --doctest-modules), so a
+    # reader sees the call, or the call that makes the object, and what comes back
+    missing = [
+        f"{home}.{name}"
+        for home, name, obj in _on_api_pages()
+        if ">>>" not in (_section(inspect.getdoc(obj) or "", "Examples") or "")
+    ]
+    assert missing == [], f"{len(missing)} public names without an Examples section: {', '.join(missing)}"
