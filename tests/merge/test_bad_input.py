@@ -258,7 +258,7 @@ def _evaluate_usage(tmp_path: Path, merged: Path, truth: Path) -> list[tuple[str
         ("no-truth", ["pairs", m], ["--truth"]),
         ("no-merged", ["pairs", "--truth", t], ["MERGED"]),
         ("study-with-input", ["study", m], ["unexpected extra argument", "evaluate study"]),
-        ("study-grouped-truth", ["study", "--truth", str(tmp_path / "grouped.csv")], ["--truth", "truth table"]),
+        ("study-grouped-truth", ["study", "--truth", str(tmp_path / "grouped.csv")], ["grouped.csv", "of 2 groups"]),
         ("holdout-unknown-method", ["holdout", "--methods", "much,magic"], ["unknown method 'magic'"]),
         ("holdout-typo", ["holdout", "--methods", "much,jiont"], ["unknown method 'jiont'", "mean 'joint'?"]),
         ("holdout-twice", ["holdout", "--methods", "much,much"], ["method 'much' is given twice"]),

@@ -254,3 +254,36 @@ def test_a_small_merge_says_its_readings_are_spread_over_more_rows(cli, tmp_path
     res = cli(["merge", raw, "--rows", "100", "-o", tmp_path / "m100.csv"])
     assert res.exit_code == 0, res.stderr
     assert len(pd.read_csv(tmp_path / "m100.csv")) == 100
+
+
+def test_evaluate_study_reads_a_collection_of_every_event_at_once(cli, tmp_path):
+    # what a user records as truth: one plan group of every event (software events have no counter
+    # limit), exported tidy; a tracepoint that never fired is constant
+    truth = zen5_br_64kb().iloc[:120, :4].reset_index(drop=True).assign(never=0)
+    from hemkit.core.readings import Readings
+
+    Readings({0: truth}).to_tidy().to_csv(tmp_path / "c.csv", index=False)
+    args = ["evaluate", "study", "--truth", tmp_path / "c.csv", "--methods", "joint", "--pmcs", "3"]
+    args += ["--splits", "1", "--reps", "1", "-q"]
+    res = cli(args)
+    assert res.exit_code == 2 and "'never' is constant" in res.stderr and "pass --drop-constant" in res.stderr
+    res = cli([*args, "--drop-constant"])
+    assert res.exit_code == 0, res.stderr
+    assert "(120 runs, 4 events)" in res.stdout and "dropped: 1 constant event(s) ('never')" in res.stdout
+
+
+def test_evaluate_study_imputes_for_the_reference_too(cli, tmp_path):
+    # a count that fires in one run only is constant in every group without that run, so some of its
+    # pairs are never read together: --impute maxdet must reach the reference (much-paper), which the
+    # study adds to the methods, or the error that names --impute comes back with it given
+    rng = np.random.default_rng(0)
+    truth = pd.DataFrame(rng.normal(100, 10, (60, 3)), columns=["a", "b", "c"]).assign(rare=0.0)
+    truth.loc[7, "rare"] = 1.0
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    args = ["evaluate", "study", "--truth", tmp_path / "t.csv", "--methods", "joint", "--pmcs", "3"]
+    args += ["--splits", "1", "--reps", "1", "-q"]
+    res = cli(args)
+    assert res.exit_code == 2 and "never read together" in res.stderr and "--impute maxdet" in res.stderr
+    res = cli([*args, "--impute", "maxdet"])
+    assert res.exit_code == 0, res.stderr
+    assert "much-paper" in res.stdout and "joint" in res.stdout

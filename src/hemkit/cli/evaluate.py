@@ -229,7 +229,13 @@ def holdout(
     "truth",
     multiple=True,
     type=click.Path(dir_okay=True),
-    help="Truth table: every event read in the same runs, one column per event (default: bundled Zen 5 br_64kb).",
+    help="Truth: every event read in the same runs, as a table of runs x events, a tidy run,event,value table, or "
+    "readings of one group (a collection database, its export, perf stat files) (default: bundled Zen 5 br_64kb).",
+)
+@click.option(
+    "--drop-constant",
+    is_flag=True,
+    help="Drop events constant in the truth (no correlation; else an error naming them).",
 )
 @click.option("--methods", default="much,joint", show_default=True, help=f"Methods to score ({EVAL_METHODS}).")
 @pmcs_option("Counters per run of the MUCH designs (repeatable).", multiple=True, default=(3, 4))
@@ -243,6 +249,7 @@ def holdout(
 @quiet_option()
 def study(
     truth: tuple[str, ...],
+    drop_constant: bool,
     methods: str,
     pmcs: tuple[int, ...],
     impute: str | None,
@@ -259,32 +266,28 @@ def study(
     \b
     hemkit evaluate study --methods much-paper,much,joint --level 0.9     # bundled Zen 5 truth
     hemkit evaluate study --truth truth.csv --pmcs 4 --splits 2
+    hemkit evaluate study --truth c.db --drop-constant    # a collection of every event at once
     hemkit evaluate study --splits 20 --cluster tcp://node0:8786    # on a running Dask scheduler
 
-    The truth is a table, not readings: the input options of the other subcommands do not
-    apply, and --pmcs is the counters of the designs it is split into.
+    The truth reads every event in every run (one group): the input options of the other
+    subcommands do not apply, and --pmcs is the counters of the designs it is split into.
     """
-    import pandas as pd
-
-    from hemkit.evaluate import StudyOptions, read_reference, truth_study
+    from hemkit.evaluate import StudyOptions, read_truth, truth_study
     from hemkit.io import write_table
 
     _check_outputs(truth, output=output)
     messages: list[str] = []
     with warnings_to_stderr(messages):
         if truth:
-            ref = read_reference(list(truth))
-            if not isinstance(ref, pd.DataFrame):
-                raise click.BadParameter(
-                    "needs a truth table (one column per event), not grouped readings", param_hint="'--truth'"
-                )
-            table = ref
+            table = read_truth(list(truth), drop_constant=drop_constant)
         else:
             from hemkit.datasets import zen5_br_64kb
 
             table = zen5_br_64kb()
         opts = StudyOptions(pmcs=tuple(pmcs), splits=splits, reps=reps, level=level)
-        mopts = {m: {"impute": impute} for m in methods.split(",") if impute and m.strip() != "hrm"}
+        # the reference (added when not listed) merges the same splits: it needs the same filling
+        names = [m.strip() for m in methods.split(",")] + [opts.reference]
+        mopts = _method_options(list(dict.fromkeys(names)), impute)
         st = truth_study(
             table, methods, seed=seed, options=opts, merge_options=mopts, progress=not quiet, cluster=cluster
         )
@@ -298,6 +301,14 @@ def study(
         f"split {splits}x into MUCH designs on {', '.join(map(str, opts.pmcs))} counters"
         + (f" (Dask tasks on {cluster})" if cluster else "")
     )
+    gone = table.attrs.get("dropped_constant", [])
+    if gone:
+        for p in written:
+            wrote(p)
+        listed = ", ".join(repr(e) for e in gone)
+        done = ", ".join(written) or "nothing"
+        click.echo(f"{summary}; wrote {done}; dropped: {len(gone)} constant event(s) ({listed})")
+        return
     _finish(summary, written, messages)
 
 

@@ -9,20 +9,23 @@ truth's own correlations are then the reference a merged table is judged by
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import InputError
+from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
 
 DESIGNS = ("much", "hrm")
 
 
-def check_truth_table(table: pd.DataFrame, source: str = "truth table") -> pd.DataFrame:
+def check_truth_table(
+    table: pd.DataFrame, source: str = "truth table", *, drop_constant: bool | None = None
+) -> pd.DataFrame:
     """A numeric runs x events table without NaN, inf, duplicated or constant columns.
 
     Raises :class:`InputError` naming the column (and run) at fault.
@@ -33,6 +36,12 @@ def check_truth_table(table: pd.DataFrame, source: str = "truth table") -> pd.Da
         Runs x events, all read together: at least 3 runs and 2 events.
     source : str, default "truth table"
         Where the table came from, for messages (usually the file name).
+    drop_constant : bool or None, default None
+        True: drop the columns that are constant (a tracepoint that never fired: no correlation),
+        with a :class:`~hemkit.core.errors.HemkitWarning` naming them; at least 2 events must
+        remain.  False: refuse a constant column, naming ``drop_constant=True`` as the way out
+        (for callers that take that parameter, :func:`hemkit.evaluate.read_truth`).  None:
+        refuse it, saying to drop the column.
 
     Returns
     -------
@@ -43,12 +52,19 @@ def check_truth_table(table: pd.DataFrame, source: str = "truth table") -> pd.Da
     ------
     InputError
         Not a DataFrame, a column repeated, fewer than 2 columns or 3 runs, or a column that
-        is not numeric, has NaN or an infinite value, or is constant.
+        is not numeric, has NaN or an infinite value, or is constant (unless ``drop_constant``).
 
     Examples
     --------
     >>> check_truth_table(pd.DataFrame({"a": [1.0, 2, 3], "b": [2.0, 1, 3]})).shape
     (3, 2)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     check_truth_table(pd.DataFrame({"a": [1.0, 2, 3], "b": [2.0, 1, 3], "c": 7.0}), drop_constant=True).shape
+    (3, 2)
+    >>> print(w[0].message)
+    truth table: dropped 1 constant event (no correlation): c (7)
     """
     if not isinstance(table, pd.DataFrame):
         raise InputError(f"{source}: expected a table of runs x events, got {type(table).__name__}")
@@ -60,6 +76,7 @@ def check_truth_table(table: pd.DataFrame, source: str = "truth table") -> pd.Da
         raise InputError(f"{source}: has {table.shape[1]} event column(s); at least 2 are needed")
     if len(table) < 3:
         raise InputError(f"{source}: has {len(table)} runs; at least 3 are needed")
+    constant: list[tuple[str, float]] = []
     for c in table.columns:
         col = table[c]
         if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
@@ -71,10 +88,36 @@ def check_truth_table(table: pd.DataFrame, source: str = "truth table") -> pd.Da
             kind = "NaN" if np.isnan(x[r]) else "an infinite value"
             raise InputError(f"{source}: column {str(c)!r} has {kind} in row {r + 1}")
         if np.ptp(x) == 0:
-            raise InputError(f"{source}: column {str(c)!r} is constant ({x[0]:g}); it carries no correlation, drop it")
+            if drop_constant is None:
+                raise InputError(
+                    f"{source}: column {str(c)!r} is constant ({x[0]:g}); it carries no correlation, drop it"
+                )
+            if not drop_constant:
+                raise InputError(
+                    f"{source}: column {str(c)!r} is constant ({x[0]:g}); it carries no correlation",
+                    fix=Fix("drop_constant", True),
+                )
+            constant.append((str(c), float(x[0])))
     out = table.copy()
     out.columns = cols
-    return out.astype(float)
+    if constant:
+        names = ", ".join(f"{c} ({v:g})" for c, v in constant)
+        warnings.warn(
+            f"{source}: dropped {len(constant)} constant event{'s' if len(constant) > 1 else ''} "
+            f"(no correlation): {names}",
+            HemkitWarning,
+            stacklevel=2,
+        )
+        out = out.drop(columns=[c for c, _ in constant])
+        if out.shape[1] < 2:
+            raise InputError(
+                f"{source}: {out.shape[1]} event(s) left after dropping the constant ones; at least 2 are needed"
+            )
+    result = out.astype(float)
+    dropped = [*table.attrs.get("dropped_constant", []), *(c for c, _ in constant)]
+    if dropped:
+        result.attrs["dropped_constant"] = dropped  # what the command's summary line names
+    return result
 
 
 def split_truth(
@@ -126,9 +169,10 @@ def split_truth(
         raise InputError(f"unknown design {design!r}; choose one of {', '.join(DESIGNS)}")
     per = int(runs_per_group) if runs_per_group is not None else len(truth) // len(groups)
     if per < 3 or per * len(groups) > len(truth):
+        each = f"{per} a group" if runs_per_group is not None and per >= 3 else "at least 3 a group"
         raise InputError(
-            f"{len(groups)} groups x {per} runs need {per * len(groups)} runs (at least 3 per group); "
-            f"the truth has {len(truth)}"
+            f"a {design.upper()} design of {len(events)} events on {pmcs} counters has {len(groups)} groups, which "
+            f"need {max(per, 3) * len(groups)} runs ({each}); the truth has {len(truth)}"
         )
     return split_into_runs(truth, groups, per, seed=seed)
 

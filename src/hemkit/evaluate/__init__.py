@@ -26,7 +26,15 @@ from hemkit.evaluate.diagnostics import (
     sims_curve,
 )
 from hemkit.evaluate.holdout import METHOD_SPECS, HoldoutResult, holdout, parse_methods, run_method
-from hemkit.evaluate.pairs import Evaluation, compare, correlations, evaluate, evaluate_files, read_reference
+from hemkit.evaluate.pairs import (
+    Evaluation,
+    compare,
+    correlations,
+    evaluate,
+    evaluate_files,
+    read_reference,
+    read_truth,
+)
 from hemkit.evaluate.plot import plot_pair_differences
 from hemkit.evaluate.study import StudyOptions, StudyResult, TruthStudy, synthetic_study, truth_study
 
@@ -47,6 +55,7 @@ __all__ = [
     "evaluate",
     "evaluate_files",
     "read_reference",
+    "read_truth",
     "holdout",
     "parse_methods",
     "plot_pair_differences",

@@ -273,8 +273,8 @@ def read_reference(
     codes : path, optional
         A ``hems,code`` table naming the event codes of a mergingTools raw table.
     drop_constant : bool, default False
-        Grouped readings: drop events constant within a group (with a warning) instead of
-        raising.  A truth table's constant column is always refused.
+        Drop events constant within a group, or a truth table's constant columns (with a
+        warning), instead of raising.
 
     Returns
     -------
@@ -303,7 +303,67 @@ def read_reference(
     if isinstance(ref, Readings):
         return ref
     first = paths if isinstance(paths, str | os.PathLike) else next(iter(paths))
-    return check_truth_table(ref, os.fspath(first))
+    return check_truth_table(ref, os.fspath(first), drop_constant=drop_constant)
+
+
+def read_truth(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, drop_constant: bool = False
+) -> pd.DataFrame:
+    """A truth table (runs x events, every event read in every run) from any file that holds one, checked.
+
+    What ``hemkit evaluate study --truth`` reads.  A table of runs x events (CSV or Parquet), a
+    tidy ``run, event, value`` table, or readings of **one group** in any format
+    :func:`hemkit.io.read_readings` knows: a collection database of a plan that reads every
+    event at once (software events and tracepoints have no counter limit), its export, a
+    folder of perf stat files of the same events.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        The file, folder or files (several: the runs of one group, e.g. perf stat files).
+    drop_constant : bool, default False
+        Drop events constant over the runs (no correlation) with a warning, instead of
+        refusing them.
+
+    Returns
+    -------
+    DataFrame
+        Runs x events, float64; ``attrs["dropped_constant"]`` names the events dropped as
+        constant (with ``drop_constant``).
+
+    Raises
+    ------
+    InputError
+        What :func:`read_reference` refuses; readings of several groups (not read together);
+        a constant event unless ``drop_constant``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "truth.csv")
+    >>> _ = open(p, "w").write("group,run,event,value\\n" + "".join(
+    ...     f"0,{r},{e},{v}\\n" for r in range(4) for e, v in (("a", r), ("b", r * r), ("c", 7))))
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:   # c never changes: dropped, with a warning
+    ...     warnings.simplefilter("always")
+    ...     read_truth(p, drop_constant=True).columns.tolist()
+    ['a', 'b']
+    >>> len(w)
+    1
+    """
+    ref = read_reference(paths, drop_constant=drop_constant)
+    source = os.fspath(paths if isinstance(paths, str | os.PathLike) else next(iter(paths), "truth"))
+    if isinstance(ref, Readings):
+        gids = ref.group_ids
+        if len(gids) != 1:
+            raise InputError(
+                f"{source}: readings of {len(gids)} groups; a truth table reads every event in the same runs "
+                "(one group: plan the events on as many counters, as software events and tracepoints allow)"
+            )
+        dropped = [e for _, e, _ in ref.dropped_constant]
+        ref = ref[gids[0]]
+        ref.attrs["dropped_constant"] = dropped
+    return check_truth_table(ref, source, drop_constant=drop_constant)
 
 
 def evaluate_files(

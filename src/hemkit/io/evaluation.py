@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 PathLike = str | os.PathLike[str]
 
+#: a tidy truth table: every event read in every run, so no group (what hemkit's benchmarks keep)
+TRUTH_COLUMNS = ("run", "event", "value")
+
 
 def _wide(path: Path, table: pd.DataFrame) -> pd.DataFrame:
     """The table with an integer ``run`` column as its index; grouped readings refused."""
@@ -85,7 +88,47 @@ def read_reference_file(
     if table is None or set(TIDY_COLUMNS) <= {str(c) for c in table.columns}:
         # grouped readings: a tidy table, perf stat output or another readings format
         return read_readings(p, codes=codes, drop_constant=drop_constant)
+    if set(TRUTH_COLUMNS) <= {str(c) for c in table.columns}:
+        return tidy_truth(p, table)
     return _wide(p, table)
 
 
-__all__ = ["read_reference_file", "read_wide_table"]
+def tidy_truth(path: PathLike, table: pd.DataFrame) -> pd.DataFrame:
+    """A tidy ``run, event, value`` table (no ``group``: every event read in every run) as runs x events.
+
+    Raises
+    ------
+    InputError
+        Other columns beside them, a (run, event) given twice, or a run without an event
+        another run has (naming the run and the event).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"run": [1, 1, 2, 2], "event": ["a", "b", "a", "b"], "value": [1, 2, 3, 5]})
+    >>> tidy_truth("t.csv", t).to_dict("list")
+    {'a': [1, 3], 'b': [2, 5]}
+    """
+    other = [str(c) for c in table.columns if str(c) not in TRUTH_COLUMNS]
+    if other:
+        raise InputError(
+            f"{path}: has columns run, event, value and also {', '.join(map(repr, other))}; a tidy truth table has "
+            "only those three (grouped readings: add a group column)"
+        )
+    table = table.assign(event=table["event"].astype(str))
+    twice = table.duplicated(["run", "event"])
+    if twice.any():
+        r = table[twice].iloc[0]
+        raise InputError(f"{path}: run {r['run']} reads event {r['event']!r} twice")
+    wide = table.pivot(index="run", columns="event", values="value")
+    holes = wide.isna()
+    if holes.to_numpy().any():
+        run, event = holes.stack()[holes.stack()].index[0]
+        raise InputError(
+            f"{path}: run {run} has no reading of event {event!r}; a truth table reads every event in every run"
+        )
+    wide.columns.name = None
+    return wide
+
+
+__all__ = ["TRUTH_COLUMNS", "read_reference_file", "read_wide_table", "tidy_truth"]
