@@ -287,3 +287,17 @@ def test_evaluate_study_imputes_for_the_reference_too(cli, tmp_path):
     res = cli([*args, "--impute", "maxdet"])
     assert res.exit_code == 0, res.stderr
     assert "much-paper" in res.stdout and "joint" in res.stdout
+
+
+def test_evaluate_summaries_name_the_constant_events_dropped(cli, tmp_path):
+    # holdout and pairs said 'dropped: nothing' after dropping a constant event of the readings
+    raw = tmp_path / "raw.csv"
+    raw.write_text("X1,X2,X1.1,X3\n" + "".join(f"{10 + r},{(r * 7) % 5},{20 + r},5\n" for r in range(40)))
+    res = cli(["evaluate", "holdout", raw, "--pmcs", "2", "--methods", "much", "--drop-constant", "--impute", "maxdet"])
+    assert res.exit_code == 0, res.stderr
+    assert "dropped: 1 constant event(s) in 1 group(s) ('X3')" in res.stdout.splitlines()[-1]
+    merged = tmp_path / "m.csv"
+    pd.DataFrame({"X1": np.arange(30.0), "X2": np.arange(30.0) % 7}).to_csv(merged, index=False)
+    res = cli(["evaluate", "pairs", merged, "--truth", raw, "--pmcs", "2", "--drop-constant"])
+    assert res.exit_code == 0, res.stderr
+    assert "X3" in res.stderr and "dropped: 1 (see warnings)" in res.stdout.splitlines()[-1]

@@ -97,10 +97,10 @@ def _check_outputs(inputs: tuple[str, ...], **paths: str | None) -> None:
             check_output(path, inputs=inputs, what=what)
 
 
-def _finish(summary: str, written: list[str], messages: list[str]) -> None:
+def _finish(summary: str, written: list[str], messages: list[str], readings: Any = None) -> None:
     for p in written:
         wrote(p)
-    click.echo(f"{summary}; wrote {', '.join(written) or 'nothing'}; {_dropped(messages)}")
+    click.echo(f"{summary}; wrote {', '.join(written) or 'nothing'}; {_dropped(messages, readings)}")
 
 
 def _method_options(names: list[str], impute: str | None, anchor: str | None = None) -> dict[str, dict[str, Any]]:
@@ -220,7 +220,7 @@ def holdout(
         f"(seed {seed}); {', '.join(res.evaluations)} merged one half, compared with the other"
         + (f" (Dask tasks on {cluster})" if cluster else "")
     )
-    _finish(summary, written, messages)
+    _finish(summary, written, messages, readings)
 
 
 @evaluate.command("study")

@@ -63,9 +63,10 @@ def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
         if gone:
             what += f", leaving out {', '.join(map(repr, gone))} entirely (constant in every run)"
         parts.append(what)
-    other = [m for m in caught if "dropped" in m and "dropped constant event" not in m]
+    # without the readings (a reference read inside the library), their constant events are in the warnings
+    other = [m for m in caught if "dropped" in m and (readings is None or "dropped constant event" not in m)]
     if other:
-        parts.append(f"{len(other)} more (see warnings)")
+        parts.append(f"{len(other)} more (see warnings)" if parts else f"{len(other)} (see warnings)")
     text = f"dropped: {'; '.join(parts)}" if parts else "dropped: nothing"
     imputed = list(imputed or ())
     if imputed:
