@@ -192,3 +192,31 @@ def test_a_change_of_spread_alone_is_said_in_the_note():
     assert t.loc["x", "changed"] and t.loc["x", "lower"] <= 1 <= t.loc["x", "upper"]
     assert "spread or shape" in t.loc["x", "note"]
     assert not t.loc["y", "changed"] and "spread or shape" not in t.loc["y", "note"]
+
+
+def test_the_detectable_change_is_the_runs_noise_not_how_far_b_moved():
+    """B far from A (every B reading above every A reading) leaves the placements no variance;
+    the detectable change must still be what these runs' noise lets the test see: a shift by it
+    is flagged about 90 % of the time (simulated with SciPy's Brunner-Munzel), not a tiny change
+    hardly ever flagged."""
+    from scipy.stats import brunnermunzel
+
+    rng = np.random.default_rng(3)
+    n = 40
+    a = _readings({1: {"x": rng.normal(1000, 10, n)}})
+    b = _readings({1: {"x": rng.normal(2000, 20, n)}})
+    res = compare(a, b, seed=0)
+    assert res.changed == ["x"]
+    d = float(res.power()["detectable"].iloc[0])
+    needed = float(res.power()["runs_needed"].iloc[0])
+    assert np.isfinite(d)
+
+    def flagged(delta, runs=n, reps=300):
+        hits = 0
+        for _ in range(reps):
+            x, y = rng.normal(1000, 10, runs), rng.normal(1000 * (1 + delta), 10, runs)
+            hits += brunnermunzel(x, y).pvalue <= 1 - res.level
+        return hits / reps
+
+    assert 0.75 <= flagged(d) <= 0.99
+    assert 0.75 <= flagged(0.01, runs=int(needed)) <= 0.99

@@ -20,7 +20,7 @@ from hemkit.compare.result import CompareResult, EventTable
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, child
-from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, sort_samples
+from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, null_placements, sort_samples
 
 #: fewest runs per side and event a comparison accepts, and fewest it accepts without a warning
 MIN_RUNS = 5
@@ -209,7 +209,7 @@ def compare(
         source_a=a.source,
         source_b=b.source,
         pairs=pair_table,
-        placements=pl,
+        placements=null_placements(sa, sb),
         power_sample=refs,
     )
 

@@ -74,7 +74,8 @@ class CompareResult(Result):
         otherwise, likewise for B), ``difference`` (``r_b - r_a``) with ``lower``/``upper``,
         ``p_value``, ``changed`` (Benjamini-Hochberg at ``1 - level`` across pairs).
     placements : Placements
-        The Brunner-Munzel placements (what the power computation needs).
+        Each side's placements among its own runs (:func:`hemkit.core.stats.null_placements`):
+        the test's standard error with no change, what the power computation needs.
     power_sample : tuple of ndarray
         Per event up to 2000 sorted readings of side A (for :meth:`power`).
 

@@ -230,6 +230,25 @@ def placements(a_sorted: Sequence[np.ndarray], b_sorted: Sequence[np.ndarray]) -
     return Placements(sup, va, vb, na, nb)
 
 
+def null_placements(a_sorted: Sequence[np.ndarray], b_sorted: Sequence[np.ndarray]) -> Placements:
+    """Each side's placements among its own runs, per event: the Brunner-Munzel standard error with no change.
+
+    What the power of the test rests on (:func:`detectable_change`): the noise of the runs on
+    each side, whatever the change between them.  The placements of a comparison
+    (:func:`placements`) have no variance left where B moved far from A (every B reading
+    above every A reading: a standard error of 0), which would make any change look
+    detectable.  ``superiority`` is 0.5.
+
+    Examples
+    --------
+    >>> a, b = [np.array([1.0, 2, 3, 4])], [np.array([10.0, 20, 30, 40])]
+    >>> float(placements(a, b).se[0]), round(float(null_placements(a, b).se[0]), 4)
+    (0.0, 0.2282)
+    """
+    same_a, same_b = placements(a_sorted, a_sorted), placements(b_sorted, b_sorted)
+    return Placements(np.full(len(same_a.n_a), 0.5), same_a.var_a, same_b.var_a, same_a.n_a, same_b.n_a)
+
+
 #: samples with at most this many distinct values between them get the permutation p-value (``method="auto"``)
 PERMUTATION_CLASSES = 1000
 #: samples with this many runs on a side keep the t approximation
@@ -658,17 +677,18 @@ def detectable_change(
     """Per event: the smallest change the Brunner-Munzel test detects, and the runs a ``change`` needs.
 
     The asymptotic power of the test at a shift ``delta`` is
-    ``Phi(|p(delta) - 1/2| / se - z(1 - alpha / 2))`` with ``se`` the standard error the two
-    samples show (:attr:`Placements.se`) and ``p(delta)`` the superiority of side A scaled by
-    ``1 + delta`` (rounded for integer counts, as real counts move) over side A itself,
-    estimated on at most 2000 of A's readings.
+    ``Phi(|p(delta) - 1/2| / se - z(1 - alpha / 2))`` with ``se`` the standard error of the
+    runs' own noise (:attr:`Placements.se` of :func:`null_placements`) and ``p(delta)`` the
+    superiority of side A scaled by ``1 + delta`` (rounded for integer counts, as real counts
+    move) over side A itself, estimated on at most 2000 of A's readings.
 
     Parameters
     ----------
     a_sorted : sequence of sorted 1-D arrays
         Side A's readings of each event.
     pl : Placements
-        Of the comparison (:func:`brunner_munzel`'s second value).
+        The samples' own (:func:`null_placements`), not the comparison's (:func:`brunner_munzel`'s
+        second value): those have no variance left where B moved far from A.
     alpha : float
         The per-test error rate (for one change among ``m`` events under Benjamini-Hochberg at
         ``q``, ``q / m``).
@@ -683,8 +703,7 @@ def detectable_change(
     --------
     >>> rng = np.random.default_rng(0)
     >>> a, b = np.sort(rng.normal(100, 1, 200)), np.sort(rng.normal(100, 1, 200))
-    >>> _, pl = brunner_munzel([a], [b])
-    >>> pw = detectable_change([a], pl, alpha=0.05, power=0.9)
+    >>> pw = detectable_change([a], null_placements([a], [b]), alpha=0.05, power=0.9)
     >>> bool(0.002 < pw.detectable[0] < 0.006)
     True
     """
@@ -727,5 +746,6 @@ __all__ = [
     "detectable_change",
     "fdr_bh",
     "median_ratio",
+    "null_placements",
     "placements",
 ]
