@@ -110,3 +110,18 @@ def test_bad_output_in_place_of_an_input(bad_input, tmp_path):
 @pytest.mark.parametrize("level", ["0", "1", "x"])
 def test_bad_level(bad_input, level):
     bad_input(["compare", KERNEL_A, KERNEL_B, "--level", level], names=["--level"])
+
+
+def test_bad_output_over_a_file_of_an_input_folder(bad_input, tmp_path):
+    """A folder of perf stat files is read file by file: -o naming one of them would overwrite a run."""
+    folders = {}
+    for side, pages in (("a", 1000), ("b", 1100)):
+        folders[side] = tmp_path / side
+        folders[side].mkdir()
+        for i in range(6):
+            (folders[side] / f"run_{i}.csv").write_text(
+                f"12.5,msec,task-clock,12500000,100.00,,\n{pages + i},,page-faults,12500000,100.00,,\n"
+            )
+    run = folders["a"] / "run_3.csv"
+    bad_input(["compare", folders["a"], folders["b"], "-o", run], names=[str(run), "input"], watch=[tmp_path])
+    bad_input(["compare", folders["a"], folders["b"], "--pairs", folders["b"] / "run_0.csv"], names=["run_0.csv"])

@@ -203,3 +203,15 @@ def test_no_inode_left(tmpfs, one_line):
         write_text(d / "out.txt", "new")
     one_line(e, OutputError, "out.txt", "no space left")
     assert state(d) == before
+
+
+def test_a_file_of_an_input_folder_is_an_input(tmp_path, one_line):
+    """A folder input is read file by file: overwriting one of its files clobbers an input."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "run_1.csv").write_text("1,,page-faults\n")
+    with pytest.raises(OutputError) as e:
+        check_output(folder / "run_1.csv", inputs=[folder])
+    one_line(e, OutputError, "is also an input")
+    assert (folder / "run_1.csv").read_text() == "1,,page-faults\n"
+    assert check_output(tmp_path / "elsewhere.csv", inputs=[folder]).name == "elsewhere.csv"

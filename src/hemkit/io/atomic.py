@@ -49,7 +49,7 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
     path : path
         The file to be written.
     inputs : paths
-        Files the command reads; the output may not be one of them.
+        Files (or folders of files) the command reads; the output may not be one of them.
     what : str
         How to name the output in messages (e.g. ``"plot"``); default just the path.
 
@@ -57,7 +57,7 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
     ------
     OutputError
         The path is a folder or not a regular file, its folder is missing or not writable,
-        or it is one of ``inputs``.
+        or it is one of ``inputs`` or an existing file in a folder of ``inputs``.
 
     Examples
     --------
@@ -85,8 +85,13 @@ def _check_place(p: Path, label: str, inputs: Iterable[PathLike | None]) -> None
     if p.exists() and not p.is_file():
         raise OutputError(f"{label}: exists and is not a regular file; refusing to write to it")
     for src in inputs:
-        if src is not None and _same_file(p, Path(os.fspath(src))):
+        if src is None:
+            continue
+        source = Path(os.fspath(src))
+        if _same_file(p, source):
             raise OutputError(f"{label}: is also an input; refusing to overwrite it")
+        if p.is_file() and source.is_dir() and _same_file(p.parent, source):  # a folder is read file by file
+            raise OutputError(f"{label}: is also an input (a file of the folder {source}); refusing to overwrite it")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.exists():
         raise OutputError(f"{label}: folder {parent} does not exist")
@@ -208,7 +213,7 @@ def atomic_open(
     mode : {"w", "wb"}
         Text or bytes.
     inputs : paths
-        Files the command reads; the output may not be one of them.
+        Files (or folders of files) the command reads; the output may not be one of them.
     what : str
         How to name the output in messages (e.g. ``"plot"``); default just the path.
     **kwargs
@@ -257,7 +262,7 @@ def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] =
     text : str
         Its whole content.
     inputs : paths
-        Files the command reads; the output may not be one of them.
+        Files (or folders of files) the command reads; the output may not be one of them.
     what : str
         How to name the output in messages; default just the path.
 
