@@ -125,3 +125,10 @@ def test_bad_output_over_a_file_of_an_input_folder(bad_input, tmp_path):
     run = folders["a"] / "run_3.csv"
     bad_input(["compare", folders["a"], folders["b"], "-o", run], names=[str(run), "input"], watch=[tmp_path])
     bad_input(["compare", folders["a"], folders["b"], "--pairs", folders["b"] / "run_0.csv"], names=["run_0.csv"])
+
+
+@pytest.mark.parametrize("option", ["--plot", "--plot-power"])
+def test_bad_figure_name_is_refused_before_any_work(bad_input, tmp_path, option):
+    out = tmp_path / "c.csv"
+    bad_input(["compare", KERNEL_A, KERNEL_B, "-o", out, option, tmp_path / "fig.txt"], names=[option, "fig.txt"])
+    assert not out.exists()

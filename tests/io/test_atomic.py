@@ -215,3 +215,15 @@ def test_a_file_of_an_input_folder_is_an_input(tmp_path, one_line):
     one_line(e, OutputError, "is also an input")
     assert (folder / "run_1.csv").read_text() == "1,,page-faults\n"
     assert check_output(tmp_path / "elsewhere.csv", inputs=[folder]).name == "elsewhere.csv"
+
+
+def test_a_figure_name_matplotlib_cannot_write_is_an_output_error(tmp_path, one_line):
+    fig, _ = plt.subplots()
+    try:
+        with pytest.raises(OutputError) as e:
+            write_figure(fig, tmp_path / "ratios.txt")
+        one_line(e, OutputError, "ratios.txt")
+        assert list(tmp_path.iterdir()) == []
+        assert write_figure(fig, tmp_path / "ratios").exists()  # no suffix: PNG
+    finally:
+        plt.close(fig)

@@ -62,6 +62,23 @@ class TablePath(click.Path):
         return super().convert(value, param, ctx)
 
 
+class FigurePath(click.Path):
+    """A figure file to write (its suffix gives the format): a suffix of no figure format is refused at once."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from hemkit.core.errors import OutputError
+        from hemkit.io.formats import check_figure_name
+
+        try:
+            check_figure_name(value, what="")
+        except OutputError as exc:
+            self.fail(str(exc), param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def output_option(
     help: str = "Write the result here.", *, required: bool = False, default: str | None = None, table: bool = False
 ) -> Callable[[F], F]:
@@ -73,7 +90,7 @@ def output_option(
 def plot_option(what: str = "", help: str = "Write the figure here (PNG, SVG or PDF by suffix).") -> Callable[[F], F]:
     """``--plot FILE`` or ``--plot-<what> FILE``."""
     name = f"--plot-{what}" if what else "--plot"
-    return click.option(name, type=click.Path(dir_okay=False), help=help)
+    return click.option(name, type=FigurePath(), help=help)
 
 
 def pmcs_option(

@@ -310,7 +310,8 @@ def write_figure(figure: Any, path: PathLike, *, dpi: int = 120, what: str = "pl
     Raises
     ------
     OutputError
-        ``path`` refused by :func:`check_output`, or the file cannot be written.
+        ``path`` refused by :func:`check_output`, its suffix names no figure format
+        (:func:`hemkit.io.formats.check_figure_name`), or the file cannot be written.
 
     Examples
     --------
@@ -321,6 +322,9 @@ def write_figure(figure: Any, path: PathLike, *, dpi: int = 120, what: str = "pl
     '.svg'
     >>> plt.close(fig)
     """
+    from hemkit.io.formats import check_figure_name
+
+    check_figure_name(path, what=what)
     with atomic_path(path, what=what) as tmp:
         figure.savefig(tmp, dpi=dpi, bbox_inches="tight", format=Path(os.fspath(path)).suffix.lstrip(".") or "png")
     return Path(os.fspath(path))

@@ -105,6 +105,41 @@ def check_table_name(path: str | os.PathLike[str], what: str = "") -> None:
         raise OutputError(f"{label}: hemkit writes tables as CSV or Parquet, not {suffix}; name it .csv or .parquet")
 
 
+#: figure suffixes matplotlib writes (no suffix: PNG)
+FIGURE_SUFFIXES = (".png", ".svg", ".svgz", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".pgf")
+
+
+def check_figure_name(path: str | os.PathLike[str], what: str = "plot") -> None:
+    """Refuse a figure file whose suffix names no figure format (the format is chosen by suffix).
+
+    Parameters
+    ----------
+    path : path
+        The figure file to be written; no suffix is PNG.
+    what : str
+        How to name it in the message (the option, e.g. ``"--plot"``).
+
+    Raises
+    ------
+    OutputError
+        Naming the file and the suffixes to use.
+
+    Examples
+    --------
+    >>> check_figure_name("f.svg"), check_figure_name("f.PNG"), check_figure_name("f")
+    (None, None, None)
+    >>> check_figure_name("f.txt")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.OutputError: plot f.txt: .txt is not a figure format; name it .png, .svg or .pdf
+    """
+    name = os.fspath(path)
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix and suffix not in FIGURE_SUFFIXES:
+        label = f"{what} {name}" if what else name
+        raise OutputError(f"{label}: {suffix} is not a figure format; name it .png, .svg or .pdf")
+
+
 def check_version(source: str | os.PathLike[str], found: object, current: int, what: str) -> int:
     """The version of a file hemkit wrote, checked against the version this hemkit writes.
 
@@ -147,6 +182,7 @@ def check_version(source: str | os.PathLike[str], found: object, current: int, w
 __all__ = [
     "ANALYSIS_VERSION",
     "COLLECTION_VERSION",
+    "FIGURE_SUFFIXES",
     "MODEL_SUFFIXES",
     "MODEL_VERSION",
     "PARQUET_MAGIC",
@@ -155,6 +191,7 @@ __all__ = [
     "SQLITE_MAGIC",
     "TABLE_VERSION",
     "TABLE_VERSION_KEY",
+    "check_figure_name",
     "check_version",
     "is_parquet_name",
 ]
