@@ -146,3 +146,20 @@ def test_report_with_two_profiles_has_the_diff_section(tmp_path):
     diff = rep.sections[keys.index("profile-diff")]
     assert diff.paragraphs[0].startswith("0 of") and diff.figures
     assert "Sampling profiles compared" in rep.html
+
+
+def test_by_thread_the_line_names_the_largest_change():
+    """Thread ids are numbers: the summary line (and the figure) found the largest change by label and failed."""
+    a, b = _program([0.30, 0.70], seed=1), _program([0.60, 0.40], seed=2)
+    for x in (a, b):
+        x["tid"] = np.where(x["sym"] == "f0", 101, 102)
+    d = profile_diff(a, b, by="tid")
+    share_a = (a["tid"] == 101).mean()
+    share_b = (b["tid"] == 101).mean()
+    assert sorted(d.changed) == ["101", "102"]
+    said = {
+        f"largest: 101 {100 * share_a:.1f} % -> {100 * share_b:.1f} %",
+        f"largest: 102 {100 * (1 - share_a):.1f} % -> {100 * (1 - share_b):.1f} %",
+    }
+    assert any(s in d.line() for s in said), d.line()
+    assert d.plot().get_title()

@@ -121,8 +121,8 @@ class ProfileDiff(Result):
         """One line: how many keys changed, the largest change, what was compared."""
         ch = self.changed
         biggest = ""
-        if ch:
-            row = self.table.loc[ch[0]]
+        if ch:  # by position: labels may be numbers (thread ids)
+            row = self.table.iloc[int(np.flatnonzero(self.table["changed"].to_numpy(dtype=bool))[0])]
             biggest = f" (largest: {ch[0]} {100 * row['share_a']:.1f} % -> {100 * row['share_b']:.1f} %)"
         events = (
             f"; events differ ({self.event_a} in A, {self.event_b} in B): compared as shares"
