@@ -220,3 +220,17 @@ def test_the_detectable_change_is_the_runs_noise_not_how_far_b_moved():
 
     assert 0.75 <= flagged(d) <= 0.99
     assert 0.75 <= flagged(0.01, runs=int(needed)) <= 0.99
+
+
+def test_an_infinite_ratio_is_left_out_of_the_figure_without_a_numpy_warning():
+    """An event 0 in every run of A has ratio inf (interval inf, inf): the figure says so, and
+    no 'invalid value encountered in subtract' reaches the user."""
+    rng = np.random.default_rng(0)
+    a = _readings({1: {"x": rng.normal(100, 1, 30), "zero": np.zeros(30)}})
+    b = _readings({1: {"x": rng.normal(100, 1, 30), "zero": rng.poisson(3, 30) + 1.0}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        res = compare(a, b, seed=0)
+        warnings.simplefilter("error", RuntimeWarning)
+        ax = res.plot()
+    assert "zero" in ax.get_title()

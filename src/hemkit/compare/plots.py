@@ -60,8 +60,9 @@ def plot_ratios(res: CompareResult, ax: Any = None) -> Any:
     y = np.arange(n)[::-1]
     finite = np.isfinite(t.ratio) & (t.ratio > 0)
     changed = np.asarray(t.changed, dtype=bool)
-    lo = np.where(finite, np.clip(t.ratio - t.lower, 0, None), 0)
-    hi = np.where(finite, np.clip(t.upper - t.ratio, 0, None), 0)
+    with np.errstate(invalid="ignore"):  # inf - inf where a side is 0 in every run: not drawn
+        lo = np.where(finite, np.clip(t.ratio - t.lower, 0, None), 0)
+        hi = np.where(finite, np.clip(t.upper - t.ratio, 0, None), 0)
     for mask, colour, label in (
         (finite & ~changed, "#555555", "unchanged"),
         (finite & changed, "#c0392b", f"changed (FDR {1 - res.level:.0%})"),
