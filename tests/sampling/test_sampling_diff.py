@@ -6,6 +6,8 @@ lengths and known shares, in time order (what the calibrated ``se`` reads), so t
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -163,3 +165,20 @@ def test_by_thread_the_line_names_the_largest_change():
     }
     assert any(s in d.line() for s in said), d.line()
     assert d.plot().get_title()
+
+
+def test_profiles_that_share_almost_no_key_are_said_to():
+    """Two builds under different names (./prog-old, ./prog-new), or threads of two runs: every key
+    is in one profile only and 'changed'; the diff warns, naming the DSOs, instead of only flagging."""
+    from hemkit.core.errors import HemkitWarning
+
+    a = _program([0.5, 0.5], seed=21, dso="/tmp/prog-old")
+    b = _program([0.5, 0.5], seed=22, dso="/tmp/prog-new")
+    with pytest.warns(HemkitWarning, match=r"prog-old.*only in A.*prog-new.*only in B"):
+        profile_diff(a, b)
+    with pytest.warns(HemkitWarning, match="thread ids"):
+        profile_diff(a, b.assign(tid=2), by="tid")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HemkitWarning)
+        profile_diff(a, _program([0.6, 0.4], seed=23, dso="/tmp/prog-old"))  # the same program: no warning
+        profile_diff(a, a.assign(tid=2), by="comm")

@@ -372,8 +372,8 @@ def diff(a, b, by, comm, event, level, top, output, plot, quiet):
     """Which functions' shares changed from profile A to profile B, with a controlled false discovery rate.
 
     \b
-    perf record -e cpu-clock -F 997 -o before.data -- ./prog-old
-    perf record -e cpu-clock -F 997 -o after.data -- ./prog-new
+    perf record -e cpu-clock -F 997 -o before.data -- ./prog    # the build before the change
+    perf record -e cpu-clock -F 997 -o after.data -- ./prog     # ... and after, under the same name
     hemkit sampling diff before.data after.data --plot diff.png -o diff.csv
 
     Per key: share in A and B, the difference with its interval (from each profile's own,

@@ -190,6 +190,43 @@ def _profile(x: Any, side: str, by: str, level: float, **options: Any) -> Sampli
     raise InputError(f"{side} must be a SamplingProfile, samples or a file, got {type(x).__name__}")
 
 
+#: share of each profile's samples on keys the other profile lacks above which the diff warns
+DISJOINT = 0.5
+
+
+def _warn_disjoint(
+    keys: pd.Index, by: str, share_a: np.ndarray, share_b: np.ndarray, in_a: np.ndarray, in_b: np.ndarray
+) -> None:
+    """Warn where most samples of both profiles fall on keys the other lacks: every such key is 'changed'.
+
+    Two builds recorded under different names (``./prog-old``, ``./prog-new``: symbols are keyed
+    with their DSO), two different programs, or thread ids (a new run has new ones).
+    """
+    alone_a, alone_b = float(share_a[~in_b].sum()), float(share_b[~in_a].sum())
+    if alone_a <= DISJOINT or alone_b <= DISJOINT:
+        return
+    what = f"{100 * alone_a:.0f} % of A's samples and {100 * alone_b:.0f} % of B's are on {by} keys the other lacks"
+    if by == "tid":
+        why = "thread ids of different runs never match: compare --by comm or sym"
+    elif by in ("sym", "dso"):
+        dso = keys.get_level_values("dso") if isinstance(keys, pd.MultiIndex) else keys
+        dso = pd.Index(dso.astype(str)).map(lambda d: d.rsplit("/", 1)[-1])
+        weight_a = pd.Series(share_a, index=dso).groupby(level=0).sum()
+        weight_b = pd.Series(share_b, index=dso).groupby(level=0).sum()
+        only_a = weight_a[(weight_a > 0) & (weight_b == 0)].sort_values(ascending=False)
+        only_b = weight_b[(weight_b > 0) & (weight_a == 0)].sort_values(ascending=False)
+        if len(only_a) and len(only_b):
+            why = (
+                f"{', '.join(only_a.index[:3])} only in A, {', '.join(only_b.index[:3])} only in B: "
+                "symbols are keyed with their DSO: one program built under two names? record both under one name"
+            )
+        else:
+            why = "different programs?"
+    else:
+        why = "different programs?"
+    warnings.warn(f"{what} ({why}); such keys are compared against 0", HemkitWarning, stacklevel=3)
+
+
 def profile_diff(
     a: SamplingProfile | pd.DataFrame | str | os.PathLike[str],
     b: SamplingProfile | pd.DataFrame | str | os.PathLike[str],
@@ -296,6 +333,7 @@ def profile_diff(
             HemkitWarning,
             stacklevel=2,
         )
+    _warn_disjoint(keys, by, share_a, share_b, in_a, in_b)
     labels = table.index.astype(str)
     return ProfileDiff(
         table=table,
