@@ -132,3 +132,9 @@ def test_bad_figure_name_is_refused_before_any_work(bad_input, tmp_path, option)
     out = tmp_path / "c.csv"
     bad_input(["compare", KERNEL_A, KERNEL_B, "-o", out, option, tmp_path / "fig.txt"], names=[option, "fig.txt"])
     assert not out.exists()
+
+
+def test_a_level_of_0_999_says_fdr_0_1_percent_not_0(cli):
+    res = cli(["compare", KERNEL_A, KERNEL_B, "--level", "0.999"])
+    assert res.exit_code == 0, res.stderr
+    assert "at FDR 0.1%" in res.stdout and "(99.9% intervals)" in res.stdout

@@ -182,3 +182,10 @@ def test_profiles_that_share_almost_no_key_are_said_to():
         warnings.simplefilter("error", HemkitWarning)
         profile_diff(a, _program([0.6, 0.4], seed=23, dso="/tmp/prog-old"))  # the same program: no warning
         profile_diff(a, a.assign(tid=2), by="comm")
+
+
+def test_the_line_and_figure_show_a_level_of_0_999_as_it_is():
+    d = profile_diff(_program([0.3, 0.7], seed=31), _program([0.6, 0.4], seed=32), level=0.999)
+    assert "at FDR 0.1%" in d.line()
+    ax = d.plot()
+    assert "FDR 0.1%" in ax.get_title() and "99.9% intervals" in ax.get_xlabel()

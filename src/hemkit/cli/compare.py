@@ -24,6 +24,7 @@ from hemkit.cli._options import (
     warnings_to_stderr,
     wrote,
 )
+from hemkit.core.numbers import format_percent
 
 SHOWN = ["event", "median_a", "median_b", "ratio", "lower", "upper", "p_value", "changed", "note"]
 
@@ -96,7 +97,8 @@ def compare(
     t = res.table
     numbers = [getattr(t, c) for c in SHOWN[1:-2]]
     cells = [[float(col[i]) for col in numbers] + [bool(t.changed[i]), t.note[i]] for i in range(len(t.events))]
-    show_rows(list(zip(map(str, t.events), cells)), SHOWN[1:], "event", f"B / A per event ({level:.0%} intervals)")
+    title = f"B / A per event ({format_percent(level)} intervals)"
+    show_rows(list(zip(map(str, t.events), cells)), SHOWN[1:], "event", title)
     written = []
     if output:
         write_table(res.to_frame(), output, inputs=[a, b], what="output")
@@ -120,7 +122,7 @@ def compare(
         one_side.append(f"{len(res.only_b)} only in B")
     pair_note = f"; {row['pairs_changed']} of {row['pairs']} pairs' correlations changed" if pairs else ""
     click.echo(
-        f"compare: {row['changed']} of {row['events']} events changed at FDR {1 - level:.0%} "
+        f"compare: {row['changed']} of {row['events']} events changed at FDR {format_percent(1 - level)} "
         f"(largest: {row['largest_change']}){pair_note}; A {a} ({row['runs_a']}+ runs), "
         f"B {b} ({row['runs_b']}+ runs){'; ' + ', '.join(one_side) + ' (not compared)' if one_side else ''}; "
         f"wrote {', '.join(written) or 'nothing'}"

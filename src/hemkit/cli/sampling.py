@@ -26,6 +26,7 @@ from hemkit.cli._options import (
     seed_option,
     warnings_to_stderr,
 )
+from hemkit.core.numbers import format_percent
 
 DISTRIBUTION = click.Choice(["constant", "exponential", "uniform"])
 METHOD = click.Choice(["systematic", "wilson", "bound"])
@@ -244,7 +245,7 @@ def profile(source, by, comm, event, level, method, top, output, plot, quiet):
         _show(
             p.summary(top),
             f"{source}: {p.n_samples} samples{' of ' + p.event if p.event else ''} (effective {p.n_eff:.0f}), "
-            f"{level:.0%} intervals ({method}), by {by}:",
+            f"{format_percent(level)} intervals ({method}), by {by}:",
         )
         written = []
         if output:
@@ -290,7 +291,7 @@ def model(shares, ratios, samples, half_width, level, output, plot):
         _check_outputs({"table": output, "plot": plot})
         m = share_model(shares, ratios, samples, level=level, half_width=half_width)
         kind = "R unknown: the bound p/n" if m.bound else "given R"
-        _show(m.summary(), f"model for {samples} samples ({kind}), {level:.0%} intervals:")
+        _show(m.summary(), f"model for {samples} samples ({kind}), {format_percent(level)} intervals:")
         written = []
         if output:
             write_table(m.to_frame().reset_index(), output, what="table")
@@ -346,7 +347,7 @@ def check(periods, freqs, granularities, threads, runs, event, level, methods, s
         )
         table = res.summary()
         table.index = [f"{s} g{g} t{t} {m}" if s != "all" else f"all {m}" for s, g, t, m in table.index]
-        _show(table, f"coverage of {level:.0%} intervals on the known-share workload:")
+        _show(table, f"coverage of {format_percent(level)} intervals on the known-share workload:")
         written = []
         if output:
             write_table(res.to_frame(), output, what="cases")
@@ -395,7 +396,7 @@ def diff(a, b, by, comm, event, level, top, output, plot, quiet):
         sa = _samples(a, "A")
         sb = sa if os.path.realpath(a) == os.path.realpath(b) else _samples(b, "B")
         d = profile_diff(sa, sb, by=by, level=level, comm=comm, event=event)
-        _show(d.summary(top), f"share B - A by {by} ({level:.0%} intervals), largest changes first:")
+        _show(d.summary(top), f"share B - A by {by} ({format_percent(level)} intervals), largest changes first:")
         written = []
         if output:
             write_table(d.to_frame(), output, inputs=[a, b], what="table")

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from hemkit.core.numbers import format_percent
+
 CompareResult = Any  # hemkit.compare.result.CompareResult (which imports this module: no import back)
 
 
@@ -65,7 +67,7 @@ def plot_ratios(res: CompareResult, ax: Any = None) -> Any:
         hi = np.where(finite, np.clip(t.upper - t.ratio, 0, None), 0)
     for mask, colour, label in (
         (finite & ~changed, "#555555", "unchanged"),
-        (finite & changed, "#c0392b", f"changed (FDR {1 - res.level:.0%})"),
+        (finite & changed, "#c0392b", f"changed (FDR {format_percent(1 - res.level)})"),
     ):
         if mask.any():
             ax.errorbar(
@@ -90,7 +92,7 @@ def plot_ratios(res: CompareResult, ax: Any = None) -> Any:
     off = [e for e, f in zip(t.events, finite) if not f]
     extra = f"; not drawn (0 or inf): {', '.join(off[:4])}{' ...' if len(off) > 4 else ''}" if off else ""
     ax.set_title(
-        f"{_sides(res)}: {int(changed.sum())} of {n} events changed, {res.level:.0%} intervals{extra}",
+        f"{_sides(res)}: {int(changed.sum())} of {n} events changed, {format_percent(res.level)} intervals{extra}",
         fontsize=9,
     )
     ax.grid(axis="x", alpha=0.3, which="both")
@@ -137,7 +139,8 @@ def plot_power(res: CompareResult, ax: Any = None) -> Any:
     ax.set_ylabel("event (runs per side a 1 % change needs)")
     runs_a, runs_b = int(p["runs_a"].min()), int(p["runs_b"].min())
     ax.set_title(
-        f"What {runs_a} (A) and {runs_b} (B) runs can see: power 0.9 for one change at FDR {1 - res.level:.0%}",
+        f"What {runs_a} (A) and {runs_b} (B) runs can see: power 0.9 for one change at FDR "
+        f"{format_percent(1 - res.level)}",
         fontsize=9,
     )
     ax.grid(axis="x", alpha=0.3, which="both")

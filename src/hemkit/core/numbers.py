@@ -1,4 +1,4 @@
-"""Numbers in messages: one way to print a count (:func:`format_count`).
+"""Numbers in messages: one way to print a count (:func:`format_count`) and a level (:func:`format_percent`).
 
 A count a counter can hold (below 2^64) is printed with all its digits, because the digits
 tell a wrap-around (2^47 + 6122 = 140737488361450) from a real count; anything larger,
@@ -31,4 +31,15 @@ def format_count(value: Any) -> str:
     return f"{v:g}"
 
 
-__all__ = ["COUNTER_LIMIT", "format_count"]
+def format_percent(fraction: float) -> str:
+    """A level or rate for a message, as a percentage with the digits it needs (``.0%`` made 0.001 '0%').
+
+    Examples
+    --------
+    >>> format_percent(0.95), format_percent(1 - 0.95), format_percent(0.999), format_percent(1 - 0.999)
+    ('95%', '5%', '99.9%', '0.1%')
+    """
+    return f"{100 * float(fraction):.4g}%"
+
+
+__all__ = ["COUNTER_LIMIT", "format_count", "format_percent"]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hemkit.core.numbers import format_count
+from hemkit.core.numbers import format_count, format_percent
 from hemkit.core.readings import Readings
 from hemkit.report.html import Figure, Section
 
@@ -624,7 +624,7 @@ def _pairs_figure(iv: pd.DataFrame, level: float, method: str, total: int) -> An
     ]
     colours = [_KINDS.get(k, "#3465a4") for k in pick["kind"]]
     hover = [
-        f"{a} / {b}: r = {e:.3f}, {level:.0%} interval [{lo:.3f}, {hi:.3f}], read together in {g} group(s)"
+        f"{a} / {b}: r = {e:.3f}, {format_percent(level)} interval [{lo:.3f}, {hi:.3f}], read together in {g} group(s)"
         + (f" ({k})" if k else "")
         for a, b, e, lo, hi, g, k in zip(
             pick["event_a"],
@@ -644,7 +644,7 @@ def _pairs_figure(iv: pd.DataFrame, level: float, method: str, total: int) -> An
         pick["estimate"].tolist(),
         pick["lower"].tolist(),
         pick["upper"].tolist(),
-        title=f"Per-pair merged correlations ({method}) with {level:.0%} intervals: {shown}",
+        title=f"Per-pair merged correlations ({method}) with {format_percent(level)} intervals: {shown}",
         xlabel="Pearson correlation (unitless), sorted by estimate",
         colours=colours,
         hover=hover,
@@ -970,7 +970,7 @@ def _mpx_table(data: Any, est: Any, name: str, totals: Any = None) -> pd.DataFra
         index=index,
     )
     if totals is not None:
-        pct = f"{totals.level:.0%}"
+        pct = format_percent(totals.level)
         table[f"lower ({pct})"] = totals.table["lower"].to_numpy()
         table[f"upper ({pct})"] = totals.table["upper"].to_numpy()
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -1032,7 +1032,8 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
     with np.errstate(invalid="ignore", divide="ignore"):
         half = ((t["upper"] - t["lower"]) / 2 / t["total"].where(t["total"] > 0)).replace(np.inf, np.nan)
     text = (
-        f"How far to trust each total: hemkit's {totals.level:.0%} interval (lower, upper) comes from how much the "
+        f"How far to trust each total: hemkit's {format_percent(totals.level)} interval (lower, upper) comes from "
+        "how much the "
         "event's rate moved between its slices, how much of the run it was off its counter and how far hemkit's "
         "total is from perf's, scaled by a multiplier chosen on traces whose exact totals are known "
         "(BENCHMARKS.md: how often they held the true totals on workloads left out of that choice). "
@@ -1094,7 +1095,7 @@ def _interval_bars(ax: Any, x: np.ndarray, table: pd.DataFrame, totals: Any) -> 
         ecolor="black",
         capsize=3,
         lw=1,
-        label=f"hemkit's {totals.level:.0%} interval",
+        label=f"hemkit's {format_percent(totals.level)} interval",
     )
     unbounded = ~np.isfinite(upper)  # every slice read 0: perf's total is 0 too, drawn at the top
     if unbounded.any():
@@ -1207,13 +1208,13 @@ def multiplexing(
         ),
         Figure.of(
             "Each series' total by hemkit (and the exact total where known) divided by perf's scaled total, "
-            f"with hemkit's {level:.0%} interval on its total.",
+            f"with hemkit's {format_percent(level)} interval on its total.",
             _mpx_totals_figure(table, est.estimator, len(runs), totals),
         ),
     )
     caption = (
         "Per series: intervals, how many and how much of the time it was on a counter, its total as perf scales "
-        f"it and as hemkit's {est.estimator} estimates it, with a {level:.0%} interval on hemkit's total"
+        f"it and as hemkit's {est.estimator} estimates it, with a {format_percent(level)} interval on hemkit's total"
         + (" and its exact total, with both errors." if data.truth is not None else ".")
     )
     return Section(
@@ -1275,11 +1276,12 @@ def sampling_diff(a: Any, b: Any, *, top: int = 15, level: float = 0.95) -> Sect
     paragraphs = [
         f"{len(changed)} of {len(d.table)} symbols changed share from A ({os.path.basename(names[0])}, "
         f"{d.samples_a} samples) to B ({os.path.basename(names[1])}, {d.samples_b} samples) at a false "
-        f"discovery rate of {1 - level:.0%}" + (f": {shown}." if changed else "."),
+        f"discovery rate of {format_percent(1 - level)}" + (f": {shown}." if changed else "."),
         "Each difference's interval comes from both profiles' own errors of each share (estimated from "
         "the samples in time order); perf diff prints the same differences without them.",
     ]
     cols = ["share_a", "share_b", "difference", "lower", "upper", "q_value", "changed", "note"]
+    pct = format_percent(level)
     table = d.table.head(top)[cols].copy()
     table.index = pd.Index([str(i) for i in table.index], name="sym")
     fig = _figure(8.5, 0.3 * min(top, len(d.table)) + 2.0)
@@ -1288,7 +1290,7 @@ def sampling_diff(a: Any, b: Any, *, top: int = 15, level: float = 0.95) -> Sect
         "profile-diff",
         f"Sampling profiles compared: {os.path.basename(names[1])} vs {os.path.basename(names[0])}",
         paragraphs=tuple(paragraphs),
-        tables=((f"The {len(table)} largest share changes (B - A, fractions 0-1) with {level:.0%} intervals.", table),),
+        tables=((f"The {len(table)} largest share changes (B - A, fractions 0-1) with {pct} intervals.", table),),
         figures=(Figure.of("Share changes by symbol with their intervals; changed ones in red.", fig),),
         warnings=tuple(notes),
     )
@@ -1343,13 +1345,14 @@ def sampling(
         rows = min(top, len(prof.table))
         tables.append(
             (
-                f"The {rows} largest of {len(prof.table)} {kind}s, with {prof.level:.0%} {prof.method} intervals "
+                f"The {rows} largest of {len(prof.table)} {kind}s, with {format_percent(prof.level)} {prof.method} "
+                "intervals "
                 "(share: fraction of the sampled events, 0-1).",
                 _share_table(prof, top),
             )
         )
         fig = _shares_figure(prof, top)
-        figures.append(Figure.of(f"Shares by {kind}: bars with their {prof.level:.0%} intervals.", fig))
+        figures.append(Figure.of(f"Shares by {kind}: bars with their {format_percent(prof.level)} intervals.", fig))
     paragraph = (
         f"{p.n_samples} samples{what} (effective sample size {p.n_eff:.0f}). Each sample stands for its period "
         "of events; a share's interval says how far the true share may be from the profiled one."

@@ -24,6 +24,7 @@ import pandas as pd
 
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.normal import ndtri
+from hemkit.core.numbers import format_percent
 from hemkit.core.results import Result, result
 from hemkit.core.stats import fdr_bh, normal_sf
 from hemkit.sampling.profile import BY, SamplingProfile, key_labels, profile_shares
@@ -137,7 +138,8 @@ class ProfileDiff(Result):
         if self.only_b:
             one_side.append(f"{len(self.only_b)} only in B")
         return (
-            f"{len(ch)} of {len(self.table)} {self.by} keys changed share at FDR {1 - self.level:.0%}{biggest}; "
+            f"{len(ch)} of {len(self.table)} {self.by} keys changed share at FDR "
+            f"{format_percent(1 - self.level)}{biggest}; "
             f"A {self.source_a} ({self.samples_a} samples), B {self.source_b} ({self.samples_b} samples)"
             f"{'; ' + ', '.join(one_side) if one_side else ''}{events}"
         )

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hemkit.core.numbers import format_percent
+
 SHARE = "fraction of samples, 0-1"
 #: How the rows of a profile by each key are called on an axis.
 KEY_LABELS = {"sym": "symbol", "dso": "DSO (shared object)", "comm": "command", "tid": "thread id"}
@@ -54,7 +56,7 @@ def plot_shares(profile: Any, ax: Any = None, top: int = 20) -> Any:
     what = KEY_LABELS.get(profile.by, profile.by)
     event = f" of {profile.event}" if profile.event else ""
     ax.set_title(f"{profile.source}: shares by {what.split(' ')[0]}, {profile.n_samples} samples{event}")
-    ax.set_xlabel(f"share of sampled events ({SHARE}); bars: {profile.level:.0%} {profile.method} interval")
+    ax.set_xlabel(f"share of sampled events ({SHARE}); bars: {format_percent(profile.level)} {profile.method} interval")
     ax.set_ylabel(what)
     return ax
 
@@ -88,10 +90,10 @@ def plot_diff(diff: Any, ax: Any = None, top: int = 20) -> Any:
     what = KEY_LABELS.get(diff.by, diff.by)
     ax.set_title(
         f"Share changes by {what.split(' ')[0]}: {diff.source_b} vs {diff.source_a}\n"
-        f"{int(changed.sum())} of the {len(t)} shown changed (red; FDR {1 - diff.level:.0%})",
+        f"{int(changed.sum())} of the {len(t)} shown changed (red; FDR {format_percent(1 - diff.level)})",
         fontsize=10,
     )
-    ax.set_xlabel(f"share in B - share in A (percentage points); bars: {diff.level:.0%} intervals")
+    ax.set_xlabel(f"share in B - share in A (percentage points); bars: {format_percent(diff.level)} intervals")
     ax.set_ylabel(what)
     return ax
 
@@ -200,7 +202,7 @@ def plot_coverage(res: Any, ax: Any = None) -> Any:
     for i, m in enumerate(methods):
         t = s[s["method"] == m].set_index("case").reindex(cases)
         ax.bar(x + (i - (len(methods) - 1) / 2) * width, t["coverage"], width, label=f"{m} interval")
-    ax.axhline(res.level, color="black", lw=1, ls="--", label=f"nominal level {res.level:.0%}")
+    ax.axhline(res.level, color="black", lw=1, ls="--", label=f"nominal level {format_percent(res.level)}")
     ax.set_xticks(x, cases, rotation=30, ha="right", fontsize="small")
     ax.set_ylim(0, 1.05)
     ax.set_xlabel(
@@ -208,7 +210,9 @@ def plot_coverage(res: Any, ax: Any = None) -> Any:
         + (", t threads" if "t=" in "".join(cases) else "")
     )
     ax.set_ylabel("coverage (fraction of cases, 0-1)")
-    ax.set_title(f"Coverage of {res.level:.0%} intervals on the known-share workload ({len(res.cases)} cases)")
+    ax.set_title(
+        f"Coverage of {format_percent(res.level)} intervals on the known-share workload ({len(res.cases)} cases)"
+    )
     ax.legend(fontsize="small")
     return ax
 
@@ -229,5 +233,5 @@ def plot_model(m: Any, ax: Any = None) -> Any:
     ax.set_xlabel("task")
     ax.set_ylabel(f"expected profiled share ({SHARE})")
     kind = "R unknown: Poisson bound p/n" if m.bound else "Eqs. 6-9 with the given R"
-    ax.set_title(f"{m.level:.0%} intervals for {m.n_samples} samples ({kind})")
+    ax.set_title(f"{format_percent(m.level)} intervals for {m.n_samples} samples ({kind})")
     return ax
