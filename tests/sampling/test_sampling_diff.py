@@ -189,3 +189,12 @@ def test_the_line_and_figure_show_a_level_of_0_999_as_it_is():
     assert "at FDR 0.1%" in d.line()
     ax = d.plot()
     assert "FDR 0.1%" in ax.get_title() and "99.9% intervals" in ax.get_xlabel()
+
+
+@pytest.mark.parametrize("command", ["diff", "profile"])
+def test_cli_one_file_for_the_table_and_the_figure_is_refused(bad_input, tmp_path, command):
+    """-o x --plot x (no suffix: CSV and PNG) wrote the table, then the figure over it."""
+    src = str(FIXTURES / "known_shares.script.txt")
+    same = tmp_path / "result"
+    args = ["sampling", command, src, *([src] if command == "diff" else []), "-o", same, "--plot", same]
+    bad_input(args, names=[str(same), "table", "plot"], watch=[tmp_path])

@@ -18,6 +18,7 @@ from hemkit.cli._options import (
     LEVEL,
     POSITIVE,
     alias,
+    distinct_outputs,
     output_option,
     plot_option,
     quiet_option,
@@ -53,6 +54,7 @@ def _show(frame: Any, title: str) -> None:
 def _check_outputs(outputs: dict[str, str | None], inputs: Iterable[str] = ()) -> None:
     from hemkit.io import check_output
 
+    distinct_outputs(**outputs)  # -o x --plot x: the figure would overwrite the table
     for what, path in outputs.items():
         if path:
             check_output(path, inputs=list(inputs), what=what)
