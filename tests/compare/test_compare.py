@@ -250,3 +250,16 @@ def test_few_runs_cannot_flag_an_event_no_split_of_them_could():
     t = res.to_frame().set_index("event")
     assert res.changed == []
     assert t["p_value"].min() >= 2 / 924 / 2  # a permutation estimate of at least the exact floor
+
+
+def test_the_power_figure_names_the_events_it_cannot_draw():
+    """An event 0 in every run of A has no detectable change: it was left out of the figure silently."""
+    rng = np.random.default_rng(0)
+    a = _readings({1: {"x": rng.normal(100, 1, 30), "zero": np.zeros(30)}})
+    b = _readings({1: {"x": rng.normal(100, 1, 30), "zero": np.zeros(30)}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        res = compare(a, b, seed=0)
+    assert not np.isfinite(res.power().set_index("event").loc["zero", "detectable"])
+    ax = res.plot_power()
+    assert "not drawn" in ax.get_title() and "zero" in ax.get_title()

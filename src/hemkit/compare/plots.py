@@ -132,15 +132,18 @@ def plot_power(res: CompareResult, ax: Any = None) -> Any:
 
     labels = [f"{e} ({runs(v)})" for e, v in zip(p["event"], p["runs_needed"])]
     ax.set_xscale("log")
+    _plain_log_ticks(ax)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=size)
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel("smallest detectable change (%, log scale)")
     ax.set_ylabel("event (runs per side a 1 % change needs)")
     runs_a, runs_b = int(p["runs_a"].min()), int(p["runs_b"].min())
+    off = [str(e) for e, f in zip(p["event"], ok) if not f]
+    extra = f"; not drawn (none up to 10x seen): {', '.join(off[:4])}{' ...' if len(off) > 4 else ''}" if off else ""
     ax.set_title(
         f"What {runs_a} (A) and {runs_b} (B) runs can see: power 0.9 for one change at FDR "
-        f"{format_percent(1 - res.level)}",
+        f"{format_percent(1 - res.level)}{extra}",
         fontsize=9,
     )
     ax.grid(axis="x", alpha=0.3, which="both")
