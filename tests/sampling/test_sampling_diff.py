@@ -198,3 +198,22 @@ def test_cli_one_file_for_the_table_and_the_figure_is_refused(bad_input, tmp_pat
     same = tmp_path / "result"
     args = ["sampling", command, src, *([src] if command == "diff" else []), "-o", same, "--plot", same]
     bad_input(args, names=[str(same), "table", "plot"], watch=[tmp_path])
+
+
+def test_a_profile_of_two_events_is_compared_on_the_event_both_sampled():
+    """A: task-clock and more page-faults samples; B: task-clock alone.  Each side chose its own
+    most sampled event, so page-faults in A were compared with task-clock in B."""
+    from hemkit.core.errors import HemkitWarning
+
+    clock = _program([0.5, 0.5], seed=41, event="task-clock")
+    faults = _program([0.2, 0.8], seed=42, samples=4000, event="page-faults")
+    a = pd.concat([clock, faults], ignore_index=True)
+    b = _program([0.5, 0.5], seed=43, event="task-clock")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = profile_diff(a, b)
+    assert d.event_a == d.event_b == "task-clock"
+    assert not any("different events" in str(w.message) for w in caught)
+    assert any(issubclass(w.category, HemkitWarning) and "task-clock" in str(w.message) for w in caught)
+    assert d.changed == []
+    assert d.samples_a == (a["event"] == "task-clock").sum()

@@ -27,7 +27,7 @@ from hemkit.core.normal import ndtri
 from hemkit.core.numbers import format_percent
 from hemkit.core.results import Result, result
 from hemkit.core.stats import fdr_bh, normal_sf
-from hemkit.sampling.profile import BY, SamplingProfile, key_labels, profile_shares
+from hemkit.sampling.profile import BY, SamplingProfile, key_labels, profile_shares, read_samples
 
 #: columns of :meth:`ProfileDiff.to_frame`, after the key
 COLUMNS = (
@@ -229,6 +229,49 @@ def _warn_disjoint(
     warnings.warn(f"{what} ({why}); such keys are compared against 0", HemkitWarning, stacklevel=3)
 
 
+def _read(x: Any, side: str) -> Any:
+    """A path's samples (an error names the side); anything else as it is."""
+    if isinstance(x, str | os.PathLike):
+        try:
+            return read_samples(x)
+        except InputError as exc:
+            raise exc.reworded(f"{side}: {exc.message}") from exc
+    return x
+
+
+def _common_event(a: Any, b: Any, comm: str | None) -> str | None:
+    """The event to profile on both sides where either has samples of several: the most sampled of both.
+
+    Each profile left to itself takes its own most sampled event, so a profile of task-clock and
+    page-faults against one of task-clock alone compared page-faults with task-clock.  None:
+    no choice to make, or no event in both (each side then chooses, and the diff says so).
+    """
+    if not all(isinstance(x, pd.DataFrame) and "event" in x.columns for x in (a, b)):
+        return None
+    counts = []
+    for x in (a, b):
+        kept = x if comm is None or "comm" not in x.columns else x[x["comm"] == comm]
+        counts.append(kept["event"].astype(str).value_counts())
+    if len(counts[0]) <= 1 and len(counts[1]) <= 1:
+        return None
+    both = counts[0].index.intersection(counts[1].index)
+    if not len(both):
+        return None
+    total = (counts[0].reindex(both) + counts[1].reindex(both)).sort_values(ascending=False, kind="stable")
+    chosen = str(total.index[0])
+    for side, c, x in zip("AB", counts, (a, b)):
+        if len(c) > 1:
+            said = ", ".join(f"{e} {n}" for e, n in c.items())
+            other = next(e for e in c.index if e != chosen)
+            warnings.warn(
+                f"{side}: {x.attrs.get('source', 'samples')}: samples of {len(c)} events ({said}); compared "
+                f"{chosen}, the most sampled of those in both profiles (choose another with event={other!r})",
+                HemkitWarning,
+                stacklevel=4,
+            )
+    return chosen
+
+
 def profile_diff(
     a: SamplingProfile | pd.DataFrame | str | os.PathLike[str],
     b: SamplingProfile | pd.DataFrame | str | os.PathLike[str],
@@ -277,6 +320,9 @@ def profile_diff(
         raise InputError(f"cannot compare profiles by {by!r} (use {', '.join(BY)})")
     if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
         raise InputError(f"level must be a number in (0, 1), got {level!r}")
+    if event is None:
+        a, b = _read(a, "A"), _read(b, "B")
+        event = _common_event(a, b, comm)
     options = {"comm": comm, "event": event}
     pa, pb = _profile(a, "A", by, level, **options), _profile(b, "B", by, level, **options)
     for side, prof in (("A", pa), ("B", pb)):
