@@ -217,3 +217,17 @@ def test_a_profile_of_two_events_is_compared_on_the_event_both_sampled():
     assert any(issubclass(w.category, HemkitWarning) and "task-clock" in str(w.message) for w in caught)
     assert d.changed == []
     assert d.samples_a == (a["event"] == "task-clock").sum()
+
+
+def test_symbols_without_dso_on_one_side_are_refused_not_all_changed():
+    """perf script text without the dso field against a perf.data: every key was 'only in' one side
+    (sym against (sym, dso)), all flagged, the rows labelled as tuples."""
+    from hemkit.core.errors import InputError
+
+    a = _program([0.5, 0.5], seed=51).drop(columns="dso")
+    b = _program([0.5, 0.5], seed=52)
+    with pytest.raises(InputError, match=r"^A: .*no DSO names.*perf script -F"):
+        profile_diff(a, b)
+    with pytest.raises(InputError, match=r"^B: .*no DSO names"):
+        profile_diff(b, a)
+    assert profile_diff(a, b, by="comm").changed == []

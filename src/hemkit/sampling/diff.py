@@ -27,6 +27,7 @@ from hemkit.core.normal import ndtri
 from hemkit.core.numbers import format_percent
 from hemkit.core.results import Result, result
 from hemkit.core.stats import fdr_bh, normal_sf
+from hemkit.io.perf_script import FIELDS
 from hemkit.sampling.profile import BY, SamplingProfile, key_labels, profile_shares, read_samples
 
 #: columns of :meth:`ProfileDiff.to_frame`, after the key
@@ -329,6 +330,12 @@ def profile_diff(
         if "se" not in prof.table.columns:
             raise InputError(f"{side}: {prof.source}: the profile has no standard errors ('se'); profile it again")
     ka, kb = _raw_keys(pa), _raw_keys(pb)
+    if isinstance(ka, pd.MultiIndex) != isinstance(kb, pd.MultiIndex):  # symbols with their DSO on one side only
+        side, prof, other = ("A", pa, "B") if isinstance(kb, pd.MultiIndex) else ("B", pb, "A")
+        raise InputError(
+            f"{side}: {prof.source}: the samples carry no DSO names and {other}'s do, so their symbols cannot be "
+            f"matched; decode the perf.data with 'perf script -F {FIELDS}' (or compare --by comm)"
+        )
     ta = pd.DataFrame(pa.table[["share", "se", "samples"]].to_numpy(), index=ka, columns=["share", "se", "samples"])
     tb = pd.DataFrame(pb.table[["share", "se", "samples"]].to_numpy(), index=kb, columns=["share", "se", "samples"])
     keys = ka.append(kb.difference(ka, sort=False)) if len(kb) else ka
