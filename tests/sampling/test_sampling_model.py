@@ -127,6 +127,7 @@ def test_share_model_given_and_unknown_R():
         ({"shares": [0.3], "level": 1.5}, "level"),
         ({"shares": [0.3], "half_width": 2}, "half_width"),
         ({"shares": []}, "no shares"),
+        ({"shares": [0.6, 0.6]}, r"add up to 1.2 > 1"),  # shares of one profile: modelled as if possible
     ],
 )
 def test_share_model_errors(kwargs, match):

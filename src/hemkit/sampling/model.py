@@ -379,7 +379,7 @@ def share_model(
     Parameters
     ----------
     shares : sequence of float
-        True shares of the tasks, each in [0, 1].
+        True shares of the tasks, each in [0, 1], adding up to at most 1.
     ratios : sequence of float, optional
         Run ratio ``R = granularity / interval`` of each task (Eq. 1).  Without them the
         run lengths are unknown and the bound ``p / n`` (valid for every R) is used.
@@ -403,6 +403,8 @@ def share_model(
         raise InputError("no shares to model")
     if not np.all((p >= 0) & (p <= 1)):
         raise InputError(f"shares must lie in [0, 1], got {p[~((p >= 0) & (p <= 1))][0]:g}")
+    if p.sum() > 1 + 1e-9:  # the shares of one profile, as a Workload's tasks
+        raise InputError(f"shares (--share) add up to {p.sum():g} > 1; the shares of one profile add up to at most 1")
     if not n_samples >= 1:
         raise InputError(f"n_samples must be at least 1, got {n_samples}")
     if half_width is not None and not 0 < half_width < 1:
