@@ -152,7 +152,7 @@ def test_perf_data_without_samples(bad_input, perf_can_record, tmp_path):
         (["simulate", "--task", "a:0.3:30", "--interval", "0"], "--interval"),
         (["simulate", "--task", "a:0.3:30", "--interval", "-5"], "--interval"),
         (["simulate", "--task", "a:0.3:30", "--reps", "0"], "--reps"),
-        (["simulate", "--task", "a:0.3:30", "--reps", "99999999"], "reps must be in [1, 1e7]"),
+        (["simulate", "--task", "a:0.3:30", "--reps", "99999999"], "reps must be in [2, 1e7]"),
         (["simulate", "--task", "a:0.3:30", "--seed", "-1"], "--seed"),
         (["simulate", "--task", "a:0.3:30", "--seed", "x"], "--seed"),
         (["simulate", "--task", "a:0.3:30", "--units", "0"], "--units"),

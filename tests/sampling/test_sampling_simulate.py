@@ -180,5 +180,7 @@ def test_bad_sampling_raises():
         simulate_profiles(rs, 0)
     with pytest.raises(InputError, match="reps"):
         simulate_profiles(rs, 100, 0)
+    with pytest.raises(InputError, match="reps"):  # one profile: its SD was NaN in the summary
+        simulate_profiles(rs, 100, 1)
     with pytest.raises(InputError, match="seed"):
         simulate_profiles(rs, 100, 10, seed=-1)

@@ -219,7 +219,7 @@ def simulate_profiles(
         The sampling interval in units (noise-free periodic time-based sampling), or a
         :class:`Sampler` with mode, jitter and noise.
     reps : int
-        Profiling repetitions on the same running states (the paper uses 1000).
+        Profiling repetitions on the same running states, at least 2 (the paper uses 1000).
     seed : int, numpy.random.Generator or None
     progress : bool or Progress, optional
         Report the repetitions done (see :mod:`hemkit.core.progress`).
@@ -238,8 +238,8 @@ def simulate_profiles(
     True
     """
     sampler = interval if isinstance(interval, Sampler) else Sampler(float(interval))
-    if not 1 <= reps <= 10**7:
-        raise InputError(f"reps must be in [1, 1e7], got {reps}")
+    if not 2 <= reps <= 10**7:  # one profile has no SD: its summary was NaN
+        raise InputError(f"reps must be in [2, 1e7] (the SD of the profiles needs two), got {reps}")
     if max_chunk < 1:
         raise InputError(f"max_chunk must be at least 1, got {max_chunk}")
     rng = as_generator(seed)
