@@ -256,6 +256,15 @@ def test_plot_place_is_checked_before_the_work(bad_input, tmp_path):
     )
 
 
+def test_one_figure_for_both_plots_is_refused(bad_input, tmp_path):
+    # both figures were written into f.png, the second over the first ('wrote s.csv, f.png, f.png')
+    bad_input(
+        ["mpx", "score", GOOD, "--no-dtw", "--plot", tmp_path / "f.png", "--plot-ra", tmp_path / "f.png"],
+        names=["f.png", "--plot and --plot-ra"],
+        watch=[tmp_path],
+    )
+
+
 def test_trace_time_limit_stops_the_program_too(bad_input, tmp_path, software_perf):
     marker = tmp_path / "still-ran"
     bad_input(

@@ -16,6 +16,7 @@ from hemkit.cli._options import (
     LEVEL,
     PMCS,
     TablePath,
+    distinct_outputs,
     output_option,
     plot_option,
     quiet_option,
@@ -411,6 +412,7 @@ def score(
     from hemkit.mpx.evaluation import ScoreOptions, score_traces
     from hemkit.mpx.registry import is_model_file, load_estimator
 
+    distinct_outputs(**{"-o": output, "--plot": plot, "--plot-ra": plot_ra})
     for path, what in ((output, ""), (plot, "plot"), (plot_ra, "plot")):
         if path:
             check_output(path, inputs=trace_files, what=what)
