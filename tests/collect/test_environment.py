@@ -135,6 +135,8 @@ def test_failing_program_cli_names_program_and_status(fake_perf, plan_file, tmp_
     assert line.startswith("hemkit: error: sh -c 'echo oops >&2; exit 4': exit code 4 in group 0, run 0")
     assert "(it said: oops)" in line
     assert not (tmp_path / "plan.db").exists()  # nothing to continue: the failed command is not kept
+    # the fix is the option of this command, not the library's parameter
+    assert line.endswith("; pass --allow-failure") and "allow_failure" not in line, line
     res = cli(["collect", plan_file, "--runs", "2", "-q", "--allow-failure", "--", "false"])
     assert res.exit_code == 0, res.stderr
     last = res.stdout.strip().splitlines()[-1]
@@ -165,6 +167,26 @@ def test_missing_program_is_named_before_anything_is_written(fake_perf, plan, tm
     with pytest.raises(InputError, match="not an executable file"):
         collect(plan, [str(tmp_path / "data.txt")], tmp_path / "c.db", runs=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.txt", "perfbin"]
+
+
+def test_failing_program_later_cli_says_how_to_continue(fake_perf, plan_file, tmp_path, cli):
+    flag = tmp_path / "fail"
+    command = ["sh", "-c", f"test ! -e {flag}"]
+    assert cli(["collect", plan_file, "--runs", "1", "-q", "--", *command]).exit_code == 0
+    flag.touch()
+    res = cli(["collect", plan_file, "--runs", "2", "-q"])
+    assert res.exit_code == 2
+    (line,) = res.stderr.strip().splitlines()
+    assert "the runs stored so far stay in" in line and "continue with: hemkit collect" in line, line
+    assert line.endswith("; pass --allow-failure"), line
+
+
+def test_probe_failing_program_cli_names_the_option(fake_perf, cli):
+    res = cli(["probe", "task-clock", "--runs", "1", "--", "false"])
+    assert res.exit_code == 2
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith("hemkit: error: false: exit code 1 while measuring task-clock"), line
+    assert line.endswith("; pass --allow-failure") and "allow_failure" not in line, line
 
 
 def test_probe_failing_program(fake_perf):

@@ -290,6 +290,15 @@ def test_trace_time_limit_stops_the_program_too(bad_input, tmp_path, software_pe
     assert not marker.exists()  # the program was stopped with perf, not left running
 
 
+def test_trace_failing_program_names_the_option(bad_input, tmp_path, software_perf):
+    """The way past a failing program is the command's own --allow-failure, not the library's allow_failure."""
+    out = tmp_path / "t"
+    bad_input(
+        ["mpx", "trace", "-e", "task-clock", "-o", out, "--", "false"], names=["'false'", "; pass --allow-failure"]
+    )
+    assert not out.exists()
+
+
 def test_trace_output_must_be_a_folder(bad_input, tmp_path):
     f = tmp_path / "file.csv"
     f.write_text("x")

@@ -244,7 +244,7 @@ def collect(
     except KeyboardInterrupt:
         _interrupted(db, hint)
     except MeasurementError as exc:
-        raise MeasurementError(f"{exc} (the runs stored so far stay in {db}; continue with: {hint})") from None
+        raise exc.reworded(f"{exc.message} (the runs stored so far stay in {db}; continue with: {hint})") from None
     except HemkitError as exc:
         if "no space left" in str(exc) and Path(db).exists():
             raise type(exc)(f"{exc}; the runs stored so far stay; free space and continue with: {hint}") from None

@@ -50,7 +50,7 @@ from hemkit import __version__
 from hemkit.collect.kinds import event_kind, warn_settings
 from hemkit.collect.validate import check_reading
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import HemkitWarning, InputError, MeasurementError
+from hemkit.core.errors import Fix, HemkitWarning, InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
 from hemkit.core.results import Result, result
 from hemkit.external.cluster import dask_client, parse_cluster
@@ -908,8 +908,8 @@ def _store_run(
     if failed:
         raise MeasurementError(
             f"{shlex.join(s.command)}: {describe_status(res.returncode)} in group {gid}, run {rep}"
-            f"{_said(res.stderr)}; fix the program, or allow failures (allow_failure) "
-            "to measure a failing program on purpose"
+            f"{_said(res.stderr)}; fix the program, or keep its failing runs to measure it on purpose",
+            fix=Fix("allow_failure", True),
         )
     if reason:
         tally.bad(reason)

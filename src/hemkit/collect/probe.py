@@ -34,7 +34,7 @@ import pandas as pd
 from hemkit.collect.collector import available_cpus
 from hemkit.collect.kinds import event_kind, warn_settings
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import InputError, MeasurementError
+from hemkit.core.errors import Fix, InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
 from hemkit.core.results import Result, result
 from hemkit.external.perf import PerfStatOptions, run_perf_stat
@@ -164,8 +164,8 @@ class _Measurer:
             if res.returncode != 0 and not self.opts.allow_failure:
                 raise MeasurementError(
                     f"{shlex.join(self.command)}: {describe_status(res.returncode)} while measuring "
-                    f"{', '.join(events)}; fix the program, or allow failures (allow_failure) to "
-                    "measure a failing program on purpose"
+                    f"{', '.join(events)}; fix the program, or accept its failing runs to measure it on purpose",
+                    fix=Fix("allow_failure", True),
                 )
             parts.append(res.counts.assign(run=r))
             self.done += 1

@@ -37,7 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import InputError, MeasurementError, SetupError
+from hemkit.core.errors import Fix, InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.external.perf import check_perf_events, find_perf
@@ -345,7 +345,9 @@ def _one_run(perf: str, events: list[str], command: list[str], options: TraceOpt
         raise MeasurementError(f"perf stat recorded nothing for {prog!r}: {tail}")
     status = describe_exit(code)
     if status != "ok" and not options.allow_failure:
-        raise MeasurementError(f"the measured program {prog!r} failed: {status} (allow_failure keeps such runs)")
+        raise MeasurementError(
+            f"the measured program {prog!r} failed: {status}; fix it, or keep such runs", fix=Fix("allow_failure", True)
+        )
     if not has_lines:
         raise MeasurementError(
             f"perf stat printed no interval for {prog!r}: it ran {seconds:.3f} s, less than one "
