@@ -244,6 +244,8 @@ def collect(
     except KeyboardInterrupt:
         _interrupted(db, hint)
     except MeasurementError as exc:
+        if not Path(db).exists():  # made by this call and holding no valid run: removed, nothing to continue
+            raise exc.reworded(f"{exc.message} (no valid run was stored, so {db} was not kept)") from None
         raise exc.reworded(f"{exc.message} (the runs stored so far stay in {db}; continue with: {hint})") from None
     except HemkitError as exc:
         if "no space left" in str(exc) and Path(db).exists():
