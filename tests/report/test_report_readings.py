@@ -309,6 +309,17 @@ def test_report_merges_with_the_options_given(tmp_path, cli):
     assert res.stderr.startswith("hemkit: warning: report section 'merge' failed: no hrm merge: ")
 
 
+def test_report_refuses_a_mistyped_anchor_and_keeps_the_page(tmp_path, cli, bad_input):
+    """An anchor that is no event is the user's typo, as 'hemkit merge' says: not a section the data do not allow."""
+    db = make_db(tmp_path / "c.db", [["task-clock", "b"], ["task-clock", "c"], ["b", "c"]])
+    out = tmp_path / "r.html"
+    assert cli(["report", db, "-o", out]).exit_code == 0
+    args = ["report", db, "-m", "hrm", "--anchor", "task-clok", "-o", out]
+    bad_input(args, names=["c.db", "'task-clok'", "did you mean 'task-clock'"], watch=[tmp_path])
+    merged = cli(["merge", db, "-m", "hrm", "--anchor", "task-clok"])
+    assert merged.exit_code == 2 and "unknown anchor 'task-clok'" in merged.stderr
+
+
 # ------------------------------------------------------------------ every figure
 def _numeric(labels):
     texts = [t.replace("−", "-") for t in labels if t]

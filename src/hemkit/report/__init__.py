@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from hemkit import __version__
+from hemkit.core.checks import did_you_mean
 from hemkit.core.errors import HemkitError, HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
@@ -382,6 +383,12 @@ def build_report(
         collection = _collection(paths[0]) if len(paths) == 1 else None
         readings, notes = _read(paths[0] if len(paths) == 1 else paths, read_options or {})
     source = source or "readings"
+    anchor = options.anchor if options.method == "hrm" else None
+    if anchor is not None and anchor not in readings.events:
+        # a mistyped option, not a merge the data do not allow: refused before any page is made
+        shown = ", ".join(readings.events[:8]) + (", ..." if len(readings.events) > 8 else "")
+        close = did_you_mean(anchor, readings.events)
+        raise InputError(f"{source}: unknown anchor {anchor!r}: not among the events ({shown}){close}")
     other = None
     if options.compare is not None:
         b = options.compare
