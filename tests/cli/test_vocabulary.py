@@ -6,7 +6,7 @@ import click
 import pytest
 
 from hemkit.cli import COMMANDS, SUMMARIES, main
-from hemkit.cli._options import OLD_SPELLINGS, AliasOption, TablePath, alias, output_option
+from hemkit.cli._options import OLD_SPELLINGS, AliasOption, PagePath, TablePath, alias, output_option
 
 FORBIDDEN = {"--out", "--png", "--plots", "--R", "--repeats", "--counters", "--n-pmcs", "--repetitions", "--nsims"}
 
@@ -139,7 +139,8 @@ def test_old_spelling_works_on_every_command_with_the_new_one(name, old, new, ca
     alias_opt = next(p for p in cmd.params if old in p.opts)
     assert alias_opt.hidden and isinstance(alias_opt, AliasOption)
     target = next(p for p in cmd.params if new in p.opts and not p.hidden)
-    suffix = ".csv" if isinstance(target.type, TablePath) else ".png"  # a table is CSV or Parquet
+    # a table is CSV or Parquet, a page HTML
+    suffix = ".csv" if isinstance(target.type, TablePath) else ".html" if isinstance(target.type, PagePath) else ".png"
     value = "2" if isinstance(target.type, click.IntRange) else "f" + suffix
     ctx = cmd.make_context(name, [old, value], resilient_parsing=True)
     expected = target.type_cast_value(ctx, [value] if target.multiple else value)
@@ -227,6 +228,9 @@ def test_a_typo_is_pointed_to_the_options_help_shows_not_the_hidden_old_spelling
         (["merge", "{src}", "-o", "{tmp}/m.csv", "--pair-intervals", "{tmp}/p.tsv"], ["'--pair-intervals'", "p.tsv"]),
         (["compare", "{src}", "{src}", "--pairs", "{tmp}/p.json"], ["'--pairs'", "p.json"]),
         (["mpx", "estimate", "{src}", "-o", "{tmp}/e.csv", "--totals", "{tmp}/t.json"], ["'--totals'", "t.json"]),
+        # a report is one HTML page: r.pdf held HTML text that no PDF reader opens
+        (["report", "{src}", "-o", "{tmp}/r.pdf"], ["'-o' / '--output'", "r.pdf", "name it .html"]),
+        (["report", "{src}", "-o", "{tmp}/r.csv"], ["'-o' / '--output'", "r.csv", "name it .html"]),
     ],
 )
 def test_a_table_output_named_for_another_format_is_refused_before_any_work(bad_input, tmp_path, args, names):

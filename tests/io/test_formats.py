@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 import numpy as np
@@ -227,3 +228,15 @@ def test_a_table_named_for_another_format_is_refused_and_not_written(tmp_path, n
     for ok in ("t.csv", "t.txt", "t.csv.gz", "t", "t.pq"):  # CSV under any other name, Parquet by suffix
         write_table(pd.DataFrame({"a": [1]}), tmp_path / ok)
         assert read_table(tmp_path / ok)["a"].tolist() == [1]
+
+
+@pytest.mark.parametrize("name", ["r.pdf", "r.PNG", "r.svg", "r.csv", "r.parquet", "r.json", "r.xlsx"])
+def test_a_report_named_for_another_format_is_refused(name):
+    """hemkit report -o r.pdf wrote HTML text into r.pdf, which no PDF reader opens."""
+    from hemkit.core.errors import OutputError
+    from hemkit.io.formats import check_page_name
+
+    with pytest.raises(OutputError, match=rf"report {re.escape(name)}: hemkit writes a report as one HTML page"):
+        check_page_name(name)
+    for ok in ("r.html", "r.HTM", "report", "r.txt"):
+        check_page_name(ok)

@@ -107,7 +107,8 @@ def test_report_with_mpx_and_profile_sections_renders_in_chromium(tmp_path, cli)
 def test_report_refuses_bad_output_before_any_work(tmp_path, bad_input):
     db = _collection(tmp_path)
     bad_input(["report", db, "-o", tmp_path / "missing" / "r.html"], names=["missing"], watch=[tmp_path])
-    bad_input(["report", db, "-o", db], names=[db, "input"], watch=[tmp_path])
+    bad_input(["report", db, "-o", db], names=[db], watch=[tmp_path])  # a .db name is no page's, let alone the input
+    bad_input(["report", db, "-o", tmp_path / "r.pdf"], names=["r.pdf", "name it .html"], watch=[tmp_path])
     bad_input(["report", db, "-o", tmp_path], names=[str(tmp_path)], watch=[tmp_path])
     bad_input(["report", tmp_path / "nope.db", "-o", tmp_path / "r.html"], names=["nope.db"], watch=[tmp_path])
     bad_input(["report", db, "--method", "hrm", "-o", tmp_path / "r.html"], names=["--anchor"], watch=[tmp_path])

@@ -45,18 +45,20 @@ def _defaults(default: Any) -> dict[str, Any]:
     return {} if default is None else {"default": default, "show_default": True}
 
 
-class TablePath(click.Path):
-    """A table file to write (CSV or Parquet by suffix): a name of another format is refused at once."""
+class _NamedPath(click.Path):
+    """A file to write whose name :mod:`hemkit.io.formats` checks at once (``check``: the function's name)."""
+
+    check = ""  # imported when used: the CLI starts light
 
     def __init__(self, *, dir_okay: bool = False) -> None:
         super().__init__(dir_okay=dir_okay)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from hemkit.core.errors import OutputError
-        from hemkit.io.formats import check_table_name
+        from hemkit.io import formats
 
         try:
-            check_table_name(value)
+            getattr(formats, self.check)(value)
         except OutputError as exc:
             self.fail(str(exc), param, ctx)
         return super().convert(value, param, ctx)
@@ -79,11 +81,28 @@ class FigurePath(click.Path):
         return super().convert(value, param, ctx)
 
 
+class TablePath(_NamedPath):
+    """A table file to write (CSV or Parquet by suffix): a name of another format is refused at once."""
+
+    check = "check_table_name"
+
+
+class PagePath(_NamedPath):
+    """An HTML page to write (``hemkit report``): a name of another format (.pdf, .png, .csv ...) is refused at once."""
+
+    check = "check_page_name"
+
+
 def output_option(
-    help: str = "Write the result here.", *, required: bool = False, default: str | None = None, table: bool = False
+    help: str = "Write the result here.",
+    *,
+    required: bool = False,
+    default: str | None = None,
+    table: bool = False,
+    page: bool = False,
 ) -> Callable[[F], F]:
-    """``-o/--output FILE``; ``table``: a table (CSV or Parquet), whose name may not be another format's."""
-    kind = TablePath() if table else click.Path(dir_okay=False)
+    """``-o/--output FILE``; ``table``: a table (CSV or Parquet), ``page``: an HTML page, named for no other format."""
+    kind = TablePath() if table else PagePath() if page else click.Path(dir_okay=False)
     return click.option("-o", "--output", type=kind, required=required, help=help, **_defaults(default))
 
 

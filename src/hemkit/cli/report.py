@@ -62,7 +62,7 @@ from hemkit.cli._options import (
     help="Readings B (read as INPUT is): add what changed from INPUT to B (repeat for several files of B).",
 )
 @seed_option()
-@output_option("The HTML page to write.", required=True)
+@output_option("The HTML page to write (report.html; a .pdf, .png or .csv name is refused).", required=True, page=True)
 @quiet_option()
 def report(
     inputs: tuple[str, ...],

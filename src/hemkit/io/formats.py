@@ -140,6 +140,45 @@ def check_figure_name(path: str | os.PathLike[str], what: str = "plot") -> None:
         raise OutputError(f"{label}: {suffix} is not a figure format; name it .png, .svg or .pdf")
 
 
+#: names of other formats: the HTML page of a report under one of them would only pretend to be it
+OTHER_PAGE_SUFFIXES = (
+    *(s for s in OTHER_TABLE_SUFFIXES if s not in (".html", ".htm")), ".csv", *PARQUET_SUFFIXES, ".jpg", ".jpeg",
+)  # fmt: skip
+
+
+def check_page_name(path: str | os.PathLike[str], what: str = "report") -> None:
+    """Refuse an HTML page named for another format: a report is one HTML page whatever its name.
+
+    Any other name is written as HTML (``r.html``, ``r.htm``, no suffix), but ``r.pdf`` or
+    ``r.png`` would hold HTML text that a PDF reader or image viewer cannot open.
+
+    Parameters
+    ----------
+    path : path
+        The page to be written.
+    what : str
+        How to name it in the message.
+
+    Raises
+    ------
+    OutputError
+        Naming the file and the suffix to use.
+
+    Examples
+    --------
+    >>> check_page_name("r.html"), check_page_name("r.HTM"), check_page_name("report")
+    (None, None, None)
+    >>> check_page_name("r.pdf")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.OutputError: report r.pdf: hemkit writes a report as one HTML page, not .pdf; name it .html
+    """
+    name = os.fspath(path)
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix in OTHER_PAGE_SUFFIXES:
+        raise OutputError(f"{what} {name}: hemkit writes a report as one HTML page, not {suffix}; name it .html")
+
+
 def check_version(source: str | os.PathLike[str], found: object, current: int, what: str) -> int:
     """The version of a file hemkit wrote, checked against the version this hemkit writes.
 
