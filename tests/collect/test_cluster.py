@@ -149,6 +149,41 @@ def test_ctrl_c_cancels_the_runs_in_flight_and_the_same_command_continues(
     _complete_once(db)
 
 
+def test_ctrl_c_while_the_local_workers_start_prints_no_traceback(fake_perf, plan_file, tmp_path, spawn_cli):
+    """A Ctrl-C as the workers started reached each of them while it imported Dask: a traceback from every one
+    (and from Dask's exit hook, which could not close the half-made cluster).  Now the workers are born ignoring
+    it; this process ignores that one too, so the collection goes on, and a Ctrl-C after it stops it as ever."""
+    psutil = pytest.importorskip("psutil")  # a dependency of distributed
+    db = tmp_path / "plan.db"
+    args = ["collect", plan_file, "--runs", "3", "--cluster", "local:2", "--quiet", "--", "true"]
+    proc = spawn_cli(args, dict(os.environ, FAKE_PERF_SLEEP="0.3"))
+    parent, deadline = psutil.Process(proc.pid), time.monotonic() + 120
+    while not any(_starting_worker(p) for p in parent.children(recursive=True)):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.002)
+    os.killpg(proc.pid, signal.SIGINT)  # the client and its starting workers, as a terminal does
+    out, err = proc.communicate(timeout=180)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert all(line.startswith("hemkit: ") for line in err.splitlines()), err
+    assert proc.returncode in (0, 130), err
+    if proc.returncode == 0:
+        _complete_once(db)
+
+
+def _starting_worker(process):
+    """A worker process whose Python has set what SIGINT does (caught, as by default, or ignored): it imports Dask."""
+    import psutil
+
+    try:
+        if "spawn_main" not in " ".join(process.cmdline()):
+            return False
+        with open(f"/proc/{process.pid}/status") as f:
+            masks = dict(line.split(":\t") for line in f if line.startswith(("SigCgt", "SigIgn")))
+    except (OSError, psutil.Error):  # gone, or a zombie
+        return False
+    return any(int(m, 16) & (1 << (signal.SIGINT - 1)) for m in masks.values())
+
+
 def test_sigkill_of_the_client_leaves_no_process_and_the_same_command_continues(
     fake_perf, plan_file, tmp_path, spawn_cli, wait_for_runs
 ):

@@ -170,17 +170,18 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
     local = None
     try:
         if spec.local:
-            local = distributed.LocalCluster(
-                n_workers=spec.local_workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                # the scheduler's HTTP server (no dashboard) on a free port: 8787 may be another cluster's
-                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                # CRITICAL, not ERROR: at a Ctrl-C the client closes the scheduler before the workers, and a
-                # worker whose heartbeat then fails logs an ERROR with a traceback on the user's terminal
-                silence_logs=logging.CRITICAL,
-            )
+            with _born_ignoring_ctrl_c():  # a Ctrl-C while the workers start: a traceback from each
+                local = distributed.LocalCluster(
+                    n_workers=spec.local_workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    # the scheduler's HTTP server (no dashboard) on a free port: 8787 may be another cluster's
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                    # CRITICAL, not ERROR: at a Ctrl-C the client closes the scheduler before the workers, and a
+                    # worker whose heartbeat then fails logs an ERROR with a traceback on the user's terminal
+                    silence_logs=logging.CRITICAL,
+                )
             client = distributed.Client(local)
             client.register_plugin(_leave_ctrl_c_to_the_client(distributed))
         else:
@@ -200,6 +201,28 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
     finally:
         if local is not None:
             local.close()
+
+
+@contextmanager
+def _born_ignoring_ctrl_c() -> Iterator[None]:
+    """Start ``local:N`` workers with Ctrl-C ignored: they share the terminal's process group.
+
+    A Ctrl-C while they started reached each worker process as it imported Dask (a traceback
+    from every one) and this process inside the cluster's start (a half-made cluster, which
+    Dask's exit hook then failed to close: another traceback).  A process started with SIGINT
+    ignored keeps it ignored, until :func:`_leave_ctrl_c_to_the_client` gives the workers a
+    handler (so that the programs they measure get the default again).  The disposition is the
+    whole process's, so this process ignores a Ctrl-C too while they start (a second or two;
+    blocking SIGINT instead does not reach the workers); from then on Ctrl-C stops it as before.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 __all__ = ["CONNECT_TIMEOUT", "ClusterSpec", "dask_client", "parse_cluster"]
