@@ -120,7 +120,8 @@ def test_measurements_without_family_column_need_a_family(bad_input, files):
 def test_family_option_must_match_the_file(bad_input, files):
     bad_input(
         ["derive", "analyze", files / "m.csv", "--family", "dcache", "-o", files / "o.json"],
-        names=["branch family, not dcache"],
+        # the file at fault, and the option that fixes it (the message named neither)
+        names=["m.csv: ", "branch family, not dcache", "; pass --family branch"],
         watch=[files],
     )
 

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.checks import unknown_choice
-from hemkit.core.errors import InputError
+from hemkit.core.errors import Fix, InputError
 from hemkit.core.results import Result, result
 from hemkit.derive.families import FAMILIES, AnalysisOptions, Family, family_for_loops
 from hemkit.derive.noise import max_rnmse, noise_mask, quantise
@@ -653,7 +653,7 @@ def analyze(
         if name not in FAMILIES:
             raise unknown_choice("kernel family", name, FAMILIES)
         if named is not None and named != name:
-            raise InputError(f"these are measurements of the {named} family, not {name}")
+            raise InputError(f"these are measurements of the {named} family, not {name}", fix=Fix("family", named))
         fam = family_for_loops(name, loops)
     if signatures == "paper":
         fam = fam.with_signatures(paper_signatures(fam.name))

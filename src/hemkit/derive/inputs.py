@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import InputError
+from hemkit.core.errors import Fix, InputError
 from hemkit.derive.analysis import DeriveAnalysis
 from hemkit.derive.families import FAMILIES
 from hemkit.derive.paper import paper_family, paper_measurements
@@ -145,7 +145,13 @@ def analysis_input(
     ('the bundled branch example (valgrind)', 'branch')
     """
     if path is not None:
-        return read_measurements(path), family, str(path)
+        data = read_measurements(path)
+        named = pd.unique(data["family"].astype(str)) if "family" in data.columns else []
+        if family is not None and len(named) == 1 and named[0] != family:  # the file's own family is the default
+            raise InputError(
+                f"{path}: these are measurements of the {named[0]} family, not {family}", fix=Fix("family", named[0])
+            )
+        return data, family, str(path)
     if signatures == "paper":
         if family not in ("flops", "branch"):
             raise InputError("the paper's own data: name the family flops or branch (it gives no cache counts)")
