@@ -293,7 +293,7 @@ SETUP = {
     ),
     "one run": (
         ["--family", "branch", "--backend", "valgrind", "--runs", "1"],
-        ["runs (the noise filter compares runs) must be an integer of at least 2"],
+        ["'--runs'", "x>=2"],  # the option's own range (it said x>=1, and the library refused 1 as 'runs')
     ),
 }
 
@@ -323,6 +323,7 @@ OPTIONS = {
     "signatures unknown": (["derive", "analyze", "{m}", "--signatures", "intel"], ["--signatures"]),
     "family unknown": (["derive", "analyze", "{m}", "--family", "gpu"], ["--family"]),
     "runs 0": (["derive", "run", "--family", "branch", "--runs", "0"], ["--runs"]),
+    "reps 1": (["derive", "run", "--family", "branch", "--reps", "1"], ["'--reps'", "x>=2"]),
     "iterations 0": (["derive", "run", "--family", "branch", "--iterations", "0"], ["--iterations"]),
     "group 0": (["derive", "run", "--family", "branch", "--group", "0"], ["--group"]),
     "group 6": (["derive", "run", "--family", "branch", "--group", "6"], ["--group"]),

@@ -123,9 +123,12 @@ def pmcs_option(
     return click.option("--pmcs", type=PMCS, required=required, multiple=multiple, help=help, **_defaults(default))
 
 
-def runs_option(help: str = "Executions of the measured program.", *, default: int | None = None) -> Callable[[F], F]:
-    """``--runs N`` (executions of a measured program)."""
-    return click.option("--runs", type=POSITIVE, help=help, **_defaults(default))
+def runs_option(
+    help: str = "Executions of the measured program.", *, default: int | None = None, minimum: int = 1
+) -> Callable[[F], F]:
+    """``--runs N`` (executions of a measured program; at least ``minimum``)."""
+    kind = POSITIVE if minimum == 1 else click.IntRange(min=minimum)
+    return click.option("--runs", type=kind, help=help, **_defaults(default))
 
 
 def reps_option(help: str = "Simulation repetitions.", *, default: int | None = None) -> Callable[[F], F]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from hemkit.cli._options import (
-    POSITIVE,
     alias,
     output_option,
     plot_option,
@@ -89,8 +88,8 @@ def derive() -> None:
     "bundled table (amdzen5, this CPU only); default: this CPU's table + generic events (perf), all "
     "cachegrind events (valgrind).",
 )
-@runs_option("Executions of every kernel loop (the noise filter compares them).", default=3)
-@alias("--reps", "runs", "--runs", type=POSITIVE)
+@runs_option("Executions of every kernel loop (the noise filter compares them).", default=3, minimum=2)
+@alias("--reps", "runs", "--runs", type=click.IntRange(min=2))
 @click.option(
     "--iterations",
     type=click.IntRange(min=1),
