@@ -240,3 +240,26 @@ def test_a_report_named_for_another_format_is_refused(name):
         check_page_name(name)
     for ok in ("r.html", "r.HTM", "report", "r.txt"):
         check_page_name(ok)
+
+
+@pytest.mark.parametrize("name", ["t.csv", "t.parquet"])
+def test_a_tidy_table_given_pmcs_is_read_as_tidy_with_a_warning(tmp_path, name):
+    """pmcs read a tidy table as a mergingTools raw file: 'event 'event' has a non-numeric value 'a' in run 1'.
+
+    A tidy table names its groups as a database or perf stat files do: pmcs is ignored with a warning there too.
+    """
+    from hemkit.core.errors import HemkitWarning
+
+    path = write_table(TIDY, tmp_path / name)
+    with pytest.warns(HemkitWarning, match=rf"pmcs ignored: {re.escape(str(path))} is a tidy table"):
+        got = read_readings(path, pmcs=2)
+    want = read_readings(path)
+    assert got.events == want.events and got[1].equals(want[1])
+
+
+def test_a_tidy_table_given_pmcs_on_the_command_line(tmp_path, cli):
+    path = write_table(TIDY, tmp_path / "t.csv")
+    res = cli(["export", path, "--pmcs", "2", "-o", tmp_path / "out.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert res.stderr.startswith("hemkit: warning: pmcs ignored: ")
+    assert pd.read_csv(tmp_path / "out.csv").equals(pd.read_csv(path))

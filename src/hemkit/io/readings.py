@@ -273,12 +273,15 @@ def _read_table_file(
     path: Path, *, pmcs: int | None, codes: PathLike | None, drop_constant: bool, min_runs: int
 ) -> Readings:
     from hemkit.io.mergingtools import from_mergingtools, read_code_names
-    from hemkit.io.table import is_parquet_file, read_arrow, read_table
+    from hemkit.io.table import is_parquet_file, read_arrow, read_table, table_header
     from hemkit.io.tidy import tidy_cells, tidy_from_arrow
 
-    if pmcs is not None:
+    if pmcs is not None and not set(TIDY_COLUMNS) <= set(table_header(path)):
         names = read_code_names(codes) if codes is not None else None
         return from_mergingtools(path, pmcs, code_names=names, drop_constant=drop_constant, min_runs=min_runs)
+    # a tidy table names its groups, as a database or perf stat files do (pmcs read its columns as raw counters)
+    if pmcs is not None:
+        _ignored("pmcs", path, "a tidy table")
     parquet = is_parquet_file(path)  # read without pandas when laid out as hemkit writes it
     table = read_arrow(path) if parquet else read_table(path)
     columns = [str(c) for c in (table.schema.names if parquet else table.columns)]

@@ -375,6 +375,28 @@ def csv_rows(path: PathLike) -> list[list[str]] | None:
         return None
 
 
+def table_header(path: PathLike) -> list[str]:
+    """The column names of a CSV or Parquet table file, reading its header only ([] if it cannot be read).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> _ = open(p, "w").write("group,run,event,value\\n1,1,a,2\\n")
+    >>> table_header(p)
+    ['group', 'run', 'event', 'value']
+    """
+    try:
+        if is_parquet_file(path):
+            import pyarrow.parquet as pq
+
+            return [str(n) for n in pq.read_schema(path).names]
+        with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+            return [c.strip() for c in next(csv.reader(fh), [])]
+    except (OSError, ValueError, csv.Error):  # unreadable: the reader of the file says why
+        return []
+
+
 def numeric_csv(path: PathLike) -> tuple[list[str], np.ndarray] | None:
     """Header and float64 values of a CSV of plain numbers (R's ``write.csv``), or None for anything else.
 
@@ -404,4 +426,13 @@ def numeric_csv(path: PathLike) -> tuple[list[str], np.ndarray] | None:
     return header, values.reshape(-1, len(header))
 
 
-__all__ = ["arrow_frame", "csv_rows", "is_parquet_file", "numeric_csv", "read_arrow", "read_table", "write_table"]
+__all__ = [
+    "arrow_frame",
+    "csv_rows",
+    "is_parquet_file",
+    "numeric_csv",
+    "read_arrow",
+    "read_table",
+    "table_header",
+    "write_table",
+]
