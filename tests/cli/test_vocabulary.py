@@ -6,7 +6,7 @@ import click
 import pytest
 
 from hemkit.cli import COMMANDS, SUMMARIES, main
-from hemkit.cli._options import OLD_SPELLINGS, AliasOption, PagePath, TablePath, alias, output_option
+from hemkit.cli._options import OLD_SPELLINGS, AliasOption, PagePath, PlanPath, TablePath, alias, output_option
 
 FORBIDDEN = {"--out", "--png", "--plots", "--R", "--repeats", "--counters", "--n-pmcs", "--repetitions", "--nsims"}
 
@@ -139,8 +139,9 @@ def test_old_spelling_works_on_every_command_with_the_new_one(name, old, new, ca
     alias_opt = next(p for p in cmd.params if old in p.opts)
     assert alias_opt.hidden and isinstance(alias_opt, AliasOption)
     target = next(p for p in cmd.params if new in p.opts and not p.hidden)
-    # a table is CSV or Parquet, a page HTML
-    suffix = ".csv" if isinstance(target.type, TablePath) else ".html" if isinstance(target.type, PagePath) else ".png"
+    # a table is CSV or Parquet, a page HTML, a plan TOML
+    kinds = {TablePath: ".csv", PagePath: ".html", PlanPath: ".toml"}
+    suffix = next((s for k, s in kinds.items() if isinstance(target.type, k)), ".png")
     value = "2" if isinstance(target.type, click.IntRange) else "f" + suffix
     ctx = cmd.make_context(name, [old, value], resilient_parsing=True)
     expected = target.type_cast_value(ctx, [value] if target.multiple else value)

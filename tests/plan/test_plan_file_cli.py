@@ -191,3 +191,18 @@ def test_cli_plan_is_reproducible(cli, tmp_path):
         assert res.exit_code == 0
         outs.append((tmp_path / name).read_text())
     assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("name", ["p.csv", "p.yaml", "p.DB", "p.parquet", "p.xlsx"])
+def test_a_plan_named_for_another_format_is_refused_and_not_written(tmp_path, name, bad_input):
+    """plan -o p.csv wrote TOML text into p.csv (and -o p.db a plan that 'collect p.db' takes for its database)."""
+    from hemkit.core.errors import OutputError
+
+    p = make_plan(["task-clock", "page-faults", "context-switches"], 2)
+    with pytest.raises(OutputError, match=rf"{name}: hemkit writes a plan as TOML or JSON, not \.\w+; name it \.toml"):
+        p.to_file(tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+    args = ["plan", "task-clock", "page-faults", "--pmcs", "2", "--no-check-events", "-o", tmp_path / name]
+    bad_input(args, names=["'-o' / '--output'", name, "name it .toml or .json"], watch=[tmp_path])
+    for ok in ("p.toml", "p.JSON", "plan", "p.txt"):  # TOML under any other name, JSON by suffix
+        assert Plan.from_file(p.to_file(tmp_path / ok)) == p

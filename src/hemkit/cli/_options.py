@@ -93,6 +93,12 @@ class PagePath(_NamedPath):
     check = "check_page_name"
 
 
+class PlanPath(_NamedPath):
+    """A plan file to write (``hemkit plan``): a name of another format (.csv, .yaml, .db ...) is refused at once."""
+
+    check = "check_plan_name"
+
+
 def output_option(
     help: str = "Write the result here.",
     *,
@@ -100,9 +106,10 @@ def output_option(
     default: str | None = None,
     table: bool = False,
     page: bool = False,
+    plan: bool = False,
 ) -> Callable[[F], F]:
-    """``-o/--output FILE``; ``table``: a table (CSV or Parquet), ``page``: an HTML page, named for no other format."""
-    kind = TablePath() if table else PagePath() if page else click.Path(dir_okay=False)
+    """``-o/--output FILE``; a ``table`` (CSV or Parquet), ``page`` (HTML) or ``plan`` named for no other format."""
+    kind = TablePath() if table else PagePath() if page else PlanPath() if plan else click.Path(dir_okay=False)
     return click.option("-o", "--output", type=kind, required=required, help=help, **_defaults(default))
 
 

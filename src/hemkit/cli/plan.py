@@ -185,7 +185,7 @@ def _fixed(fixed: str, events: list[str], this_machine: bool) -> list[str]:
     help="Check EVENTS with this machine's perf, where it has one (--no-check-events: planning for another machine).",
 )
 @seed_option()
-@output_option("Plan file to write (TOML, or JSON for a .json name).")
+@output_option("Plan file to write (TOML, or JSON for a .json name).", plan=True)
 @quiet_option()
 def plan(  # noqa: PLR0913 - one parameter per option
     events,

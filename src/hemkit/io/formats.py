@@ -179,6 +179,42 @@ def check_page_name(path: str | os.PathLike[str], what: str = "report") -> None:
         raise OutputError(f"{what} {name}: hemkit writes a report as one HTML page, not {suffix}; name it .html")
 
 
+#: names of other formats: a plan file (TOML, or JSON by name) under one of them would only pretend to be it
+OTHER_PLAN_SUFFIXES = (
+    *(s for s in OTHER_TABLE_SUFFIXES if s not in (".json", ".toml")), ".csv", *PARQUET_SUFFIXES,
+)  # fmt: skip
+
+
+def check_plan_name(path: str | os.PathLike[str]) -> None:
+    """Refuse a plan file named for another format: a plan is TOML (JSON for a ``.json`` name).
+
+    Any other name is written as TOML (``p.toml``, ``p.plan``, no suffix), but ``p.csv`` or
+    ``p.yaml`` would hold TOML text that its program cannot read, and ``p.db`` would be taken
+    for the collection database (``hemkit collect p.db`` makes ``p.db``).
+
+    Raises
+    ------
+    OutputError
+        Naming the file and the suffixes to use.
+
+    Examples
+    --------
+    >>> check_plan_name("p.toml"), check_plan_name("p.JSON"), check_plan_name("plan")
+    (None, None, None)
+    >>> check_plan_name("p.csv")
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.OutputError: plan file p.csv: hemkit writes a plan as TOML or JSON, not .csv; \
+name it .toml or .json
+    """
+    name = os.fspath(path)
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix in OTHER_PLAN_SUFFIXES:
+        raise OutputError(
+            f"plan file {name}: hemkit writes a plan as TOML or JSON, not {suffix}; name it .toml or .json"
+        )
+
+
 def check_version(source: str | os.PathLike[str], found: object, current: int, what: str) -> int:
     """The version of a file hemkit wrote, checked against the version this hemkit writes.
 

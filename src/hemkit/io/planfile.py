@@ -41,7 +41,7 @@ from typing import Any
 
 from hemkit.core.errors import InputError
 from hemkit.io.atomic import PathLike, write_text
-from hemkit.io.formats import PLAN_VERSION, check_version
+from hemkit.io.formats import PLAN_VERSION, check_plan_name, check_version
 
 #: the key that holds the plan file's version (:func:`hemkit.io.formats.check_version`)
 VERSION_KEY = "format_version"
@@ -163,7 +163,8 @@ def write_plan_file(
     Raises
     ------
     OutputError
-        The place cannot be written (see :func:`hemkit.io.atomic.check_output`).
+        The place cannot be written (see :func:`hemkit.io.atomic.check_output`), or its name is another
+        format's (``p.csv``: :func:`hemkit.io.formats.check_plan_name`).
 
     Examples
     --------
@@ -178,6 +179,7 @@ def write_plan_file(
     }
     <BLANKLINE>
     """
+    check_plan_name(path)
     versioned = {VERSION_KEY: PLAN_VERSION, **{k: v for k, v in data.items() if k != VERSION_KEY}}
     return write_text(path, plan_text(versioned, plan_format(path), header), inputs=inputs)
 
