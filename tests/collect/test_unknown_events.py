@@ -34,6 +34,7 @@ def test_collect_refuses_misspelt_events_before_any_run(real_perf, bad_input, tm
         names=["'context-swtiches'", "context-switches", "'page-fualts'", "page-faults", "2 events"],
         watch=[tmp_path],
     )
+    assert line.startswith(f"hemkit: error: {plan_file}: "), line  # the file to fix: the plan
     assert "'task-clock'" not in line and ".." not in line  # only the unknown ones, each in full
     assert not (tmp_path / "plan.db").exists() and not (tmp_path / "plan.db.lock").exists()
 
@@ -48,7 +49,7 @@ def test_collect_resumed_with_an_unknown_event_leaves_the_database_unchanged(
     collect(plan, ["true"], db, runs=2)
     monkeypatch.delenv("HEMKIT_PERF")
     plan_file = plan.to_file(tmp_path / "plan.toml")
-    names = ["'context-swtiches'", "context-switches"]
+    names = [f"{plan_file}: ", "'context-swtiches'", "context-switches"]
     bad_input(["collect", plan_file, "-o", db, "--runs", "3"], names=names, watch=[tmp_path])
 
 

@@ -212,6 +212,7 @@ def collect(
         return _export(export_to[0], export_to[1])
     from hemkit.collect import CollectionInterrupted, CollectOptions, corunner_command
     from hemkit.collect import collect as run_collect
+    from hemkit.external.perf import UnknownEventsError
     from hemkit.io.collection import check_database_output
     from hemkit.plan import Plan
 
@@ -243,6 +244,8 @@ def collect(
         _interrupted(db, hint, exc.result)
     except KeyboardInterrupt:
         _interrupted(db, hint)
+    except UnknownEventsError as exc:  # events of the plan: the plan file is what to fix
+        raise exc.reworded(f"{plan_file}: {exc.message}") from None
     except MeasurementError as exc:
         if not Path(db).exists():  # made by this call and holding no valid run: removed, nothing to continue
             raise exc.reworded(f"{exc.message} (no valid run was stored, so {db} was not kept)") from None
