@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from hemkit.core.readings import Readings
+from hemkit.io import read_readings
 from hemkit.io.collection import CollectionDB, StoredRun, WriterLock
 from hemkit.report import ReportOptions, build_report
 from hemkit.report import sections as sec
@@ -131,6 +132,17 @@ def test_a_collection_with_a_constant_event_is_reported_as_it_is(tmp_path):
     plan = _section(rep, "coverage").figures[0]
     assert _grid(plan, ["a", "b", "c"]) == [[1, 2, 0], [1, 1, 1], [0, 1, 1]]
     assert "read, constant in the group" in svgcheck.label_texts(plan)  # the key
+    assert _section(rep, "overview").tables[0][1].loc["events constant within a group", "value"] == "1"
+
+
+def test_the_overview_counts_an_event_constant_in_several_groups_once(tmp_path):
+    """It said '3' events constant for one tracepoint constant in three groups (the section below: 1 event)."""
+    groups = [["a", "b"], ["a", "b", "c"], ["b", "c"]]
+    db = make_db(tmp_path / "c.db", groups, constant={(0, "b"): 7.0, (1, "b"): 7.0, (2, "b"): 7.0})
+    rep = build_report(db, seed=0)
+    constant = {e for _, e, _ in sec.constant_events(read_readings(db))}
+    shown = _section(rep, "overview").tables[0][1].loc["events constant within a group", "value"]
+    assert shown.split()[0] == str(len(constant)) == "1" and "3 readings" in shown
 
 
 def test_plan_figure_shows_planned_events_without_readings(tmp_path):

@@ -77,13 +77,16 @@ def without_constant(readings: Readings) -> Readings:
 def overview(readings: Readings, source: str, constants: Sequence[Constant] = ()) -> Section:
     """What was read: groups, events, runs, constant events and pairs never read together."""
     runs = readings.n_runs
+    events = len({e for _, e, _ in constants})
     rows = {
         "source": source,
         "groups": len(readings),
         "events": len(readings.events),
         "runs per group": f"{int(runs.min())}–{int(runs.max())}" if runs.min() != runs.max() else str(int(runs.min())),
         "runs in all": int(runs.sum()),
-        "events constant within a group": len(constants),
+        # one event constant in three groups is one event (three readings), as the constant events section says
+        "events constant within a group": str(events)
+        + (f" ({len(constants)} readings: an event in a group)" if len(constants) != events else ""),
         "pairs never read together": len(readings.missing_pairs()),
     }
     table = pd.DataFrame({"value": [str(v) for v in rows.values()]}, index=pd.Index(list(rows)))
