@@ -56,6 +56,41 @@ def test_cli_probe_repeats_is_a_deprecated_alias(fake_perf, cli):
     assert "(2 perf runs)" in res.stdout and "deprecated" in res.stderr and "--runs" in res.stderr
 
 
+def test_cli_probe_takes_events_separated_by_commas_as_plan_does(fake_perf, cli):
+    """'probe page-faults,task-clock' probed one unknown 'hardware' event (NaN, 'no output from perf') and exited 0."""
+    joined = cli(["probe", "page-faults,task-clock", "--runs", "1", "--", "true"])
+    apart = cli(["probe", "page-faults", "task-clock", "--runs", "1", "--", "true"])
+    assert joined.exit_code == apart.exit_code == 0, joined.stderr
+    assert "NaN" not in joined.stdout and "no output from perf" not in joined.stdout
+    for res in (joined, apart):  # the same events, each measured (the fake perf's counts vary run to run)
+        rows = [line.split()[0] for line in res.stdout.splitlines() if "ok (no counter limit)" in line]
+        assert rows == ["page-faults", "task-clock"], res.stdout
+        assert res.stdout.strip().splitlines()[-1].startswith("no counter limit: all 2 events are software")
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        (["page-faults,task-clock"], "event name 'page-faults,task-clock' holds several events"),
+        (["page-faults", "task-clock", "page-faults"], "event 'page-faults' is given twice"),
+        (["task-clock", ""], "an event name is empty"),
+    ],
+)
+def test_probe_refuses_event_lists_that_are_no_list_of_events(fake_perf, bad_input, events, message):
+    from hemkit.core.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        probe(events, ["true"], runs=1)
+    if len(events) == 3:  # on the command line a comma separates events, as for 'hemkit plan'
+        bad_input(["probe", *events, "--runs", "1", "--", "true"], names=[message])
+
+
+def test_a_pmu_term_list_is_one_event(fake_perf):
+    from hemkit.collect.probe import _checked_events
+
+    assert _checked_events(["cpu/event=0x3c,umask=0x0/", "task-clock"]) == ["cpu/event=0x3c,umask=0x0/", "task-clock"]
+
+
 @pytest.mark.perf
 def test_probe_on_this_machine(software_perf):
     from hemkit.collect import ubench_command

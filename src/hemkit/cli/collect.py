@@ -105,13 +105,14 @@ def probe(events, workload, runs, tol, pin, timeout, allow_failure, quiet):
     Each event is measured alone, then hardware events in growing groups; an event whose
     count in the group differs from its count alone marks the end of the budget.
     """
+    from hemkit.cli.plan import split_events
     from hemkit.collect import ProbeOptions
     from hemkit.collect import probe as run_probe
 
     command = _command(_given_command(), workload)
     options = ProbeOptions(tol=tol, pin=pin, timeout=timeout, allow_failure=allow_failure)
     with warnings_to_stderr():
-        res = run_probe(list(events), command, runs=runs, options=options, progress=not quiet)
+        res = run_probe(split_events(events), command, runs=runs, options=options, progress=not quiet)
     show_table(res.summary(), "hemkit probe")
     if len(res.steps):
         show_table(res.steps.set_index("size"), "growing groups")

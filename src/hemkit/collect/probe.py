@@ -24,6 +24,7 @@ Software events and tracepoints use no hardware counter ("no counter limit").
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from hemkit.core.results import Result, result
 from hemkit.external.perf import PerfStatOptions, run_perf_stat
 from hemkit.external.process import describe_status
 from hemkit.io.kernel import CounterSettings, counter_settings
+from hemkit.plan.problem import check_name
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ def probe(
     """
     if not events:
         raise InputError("no events to probe")
+    events = _checked_events(events)
     check_scalar(runs, "runs", min_val=1)
     if not command:
         raise InputError("no command to measure")
@@ -224,6 +227,29 @@ def probe(
         table, steps, budget, note = _probe(list(events), measure, tol)
     note += _beside_nominal(settings, budget, table)
     return ProbeResult(table, steps, budget, note, runs=measure.done, nominal=settings.generic, settings=settings)
+
+
+def _checked_events(events: Sequence[str]) -> list[str]:
+    """The event names, each once and one event each (``'a,b'`` was probed as one unknown hardware event).
+
+    Examples
+    --------
+    >>> _checked_events(["task-clock", "cpu/event=0x3c,umask=0x0/"])
+    ['task-clock', 'cpu/event=0x3c,umask=0x0/']
+    >>> _checked_events(["page-faults,task-clock"])
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: event name 'page-faults,task-clock' holds several events; give each one apart
+    """
+    out: list[str] = []
+    for e in events:
+        name = check_name(e, "event")
+        if "," in re.sub(r"/[^/]*/", "", name):  # a comma inside a PMU's term list (cpu/event=..,umask=../) is its own
+            raise InputError(f"event name {name!r} holds several events; give each one apart")
+        if name in out:
+            raise InputError(f"event {name!r} is given twice")
+        out.append(name)
+    return out
 
 
 def _beside_nominal(settings: CounterSettings, budget: int | None, table: pd.DataFrame) -> str:
