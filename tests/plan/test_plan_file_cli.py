@@ -206,3 +206,14 @@ def test_a_plan_named_for_another_format_is_refused_and_not_written(tmp_path, na
     bad_input(args, names=["'-o' / '--output'", name, "name it .toml or .json"], watch=[tmp_path])
     for ok in ("p.toml", "p.JSON", "plan", "p.txt"):  # TOML under any other name, JSON by suffix
         assert Plan.from_file(p.to_file(tmp_path / ok)) == p
+
+
+def test_an_event_name_holding_several_events_is_refused(tmp_path, bad_input):
+    """A plan file naming 'page-faults,minor-faults' was collected: 5 invalid runs ('missing from perf output')."""
+    with pytest.raises(InputError, match="event name 'a,b' holds several events"):
+        make_plan(["a,b", "c"], 2)
+    assert make_plan(["cpu/event=0x3c,umask=0x0/", "c"], 2).events == ["cpu/event=0x3c,umask=0x0/", "c"]
+    plan = tmp_path / "plan.toml"
+    plan.write_text('groups = [["task-clock", "page-faults,minor-faults"]]\n')
+    names = [str(plan), "'page-faults,minor-faults' holds several events"]
+    bad_input(["collect", plan, "--runs", "3", "--", "true"], names=names, watch=[tmp_path])

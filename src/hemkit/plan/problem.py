@@ -25,6 +25,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -94,6 +95,8 @@ def check_name(e: object, what: str) -> str:
     --------
     >>> check_name("sched:sched_switch", "event")
     'sched:sched_switch'
+    >>> check_name("cpu/event=0x3c,umask=0x0/", "event")
+    'cpu/event=0x3c,umask=0x0/'
     """
     if not isinstance(e, str):
         raise InputError(f"{what} name must be text, got {e!r}")
@@ -103,6 +106,8 @@ def check_name(e: object, what: str) -> str:
         raise InputError(f"{what} name {e!r} contains white space")
     if not e.isprintable():
         raise InputError(f"{what} name {e!r} contains a control or invalid character")
+    if "," in re.sub(r"/[^/]*/", "", e):  # perf's -e list separator; a PMU's term list (cpu/event=..,umask=../) is one
+        raise InputError(f"{what} name {e!r} holds several events; give each one apart")
     return e
 
 
