@@ -128,6 +128,14 @@ OPTION_CASES = [
     (["--impute", "mean"], ["--impute"]),
     (["--pmcs", "0"], ["--pmcs"]),
     (["--bogus"], ["--bogus"]),
+    # an option of another method was dropped without a word: -m joint --anchor x merged with joint (the library
+    # refuses merge(r, "joint", anchor="x")), --n-sims 500 without -m much drew nothing
+    (["--anchor", "a"], ["'--anchor'", "applies to -m hrm, not -m joint", "pass -m hrm"]),
+    (["--n-sims", "500"], ["'--n-sims'", "applies to -m much, not -m joint"]),
+    (["-m", "much", "--linear", "0"], ["'--linear'", "applies to -m joint, not -m much"]),
+    (["-m", "copula", "--mode", "paper"], ["'--mode'", "applies to -m much, not -m copula"]),
+    (["-m", "joint", "--pearson-weight", "0"], ["'--pearson-weight'", "applies to -m copula"]),
+    (["-m", "hrm", "--anchor", "a", "--impute", "maxdet"], ["'--impute'", "not -m hrm"]),
 ]
 
 

@@ -321,6 +321,12 @@ def test_report_merges_with_the_options_given(tmp_path, cli):
     assert res.stderr.startswith("hemkit: warning: report section 'merge' failed: no hrm merge: ")
 
 
+def test_report_refuses_a_merge_option_of_another_method(tmp_path, bad_input):
+    db = make_db(tmp_path / "c.db", [["a", "b"], ["a", "c"], ["b", "c"]])
+    args = ["report", db, "--n-sims", "5", "-o", tmp_path / "r.html"]
+    bad_input(args, names=["'--n-sims'", "applies to -m much, not -m joint"], watch=[tmp_path])
+
+
 def test_report_refuses_a_mistyped_anchor_and_keeps_the_page(tmp_path, cli, bad_input):
     """An anchor that is no event is the user's typo, as 'hemkit merge' says: not a section the data do not allow."""
     db = make_db(tmp_path / "c.db", [["task-clock", "b"], ["task-clock", "c"], ["b", "c"]])

@@ -58,6 +58,19 @@ class MergeChoice:
     factor: Any = "auto"
     rows: int | None = None
     jobs: int = 1
+    #: the options given on the command line (not left at their defaults)
+    given: tuple[str, ...] = ()
+
+    def check(self, method: str) -> None:
+        """Refuse an option given for another method: ``-m joint --anchor cycles`` merged with joint, anchor unused."""
+        for name in self.given:
+            methods = _APPLIES.get(name)
+            if methods is not None and method not in methods:
+                flag = "--" + name.replace("_", "-")
+                them = " or ".join(f"-m {m}" for m in methods)
+                raise click.BadParameter(
+                    f"applies to {them}, not -m {method}: pass {them}, or leave {flag} out", param_hint=f"'{flag}'"
+                )
 
     def kwargs(self, method: str, *, progress: bool = False) -> dict[str, Any]:
         """The keyword arguments of :func:`hemkit.merge.merge` that ``method`` takes (``jobs`` aside)."""
@@ -167,7 +180,17 @@ _OPTIONS = [
 ]
 
 #: the parameter names of the shared options (the fields of MergeChoice)
-NAMES = tuple(f.name for f in fields(MergeChoice))
+NAMES = tuple(f.name for f in fields(MergeChoice) if f.name != "given")
+
+#: the methods each option is for (those not listed, rows and jobs, are for every method)
+_APPLIES: dict[str, tuple[str, ...]] = {
+    "anchor": ("hrm",),
+    "impute": ("joint", "copula", "much"),
+    **dict.fromkeys(("n_sims", "mode", "criterion", "dep_lvl"), ("much",)),
+    **dict.fromkeys(("outliers", "z"), ("copula", "much")),
+    "pearson_weight": ("copula",),
+    **dict.fromkeys(("tails", "linear", "ranks", "factor"), ("joint",)),
+}
 
 
 def merge_options(anchor_help: str = "") -> Callable[[F], F]:
@@ -176,7 +199,9 @@ def merge_options(anchor_help: str = "") -> Callable[[F], F]:
     def decorate(f: F) -> F:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            choice = MergeChoice(**{name: kwargs.pop(name) for name in NAMES})
+            ctx = click.get_current_context()
+            given = tuple(n for n in NAMES if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE)
+            choice = MergeChoice(**{name: kwargs.pop(name) for name in NAMES}, given=given)
             return f(*args, merging=choice, **kwargs)
 
         options = list(_OPTIONS)

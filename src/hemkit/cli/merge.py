@@ -118,6 +118,7 @@ def merge(
     for path, what in ((output, "output"), (pair_intervals, "pair intervals"), (plot, "plot")):
         if path:
             check_output(path, inputs=inputs, what=what)
+    merging.check(method)
     if method == "hrm" and not merging.anchor:
         if inputs:
             raise click.BadParameter("-m hrm needs the anchor event read in every group", param_hint="'--anchor'")

@@ -107,6 +107,7 @@ def report(
     from hemkit.io import check_output, write_text
     from hemkit.report import ReportOptions, build_report
 
+    merging.check(method)
     if method == "hrm" and not merging.anchor:
         raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
     if compare_with and not inputs:
