@@ -167,7 +167,7 @@ def _outputs(tmp_path: Path, input_file: Path) -> list[tuple[str, list[str], lis
         (
             "two-outputs-one-file",
             ["-o", str(tmp_path / "same.csv"), "--pair-intervals", str(tmp_path / "same.csv")],
-            ["same.csv", "given for both"],
+            ["same.csv", "given for both -o/--output and --pair-intervals"],  # the options, not pair_intervals
         ),
     ]
 

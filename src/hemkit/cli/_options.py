@@ -388,8 +388,17 @@ def distinct_outputs(**paths: str | None) -> None:
             continue
         key = os.path.realpath(p)
         if key in seen:
-            raise OutputError(f"{p}: given for both {seen[key]} and {name}; give two different files")
+            raise OutputError(f"{p}: given for both {_flag(seen[key])} and {_flag(name)}; give two different files")
         seen[key] = name
+
+
+def _flag(name: str) -> str:
+    """The running command's option for parameter ``name`` (``-o/--output``), else ``name`` itself."""
+    ctx = click.get_current_context(silent=True)
+    for p in ctx.command.params if ctx is not None else ():
+        if isinstance(p, click.Option) and p.name == name.replace("-", "_") and not p.hidden:
+            return "/".join(sorted(p.opts, key=len))
+    return name
 
 
 @contextmanager
