@@ -241,3 +241,28 @@ def test_a_table_output_named_for_another_format_is_refused_before_any_work(bad_
     src.write_text("group,run,event,value\n1,1,a,1\n")
     args = [a.format(src=src, tmp=tmp_path) for a in args]
     bad_input(args, names=names, watch=[tmp_path])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "{src}", "-o", "-"],
+        ["merge", "{src}", "-o", "-"],
+        ["merge", "{src}", "--plot", "-"],
+        ["report", "{src}", "-o", "-"],
+        ["plan", "a", "b", "--pmcs", "2", "--no-check-events", "-o", "-"],
+        ["collect", "{plan}", "--runs", "3", "-o", "-", "--", "true"],
+        ["derive", "analyze", "--family", "branch", "-o", "-"],
+    ],
+    ids=lambda a: " ".join(a[:2]),
+)
+def test_a_dash_for_an_output_is_refused_not_written_as_a_file_named_dash(bad_input, tmp_path, args):
+    """'-o -' wrote a file named '-' in the current folder (and nothing on standard output, as '-' says)."""
+    src = tmp_path / "in" / "t.csv"
+    src.parent.mkdir()
+    src.write_text("group,run,event,value\n" + "".join(f"1,{r},a,{r}\n1,{r},b,{r * r}\n" for r in range(5)))
+    plan = tmp_path / "in" / "plan.toml"
+    plan.write_text('groups = [["task-clock", "page-faults"]]\n')
+    args = [a.format(src=src, plan=plan) for a in args]
+    bad_input(args, names=["'-'", "standard output", "name a file"], watch=[tmp_path], cwd=tmp_path)
+    assert not (tmp_path / "-").exists()

@@ -45,8 +45,11 @@ def _defaults(default: Any) -> dict[str, Any]:
     return {} if default is None else {"default": default, "show_default": True}
 
 
-class _NamedPath(click.Path):
-    """A file to write whose name :mod:`hemkit.io.formats` checks at once (``check``: the function's name)."""
+class OutputPath(click.Path):
+    """A file to write: ``-`` (by convention standard output) is refused, not written as a file named ``-``.
+
+    ``check``: the name of the :mod:`hemkit.io.formats` function that checks the name too ('' for none).
+    """
 
     check = ""  # imported when used: the CLI starts light
 
@@ -57,18 +60,18 @@ class _NamedPath(click.Path):
         from hemkit.core.errors import OutputError
         from hemkit.io import formats
 
+        if str(value) == "-":
+            self.fail("'-': hemkit writes no output to standard output; name a file", param, ctx)
         try:
-            getattr(formats, self.check)(value)
+            if self.check:
+                getattr(formats, self.check)(value)
         except OutputError as exc:
             self.fail(str(exc), param, ctx)
         return super().convert(value, param, ctx)
 
 
-class FigurePath(click.Path):
+class FigurePath(OutputPath):
     """A figure file to write (its suffix gives the format): a suffix of no figure format is refused at once."""
-
-    def __init__(self) -> None:
-        super().__init__(dir_okay=False)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from hemkit.core.errors import OutputError
@@ -81,19 +84,19 @@ class FigurePath(click.Path):
         return super().convert(value, param, ctx)
 
 
-class TablePath(_NamedPath):
+class TablePath(OutputPath):
     """A table file to write (CSV or Parquet by suffix): a name of another format is refused at once."""
 
     check = "check_table_name"
 
 
-class PagePath(_NamedPath):
+class PagePath(OutputPath):
     """An HTML page to write (``hemkit report``): a name of another format (.pdf, .png, .csv ...) is refused at once."""
 
     check = "check_page_name"
 
 
-class PlanPath(_NamedPath):
+class PlanPath(OutputPath):
     """A plan file to write (``hemkit plan``): a name of another format (.csv, .yaml, .db ...) is refused at once."""
 
     check = "check_plan_name"
@@ -109,7 +112,7 @@ def output_option(
     plan: bool = False,
 ) -> Callable[[F], F]:
     """``-o/--output FILE``; a ``table`` (CSV or Parquet), ``page`` (HTML) or ``plan`` named for no other format."""
-    kind = TablePath() if table else PagePath() if page else PlanPath() if plan else click.Path(dir_okay=False)
+    kind = TablePath() if table else PagePath() if page else PlanPath() if plan else OutputPath()
     return click.option("-o", "--output", type=kind, required=required, help=help, **_defaults(default))
 
 
