@@ -19,6 +19,7 @@ from hemkit import InputError, OutputError
 from hemkit.collect import collect, export, status
 from hemkit.io import read_readings
 from hemkit.io.collection import APPLICATION_ID, SCHEMA_VERSION, CollectionDB, WriterLock, load_readings
+from hemkit.plan import Plan
 
 OLD_SCHEMA = """
 PRAGMA journal_mode=WAL;
@@ -152,6 +153,24 @@ def test_changes_outside_hemkit_are_found(db, sql, message):
         con.execute(sql)
     with pytest.raises(InputError, match=message):
         load_readings(db)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    ["UPDATE readings SET value = value + 1 WHERE rowid = 5", "UPDATE runs SET status = 'invalid' WHERE id = 3"],
+)
+def test_collect_refuses_to_continue_a_database_changed_outside_hemkit(fake_perf, db, cli, sql):
+    """collect --runs 4 continued such a file and said 'complete'; only reading it later found the change."""
+    with sqlite3.connect(db) as con:
+        con.execute(sql)
+    before = db.read_bytes()
+    with CollectionDB(db) as handle:
+        plan_file = Plan.from_dict(handle.meta()["plan"]).to_file(db.parent / "plan.toml")
+    res = cli(["collect", plan_file, "-o", db, "--runs", "4"])
+    assert res.exit_code == 2, res.stdout
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith(f"hemkit: error: {db}: damaged collection database (run ") and "checksum" in line, line
+    assert db.read_bytes() == before
 
 
 def test_database_written_before_the_marker_is_read_and_upgraded(fake_perf, plan, tmp_path):

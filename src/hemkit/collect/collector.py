@@ -617,6 +617,8 @@ def collect(
     exe = find_perf(opts.perf) if opts.cluster is None else ""  # on a cluster: the workers' perf
     path = Path(os.fspath(db_path))
     with _client(opts) as client, open_for_writing(path) as (lock, existing):
+        if existing is not None:
+            existing.verify()  # a run changed outside hemkit: refused now, not when the collection is read
         s = _resolve(existing, plan, command, runs, opts)
         if client is not None:
             if s.corunner:
