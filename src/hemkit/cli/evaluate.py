@@ -230,7 +230,8 @@ def holdout(
     multiple=True,
     type=click.Path(dir_okay=True),
     help="Truth: every event read in the same runs, as a table of runs x events, a tidy run,event,value table, or "
-    "readings of one group (a collection database, its export, perf stat files) (default: bundled Zen 5 br_64kb).",
+    "readings of one group (a collection database, its export, perf stat files), compressed or not (default: "
+    "bundled Zen 5 br_64kb).",
 )
 @click.option(
     "--drop-constant",

@@ -265,7 +265,8 @@ def read_reference(
     Parameters
     ----------
     paths : path or sequence of paths
-        One file: a truth table (runs x events, CSV or Parquet), or grouped readings in any
+        One file: a truth table (runs x events, or long with the columns ``run, event, value``;
+        CSV or Parquet, the CSV gzip, bzip2 or xz compressed or not), or grouped readings in any
         format :func:`hemkit.io.read_readings` knows.  Several files, a collection database,
         or ``pmcs`` given: grouped readings.
     pmcs : int, optional

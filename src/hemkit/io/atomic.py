@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hemkit.core.errors import OutputError
+from hemkit.io.formats import check_plain_name
 
 PathLike = str | os.PathLike[str]
 
@@ -57,7 +58,8 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
     ------
     OutputError
         The path is a folder or not a regular file, its folder is missing or not writable,
-        or it is one of ``inputs`` or an existing file in a folder of ``inputs``.
+        or it is one of ``inputs`` or an existing file in a folder of ``inputs``, or it is named for a
+        compression (``.gz``, ``.bz2``, ``.xz``: :func:`hemkit.io.formats.check_plain_name`).
 
     Examples
     --------
@@ -70,6 +72,7 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
     label = f"{what} {p}" if what else str(p)
     if str(p) in ("", "."):
         raise OutputError(f"{label or 'output'}: empty output path")
+    check_plain_name(p, what)  # hemkit reads compressed files, but writes none: no plain text under a .gz name
     try:
         _check_place(p, label, inputs)
     except OutputError:

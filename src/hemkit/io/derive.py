@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from hemkit.core.errors import InputError
 from hemkit.io.atomic import write_text
-from hemkit.io.formats import ANALYSIS_VERSION, check_version
+from hemkit.io.formats import ANALYSIS_VERSION, check_version, read_input
 from hemkit.io.table import read_table, write_table
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ class _Definitions(Protocol):
 def read_text_file(path: PathLike, what: str, *, hint: str = "") -> str:
     """The text of a user's file, or an :class:`InputError`: missing, a folder, not UTF-8, unreadable.
 
+    A file compressed with gzip, bzip2 or xz is read as the text it holds.
+
     Examples
     --------
     >>> read_text_file("/nonexistent/ev.txt", "event list")
@@ -56,11 +58,9 @@ def read_text_file(path: PathLike, what: str, *, hint: str = "") -> str:
     if not p.is_file():
         raise InputError(f"{p}: is not a file")
     try:
-        return p.read_text(encoding="utf-8")
+        return read_input(p).decode("utf-8")  # gzip, bzip2 or xz decompressed
     except UnicodeDecodeError:
         raise InputError(f"{p}: not a text file (not UTF-8); expected a {what}") from None
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
 
 
 def read_measurements_table(path: PathLike, what: str = "measurements") -> pd.DataFrame:

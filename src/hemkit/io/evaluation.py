@@ -3,8 +3,10 @@
 The merged table is a runs x events CSV or Parquet file (what ``hemkit merge -o`` writes),
 read by :func:`hemkit.io.table.read_table`.  The reference is either a truth table of the
 same shape (every event read in the same runs; an integer ``run`` column, if present, is
-taken as the run id) or grouped readings in any format :func:`hemkit.io.read_readings`
-knows (tidy, mergingTools raw with ``pmcs``, a collection database, perf stat files).
+taken as the run id), or the same table long, with exactly the columns ``run, event, value``
+(one row per run and event, as ``benchmarks/data/truth/*.csv.gz`` hold it), or grouped
+readings in any format :func:`hemkit.io.read_readings` knows (tidy, mergingTools raw with
+``pmcs``, a collection database, perf stat files).
 
 This module reads the files; what their numbers must satisfy is checked by
 :func:`hemkit.evaluate.read_reference` and :func:`hemkit.evaluate.evaluate_files`.
@@ -31,13 +33,15 @@ TRUTH_COLUMNS = ("run", "event", "value")
 
 
 def _wide(path: Path, table: pd.DataFrame) -> pd.DataFrame:
-    """The table with an integer ``run`` column as its index; grouped readings refused."""
+    """The table with an integer ``run`` column as its index; a long table pivoted; grouped readings refused."""
     import pandas as pd
 
     if set(TIDY_COLUMNS) <= {str(c) for c in table.columns}:
         raise InputError(
             f"{path}: looks like grouped readings (group, run, event, value), not a table of runs x events"
         )
+    if set(TRUTH_COLUMNS) <= {str(c) for c in table.columns}:
+        return tidy_truth(path, table)
     if "run" in table.columns and pd.api.types.is_integer_dtype(table["run"]) and table["run"].is_unique:
         table = table.set_index("run")
     return table
@@ -109,6 +113,11 @@ def tidy_truth(path: PathLike, table: pd.DataFrame) -> pd.DataFrame:
     >>> tidy_truth("t.csv", t).to_dict("list")
     {'a': [1, 3], 'b': [2, 5]}
     """
+    import pandas as pd
+
+    def plain(v: object) -> object:
+        return v.item() if hasattr(v, "item") else v  # numpy scalars named as Python ones: run 0, not np.int64(0)
+
     other = [str(c) for c in table.columns if str(c) not in TRUTH_COLUMNS]
     if other:
         raise InputError(
@@ -118,17 +127,23 @@ def tidy_truth(path: PathLike, table: pd.DataFrame) -> pd.DataFrame:
     table = table.assign(event=table["event"].astype(str))
     twice = table.duplicated(["run", "event"])
     if twice.any():
-        r = table[twice].iloc[0]
-        raise InputError(f"{path}: run {r['run']} reads event {r['event']!r} twice")
-    wide = table.pivot(index="run", columns="event", values="value")
-    holes = wide.isna()
-    if holes.to_numpy().any():
-        run, event = holes.stack()[holes.stack()].index[0]
+        row = table[twice].iloc[0]
+        raise InputError(f"{path}: run {plain(row['run'])!r} has event {plain(row['event'])!r} twice")
+    events = pd.unique(table["event"])
+    sizes = table.groupby("run", sort=False).size()
+    if (sizes < len(events)).any():
+        run = sizes.index[(sizes < len(events)).argmax()]
+        event = next(e for e in events if e not in set(table.loc[table["run"] == run, "event"]))
         raise InputError(
-            f"{path}: run {run} has no reading of event {event!r}; a truth table reads every event in every run"
+            f"{path}: run {plain(run)!r} has no row for event {plain(event)!r}; "
+            "a truth table holds every event of every run"
         )
-    wide.columns.name = None
-    return wide
+    wide = table.pivot(index="run", columns="event", values="value")
+    wide = wide.reindex(index=pd.unique(table["run"]), columns=events)  # in the order they first come
+    wide.columns = [str(c) for c in wide.columns]
+    if pd.api.types.is_integer_dtype(table["run"]):
+        return wide.rename_axis("run")
+    return wide.reset_index(drop=True)
 
 
 __all__ = ["TRUTH_COLUMNS", "read_reference_file", "read_wide_table", "tidy_truth"]

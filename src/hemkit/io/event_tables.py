@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hemkit.core.errors import InputError
+from hemkit.io.formats import read_input
 from hemkit.io.perf_files import split_pmu
 
 _FIXED = re.compile(r"^\s*fixed counter\s*(\d+)\s*$", re.IGNORECASE)
@@ -118,7 +119,9 @@ def read_event_tables(paths: Sequence[str | os.PathLike[str]]) -> EventTable:
     table = EventTable()
     for f in files:
         try:
-            data = json.loads(f.read_text(encoding="utf-8"))
+            data = json.loads(read_input(f).decode("utf-8"))  # gzip, bzip2 or xz decompressed
+        except InputError:
+            raise
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(f"{f}: not a JSON event table ({type(exc).__name__})") from None
         if not isinstance(data, list):

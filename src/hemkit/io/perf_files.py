@@ -8,8 +8,9 @@ The most common thing a perf user has is a folder of files written one run at a 
 
 Rules
 -----
-- **Runs.** A file is one run, named by the file name without its suffix (``run_7.csv`` ->
-  run ``'run_7'``; when two files would get the same name, their paths relative to the folder
+- **Runs.** A file is one run, named by the file name without its suffix (``run_7.csv`` and
+  ``run_7.csv.gz`` -> run ``'run_7'``: files compressed with gzip, bzip2 or xz are read as the
+  file they hold); when two files would get the same name, their paths relative to the folder
   they share are used).  A file written with ``perf stat --append`` holds one run per
   ``# started on`` line: ``all.csv`` -> runs ``'all#1'``, ``'all#2'``...
 - **Groups.** Runs that read the same set of events form one group (the order of the events
@@ -58,6 +59,7 @@ import pandas as pd
 from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.numbers import format_count
 from hemkit.core.readings import Readings
+from hemkit.io.formats import input_stem, read_input
 from hemkit.io.perf_stat import PerfLine, scan_perf_stat
 
 #: counts at or above this are counter wrap-arounds or scaled garbage (48-bit counters)
@@ -164,7 +166,7 @@ def natural_key(path: Path) -> list:
 
 
 def read_text(path: Path, *, limit: int = MAX_BYTES) -> str:
-    """A file's text (UTF-8, a BOM dropped), or an :class:`InputError` naming the file.
+    """A file's text (UTF-8, a BOM dropped; gzip, bzip2 or xz decompressed), or an :class:`InputError` naming the file.
 
     Examples
     --------
@@ -176,11 +178,7 @@ def read_text(path: Path, *, limit: int = MAX_BYTES) -> str:
     ...
     hemkit.core.errors.InputError: ...latin1.csv: not UTF-8 text (byte 3)
     """
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    data = read_input(path, limit)
     if len(data) > limit:
         raise InputError(f"{path}: larger than {limit // 2**20} MiB; not a perf stat file of one run")
     nul = data.find(b"\x00")
@@ -358,7 +356,7 @@ def read_perf_file(path: str | os.PathLike[str], options: PerfOptions | None = N
 
 def _run_ids(runs: list[PerfRun]) -> list[str]:
     paths = list(dict.fromkeys(r.path for r in runs))
-    names = {p: p.stem for p in paths}
+    names = {p: input_stem(p) for p in paths}  # run_7.csv.gz is run_7, as run_7.csv
     if len(set(names.values())) < len(paths):
         full = {p: Path(os.path.abspath(p)) for p in paths}
         common = Path(os.path.commonpath([str(f.parent) for f in full.values()]))

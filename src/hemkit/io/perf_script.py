@@ -45,6 +45,7 @@ import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
 from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.io.formats import PERF_DATA_MAGIC, read_input
 
 COLUMNS = ["comm", "tid", "time", "event", "period", "ip", "sym", "dso"]
 _CATEGORICAL = ("comm", "event", "ip", "sym", "dso")
@@ -62,7 +63,7 @@ _MAX_PERIOD = 2**63 - 1
 _MAX_TID = 2**31
 
 #: perf.data's magic number (version 2 of the file format)
-MAGIC = b"PERFILE2"
+MAGIC = PERF_DATA_MAGIC
 
 
 def _split_dso(text: str) -> tuple[str, str | None]:
@@ -852,7 +853,7 @@ def warn_replaced(text: str, source: str) -> None:
 
 
 def read_perf_script(path: str | Path) -> pd.DataFrame:
-    """Samples of a ``perf script`` text file.
+    """Samples of a ``perf script`` text file (gzip, bzip2 or xz compressed or not).
 
     A ``perf.data`` file must be decoded first (:func:`hemkit.sampling.read_samples` does
     both).
@@ -874,10 +875,7 @@ def read_perf_script(path: str | Path) -> pd.DataFrame:
         raise InputError(f"{p}: no such file")
     if not p.is_file():
         raise InputError(f"{p}: not a regular file")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    data = read_input(p)  # gzip, bzip2 or xz decompressed (a compressed perf.data is refused there)
     if data.startswith(MAGIC):
         raise InputError(f"{p}: a perf.data file; decode it with 'perf script -F {FIELDS}' first")
     if not data.strip():

@@ -18,7 +18,8 @@ the table of keys (or raises :class:`~hemkit.core.errors.InputError` naming the 
 what is wrong with its bytes), :func:`write_plan_file` writes one atomically.  The meaning
 of the keys is checked by :meth:`hemkit.plan.Plan.from_dict`.  TOML is read with
 :mod:`tomllib` and written here, because the structure is flat (strings, integers,
-booleans, lists of lists of strings).  ``.json`` files hold the same keys.  ``format_version``
+booleans, lists of lists of strings).  ``.json`` files hold the same keys.  A plan file
+compressed with gzip, bzip2 or xz is read as the file it holds.  ``format_version``
 is the file's version (:func:`hemkit.io.formats.check_version`: a file without one is read).
 
 Examples
@@ -41,21 +42,22 @@ from typing import Any
 
 from hemkit.core.errors import InputError
 from hemkit.io.atomic import PathLike, write_text
-from hemkit.io.formats import PLAN_VERSION, check_plan_name, check_version
+from hemkit.io.formats import PLAN_VERSION, check_plan_name, check_version, read_input, strip_compression_suffix
 
 #: the key that holds the plan file's version (:func:`hemkit.io.formats.check_version`)
 VERSION_KEY = "format_version"
 
 
 def plan_format(path: PathLike) -> str:
-    """``"json"`` for a ``.json`` name, else ``"toml"``.
+    """``"json"`` for a ``.json`` name (``.json.gz`` too: a plan file read compressed), else ``"toml"``.
 
     Examples
     --------
-    >>> plan_format("p.JSON"), plan_format("plan.toml"), plan_format("plan")
-    ('json', 'toml', 'toml')
+    >>> plan_format("p.JSON"), plan_format("plan.toml"), plan_format("plan"), plan_format("p.json.xz")
+    ('json', 'toml', 'toml', 'json')
     """
-    return "json" if Path(os.fspath(path)).suffix.lower() == ".json" else "toml"
+    name = strip_compression_suffix(Path(os.fspath(path)).name)
+    return "json" if os.path.splitext(name)[1].lower() == ".json" else "toml"
 
 
 def read_plan_file(path: PathLike) -> dict[str, Any]:
@@ -82,10 +84,7 @@ def read_plan_file(path: PathLike) -> dict[str, Any]:
         raise InputError(f"{p}: no such plan file")
     if p.is_dir():
         raise InputError(f"{p}: is a folder, not a plan file")
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    raw = read_input(p)  # gzip, bzip2 or xz decompressed
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -163,8 +162,8 @@ def write_plan_file(
     Raises
     ------
     OutputError
-        The place cannot be written (see :func:`hemkit.io.atomic.check_output`), or its name is another
-        format's (``p.csv``: :func:`hemkit.io.formats.check_plan_name`).
+        The place cannot be written (see :func:`hemkit.io.atomic.check_output`; also a name for a compression,
+        ``plan.toml.gz``), or its name is another format's (``p.csv``: :func:`hemkit.io.formats.check_plan_name`).
 
     Examples
     --------

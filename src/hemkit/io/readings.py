@@ -18,6 +18,9 @@ several collection databases   a list of databases of one plan and command, or a
                                (see :func:`hemkit.io.collection.load_collections`)
 =============================  ================================================================
 
+Files compressed with gzip, bzip2 or xz (told by their first bytes, not their names) are read
+as the file they hold (:func:`hemkit.io.formats.open_input`); a compressed collection database
+or Parquet file is refused with the command that decompresses it.
 Anything else is one :class:`~hemkit.core.errors.InputError` saying what is recognised.
 Every library function and every command that reads readings goes through here, with the
 same options (``pmcs``, ``codes``, ``drop_constant``, ``min_runs``, ``perf``).
@@ -36,7 +39,7 @@ from typing import TYPE_CHECKING
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitError, HemkitWarning, InputError
 from hemkit.core.readings import TIDY_COLUMNS, Readings
-from hemkit.io.formats import PARQUET_MAGIC, SQLITE_MAGIC
+from hemkit.io.formats import PARQUET_MAGIC, SQLITE_MAGIC, read_head
 from hemkit.io.perf_stat import scan_perf_stat
 
 if TYPE_CHECKING:  # perf_files (and pandas) load only when perf stat files are read
@@ -63,11 +66,7 @@ def _stat(path: Path) -> os.stat_result | None:
 
 
 def _head(path: Path, n: int = _SNIFF_BYTES) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(n)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    return read_head(path, n)  # decompressed: a .csv.gz reads as the CSV it holds
 
 
 def _text(head: bytes) -> str | None:

@@ -5,7 +5,8 @@ derive measurements, evaluation tables, sampling tables -- goes through this mod
 one rule each way:
 
 - **reading** goes by content: a file that starts with ``PAR1`` (:data:`~hemkit.io.formats.PARQUET_MAGIC`)
-  is Parquet, whatever its name; anything else is read as CSV (UTF-8, a BOM allowed).  A
+  is Parquet, whatever its name; anything else is read as CSV (UTF-8, a BOM allowed), gzip,
+  bzip2 or xz compressed or not (:func:`hemkit.io.formats.open_input`).  A
   column name that appears twice is refused (pandas would silently rename the second one).
   A Parquet file hemkit wrote carries a format version (:func:`hemkit.io.formats.check_version`).
 - **writing** goes by the file name: ``.parquet``/``.pq`` is Parquet, anything else CSV.
@@ -23,6 +24,7 @@ import os
 import stat
 import warnings
 from collections.abc import Mapping
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +38,10 @@ from hemkit.io.formats import (
     TABLE_VERSION_KEY,
     check_table_name,
     check_version,
+    compression,
     is_parquet_name,
+    open_input,
+    read_head,
 )
 
 if TYPE_CHECKING:
@@ -52,15 +57,16 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _regular_file(path: Path, what: str = "") -> bytes:
-    """The first 4 bytes of ``path``, after checking it is a readable regular file."""
+    """The first 4 bytes of ``path`` (decompressed), after checking it is a readable regular file."""
     try:
         st = path.stat()
         if stat.S_ISDIR(st.st_mode):
             raise InputError(f"{path}: is a folder; give a file")
         if not stat.S_ISREG(st.st_mode):
             raise InputError(f"{path}: not a regular file (a device, pipe or socket); give a file")
-        with open(path, "rb") as fh:
-            return fh.read(4)
+        return read_head(path, 4)  # a compressed Parquet file is refused here, with how to decompress it
+    except InputError:
+        raise
     except FileNotFoundError:
         raise InputError(f"{path}: no such {what + ' ' if what else ''}file") from None
     except (OSError, ValueError) as exc:
@@ -189,9 +195,13 @@ def read_table(
             table = arrow_frame(read_arrow(path, what=what))
             names = [str(c) for c in table.columns]
         else:
-            header = pd.read_csv(path, header=None, nrows=1, dtype=str, encoding="utf-8", comment=comment)
+            # a compressed file is read through open_input (pandas' compression="infer" goes by the name)
+            packed = compression(path) is not None
+            with open_input(path) if packed else nullcontext(path) as src:
+                header = pd.read_csv(src, header=None, nrows=1, dtype=str, encoding="utf-8", comment=comment)
             names = [str(c) for c in header.iloc[0].tolist()] if len(header) else []
-            table = pd.read_csv(path, encoding="utf-8", comment=comment, dtype=dtype)
+            with open_input(path) if packed else nullcontext(path) as src:
+                table = pd.read_csv(src, encoding="utf-8", comment=comment, dtype=dtype)
     except InputError:
         raise
     except pd.errors.EmptyDataError:
@@ -369,9 +379,9 @@ def csv_rows(path: PathLike) -> list[list[str]] | None:
     [['hems', 'code'], ['CYCLES', '1']]
     """
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
+        with open_input(path, "r", newline="", encoding="utf-8-sig") as fh:
             return list(csv.reader(fh, strict=True))
-    except (OSError, UnicodeDecodeError, csv.Error):
+    except (OSError, UnicodeDecodeError, csv.Error, InputError):
         return None
 
 
@@ -412,7 +422,7 @@ def numeric_csv(path: PathLike) -> tuple[list[str], np.ndarray] | None:
     [[1.0, 2.0], [3.0, 4.0]]
     """
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
+        with open_input(path, "r", newline="", encoding="utf-8") as fh:
             header = next(csv.reader([fh.readline()], strict=True))
             if not header or any(h.startswith("\ufeff") for h in header):
                 return None

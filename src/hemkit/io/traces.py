@@ -16,7 +16,10 @@ counter, ``percent`` 100) is the ground truth the multiplexing emulation starts 
   what ``hemkit mpx trace`` records and what ``shared/data/zen5/traces/*.csv`` hold;
 * hemkit's tidy traces (CSV or Parquet with the columns above, ``t``, ``time_running``,
   ``percent`` and ``workload`` optional);
-* a list of such files, or a folder of them.
+* a list of such files, or a folder of them;
+
+each file gzip, bzip2 or xz compressed or not (``gzip_r3.csv.gz``: told by its first bytes,
+read as the file it holds, the run and workload named as for ``gzip_r3.csv``)
 
 and refuses, naming the file, run, event and interval, everything an estimator must never
 see: an event printed twice for one interval, a missing interval, negative, infinite or
@@ -48,7 +51,7 @@ import pandas as pd
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.numbers import COUNTER_LIMIT, format_count
 from hemkit.io.atomic import write_text
-from hemkit.io.formats import PARQUET_MAGIC, PARQUET_SUFFIXES
+from hemkit.io.formats import PARQUET_MAGIC, PARQUET_SUFFIXES, open_input, read_head, strip_compression_suffix
 from hemkit.io.perf_stat import scan_perf_stat
 from hemkit.io.table import read_table, write_table
 
@@ -66,6 +69,11 @@ _TRACE_SUFFIXES = (*PARQUET_SUFFIXES, ".csv", ".json", ".txt", ".out", ".stat")
 
 
 # --------------------------------------------------------------------------- file level
+def _trace_suffix(name: str) -> str:
+    """The suffix of a file name under a compression suffix (``a.csv.gz`` -> ``.csv``), lower case."""
+    return os.path.splitext(strip_compression_suffix(name))[1].lower()
+
+
 def _files(source: PathLike | Sequence[PathLike]) -> list[Path]:
     items = [source] if isinstance(source, str | os.PathLike) else list(source)
     if not items:
@@ -74,9 +82,9 @@ def _files(source: PathLike | Sequence[PathLike]) -> list[Path]:
     for item in items:
         p = Path(os.fspath(item))
         if p.is_dir():
-            inside = sorted(x for x in p.iterdir() if x.is_file() and x.suffix.lower() in _TRACE_SUFFIXES)
+            inside = sorted(x for x in p.iterdir() if x.is_file() and _trace_suffix(x.name) in _TRACE_SUFFIXES)
             if not inside:
-                raise InputError(f"{p}: folder holds no trace files (.csv, .json, .parquet)")
+                raise InputError(f"{p}: folder holds no trace files (.csv, .json, .parquet; .gz, .bz2, .xz of them)")
             out += inside
         elif not p.exists():
             raise InputError(f"{p}: no such file")
@@ -95,7 +103,7 @@ def workload_name(path: PathLike, pattern: str | None = None) -> str:
     >>> workload_name("a/x-17.csv", pattern=r"(.+)-\\d+")
     'x'
     """
-    stem = Path(os.fspath(path)).name
+    stem = strip_compression_suffix(Path(os.fspath(path)).name)
     for suffix in _TRACE_SUFFIXES:
         if stem.lower().endswith(suffix):
             stem = stem[: -len(suffix)]
@@ -117,11 +125,7 @@ def workload_name(path: PathLike, pattern: str | None = None) -> str:
 
 def _is_tidy(path: Path) -> bool:
     """A table (Parquet, by content, or CSV with ``event`` and ``value`` columns), not raw perf output."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    head = read_head(path, 4096)  # decompressed
     if head.startswith(PARQUET_MAGIC):
         return True
     for line in head.decode("utf-8", "replace").splitlines():
@@ -420,10 +424,12 @@ def read_trace(
             table["workload"] = table["workload"].astype(str)
         else:
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
+                with open_input(path, "r", encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
             except OSError as exc:
                 raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-            run = path.name.rsplit(".", 1)[0] if "." in path.name else path.name
+            name = strip_compression_suffix(path.name)  # gzip_r1.csv.gz is run gzip_r1, as gzip_r1.csv
+            run = name.rsplit(".", 1)[0] if "." in name else name
             table = parse_trace(text, run=run, ocoe=ocoe, source=str(path))
             table.insert(0, "workload", workload or workload_name(path, pattern))
         for run in pd.unique(table["run"]):
