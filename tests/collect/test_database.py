@@ -173,6 +173,22 @@ def test_collect_refuses_to_continue_a_database_changed_outside_hemkit(fake_perf
     assert db.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    "sql",
+    ["UPDATE readings SET value = value + 1 WHERE rowid = 5", "UPDATE runs SET status = 'invalid' WHERE id = 3"],
+)
+def test_status_of_a_database_changed_outside_hemkit_is_an_error(db, cli, sql):
+    """collect --status said '12 of 12 runs valid' (exit 0) of such a file; only a machines line hinted."""
+    with sqlite3.connect(db) as con:
+        con.execute(sql)
+    before = db.read_bytes()
+    res = cli(["collect", "--status", db])
+    assert res.exit_code == 2, res.stdout
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith(f"hemkit: error: {db}: damaged collection database (run "), line
+    assert db.read_bytes() == before
+
+
 def test_database_written_before_the_marker_is_read_and_upgraded(fake_perf, plan, tmp_path):
     path = tmp_path / "old.db"
     con = sqlite3.connect(path)

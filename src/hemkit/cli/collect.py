@@ -266,6 +266,7 @@ def _show_status(db: str) -> None:
     from hemkit.io.collection import CollectionDB
 
     with CollectionDB(db) as handle:
+        handle.verify()  # a database changed outside hemkit: its counts would be wrong (collect refuses it too)
         meta = handle.meta()
         df = handle.status()
     show_table(df.set_index("group"), f"{db}: {shlex.join(str(c) for c in meta.get('command') or [])}")
