@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from hemkit import __version__
+from hemkit.cli._render import render_error, render_warning
 from hemkit.core.errors import HemkitError
 
 #: command name -> "module:attribute" of its click command or group
@@ -60,39 +61,6 @@ def fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
-def _option_for(command: click.Command | None, param: str, value: Any) -> str | None:
-    """``--drop-constant`` or ``--impute maxdet``: the option of ``command`` that sets library ``param``."""
-    if command is None:
-        return None
-    for p in command.params:
-        if isinstance(p, click.Option) and p.name == param and not p.hidden:
-            if p.is_flag and p.secondary_opts and value is False:  # --x/--no-x: the off switch
-                return max(p.secondary_opts, key=len)
-            flag = max(p.opts, key=len)  # the long spelling
-            if p.is_flag:
-                return flag
-            return f"{flag} {value}"
-    return None
-
-
-def render_error(exc: HemkitError, command: click.Command | None) -> str:
-    """An error's message with each fix named as an option of ``command`` (fixes it lacks are left out).
-
-    Examples
-    --------
-    >>> from hemkit.core.errors import Fix, InputError
-    >>> cmd = click.Command("x", params=[click.Option(["--drop-constant"], is_flag=True)])
-    >>> render_error(InputError("event 'a' is constant", fix=Fix("drop_constant")), cmd)
-    "event 'a' is constant; pass --drop-constant"
-    >>> render_error(InputError("pair never read", fix=Fix("impute", "maxdet")), cmd)
-    'pair never read'
-    """
-    options = [o for o in (_option_for(command, f.param, f.value) for f in exc.fixes) if o]
-    if not exc.fixes:
-        return str(exc)
-    return exc.message + (f"; pass {' '.join(options)}" if options else "")
-
-
 def _details_file(exc: HemkitError) -> str:
     """Write an error's whole list (its ``details``) to a file and name it, or '' when there is none."""
     if not exc.details:
@@ -112,7 +80,8 @@ def _one_line_warning(message: Any, category: type[Warning], *args: Any, **kwarg
     """Every warning a command lets through is one line on stderr (never Python's two-line form)."""
     from hemkit.core.errors import HemkitWarning
 
-    text = " ".join(str(message).split())
+    ctx = click.get_current_context(silent=True)
+    text = render_warning(message, ctx.command if ctx is not None else None)
     if issubclass(category, HemkitWarning):
         click.echo(f"hemkit: warning: {text}", err=True)
     else:

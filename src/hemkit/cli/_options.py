@@ -411,16 +411,18 @@ def warnings_to_stderr(messages: list[str] | None = None) -> Iterator[None]:
     Each text is shown once; with ``messages``, the texts are also kept there (and one already
     in it is not shown again), for the command's summary line.
     """
+    from hemkit.cli._render import render_warning
     from hemkit.core.errors import HemkitWarning
 
     seen = messages if messages is not None else []
+    ctx = click.get_current_context(silent=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HemkitWarning)
         try:
             yield
         finally:
             for w in caught:
-                text = " ".join(str(w.message).split())
+                text = render_warning(w.message, ctx.command if ctx is not None else None)
                 if issubclass(w.category, HemkitWarning) and text not in seen:
                     seen.append(text)
                     click.echo(f"hemkit: warning: {text}", err=True)

@@ -221,7 +221,23 @@ class HemkitWarning(UserWarning):
     dropped 1 run(s) whose total is below 0.2 x the median run of their workload (broken collections): c
 
     ``warnings.simplefilter("error", HemkitWarning)`` turns such a step into an error instead.
+
+    A warning may name a parameter that chooses otherwise, as an error names its fix: the
+    library says ``pass event='page-faults'``, the command line the option that sets it:
+
+    >>> str(HemkitWarning("profiled task-clock, the most sampled event", fix=Fix("event", "page-faults")))
+    "profiled task-clock, the most sampled event; pass event='page-faults' for another"
     """
+
+    def __init__(self, message: Any = "", *, fix: Fix | Sequence[Fix] | None = None):
+        super().__init__(message)
+        self.message = str(message)
+        self.fixes: tuple[Fix, ...] = (fix,) if isinstance(fix, Fix) else tuple(fix or ())
+
+    def __str__(self) -> str:
+        if not self.fixes:
+            return self.message
+        return f"{self.message}; pass {' and '.join(f.library() for f in self.fixes)} for another"
 
 
 __all__ = [

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.numbers import format_percent
 from hemkit.core.results import Result, result
@@ -265,9 +265,11 @@ def _common_event(a: Any, b: Any, comm: str | None) -> str | None:
             said = ", ".join(f"{e} {n}" for e, n in c.items())
             other = next(e for e in c.index if e != chosen)
             warnings.warn(
-                f"{side}: {x.attrs.get('source', 'samples')}: samples of {len(c)} events ({said}); compared "
-                f"{chosen}, the most sampled of those in both profiles (choose another with event={other!r})",
-                HemkitWarning,
+                HemkitWarning(
+                    f"{side}: {x.attrs.get('source', 'samples')}: samples of {len(c)} events ({said}); compared "
+                    f"{chosen}, the most sampled of those in both profiles",
+                    fix=Fix("event", other),
+                ),
                 stacklevel=4,
             )
     return chosen

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.io.perf_script import (
@@ -430,9 +430,10 @@ def _select(samples: pd.DataFrame, comm: str | None, event: str | None, source: 
         chosen = str(counts.idxmax())  # the most samples; the first of a tie
         said = ", ".join(f"{e} {n}" for e, n in counts.items())
         warnings.warn(
-            f"{source}: samples of {len(events)} events ({said}); profiled {chosen}, the one with the most "
-            f"samples (choose another with event={next(e for e in events if e != chosen)!r})",
-            HemkitWarning,
+            HemkitWarning(
+                f"{source}: samples of {len(events)} events ({said}); profiled {chosen}, the one with the most samples",
+                fix=Fix("event", next(e for e in events if e != chosen)),
+            ),
             stacklevel=3,
         )
         return df[df["event"] == chosen], chosen

@@ -1,0 +1,67 @@
+"""How the command line words what the library says: a fix or a choice named as the running command's option."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from hemkit.core.errors import HemkitError
+
+
+def _option_for(command: click.Command | None, param: str, value: Any) -> str | None:
+    """``--drop-constant`` or ``--impute maxdet``: the option of ``command`` that sets library ``param``."""
+    if command is None:
+        return None
+    for p in command.params:
+        if isinstance(p, click.Option) and p.name == param and not p.hidden:
+            if p.is_flag and p.secondary_opts and value is False:  # --x/--no-x: the off switch
+                return max(p.secondary_opts, key=len)
+            flag = max(p.opts, key=len)  # the long spelling
+            if p.is_flag:
+                return flag
+            return f"{flag} {value}"
+    return None
+
+
+def render_warning(message: Any, command: click.Command | None) -> str:
+    """A warning's text, one line, with the fix it names as an option of ``command`` (left out when it has none).
+
+    Examples
+    --------
+    >>> from hemkit.core.errors import Fix, HemkitWarning
+    >>> cmd = click.Command("x", params=[click.Option(["--event"])])
+    >>> render_warning(HemkitWarning("profiled a", fix=Fix("event", "b")), cmd)
+    'profiled a; pass --event b for another'
+    >>> render_warning(HemkitWarning("profiled a", fix=Fix("event", "b")), click.Command("y"))
+    'profiled a'
+    """
+    from hemkit.core.errors import HemkitWarning
+
+    if isinstance(message, HemkitWarning) and message.fixes:
+        options = [o for o in (_option_for(command, f.param, f.value) for f in message.fixes) if o]
+        text = message.message + (f"; pass {' '.join(options)} for another" if options else "")
+    else:
+        text = str(message)
+    return " ".join(text.split())
+
+
+def render_error(exc: HemkitError, command: click.Command | None) -> str:
+    """An error's message with each fix named as an option of ``command`` (fixes it lacks are left out).
+
+    Examples
+    --------
+    >>> from hemkit.core.errors import Fix, InputError
+    >>> cmd = click.Command("x", params=[click.Option(["--drop-constant"], is_flag=True)])
+    >>> render_error(InputError("event 'a' is constant", fix=Fix("drop_constant")), cmd)
+    "event 'a' is constant; pass --drop-constant"
+    >>> render_error(InputError("pair never read", fix=Fix("impute", "maxdet")), cmd)
+    'pair never read'
+    """
+    options = [o for o in (_option_for(command, f.param, f.value) for f in exc.fixes) if o]
+    if not exc.fixes:
+        return str(exc)
+    return exc.message + (f"; pass {' '.join(options)}" if options else "")
+
+
+__all__ = ["render_error", "render_warning"]
