@@ -73,15 +73,7 @@ class OutputPath(click.Path):
 class FigurePath(OutputPath):
     """A figure file to write (its suffix gives the format): a suffix of no figure format is refused at once."""
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from hemkit.core.errors import OutputError
-        from hemkit.io.formats import check_figure_name
-
-        try:
-            check_figure_name(value, what="")
-        except OutputError as exc:
-            self.fail(str(exc), param, ctx)
-        return super().convert(value, param, ctx)
+    check = "check_figure_name"
 
 
 class TablePath(OutputPath):

@@ -24,6 +24,11 @@ def _option_for(command: click.Command | None, param: str, value: Any) -> str | 
     return None
 
 
+def _options_for(command: click.Command | None, fixes: Any) -> list[str]:
+    """The options of ``command`` that set the parameters of ``fixes`` (those it has no option for left out)."""
+    return [o for o in (_option_for(command, f.param, f.value) for f in fixes) if o]
+
+
 def render_warning(message: Any, command: click.Command | None) -> str:
     """A warning's text, one line, with the fix it names as an option of ``command`` (left out when it has none).
 
@@ -39,7 +44,7 @@ def render_warning(message: Any, command: click.Command | None) -> str:
     from hemkit.core.errors import HemkitWarning
 
     if isinstance(message, HemkitWarning) and message.fixes:
-        options = [o for o in (_option_for(command, f.param, f.value) for f in message.fixes) if o]
+        options = _options_for(command, message.fixes)
         text = message.message + (f"; pass {' '.join(options)} for another" if options else "")
     else:
         text = str(message)
@@ -58,7 +63,7 @@ def render_error(exc: HemkitError, command: click.Command | None) -> str:
     >>> render_error(InputError("pair never read", fix=Fix("impute", "maxdet")), cmd)
     'pair never read'
     """
-    options = [o for o in (_option_for(command, f.param, f.value) for f in exc.fixes) if o]
+    options = _options_for(command, exc.fixes)
     if not exc.fixes:
         return str(exc)
     return exc.message + (f"; pass {' '.join(options)}" if options else "")

@@ -97,10 +97,13 @@ def _check_outputs(inputs: tuple[str, ...], **paths: str | None) -> None:
             check_output(path, inputs=inputs, what=what)
 
 
-def _finish(summary: str, written: list[str], messages: list[str], readings: Any = None) -> None:
+def _finish(
+    summary: str, written: list[str], messages: list[str], readings: Any = None, dropped: str | None = None
+) -> None:
+    """The outputs and the one summary line; ``dropped``: what was dropped, when the readings cannot say it."""
     for p in written:
         wrote(p)
-    click.echo(f"{summary}; wrote {', '.join(written) or 'nothing'}; {_dropped(messages, readings)}")
+    click.echo(f"{summary}; wrote {', '.join(written) or 'nothing'}; {dropped or _dropped(messages, readings)}")
 
 
 def _method_options(names: list[str], impute: str | None, anchor: str | None = None) -> dict[str, dict[str, Any]]:
@@ -303,14 +306,8 @@ def study(
         + (f" (Dask tasks on {cluster})" if cluster else "")
     )
     gone = table.attrs.get("dropped_constant", [])
-    if gone:
-        for p in written:
-            wrote(p)
-        listed = ", ".join(repr(e) for e in gone)
-        done = ", ".join(written) or "nothing"
-        click.echo(f"{summary}; wrote {done}; dropped: {len(gone)} constant event(s) ({listed})")
-        return
-    _finish(summary, written, messages)
+    said = f"dropped: {len(gone)} constant event(s) ({', '.join(map(repr, gone))})" if gone else None
+    _finish(summary, written, messages, dropped=said)
 
 
 @evaluate.command("diagnostics")

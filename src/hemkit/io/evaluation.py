@@ -92,8 +92,6 @@ def read_reference_file(
     if table is None or set(TIDY_COLUMNS) <= {str(c) for c in table.columns}:
         # grouped readings: a tidy table, perf stat output or another readings format
         return read_readings(p, codes=codes, drop_constant=drop_constant)
-    if set(TRUTH_COLUMNS) <= {str(c) for c in table.columns}:
-        return tidy_truth(p, table)
     return _wide(p, table)
 
 

@@ -355,7 +355,7 @@ def check_table_name(path: str | os.PathLike[str], what: str = "") -> None:
 FIGURE_SUFFIXES = (".png", ".svg", ".svgz", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".pgf")
 
 
-def check_figure_name(path: str | os.PathLike[str], what: str = "plot") -> None:
+def check_figure_name(path: str | os.PathLike[str], what: str = "") -> None:
     """Refuse a figure file whose suffix names no figure format (the format is chosen by suffix).
 
     Parameters
@@ -363,7 +363,7 @@ def check_figure_name(path: str | os.PathLike[str], what: str = "plot") -> None:
     path : path
         The figure file to be written; no suffix is PNG.
     what : str
-        How to name it in the message (the option, e.g. ``"--plot"``).
+        How to name it in the message (e.g. ``"plot"``); default just the path.
 
     Raises
     ------
@@ -374,7 +374,7 @@ def check_figure_name(path: str | os.PathLike[str], what: str = "plot") -> None:
     --------
     >>> check_figure_name("f.svg"), check_figure_name("f.PNG"), check_figure_name("f")
     (None, None, None)
-    >>> check_figure_name("f.txt")
+    >>> check_figure_name("f.txt", "plot")
     Traceback (most recent call last):
     ...
     hemkit.core.errors.OutputError: plot f.txt: .txt is not a figure format; name it .png, .svg or .pdf
