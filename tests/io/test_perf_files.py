@@ -286,6 +286,21 @@ def test_pmcs_and_codes_ignored_with_a_warning():
     assert any(w.startswith("pmcs ignored") for w in warned) and any(w.startswith("codes ignored") for w in warned)
 
 
+def test_pmcs_and_codes_ignored_are_named_as_options_on_the_command_line(tmp_path, cli):
+    """The command line said 'pmcs ignored: ...' and 'codes ignored: ...' (the library's words) to a user of --pmcs."""
+    codes = tmp_path / "codes.csv"
+    codes.write_text("hems,code\na,1\n")
+    res = cli(["export", DATA / "runs_csv", "--pmcs", "2", "--codes", codes, "-o", tmp_path / "out.csv"])
+    assert res.exit_code == 0, res.stderr
+    warned = [line for line in res.stderr.splitlines() if line.startswith("hemkit: warning: ")]
+    assert (
+        f"hemkit: warning: --pmcs 2 ignored: {DATA / 'runs_csv'} is perf stat output, whose groups are in the file"
+        in warned
+    )
+    assert any(w.startswith(f"hemkit: warning: --codes {codes} ignored: ") for w in warned), warned
+    assert not any("pmcs ignored" in w and "--pmcs" not in w for w in warned)
+
+
 # ----------------------------------------------------------------- with the real perf, here and now
 def perf_stat(args, out):
     subprocess.run(["perf", "stat", *args, "-o", str(out), "--", "bash", "-c", WORK], check=True, env=ENV)

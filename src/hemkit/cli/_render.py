@@ -40,12 +40,25 @@ def render_warning(message: Any, command: click.Command | None) -> str:
     'profiled a; pass --event b for another'
     >>> render_warning(HemkitWarning("profiled a", fix=Fix("event", "b")), click.Command("y"))
     'profiled a'
+
+    A parameter given to no effect is named as the option the user gave (the library's name
+    when the command has no option for it):
+
+    >>> cmd = click.Command("x", params=[click.Option(["--pmcs"], type=int)])
+    >>> render_warning(HemkitWarning("t.csv is a tidy table", ignored=Fix("pmcs", 6)), cmd)
+    '--pmcs 6 ignored: t.csv is a tidy table'
+    >>> render_warning(HemkitWarning("t.csv is a tidy table", ignored=Fix("pmcs", 6)), click.Command("y"))
+    'pmcs ignored: t.csv is a tidy table'
     """
     from hemkit.core.errors import HemkitWarning
 
-    if isinstance(message, HemkitWarning) and message.fixes:
+    if isinstance(message, HemkitWarning) and (message.fixes or message.ignored is not None):
+        text = message.message
+        if message.ignored is not None:
+            given = _option_for(command, message.ignored.param, message.ignored.value) or message.ignored.param
+            text = f"{given} ignored: {text}"
         options = _options_for(command, message.fixes)
-        text = message.message + (f"; pass {' '.join(options)} for another" if options else "")
+        text += f"; pass {' '.join(options)} for another" if options else ""
     else:
         text = str(message)
     return " ".join(text.split())

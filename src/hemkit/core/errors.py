@@ -227,17 +227,26 @@ class HemkitWarning(UserWarning):
 
     >>> str(HemkitWarning("profiled task-clock, the most sampled event", fix=Fix("event", "page-faults")))
     "profiled task-clock, the most sampled event; pass event='page-faults' for another"
+
+    A parameter that was given but has no effect is named the same way, in front of the
+    message: the library says ``pmcs ignored: ...``, the command line ``--pmcs 6 ignored: ...``:
+
+    >>> str(HemkitWarning("t.csv is a tidy table, whose groups are in the file", ignored=Fix("pmcs", 6)))
+    'pmcs ignored: t.csv is a tidy table, whose groups are in the file'
     """
 
-    def __init__(self, message: Any = "", *, fix: Fix | Sequence[Fix] | None = None):
+    def __init__(self, message: Any = "", *, fix: Fix | Sequence[Fix] | None = None, ignored: Fix | None = None):
         super().__init__(message)
         self.message = str(message)
         self.fixes: tuple[Fix, ...] = (fix,) if isinstance(fix, Fix) else tuple(fix or ())
+        #: the parameter given that had no effect, named before the message (``pmcs ignored: ...``)
+        self.ignored = ignored
 
     def __str__(self) -> str:
+        text = f"{self.ignored.param} ignored: {self.message}" if self.ignored is not None else self.message
         if not self.fixes:
-            return self.message
-        return f"{self.message}; pass {' and '.join(f.library() for f in self.fixes)} for another"
+            return text
+        return f"{text}; pass {' and '.join(f.library() for f in self.fixes)} for another"
 
 
 __all__ = [

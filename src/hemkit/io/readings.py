@@ -34,10 +34,10 @@ import warnings
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import HemkitError, HemkitWarning, InputError
+from hemkit.core.errors import Fix, HemkitError, HemkitWarning, InputError
 from hemkit.core.readings import TIDY_COLUMNS, Readings
 from hemkit.io.formats import PARQUET_MAGIC, SQLITE_MAGIC, read_head
 from hemkit.io.perf_stat import scan_perf_stat
@@ -225,8 +225,10 @@ def _perf_files(paths: list[Path]) -> tuple[list[Path], str]:
     return files, source
 
 
-def _ignored(what: str, path: Path, kind: str) -> None:
-    warnings.warn(f"{what} ignored: {path} is {kind}, whose groups are in the file", HemkitWarning, stacklevel=4)
+def _ignored(what: str, value: Any, path: Path, kind: str) -> None:
+    """Warn that parameter ``what`` (given as ``value``) has no effect on ``path``, which names its groups."""
+    message = f"{path} is {kind}, whose groups are in the file"
+    warnings.warn(HemkitWarning(message, ignored=Fix(what, value)), stacklevel=4)
 
 
 def _check_database(path: Path) -> None:
@@ -280,13 +282,13 @@ def _read_table_file(
         return from_mergingtools(path, pmcs, code_names=names, drop_constant=drop_constant, min_runs=min_runs)
     # a tidy table names its groups, as a database or perf stat files do (pmcs read its columns as raw counters)
     if pmcs is not None:
-        _ignored("pmcs", path, "a tidy table")
+        _ignored("pmcs", pmcs, path, "a tidy table")
     parquet = is_parquet_file(path)  # read without pandas when laid out as hemkit writes it
     table = read_arrow(path) if parquet else read_table(path)
     columns = [str(c) for c in (table.schema.names if parquet else table.columns)]
     if set(TIDY_COLUMNS) <= set(columns):
         if codes is not None:
-            _ignored("codes", path, "a tidy table")
+            _ignored("codes", codes, path, "a tidy table")
         if parquet:
             return tidy_from_arrow(table, str(path), min_runs=min_runs, drop_constant=drop_constant)
         return Readings.from_tidy(
@@ -365,7 +367,7 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
             )
         for name, value in (("pmcs", pmcs), ("codes", codes)):
             if value is not None:
-                _ignored(name, paths[0], "a collection database")
+                _ignored(name, value, paths[0], "a collection database")
         return _load_databases(
             paths, min_runs=min_runs, drop_constant=drop_constant, allow_mixed_machines=allow_mixed_machines
         )
@@ -374,7 +376,7 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
         files, where = _perf_files(paths)
         for name, value in (("pmcs", pmcs), ("codes", codes)):
             if value is not None:
-                _ignored(name, paths[0], "perf stat output")
+                _ignored(name, value, paths[0], "perf stat output")
         from hemkit.io.perf_files import read_perf_runs
 
         return read_perf_runs(files, perf, min_runs=min_runs, drop_constant=drop_constant, source=where)
