@@ -53,7 +53,11 @@ OPTION_CASES = [
     (plan("--pmcs", "1"), ["pmcs is 1"]),
     (plan("--pmcs", "1", "--design", "hrm"), ["HRM needs at least 2 counters"]),
     (plan("--pmcs", "3", "--must-share", "a,b,c,d"), ["must-share set", "needs 4"]),
-    (plan("--pmcs", "3", "--anchor", "cycles", "--budget", "1"), ["'cycles'", "no counter"]),
+    (plan("--pmcs", "3", "--anchor", "cycles", "--budget", "1"), ["'cycles'", "no counter", "--budget 2"]),
+    # the budget, not pmcs, caps these groups: they named 'pmcs is 3' or no limit, and no way out
+    (plan("--pmcs", "3", "--anchor", "cycles", "--budget", "2"), ["read no pair", "budget allows 2", "--budget 3"]),
+    (plan("--pmcs", "3", "--budget", "1"), ["read no pair", "budget allows 1 of the 3", "--budget 2"]),
+    (plan("--pmcs", "3", "--budget", "2", "--must-share", "a,b,c"), ["needs 3", "budget allows 2", "--budget 3"]),
     (
         plan("--pmcs", "4", "--event-counters", "a=0", "--event-counters", "b=0"),
         ["'a' and 'b' can never be read together"],
@@ -180,3 +184,24 @@ def test_plan_file_that_is_missing_or_a_folder(bad_input, tmp_path):
     bad_input(["collect", tmp_path / "none.toml", "--runs", "1", "--", "true"], names=["none.toml"], watch=[tmp_path])
     (tmp_path / "d.toml").mkdir()
     bad_input(["collect", tmp_path / "d.toml", "--runs", "1", "--", "true"], names=["d.toml"], watch=[tmp_path])
+
+
+def test_a_budget_below_pmcs_is_named_as_the_group_size(cli, tmp_path):
+    """plan --budget 2 --pmcs 3 said '15 groups of at most 3 counters', though no group could hold more than 2."""
+    out = tmp_path / "p.toml"
+    res = cli(["plan", *"abcdef", NO_CHECK, "--pmcs", "3", "--budget", "2", "-o", out])
+    assert res.exit_code == 0, res.stderr
+    first, last = res.stdout.splitlines()[0], res.stdout.splitlines()[-1]
+    assert "15 groups of at most 2 of the 3 counters" in first and "at most 3 counters" not in first
+    assert "at most 2 of the 3 counters (--budget 2)" in last
+    assert out.read_text().startswith("# hemkit much plan: 6 events in 15 groups of at most 2 of the 3 counters")
+
+
+def test_an_anchor_on_a_fixed_counter_keeps_the_budget(cli):
+    """HRM with its anchor on a fixed counter cut the others in chunks of --pmcs, whatever --budget said."""
+    res = cli(
+        ["plan", "cycles", *"abcdef", NO_CHECK, "--pmcs", "3", "--budget", "2", "--design", "hrm", "--fixed", "cycles"]
+    )
+    assert res.exit_code == 0, res.stderr
+    assert "3 groups of at most 2 of the 3 counters + 1 fixed" in res.stdout
+    assert "cycles, a, b, c" not in res.stdout

@@ -131,6 +131,14 @@ def _fixed(fixed: str, events: list[str], this_machine: bool) -> list[str]:
     return given
 
 
+def _group_size(p: Any) -> str:
+    """``3 counters``, or ``2 of the 3 counters (--budget 2)`` when the budget capped the groups."""
+    budget = p.diagnostics.get("budget")
+    if budget is None:
+        return f"{p.pmcs} counters"
+    return f"{budget} of the {p.pmcs} counters (--budget {budget})"
+
+
 @click.command("plan")
 @click.argument("events", nargs=-1, required=True)
 @pmcs_option("Counters per run (what 'hemkit probe' found).", required=True)
@@ -242,7 +250,7 @@ def plan(  # noqa: PLR0913 - one parameter per option
     how = p.diagnostics.get("construction")
     end = f"; wrote {output}" if output else ""
     click.echo(
-        f"planned {len(p.events)} events into {p.size} groups of at most {p.pmcs} counters"
+        f"planned {len(p.events)} events into {p.size} groups of at most {_group_size(p)}"
         f"{f' + {len(p.fixed_counters)} fixed' if p.fixed_counters else ''}"
         f"{f' ({how})' if how and p.design == 'much' else ''} in {seconds:.1f} s{end}"
     )

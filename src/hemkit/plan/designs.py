@@ -22,9 +22,11 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from hemkit.core.checks import check_scalar
 from hemkit.core.errors import InputError
 from hemkit.core.progress import ProgressLike
 from hemkit.core.rng import SeedLike, child, seed_sequence
@@ -69,11 +71,17 @@ class Planner:
         every group (every pair with them is covered).
         """
         if self.fixed_counters:
-            return self._with_fixed(check_events(events), pmcs, seed, progress)
-        pmus = list(dict.fromkeys(p for p in map(core_pmu_of, check_events(events)) if p))
-        if len(pmus) > 1:
-            return self._per_pmu(check_events(events), pmus, pmcs, seed, progress)
-        return self._plan(events, pmcs, seed, progress)
+            made = self._with_fixed(check_events(events), pmcs, seed, progress)
+        else:
+            pmus = list(dict.fromkeys(p for p in map(core_pmu_of, check_events(events)) if p))
+            if len(pmus) > 1:
+                made = self._per_pmu(check_events(events), pmus, pmcs, seed, progress)
+            else:
+                made = self._plan(events, pmcs, seed, progress)
+        budget = self.constraints.budget
+        if isinstance(budget, int) and budget < made.pmcs:  # its groups are capped below pmcs: the line says so
+            made = dataclasses.replace(made, diagnostics={**made.diagnostics, "budget": budget})
+        return made
 
     def _per_pmu(self, events: list[str], pmus: list[str], pmcs: int, seed: SeedLike, progress: ProgressLike) -> Plan:
         """A hybrid CPU: each core PMU has its own ``pmcs`` counters, so each PMU's events are planned alone.
@@ -135,7 +143,9 @@ class Planner:
         inner = Constraints([s for s in shared if len(s) > 1], counters, c.fixed if c.fixed not in fixed else None)
         inner = Constraints(inner.must_share, inner.counters, inner.fixed, c.budget)
         if self.design == "hrm" and anchor is None:  # the anchor sits on a fixed counter: the rest once each
-            groups = [rest[i : i + pmcs] for i in range(0, len(rest), pmcs)]
+            budget = check_scalar(c.budget, "budget", min_val=1, allow_none=True)
+            size = pmcs if budget is None else min(pmcs, budget)
+            groups = [rest[i : i + size] for i in range(0, len(rest), size)]
             sub = Plan(groups, "hrm", pmcs, event_order=rest)
         elif len(rest) == 1:
             sub = Plan([rest], self.design, pmcs, event_order=rest, optimal=True)

@@ -170,9 +170,11 @@ def covering_design(
     n, k = prob.n, prob.cap
     if n >= 2 and k < 2:
         besides = f" besides {prob.fixed!r}" if prob.fixed else ""
+        words, fix = prob.group_limit(2 + (prob.fixed is not None))
         raise DesignError(
             f"groups of {k} event(s){besides} read no pair together; a MUCH plan needs at least 2 counters "
-            f"for the other events (pmcs is {prob.n_counters})"
+            f"for the other events ({words})",
+            fix=fix,
         )
     bad = prob.impossible_pair()
     if bad is not None:
@@ -186,7 +188,8 @@ def covering_design(
     if lb > MAX_GROUPS:
         raise InputError(
             f"a MUCH plan for {n} events in groups of {k} needs at least {lb} groups (Schönheim bound), more "
-            f"than the {MAX_GROUPS} hemkit plans; use more counters (pmcs) or fewer events"
+            f"than the {MAX_GROUPS} hemkit plans; use {'a larger budget' if prob.budget else 'more counters (pmcs)'} "
+            "or fewer events"
         )
     known = best_known(n, k) if prob.uniform else None
     ss = seed_sequence(seed)

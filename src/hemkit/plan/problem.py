@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import DesignError, InputError
+from hemkit.core.errors import DesignError, Fix, InputError
 from hemkit.plan.bounds import schonheim_bound
 
 
@@ -171,6 +171,8 @@ class Problem:
         known = set(self.events)
         self.n_counters = check_scalar(pmcs, "pmcs", min_val=1)
         budget = check_scalar(c.budget, "budget", min_val=1, allow_none=True)
+        #: the group budget, when it (not pmcs) caps a group
+        self.budget: int | None = budget if budget is not None and budget < self.n_counters else None
         cap = self.n_counters if budget is None else min(self.n_counters, budget)
         self.fixed = None if c.fixed is None else check_name(c.fixed, "fixed event")
         if self.fixed is not None and self.fixed not in known:
@@ -192,9 +194,11 @@ class Problem:
         if self.fixed is not None:
             cap -= 1
             if cap < 1 and rest:
+                words, fix = self.group_limit(2)
                 raise DesignError(
                     f"event {self.fixed!r} read in every group leaves no counter for the other events "
-                    f"(groups of {cap + 1})"
+                    f"(groups of {cap + 1}: {words})",
+                    fix=fix,
                 )
         self.cap = cap
         self.units = self._units(c.must_share, rest, known)
@@ -203,12 +207,33 @@ class Problem:
         self.perf_groups = [list(u) for u in self.units if len(u) > 1]
         for u, w in zip(self.units, self.weights):
             if w > cap:
-                raise DesignError(f"must-share set {u} needs {w} counters but a group has only {cap} for it")
+                words, fix = self.group_limit(w + (self.fixed is not None))
+                raise DesignError(
+                    f"must-share set {u} needs {w} counters but a group has only {cap} for it ({words})", fix=fix
+                )
             if not self.fits_events(u):
                 raise DesignError(f"must-share set {u} cannot be placed on the counters its events may use")
         if self.fixed is not None and not self.fits_events([]):
             raise DesignError(f"event {self.fixed!r} cannot be counted on any allowed counter")  # pragma: no cover
         self.uniform = all(w == 1 for w in self.weights) and not self.counters
+
+    def group_limit(self, needed: int) -> tuple[str, tuple[Fix, ...]]:
+        """What caps a group, in words, and the fix that makes groups of ``needed`` counters, if one can.
+
+        The budget, when it is below ``pmcs``, is the limit at fault (and raising it the fix, up
+        to ``pmcs``); else ``pmcs``, the counters the machine has, which no option raises.
+
+        Examples
+        --------
+        >>> Problem(list("abc"), 3, Constraints(budget=1)).group_limit(2)
+        ('the budget allows 1 of the 3 counters', (Fix(param='budget', value=2),))
+        >>> Problem(list("abc"), 1, Constraints()).group_limit(2)
+        ('pmcs is 1', ())
+        """
+        if self.budget is not None:
+            fix = (Fix("budget", needed),) if needed <= self.n_counters else ()
+            return f"the budget allows {self.budget} of the {self.n_counters} counters", fix
+        return f"pmcs is {self.n_counters}", ()
 
     def _units(self, must_share: Sequence[Sequence[str]], rest: list[str], known: set[str]) -> list[list[str]]:
         if isinstance(must_share, str) or not isinstance(must_share, Sequence):

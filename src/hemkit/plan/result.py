@@ -306,6 +306,11 @@ class Plan(Result):
         --------
         >>> Plan([["a", "b"], ["a", "c"], ["b", "c"]], design="much", pmcs=2, lower_bound=3, optimal=True).line()
         'much plan: 3 events in 3 groups of at most 2 counters (lower bound 3, optimal)'
+
+        A plan made with a group budget below ``pmcs`` (``diagnostics["budget"]``) says so:
+
+        >>> Plan([["a", "b"], ["a", "c"], ["b", "c"]], design="much", pmcs=3, diagnostics={"budget": 2}).line()
+        'much plan: 3 events in 3 groups of at most 2 of the 3 counters'
         """
         extra = []
         if self.lower_bound is not None:
@@ -317,7 +322,11 @@ class Plan(Result):
         elif self.diagnostics.get("stopped") == "time budget":
             extra.append("search stopped by the time budget")
         tail = f" ({', '.join(extra)})" if extra else ""
-        pm = f" of at most {self.pmcs} counters" if self.pmcs else ""
+        budget = self.diagnostics.get("budget")
+        if self.pmcs and isinstance(budget, int) and budget < self.pmcs:
+            pm = f" of at most {budget} of the {self.pmcs} counters"
+        else:
+            pm = f" of at most {self.pmcs} counters" if self.pmcs else ""
         if self.fixed_counters:
             pm += f" + {len(self.fixed_counters)} fixed ({', '.join(self.fixed_counters)})"
         return f"{self.design} plan: {len(self.events)} events in {self.size} groups{pm}{tail}"
