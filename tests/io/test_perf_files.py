@@ -132,6 +132,22 @@ def test_single_run_file_says_give_all_runs():
         read_readings(PERF / "software.csv")
 
 
+def test_a_folder_of_one_interval_file_is_not_told_to_give_a_folder(tmp_path, bad_input):
+    """A folder holding one perf stat -I file was told 'give the files of all runs (several files or a folder)'."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    shutil.copy(PERF / "interval.csv", folder / "interval.csv")
+    line = bad_input(
+        ["export", folder, "-o", tmp_path / "out.csv"],
+        names=[f"{folder}: holds one perf stat file, interval.csv", "perf stat -I", "put the files of all runs in"],
+        watch=[tmp_path],
+    )
+    assert "or a folder)" not in line
+    # the file given alone is still told to give a folder, and that its intervals are one run
+    with pytest.raises(InputError, match=r"interval.csv: a perf stat file holds one run \(perf stat -I: its interval"):
+        read_readings(folder / "interval.csv")
+
+
 def test_intervals_are_summed_and_idle_intervals_count_zero():
     (run,) = read_perf_file(PERF / "interval.csv")
     assert run.values == {"task-clock": 1.14 + 0.18, "page-faults": 74.0, "context-switches": 7.0}

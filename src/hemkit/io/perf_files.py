@@ -133,6 +133,8 @@ class PerfRun:
         PMU's cores (see the module docstring).
     run : str
         The run's name in the readings (set by :func:`read_perf_runs`).
+    intervals : bool
+        The counts are sums of ``perf stat -I`` interval counts (perf printed no total).
 
     Examples
     --------
@@ -152,6 +154,7 @@ class PerfRun:
     problem: str = ""
     idle: dict[str, str] = field(default_factory=dict)
     run: str = field(default="", compare=False)
+    intervals: bool = False
 
 
 def natural_key(path: Path) -> list:
@@ -323,7 +326,7 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
     for e in [*unsupported, *idle]:
         del values[e]
     where = next(iter(unsupported.values()), "")
-    return PerfRun(path, block, values, events, tuple(unsupported), where, problem, idle)
+    return PerfRun(path, block, values, events, tuple(unsupported), where, problem, idle, intervals=not totals)
 
 
 def read_perf_file(path: str | os.PathLike[str], options: PerfOptions | None = None) -> list[PerfRun]:
@@ -458,10 +461,22 @@ def read_perf_runs(
         if culprit is None:
             raise
         if len(files) == 1 and len(runs) == 1:
-            raise InputError(
-                f"{files[0]}: a perf stat file holds one run; give the files of all runs (several files or a folder)"
-            ) from None
+            raise _one_run(files[0], runs[0], source) from None
         raise exc.reworded(f"{exc.message}; {described[culprit]}") from None
+
+
+def _one_run(file: Path, run: PerfRun, source: str) -> InputError:
+    """The error for one perf stat file of one run, given alone or as the only file of a folder."""
+    summed = " (perf stat -I: its intervals are summed into the run's counts)" if run.intervals else ""
+    folder = Path(source.rstrip("/")) if source else None
+    if folder is not None and folder.is_dir() and file.parent.resolve() == folder.resolve():
+        return InputError(
+            f"{source}: holds one perf stat file, {file.name}, and so one run{summed}; put the files of all runs "
+            "in the folder (one run per file), or give several files or folders"
+        )
+    return InputError(
+        f"{file}: a perf stat file holds one run{summed}; give the files of all runs (several files or a folder)"
+    )
 
 
 def _idle_pmus(members: list[PerfRun], idle_warned: dict[str, list[str]]) -> list[PerfRun]:
