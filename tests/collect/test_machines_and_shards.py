@@ -347,3 +347,30 @@ def test_the_machines_of_a_collection_just_read_are_not_read_again(tmp_path, mon
         db.record_run(StoredRun(0, 9, machine=OTHER_KERNEL), _counts(GROUPS[0], 1.0))
     assert "node4" in set(run_machines([a, b])["host"])
     assert set(run_machines([c])["host"]) == {"node3"}
+
+
+def test_one_shard_of_too_few_runs_says_to_read_all_the_shards(tmp_path, bad_input):
+    """A shard of 2 runs per group was refused ('has 2 runs; at least 3 are needed'), no word of the other shards."""
+    one = _write(tmp_path / "part1.db", GROUPS, 6, [NODE1], meta={"shard": [1, 3]}, reps=shard_reps(6, (1, 3)))
+    line = bad_input(
+        ["export", one, "-o", tmp_path / "out.csv"],
+        names=[str(one), "has 2 runs", "is shard 1/3", "give the databases of all 3 shards together"],
+        watch=[tmp_path],
+    )
+    assert "unfinished" not in line
+    two = _write(tmp_path / "part2.db", GROUPS, 3, [NODE1], meta={"shard": [2, 3]}, reps=shard_reps(3, (2, 3)))
+    one.unlink()
+    _write(one, GROUPS, 3, [NODE1], meta={"shard": [1, 3]}, reps=shard_reps(3, (1, 3)))
+    with pytest.raises(InputError, match=r"part1.db and .*part2.db are 2 of the 3 shards.*all 3 shards together"):
+        load_collections([one, two])
+    three = _write(tmp_path / "part3.db", GROUPS, 3, [NODE1], meta={"shard": [3, 3]}, reps=shard_reps(3, (3, 3)))
+    assert load_collections([one, two, three]).n_runs.tolist() == [3, 3, 3]
+
+
+def test_an_unfinished_collection_of_too_few_runs_says_so(tmp_path):
+    unfinished = _write(tmp_path / "u.db", GROUPS, 6, [NODE1], reps=range(2))
+    with pytest.raises(InputError, match=r"has 2 runs; .*u.db is an unfinished collection \(a group has 2 of its 6"):
+        load_collections([unfinished])
+    done = _write(tmp_path / "d.db", GROUPS, 2, [NODE1])  # finished, of 2 runs: nothing more to read
+    with pytest.raises(InputError, match=r"has 2 runs; at least 3 are needed$"):
+        load_collections([done])

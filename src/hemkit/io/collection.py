@@ -1164,7 +1164,49 @@ def load_collections(
     """
     paths, table, _ = _collection_tables(db_paths, allow_mixed_machines)
     source = " ".join(map(str, paths))
-    return Readings.from_tidy(table, source=source, min_runs=min_runs, drop_constant=drop_constant)
+    try:
+        return Readings.from_tidy(table, source=source, min_runs=min_runs, drop_constant=drop_constant)
+    except InputError as exc:
+        fewest = int(table.groupby("group")["run"].nunique().min())
+        too_few = fewest < min_runs and f"at least {min_runs} are needed" in exc.message
+        hint = _rest_of_the_runs(paths) if too_few else ""
+        if not hint:
+            raise
+        raise exc.reworded(f"{exc.message}; {hint}") from None
+
+
+def _rest_of_the_runs(paths: list[Path]) -> str:
+    """Where the runs missing from these databases are: the other shards of their plan, or a collection to finish.
+
+    ``""`` when neither applies (finished collections of too few runs).
+    """
+    shards: dict[Path, tuple[int, int]] = {}
+    unfinished: list[tuple[Path, int, int]] = []
+    for path in paths:
+        with CollectionDB(path) as db:
+            shard, status = db.shard(), db.status()
+        if shard is not None:
+            shards[path] = shard
+        short = status[status["valid"] < status["target"]]
+        if len(short):
+            unfinished.append((path, int(short["valid"].min()), int(short["target"].iloc[0])))
+    for n in sorted({s[1] for s in shards.values()}, reverse=True):
+        given = [p for p, s in shards.items() if s[1] == n]
+        parts = {shards[p][0] for p in given}
+        if len(parts) < n:
+            what = (
+                f"{given[0]} is shard {shards[given[0]][0]}/{n} of its plan's runs"
+                if len(given) == 1
+                else f"{' and '.join(map(str, given))} are {len(parts)} of the {n} shards of their plan's runs"
+            )
+            return f"{what}; give the databases of all {n} shards together, read as one collection"
+    if unfinished:
+        path, valid, target = unfinished[0]
+        return (
+            f"{path} is an unfinished collection (a group has {valid} of its {target} runs); continue it, or give "
+            "it with the other databases of its plan and command"
+        )
+    return ""
 
 
 def run_machines(db_paths: PathLike | Sequence[PathLike]) -> pd.DataFrame:
