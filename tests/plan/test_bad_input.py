@@ -53,6 +53,10 @@ OPTION_CASES = [
     (plan("--pmcs", "1"), ["pmcs is 1"]),
     (plan("--pmcs", "1", "--design", "hrm"), ["HRM needs at least 2 counters"]),
     (plan("--pmcs", "3", "--must-share", "a,b,c,d"), ["must-share set", "needs 4"]),
+    # a set of one event shares nothing: it was accepted and did nothing
+    (plan("--pmcs", "3", "--must-share", "a"), ["--must-share", "'a'", "one event"]),
+    (plan("--pmcs", "3", "--must-share", "a,a"), ["--must-share", "'a,a'", "one event"]),
+    (["plan", "a", NO_CHECK, "--pmcs", "3", "--must-share", "a"], ["--must-share", "'a'", "one event"]),
     (plan("--pmcs", "3", "--anchor", "cycles", "--budget", "1"), ["'cycles'", "no counter", "--budget 2"]),
     # the budget, not pmcs, caps these groups: they named 'pmcs is 3' or no limit, and no way out
     (plan("--pmcs", "3", "--anchor", "cycles", "--budget", "2"), ["read no pair", "budget allows 2", "--budget 3"]),

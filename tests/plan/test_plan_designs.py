@@ -293,6 +293,9 @@ def test_planner_and_make_plan():
         (dict(events=["a", "b"], pmcs=1), DesignError, "pmcs is 1"),
         (dict(events=list("abc"), pmcs=3, constraints=Constraints(must_share=[["a", "z"]])), InputError, "'z'"),
         (dict(events=list("abc"), pmcs=3, constraints=Constraints(must_share=["ab"])), InputError, "'ab'"),
+        # a set of one event shares nothing: it was accepted and did nothing
+        (dict(events=list("abc"), pmcs=3, constraints=Constraints(must_share=[["a"]])), InputError, "one event"),
+        (dict(events=list("abc"), pmcs=3, constraints=Constraints(must_share=[["a", "a"]])), InputError, "one event"),
         (
             dict(events=list("abc"), pmcs=2, constraints=Constraints(must_share=[["a", "b", "c"]])),
             DesignError,
@@ -406,3 +409,13 @@ def test_counter_restrictions_alone_are_checked_by_the_search():
     c = Constraints(counters={"e0": [0], "e1": [1], "e2": [0, 1]})
     p = covering_design(ev(3), 3, constraints=c, search=QUICK)
     assert p.size == 3 and all(len(g) == 2 for g in p.groups) and p.missing_pairs() == []
+
+
+def test_a_must_share_set_of_one_event_is_refused_by_every_planner():
+    """Planner's paths for fixed counters and hybrid CPUs dropped a set left with one event: checked as given."""
+    for planner in (
+        Planner("much", constraints=Constraints(must_share=[["b"]]), fixed_counters=["a"]),
+        Planner("hrm", constraints=Constraints(must_share=[["cpu_core/b/"]])),
+    ):
+        with pytest.raises(InputError, match=r"must-share set \[.*\] names one event"):
+            planner.plan(["a", "b", "c", "cpu_core/b/", "cpu_atom/c/"], 2)

@@ -230,8 +230,15 @@ def plan(  # noqa: PLR0913 - one parameter per option
         _check_with_perf(split_events(events))
     wanted = split_events(events)
     from_tables, table_fixed = _from_tables(event_tables, wanted, pmcs)
+    sets = [split_events([s]) for s in must_share]
+    for given, names in zip(must_share, sets):
+        if len(set(names)) < 2:  # the library refuses it too, as a 'must-share set': here, the option
+            raise click.BadParameter(
+                f"{given!r} names one event, which shares a group with nothing; give two or more (E1,E2)",
+                param_hint="'--must-share'",
+            )
     constraints = Constraints(
-        must_share=[split_events([s]) for s in must_share],
+        must_share=sets,
         counters={**from_tables, **parse_event_counters(event_counters)},  # given on the command line wins
         budget=budget,
     )

@@ -34,7 +34,7 @@ from hemkit.io.perf_files import core_pmu_of
 from hemkit.plan.budget import SearchOptions
 from hemkit.plan.hrm import hrm_design, hrm_from_problem, hrm_plan, hrm_problem
 from hemkit.plan.much import covering_design, much_design
-from hemkit.plan.problem import Constraints, check_events
+from hemkit.plan.problem import Constraints, check_events, check_share_set
 from hemkit.plan.result import Plan
 
 
@@ -70,6 +70,10 @@ class Planner:
         others are planned on the ``pmcs`` general counters, and the fixed ones added to
         every group (every pair with them is covered).
         """
+        must_share = self.constraints.must_share
+        if not isinstance(must_share, str) and isinstance(must_share, Sequence):
+            for s in must_share:  # as given: the paths below drop the sets left with one event
+                check_share_set(s)
         if self.fixed_counters:
             made = self._with_fixed(check_events(events), pmcs, seed, progress)
         else:

@@ -35,6 +35,29 @@ from hemkit.core.errors import DesignError, Fix, InputError
 from hemkit.plan.bounds import schonheim_bound
 
 
+def check_share_set(s: object) -> list[str]:
+    """The event names of one must-share set, or :class:`InputError`: not a list, a bad name, or one event.
+
+    A set of one event shares a group with nothing, so it would be accepted and do nothing.
+
+    Examples
+    --------
+    >>> check_share_set(["a", "b"])
+    ['a', 'b']
+    >>> check_share_set(["a"])
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: must-share set ['a'] names one event, 'a', and so shares nothing; give two or more
+    """
+    if isinstance(s, str) or not isinstance(s, Sequence):
+        raise InputError(f"must-share set {s!r} must be a list of event names")
+    names = [check_name(e, "event") for e in s]
+    if len(set(names)) < 2:
+        one = f", {names[0]!r}," if names else ""
+        raise InputError(f"must-share set {names} names one event{one} and so shares nothing; give two or more")
+    return names
+
+
 @dataclass(frozen=True)
 class Constraints:
     """What limits the groups beyond the counter count.
@@ -246,9 +269,7 @@ class Problem:
             return e
 
         for s in must_share:
-            if isinstance(s, str) or not isinstance(s, Sequence):
-                raise InputError(f"must-share set {s!r} must be a list of event names")
-            names = [check_name(e, "event") for e in s]
+            names = check_share_set(s)
             for e in names:
                 if e not in known:
                     raise InputError(f"must-share set {names} names unknown event {e!r}")
