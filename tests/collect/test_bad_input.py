@@ -112,6 +112,12 @@ CASES = [
         ["collect", f"{W}/plan.toml", "-o", f"{W}/c.db", "--corunner", "sleep 100"],
         [f"{W}/c.db", "co-runner"],
     ),
+    # a format other than the stored one was taken for the new runs only, the database still saying csv
+    (
+        "db-other-format",
+        ["collect", f"{W}/plan.toml", "-o", f"{W}/c.db", "--format", "json"],
+        [f"{W}/c.db", "--format csv"],
+    ),
     ("db-new-no-command", ["collect", f"{W}/plan.toml", "-o", f"{W}/new.db"], ["no command"]),
     ("status-missing", ["collect", "--status", f"{W}/none.db"], [f"{W}/none.db"]),
     ("status-foreign", ["collect", "--status", f"{W}/foreign.db"], [f"{W}/foreign.db"]),
@@ -119,6 +125,11 @@ CASES = [
     ("status-empty", ["collect", "--status", f"{W}/empty.db"], [f"{W}/empty.db"]),
     ("status-damaged", ["collect", "--status", f"{W}/damaged.db"], [f"{W}/damaged.db"]),
     ("status-folder", ["collect", "--status", f"{W}/folder"], [f"{W}/folder"]),
+    # --status only reads: these were accepted and did nothing
+    ("status-runs", ["collect", "--status", f"{W}/c.db", "--runs", "3"], ["--runs", "--status"]),
+    ("status-format", ["collect", "--status", f"{W}/c.db", "--format", "json"], ["--format", "--status"]),
+    ("status-plan", ["collect", f"{W}/plan.toml", "--status", f"{W}/c.db"], ["PLAN_FILE", "--status"]),
+    ("status-command", ["collect", "--status", f"{W}/c.db", "--", "true"], ["command after --", "--status"]),
     # ------------------------------------------------------- the program and the co-runner
     ("program-missing", ["collect", f"{W}/plan.toml", "--", "no-such-program-here"], ["no-such-program-here"]),
     ("program-path-missing", ["collect", f"{W}/plan.toml", "--", "./no-such-prog"], ["./no-such-prog"]),

@@ -108,6 +108,17 @@ def test_other_plan_command_pin_or_corunner_refused(fake_perf, plan, tmp_path):
     assert db.read_bytes() == before  # refused before anything was written
 
 
+def test_another_format_is_refused_when_continuing(fake_perf, plan, tmp_path):
+    """fmt='json' continuing a CSV collection measured the new runs in JSON, the database still saying csv."""
+    db = tmp_path / "c.db"
+    collect(plan, ["true"], db, runs=1, progress=False)
+    before = db.read_bytes()
+    with pytest.raises(InputError, match=r"collected with perf's csv output, not json.*; pass fmt='csv'"):
+        collect(None, None, db, runs=2, options=CollectOptions(fmt="json"), progress=False)
+    assert db.read_bytes() == before
+    assert collect(None, None, db, runs=2, options=CollectOptions(fmt="csv"), progress=False).complete
+
+
 def test_resume_policy_uses_the_stored_plan_command_and_settings(fake_perf, plan, tmp_path):
     db = tmp_path / "c.db"
     collect(plan, ["true"], db, runs=2, options=CollectOptions(fmt="json"), progress=False)

@@ -208,6 +208,7 @@ def collect(
     and prints how to continue; exit code 130.
     """
     if status_db:
+        _only_with_status(click.get_current_context())
         return _show_status(status_db)
     if export_to:
         return _export(export_to[0], export_to[1])
@@ -260,6 +261,25 @@ def collect(
     click.echo(res.line())
     if res.per_worker:
         click.echo("runs per worker: " + ", ".join(f"{w} {n}" for w, n in sorted(res.per_worker.items())))
+
+
+def _only_with_status(ctx: click.Context) -> None:
+    """``--status`` only reads the database: a plan, a command or another option given with it would do nothing."""
+    from click.core import ParameterSource
+
+    given = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    for p in ctx.command.params:
+        if p.name in ("status_db", "quiet") or p.name is None or ctx.get_parameter_source(p.name) not in given:
+            continue
+        if isinstance(p, click.Argument):
+            what = p.human_readable_name
+        else:  # the long spelling; an old one (hidden) as typed
+            what = min(p.opts, key=len) if getattr(p, "hidden", False) else max(p.opts, key=len)
+        raise click.UsageError(f"{what} does nothing with --status, which only reads the database; leave it out")
+    if _given_command():
+        raise click.UsageError(
+            "a command after -- does nothing with --status, which only reads the database; leave it out"
+        )
 
 
 def _show_status(db: str) -> None:

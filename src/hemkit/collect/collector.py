@@ -10,11 +10,12 @@ repetition) pairs that already have a valid run are skipped.  Invalid runs
 at once, up to ``max_attempts`` times in a row.
 
 Resuming (the policy lives here, not in the command line): a collection's plan, command,
-pin and co-runner are fixed when it is created.  Continuing it, ``plan=None`` and
-``command=None`` mean the stored ones, an option left at ``None`` means the stored value,
-and a different plan, command, pin or co-runner is refused (use another database).  The
-target number of runs only grows; ``max_attempts``, ``timeout``, ``perf``, the perf output
-format and ``allow_failure`` apply to the call that gives them.
+pin, co-runner and perf output format are fixed when it is created.  Continuing it,
+``plan=None`` and ``command=None`` mean the stored ones, an option left at ``None`` means
+the stored value, and a different plan, command, pin, co-runner or format is refused (use
+another database: CSV and JSON readings are not stored alike, perf truncating a CSV's
+running percentage).  The target number of runs only grows; ``max_attempts``, ``timeout``,
+``perf`` and ``allow_failure`` apply to the call that gives them.
 
 Signals: the first Ctrl-C (SIGINT) or SIGTERM stops the collection after the current run
 (perf runs in its own session, so the signal does not cut the run short); a second one
@@ -224,7 +225,8 @@ class CollectOptions:
         A program run in the background during the whole collection (interference).
         Continuing a collection, None means the stored value.
     fmt : {"csv", "json"}, optional
-        perf's output format (default: the stored one, else csv).
+        perf's output format (default csv).  Continuing a collection, None means the stored
+        one, and another is refused.
     max_attempts : int
         Invalid runs in a row of one (group, repetition) before the collection stops.
     timeout : float, optional
@@ -525,6 +527,13 @@ def _resolve(
         stored_target = int(meta.get("runs", 0))
     except (TypeError, ValueError):
         raise InputError(f"{where}: damaged collection database (the target number of runs)") from None
+    stored_fmt = str(meta.get("format", "csv"))
+    if opts.fmt is not None and opts.fmt != stored_fmt:
+        raise InputError(
+            f"{where}: was collected with perf's {stored_fmt} output, not {opts.fmt}; its runs are all read one way "
+            f"(use another database file for {opts.fmt})",
+            fix=Fix("fmt", stored_fmt),
+        )
     stored_shard = db.shard()
     if opts.shard is not None and opts.shard != stored_shard:
         was = f"shard {stored_shard[0]}/{stored_shard[1]}" if stored_shard else "the whole plan (no shard)"
@@ -536,7 +545,7 @@ def _resolve(
         stored_cmd,
         stored_pin,
         stored_co,
-        opts.fmt or str(meta.get("format", "csv")),
+        stored_fmt,
         max(stored_target, runs or 0),
         True,
         stored_shard,
