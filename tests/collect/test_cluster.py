@@ -170,6 +170,35 @@ def test_ctrl_c_while_the_local_workers_start_prints_no_traceback(fake_perf, pla
         _complete_once(db)
 
 
+def test_sigterm_while_the_local_workers_start_ends_in_one_line(fake_perf, plan_file, tmp_path, spawn_cli):
+    """A SIGTERM inside the local cluster's start left it half made: Dask's exit hook failed to close it (a traceback,
+    'AssertionError: Status.init', 'Nanny failed to start') and the resource tracker warned of a leaked semaphore.
+    Now the signal waits for the start (a second or two), and ends the command as ever: one line, exit 130."""
+    psutil = pytest.importorskip("psutil")  # a dependency of distributed
+    args = ["collect", plan_file, "--runs", "3", "--cluster", "local:2", "--quiet", "--", "true"]
+    proc = spawn_cli(args, dict(os.environ, FAKE_PERF_SLEEP="0.3"))
+    parent, deadline = psutil.Process(proc.pid), time.monotonic() + 120
+    while not any(_spawned(p) for p in parent.children(recursive=True)):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.002)
+    time.sleep(0.2)  # inside the start: the workers' nannies are being made
+    os.kill(proc.pid, signal.SIGTERM)  # this process alone, as a job manager or kill does
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 130, err
+    assert err.splitlines() == ["hemkit: interrupted: nothing was stored; run the same command again to start"], err
+    assert not (tmp_path / "plan.db").exists()
+
+
+def _spawned(process):
+    """A process started by multiprocessing (a worker, or the resource tracker): the cluster is being made."""
+    import psutil
+
+    try:
+        return any(w in " ".join(process.cmdline()) for w in ("spawn_main", "resource_tracker"))
+    except psutil.Error:
+        return False
+
+
 def _starting_worker(process):
     """A worker process whose Python has set what SIGINT does (caught, as by default, or ignored): it imports Dask."""
     import psutil

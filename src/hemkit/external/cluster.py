@@ -170,7 +170,8 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
     local = None
     try:
         if spec.local:
-            with _born_ignoring_ctrl_c():  # a Ctrl-C while the workers start: a traceback from each
+            # a Ctrl-C while the workers start: a traceback from each; a SIGTERM: a half-made cluster
+            with _born_ignoring_ctrl_c(), _sigterm_after_the_start() as termed:
                 local = distributed.LocalCluster(
                     n_workers=spec.local_workers,
                     threads_per_worker=1,
@@ -182,8 +183,14 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
                     # worker whose heartbeat then fails logs an ERROR with a traceback on the user's terminal
                     silence_logs=logging.CRITICAL,
                 )
-            client = distributed.Client(local)
-            client.register_plugin(_leave_ctrl_c_to_the_client(distributed))
+                client = distributed.Client(local)
+                client.register_plugin(_leave_ctrl_c_to_the_client(distributed))
+            if termed:  # the cluster is whole now: SIGTERM does what it does here (the CLI: KeyboardInterrupt)
+                try:
+                    signal.raise_signal(signal.SIGTERM)
+                except BaseException:
+                    client.close()  # and the cluster below
+                    raise
         else:
             _check_host(spec, given)
             try:
@@ -201,6 +208,29 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
     finally:
         if local is not None:
             local.close()
+
+
+@contextmanager
+def _sigterm_after_the_start() -> Iterator[list[int]]:
+    """Hold a SIGTERM back while ``local:N`` workers start; the list says whether one came.
+
+    A SIGTERM (which the command line turns into a KeyboardInterrupt) inside the cluster's
+    start left a half-made cluster: Dask's exit hook failed to close it (a traceback, an
+    ``AssertionError: Status.init``) and Python's resource tracker warned of a leaked
+    semaphore.  Held back, the start finishes (a second or two) and the caller raises the
+    signal again, which then does what it did before (and the whole cluster is closed).  SIGTERM
+    is sent to this process, not to its process group as a Ctrl-C is, so the workers need
+    nothing (a handler set here is not inherited by the processes they spawn).
+    """
+    came: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield came
+        return
+    before = signal.signal(signal.SIGTERM, lambda signum, frame: came.append(signum))
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 @contextmanager
