@@ -86,7 +86,7 @@ MEASUREMENTS = {
     ),
     "unknown loop": (
         _rows("branch,valgrind,nt,1,0,Bc,Bc,1,1024,2", "branch,valgrind,zz,9,1,Bc,Bc,1,1024,2"),
-        ["'zz/9'"],
+        ["bad.csv: ", "'zz/9'"],  # the file, which the message did not name
     ),
     "two families": (
         _rows("branch,valgrind,nt,1,0,Bc,Bc,1,1024,2", "dcache,valgrind,nt,1,1,Bc,Bc,1,1024,2"),
@@ -96,7 +96,15 @@ MEASUREMENTS = {
         _rows("gpu,valgrind,nt,1,0,Bc,Bc,1,1024,2", "gpu,valgrind,nt,1,1,Bc,Bc,1,1024,2"),
         ["bad.csv", "'gpu'"],
     ),
-    "event missing on a run": ("\n".join(_good_lines()[:-1]) + "\n", ["event Bim", "no measurement on busy/4 run 2"]),
+    "event missing on a run": (  # a file cut short: the message named the event, not the file
+        "\n".join(_good_lines()[:-1]) + "\n",
+        ["bad.csv: ", "event Bim", "no measurement on busy/4 run 2"],
+    ),
+    "loop missing from a run": (  # every loop of run 0 read, and one of run 1
+        _rows("branch,valgrind,nt,1,0,Bc,Bc,1,1024,2", "branch,valgrind,tk,1,0,Bc,Bc,1,1024,2")
+        + "branch,valgrind,nt,1,1,Bc,Bc,1,1024,2\n",
+        ["bad.csv: ", "tk/1 run 1"],
+    ),
 }
 
 

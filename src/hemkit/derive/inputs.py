@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.errors import Fix, InputError
-from hemkit.derive.analysis import DeriveAnalysis
-from hemkit.derive.families import FAMILIES
+from hemkit.derive.analysis import DeriveAnalysis, measurement_cube
+from hemkit.derive.families import FAMILIES, family_for_loops
 from hemkit.derive.paper import paper_family, paper_measurements
 from hemkit.derive.report import preset_table
 from hemkit.derive.tables import show_value
@@ -151,6 +151,13 @@ def analysis_input(
             raise InputError(
                 f"{path}: these are measurements of the {named[0]} family, not {family}", fix=Fix("family", named[0])
             )
+        name = family or (str(named[0]) if len(named) == 1 else None)
+        if name is not None:  # the kernel loops and the runs x loops x events grid, checked where the file is known
+            loops = list(zip(data["kernel"].astype(str), data["size"].astype(str), strict=True))
+            try:
+                measurement_cube(data, list(family_for_loops(name, loops).basis.index))
+            except InputError as exc:
+                raise exc.reworded(f"{path}: {exc.message}") from None
         return data, family, str(path)
     if signatures == "paper":
         if family not in ("flops", "branch"):
