@@ -278,7 +278,11 @@ SETUP = {
     ),
     "table of another CPU": (
         ["--family", "branch", "--backend", "perf", "--events", "amdzen5"],
-        ["amdzen5", "this CPU is"],
+        ["amdzen5", "this CPU is", "; pass --events generic"],
+    ),
+    "no table for this CPU": (  # said 'use the generic events' without the option that chooses them
+        ["--family", "branch", "--backend", "perf"],
+        ["no bundled event table for this CPU", "; pass --events generic"],
     ),
     "bundled table with valgrind": (
         ["--family", "branch", "--backend", "valgrind", "--events", "amdzen5"],
@@ -309,7 +313,7 @@ SETUP = {
 @pytest.mark.parametrize("case", list(SETUP))
 def test_bad_run_setup(bad_input, files, case):
     args, names = SETUP[case]
-    if case == "table of another CPU":
+    if case in ("table of another CPU", "no table for this CPU"):
         from hemkit.derive.events import EVENT_TABLES
         from hemkit.derive.kernels import cpu_identity
 

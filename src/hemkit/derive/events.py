@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.checks import unknown_choice
-from hemkit.core.errors import InputError, SetupError
+from hemkit.core.errors import Fix, InputError, SetupError
 from hemkit.derive.kernels import CpuIdentity, cpu_identity
 from hemkit.external.valgrind import CACHEGRIND_EVENTS
 from hemkit.io.derive import read_text_file
@@ -146,7 +146,8 @@ def check_table_cpu(table: str, cpu: CpuIdentity | None = None) -> EventTable:
     if not t.matches(cpu):
         raise SetupError(
             f"the event table {table} is for {t.line()}, but this CPU is {cpu.line()}: its raw codes would "
-            "count other events here; list this CPU's events in a file, or use the generic events"
+            "count other events here; list this CPU's events in a file, or use perf's generic events",
+            fix=Fix("events", "generic"),
         )
     return t
 
@@ -278,7 +279,8 @@ def resolve_events(
     bundled = "; ".join(t.line() for t in EVENT_TABLES.values())
     raise SetupError(
         f"no bundled event table for this CPU ({cpu.line()}; bundled: {bundled}); list this CPU's raw events "
-        "in a file, or use the generic events"
+        "in a file, or use perf's generic events",
+        fix=Fix("events", "generic"),
     )
 
 
