@@ -104,3 +104,19 @@ def test_export_takes_a_folder_and_several_perf_files(tmp_path):
         got = pd.read_csv(out)
         assert len(got) == len(want) and np.allclose(np.sort(got["value"]), np.sort(want["value"]))
         out.unlink()
+
+
+def test_one_collection_given_twice_or_copied_is_refused(two, tmp_path, bad_input):
+    """export a.db a.db said "event 'task-clock' is read twice in run 'a:0'"; a link or a copy of a.db exited 0
+    with every run twice; each is now refused, naming both files."""
+    import os
+    import shutil
+
+    a, _ = two
+    link, copy = tmp_path / "link.db", tmp_path / "copy.db"
+    os.symlink(a, link)
+    shutil.copyfile(a, copy)
+    out = tmp_path / "x.csv"
+    bad_input(["export", a, a, "-o", out], names=[f"{a}: given twice"], watch=[tmp_path])
+    bad_input(["export", a, link, "-o", out], names=[f"{link}: given twice (also as {a})"], watch=[tmp_path])
+    bad_input(["export", a, copy, "-o", out], names=[f"{copy}: holds 18 run(s) also stored in {a}"], watch=[tmp_path])

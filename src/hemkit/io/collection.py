@@ -1092,11 +1092,26 @@ def _collection_tables(
     tables: list[pd.DataFrame] = []
     machines: list[pd.DataFrame] = []
     first: tuple[Path, dict[str, Any], dict[frozenset[str], list[int]]] | None = None
+    seen: dict[str, Path] = {}
+    stored: dict[tuple[float, float], Path] = {}  # a run's start and length: the same in a copy of its database
     for path in paths:
+        real = os.path.realpath(path)
+        if real in seen:
+            raise InputError(f"{path}: given twice (also as {seen[real]}); each collection is read once")
+        seen[real] = path
         with CollectionDB(path) as db:
             (table, machine), groups, meta = db.tidy_and_machines(), db.groups(), db.meta()
+            runs = db.runs().query("status == 'valid'")
         if table.empty:
             raise InputError(f"{path}: no valid runs yet (the collection has not stored any)")
+        times = list(zip(runs["started"].astype(float), runs["seconds"].astype(float), strict=True))
+        copied = sorted({str(stored[k]) for k in times if k in stored})
+        if copied:
+            n = sum(k in stored for k in times)
+            raise InputError(
+                f"{path}: holds {n} run(s) also stored in {copied[0]} (a copy of it?); each run is read once"
+            )
+        stored.update(dict.fromkeys(times, path))
         by_events: dict[frozenset[str], list[int]] = {}
         for gid, events in enumerate(groups):
             by_events.setdefault(frozenset(events), []).append(gid)
