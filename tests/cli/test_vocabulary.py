@@ -266,3 +266,20 @@ def test_a_dash_for_an_output_is_refused_not_written_as_a_file_named_dash(bad_in
     args = [a.format(src=src, plan=plan) for a in args]
     bad_input(args, names=["'-'", "standard output", "name a file"], watch=[tmp_path], cwd=tmp_path)
     assert not (tmp_path / "-").exists()
+
+
+def test_export_help_says_constant_events_are_written(cli, tmp_path):
+    """export's help said a file is written only with 'no constant event unless --drop-constant', and
+    --drop-constant 'else an error naming them', yet export (as the README says) writes a constant event."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for i in range(3):
+        (runs / f"r{i}.csv").write_text(
+            f"{1 + i / 10:.2f},msec,task-clock,1000,100.00,,\n0,,context-switches,1000,100.00,,\n"
+        )
+    res = cli(["export", runs, "-o", tmp_path / "t.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert "context-switches" in (tmp_path / "t.csv").read_text()
+    text = " ".join(cli(["export", "--help"]).stdout.split())
+    assert "no constant event unless" not in text and "within a group (else an error" not in text
+    assert "Events constant within a group are written as read, unless --drop-constant" in text

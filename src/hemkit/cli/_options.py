@@ -315,7 +315,9 @@ def readings_input_options(f: F) -> F:
         "(<not supported>: its event)  [default: refuse]",
     )(f)
     f = click.option(
-        "--drop-constant", is_flag=True, help="Drop events constant within a group (else an error naming them)."
+        "--drop-constant",
+        is_flag=True,
+        help="Drop events constant within a group (else they are read as they are; a merge refuses them, naming them).",
     )(f)
     f = click.option(
         "--codes",

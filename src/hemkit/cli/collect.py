@@ -344,7 +344,8 @@ def export(inputs, output, pmcs, codes, drop_constant):
     hemkit export raw.csv --pmcs 6 --codes code2name.csv -o readings.parquet --drop-constant
 
     The file has the columns group, run, event, value; it is written only if INPUT reads
-    cleanly (no constant event unless --drop-constant, no holes, no NaN).
+    cleanly (no holes, no NaN). Events constant within a group are written as read, unless
+    --drop-constant.
     """
     check_input_options(pmcs, codes)
     _export(list(inputs), output, pmcs=pmcs, codes=codes, drop_constant=drop_constant, **read_options())
