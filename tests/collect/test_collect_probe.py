@@ -31,6 +31,9 @@ def test_unsupported_and_zero(fake_perf, monkeypatch):
     assert res.budget is None
     assert "perf counts no hardware event here (2 of 2 <not supported>: no PMU driver?)" in res.note
     assert "no counter limit" in res.note
+    # an event without a count showed cv 0 beside its NaN median, a variation measured as none
+    cv = res.events.set_index("event")["cv"]
+    assert cv.isna().tolist() == [True, True, False], cv
 
 
 def test_result_object(fake_perf):

@@ -93,7 +93,8 @@ class ProbeResult(Result):
     Attributes
     ----------
     events : DataFrame
-        One row per event: ``event``, ``kind``, ``alone`` (median count), ``cv``, ``verdict``.
+        One row per event: ``event``, ``kind``, ``alone`` (median count), ``cv`` (NaN without a
+        count), ``verdict``.
     steps : DataFrame
         The growing-group trials: ``size``, ``added``, ``ok``, ``note``.
     budget : int or None
@@ -282,6 +283,8 @@ def _probe(events: list[str], measure: _Measurer, tol: float) -> tuple[pd.DataFr
         vals = t.loc[t["status"] == "ok", "value"].to_numpy(dtype=float)
         alone = float(np.median(vals)) if len(vals) else float("nan")
         cv = float(np.std(vals) / np.mean(vals)) if len(vals) > 1 and np.mean(vals) > 0 else 0.0
+        if not len(vals):
+            cv = float("nan")  # no count (an unsupported event): no variation to show, as no median
         if t.empty:
             verdict = "no output from perf"
         elif (t["status"] == "not supported").any():
@@ -319,7 +322,7 @@ def _probe(events: list[str], measure: _Measurer, tol: float) -> tuple[pd.DataFr
                 bad.append(f"{x} multiplexed")
                 continue
             med = float(tx["value"].median())
-            lim = max(tol, 4 * ref["cv"])
+            lim = max(tol, 4 * ref["cv"]) if np.isfinite(ref["cv"]) else tol
             if abs(med - ref["alone"]) > lim * ref["alone"]:
                 bad.append(f"{x} reads {med:.3g} in the group vs {ref['alone']:.3g} alone")
         ok = not bad
