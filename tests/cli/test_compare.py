@@ -138,3 +138,16 @@ def test_a_level_of_0_999_says_fdr_0_1_percent_not_0(cli):
     res = cli(["compare", KERNEL_A, KERNEL_B, "--level", "0.999"])
     assert res.exit_code == 0, res.stderr
     assert "at FDR 0.1%" in res.stdout and "(99.9% intervals)" in res.stdout
+
+
+def test_bad_output_as_a_new_file_of_an_input_folder(bad_input, tmp_path):
+    """export runs/ -o runs/readings.csv wrote the table among the runs, and runs/ no longer read next time."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for i in range(4):
+        (folder / f"run_{i}.csv").write_text(
+            f"12.5,msec,task-clock,12500000,100.00,,\n{1000 + i},,page-faults,12500000,100.00,,\n"
+        )
+    out = folder / "readings.csv"
+    bad_input(["export", folder, "-o", out], names=["readings.csv", "inside the input folder"], watch=[tmp_path])
+    bad_input(["compare", folder, folder, "--plot", folder / "c.png"], names=["c.png", "outside"], watch=[tmp_path])

@@ -217,6 +217,17 @@ def test_a_file_of_an_input_folder_is_an_input(tmp_path, one_line):
     assert check_output(tmp_path / "elsewhere.csv", inputs=[folder]).name == "elsewhere.csv"
 
 
+def test_a_new_file_in_an_input_folder_is_refused(tmp_path, one_line):
+    """A new file written into a folder read file by file would be read as one more run next time."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "run_1.csv").write_text("1,,page-faults\n")
+    with pytest.raises(OutputError) as e:
+        check_output(folder / "readings.csv", inputs=[tmp_path / "other.csv", folder])
+    one_line(e, OutputError, "readings.csv", "inside the input folder", "outside")
+    assert sorted(f.name for f in folder.iterdir()) == ["run_1.csv"]
+
+
 def test_a_figure_name_matplotlib_cannot_write_is_an_output_error(tmp_path, one_line):
     fig, _ = plt.subplots()
     try:

@@ -263,7 +263,10 @@ def test_cli_report_refuses_bad_mpx_and_profile_files(tmp_path, bad_input):
     bad_input([*base, "--mpx", garbage, "-o", out], names=[str(garbage)], watch=watch)
     bad_input([*base, "--mpx", empty, "-o", out], names=[str(empty)], watch=watch)
     # a folder is read as its runs (one section for all): here its first file at fault is named
-    bad_input([*base, "--mpx", tmp_path, "-o", out], names=["empty.csv", "no interval lines"], watch=watch)
+    beside = tmp_path.parent / f"{tmp_path.name}-r.html"  # not inside the folder read: that is refused first
+    bad_input([*base, "--mpx", tmp_path, "-o", beside], names=["empty.csv", "no interval lines"], watch=watch)
+    assert not beside.exists()
+    bad_input([*base, "--mpx", tmp_path, "-o", out], names=["r.html", "inside the input folder"], watch=watch)
     bad_input([*base, "--mpx", PHASES, "--mpx", garbage, "-o", out], names=[str(garbage)], watch=watch)
     bad_input([*base, "--profile", tmp_path / "nope.data", "-o", out], names=["nope.data"], watch=watch)
     bad_input([*base, "--profile", garbage, "-o", out], names=[str(garbage)], watch=watch)

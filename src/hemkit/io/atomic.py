@@ -58,7 +58,7 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), what
     ------
     OutputError
         The path is a folder or not a regular file, its folder is missing or not writable,
-        or it is one of ``inputs`` or an existing file in a folder of ``inputs``, or it is named for a
+        or it is one of ``inputs`` or a file (existing or new) in a folder of ``inputs``, or it is named for a
         compression (``.gz``, ``.bz2``, ``.xz``: :func:`hemkit.io.formats.check_plain_name`).
 
     Examples
@@ -93,8 +93,16 @@ def _check_place(p: Path, label: str, inputs: Iterable[PathLike | None]) -> None
         source = Path(os.fspath(src))
         if _same_file(p, source):
             raise OutputError(f"{label}: is also an input; refusing to overwrite it")
-        if p.is_file() and source.is_dir() and _same_file(p.parent, source):  # a folder is read file by file
-            raise OutputError(f"{label}: is also an input (a file of the folder {source}); refusing to overwrite it")
+        if source.is_dir() and _same_file(p.parent, source):  # a folder is read file by file
+            if p.is_file():
+                raise OutputError(
+                    f"{label}: is also an input (a file of the folder {source}); refusing to overwrite it"
+                )
+            # a new file there would be read as one more input next time (a table among perf stat runs)
+            raise OutputError(
+                f"{label}: is inside the input folder {source}, which is read file by file: the next read "
+                "would take it for an input; write it outside that folder"
+            )
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.exists():
         raise OutputError(f"{label}: folder {parent} does not exist")
