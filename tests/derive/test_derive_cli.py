@@ -129,3 +129,18 @@ def test_help_uses_the_vocabulary(cli, command):
     assert "--out " not in r.stdout and "--reps" not in r.stdout and "--png" not in r.stdout
     if command == "run":
         assert "--runs" in r.stdout and "-q, --quiet" in r.stdout and "-o, --output" in r.stdout
+
+
+def test_a_preset_using_an_event_not_measured_is_said_not_compared(cli, tmp_path):
+    """derive report --presets with a mistyped event (1xBcx) said '1 of 1 match', the preset silently left out;
+    now a warning names the preset, the event and the closest measured one, and the summary counts it."""
+    res = tmp_path / "r.json"
+    r = cli(["derive", "analyze", "--family", "branch", "-o", res, "-q"])
+    assert r.exit_code == 0, r.stderr
+    presets = tmp_path / "papi.csv"
+    presets.write_text("preset,definition\nPAPI_BR_CN,1xBcx\nPAPI_BR_MSP,1xBcm\n")
+    r = cli(["derive", "report", res, "--presets", presets, "-o", tmp_path / "t.csv"])
+    assert r.exit_code == 0, r.stderr
+    warned = [w for w in r.stderr.splitlines() if w.startswith("hemkit: warning: ")]
+    assert len(warned) == 1 and "PAPI_BR_CN uses Bcx, not measured" in warned[0] and "'Bc'" in warned[0]
+    assert "1 of 1 match" in r.stdout and "1 not compared (PAPI_BR_CN" in r.stdout

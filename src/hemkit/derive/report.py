@@ -24,13 +24,15 @@ Examples
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import InputError
+from hemkit.core.checks import did_you_mean
+from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.results import Result, result
 from hemkit.derive.analysis import DeriveAnalysis
 from hemkit.derive.tables import parse_combination, to_markdown
@@ -113,6 +115,13 @@ class Definitions(Result):
         )
         if len(agree):
             text += f"; {int(agree.astype(bool).sum())} of {len(agree)} match the {self.presets} presets"
+        # a preset found for a metric but not compared (it uses an event not measured: a typo, another CPU's name)
+        unread = self.table[(self.table["preset_definition"] != "") & self.table["agree"].isna()]
+        if len(unread):
+            text += (
+                f"; {len(unread)} not compared ({', '.join(unread['papi'].astype(str))}: "
+                "the preset uses an event not measured)"
+            )
         return text
 
 
@@ -185,6 +194,8 @@ def define(analysis: DeriveAnalysis, presets: Any = None, *, source: str = "") -
         if preset is not None and r["verdict"] == "defined":
             derived = r["rounded_coefficients"] if r["definition"] == r["rounded_combination"] else r["coefficients"]
             agree, note = _compare(derived, preset[1], zero, measured)
+            if agree is None:
+                _warn_unmeasured(source or "presets", papi, preset[1], measured)
         elif preset is not None and r["verdict"] == "not definable":
             agree, note = False, "the preset is defined, the measurements define no combination"
         elif papi and presets is not None and preset is None:
@@ -204,6 +215,19 @@ def define(analysis: DeriveAnalysis, presets: Any = None, *, source: str = "") -
     out = pd.DataFrame(rows, columns=TABLE_COLUMNS)
     out["agree"] = out["agree"].astype(object)
     return Definitions(family=analysis.family, backend=analysis.backend, table=out, presets=source if table else "")
+
+
+def _warn_unmeasured(source: str, papi: str, preset: Mapping[str, float], measured: set[str]) -> None:
+    """Warn that preset ``papi`` uses events not measured (and is left out of the comparison), with the closest."""
+    missing = sorted(e for e in preset if e not in measured)
+    hints = "".join(did_you_mean(e, measured) for e in missing)
+    warnings.warn(
+        HemkitWarning(
+            f"{source}: preset {papi} uses {', '.join(missing)}, not measured, so it is not compared{hints} "
+            f"(measured: {', '.join(sorted(measured))})"
+        ),
+        stacklevel=3,
+    )
 
 
 def preset_table(presets: Any, *, source: str = "presets") -> dict[str, tuple[str, dict[str, float]]]:
