@@ -74,6 +74,14 @@ def test_options_follow_the_vocabulary(name, cmd):
     assert not problems, f"hemkit {name}: " + "; ".join(problems)
 
 
+@pytest.mark.parametrize(("name", "cmd"), COMMAND_LIST, ids=[n for n, _ in COMMAND_LIST])
+def test_every_command_takes_q(name, cmd):
+    """-q is in the vocabulary: a script passing it to every command (export, compare, derive analyze ...)
+    got 'No such option' from eight of them."""
+    opts = {o for p in cmd.params if isinstance(p, click.Option) for o in p.opts}
+    assert "-q" in opts, f"hemkit {name} has no -q"
+
+
 @pytest.mark.parametrize("name", [n for n, _ in COMMAND_LIST])
 def test_help_renders(name, cli):
     res = cli([*name.split(), "--help"])

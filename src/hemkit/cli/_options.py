@@ -159,9 +159,14 @@ def cluster_option(what: str = "Run the work as Dask tasks") -> Callable[[F], F]
     )
 
 
-def quiet_option() -> Callable[[F], F]:
-    """``-q/--quiet``: no progress display."""
-    return click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+def quiet_option(*, shows_none: bool = False) -> Callable[[F], F]:
+    """``-q/--quiet``: no progress display.
+
+    Every command takes it, so that a script can pass ``-q`` to any; ``shows_none``: the command
+    has no progress display to hide (its help says so).
+    """
+    text = "No progress display (this command shows none)." if shows_none else "No progress display."
+    return click.option("-q", "--quiet", is_flag=True, help=text)
 
 
 class AliasOption(click.Option):

@@ -332,7 +332,8 @@ def _export(source: str | list[str], output: str, **options: Any) -> None:
 @click.command("export")
 @readings_inputs(required=True)
 @output_option(help="The tidy file to write: .parquet/.pq for Parquet, else CSV.", required=True, table=True)
-def export(inputs, output, pmcs, codes, drop_constant):
+@quiet_option(shows_none=True)
+def export(inputs, output, pmcs, codes, drop_constant, quiet):
     """Write readings INPUT (collection databases, perf stat files or folders, a table) as one tidy file.
 
     CSV, or Parquet for a .parquet/.pq name.

@@ -17,6 +17,7 @@ from hemkit.cli._options import (
     distinct_outputs,
     output_option,
     plot_option,
+    quiet_option,
     read_options,
     readings_input_options,
     seed_option,
@@ -49,6 +50,7 @@ def _read(path: str, side: str, **options: Any) -> Any:
 @plot_option(help="Figure: ratio B / A per event with intervals, changed events marked.")
 @plot_option("power", help="Figure: smallest detectable change per event, and runs a 1 % change needs.")
 @readings_input_options
+@quiet_option(shows_none=True)
 def compare(
     a: str,
     b: str,
@@ -61,6 +63,7 @@ def compare(
     pmcs: int | None,
     codes: str | None,
     drop_constant: bool,
+    quiet: bool,
 ) -> None:
     """Which events changed from A to B, by how much, with a controlled false discovery rate.
 

@@ -170,7 +170,8 @@ def run(
 @click.option("--quantum", type=NON_NEGATIVE, help="Round counts per iteration to multiples of this (branch: 0.25).")
 @output_option("Write the analysis here (JSON).", default="derive-result.json")
 @plot_option(help="Write the variability figure (the paper's Fig. 2) here.")
-def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, quantum, output, plot):
+@quiet_option(shows_none=True)
+def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, quantum, output, plot, quiet):
     """Noise filter, projection, pivoted QR and least squares; print and save the definitions.
 
     Without MEASUREMENTS: the bundled example measured with valgrind (--family branch or dcache),
@@ -217,7 +218,8 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
     help="CSV preset,definition to compare with (e.g. PAPI's presets on that machine); valgrind results are "
     "compared with the presets cachegrind's events define.",
 )
-def report(result, output, plot, presets):
+@quiet_option(shows_none=True)
+def report(result, output, plot, presets, quiet):
     """Metric-definition table (Tables V-VIII style): combination, error, verdict, PAPI preset."""
     from hemkit.derive.inputs import load_analysis, read_presets
     from hemkit.derive.report import define

@@ -127,6 +127,7 @@ def _method_options(names: list[str], impute: str | None, anchor: str | None = N
 @readings_input_options
 @output_option("Write the per-pair table (CSV or Parquet).", table=True)
 @plot_option(help="Figure: sorted per-pair differences (MUCH paper, Fig. 5).")
+@quiet_option(shows_none=True)
 def pairs(
     merged: str,
     truth: tuple[str, ...],
@@ -135,6 +136,7 @@ def pairs(
     drop_constant: bool,
     output: str | None,
     plot: str | None,
+    quiet: bool,
 ) -> None:
     """MERGED against --truth, pair by pair (Pearson and Spearman).
 

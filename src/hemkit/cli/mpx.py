@@ -177,7 +177,8 @@ def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, same_
 @output_option(
     "Multiplexed series (CSV or Parquet): run, step, event, raw, enabled, running, truth.", required=True, table=True
 )
-def emulate(trace_files, pmcs, period, shift, offset, workload, pattern, wraps, output):
+@quiet_option(shows_none=True)
+def emulate(trace_files, pmcs, period, shift, offset, workload, pattern, wraps, output, quiet):
     """Emulate multiplexing of OCOE traces on --pmcs counters (the truth is kept beside)."""
     from hemkit.io.atomic import check_output
     from hemkit.io.traces import write_trace
@@ -313,7 +314,8 @@ def _split(text: str) -> tuple[float, float, float]:
     "as far as they agree; run_total keeps each run's own). With 3 or more runs of a workload each run's "
     "interval still reads how far the runs spread.",
 )
-def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, level, per_run):
+@quiet_option(shows_none=True)
+def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, level, per_run, quiet):
     """Estimate full series from multiplexed counts: 'mpx emulate' output or multiplexed perf stat -I files.
 
     --totals adds how far each total can be trusted: an interval from how much the event's

@@ -280,7 +280,8 @@ def profile(source, by, comm, event, level, method, top, output, plot, quiet):
 @output_option("Write the table here (CSV, or Parquet by suffix).", table=True)
 @plot_option(help="Figure: expected shares with their intervals.")
 @alias("--R", "ratios", "--ratio", type=POSITIVE_FLOAT, multiple=True)
-def model(shares, ratios, samples, half_width, level, output, plot):
+@quiet_option(shows_none=True)
+def model(shares, ratios, samples, half_width, level, output, plot, quiet):
     """Model SD and interval of shares, and samples needed (Wen et al. 2021, Eqs. 5-9).
 
     \b
