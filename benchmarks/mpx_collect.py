@@ -16,7 +16,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh15 --out ~/mpx-data/fresh15 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh16 --out ~/mpx-data/fresh16 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh17 --out ~/mpx-data/fresh17 --runs 4
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh18 --out ~/mpx-data/fresh18 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh18 --out ~/mpx-data/fresh18 --runs 4
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh19 --out ~/mpx-data/fresh19 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -699,6 +700,23 @@ def fresh18_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh19_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A twentieth, disjoint set of programs (issue 26, recorded when ``fresh18`` had been scored)."""
+    made = scratch / "fresh19"
+    made.mkdir(parents=True, exist_ok=True)
+    m, text = str(made), str(inputs["text"])
+    return {
+        "who": ["sh", "-c", "for i in $(seq 500); do who > /dev/null; done"],
+        "uname": ["sh", "-c", "for i in $(seq 800); do uname -a > /dev/null; done"],
+        "preconv": ["sh", "-c", f"for i in $(seq 10); do preconv -e latin1 {text} > /dev/null; done"],
+        "fallocate": ["sh", "-c", f"for i in $(seq 300); do fallocate -l 4M {m}/f.bin; rm {m}/f.bin; done"],
+        "chrt": ["sh", "-c", "for i in $(seq 500); do chrt -p $$ > /dev/null; done"],
+        "hd": ["sh", "-c", f"for i in 1 2; do hd {text} > /dev/null; done"],
+        "mktemp": ["sh", "-c", f"for i in $(seq 500); do rm $(mktemp -p {m}); done"],
+        "taskset": ["sh", "-c", "for i in $(seq 500); do taskset -c 0 true; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -723,6 +741,7 @@ def main() -> None:
         "fresh16": fresh16_workloads,
         "fresh17": fresh17_workloads,
         "fresh18": fresh18_workloads,
+        "fresh19": fresh19_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

@@ -19,6 +19,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh16 --runs 300    # a sixteenth, after the fifteenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh17 --runs 300    # a seventeenth, after the sixteenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh18 --runs 300    # an eighteenth, after the 17th
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh19 --runs 300    # a nineteenth, after the 18th
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -46,7 +47,7 @@ scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fre
 when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
 ``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
 ``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
-``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had.
+``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had.
 """
 
 from __future__ import annotations
@@ -695,6 +696,32 @@ def fresh18_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh19_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A nineteenth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s = str(scratch)
+    with open(scratch / "e.ms", "w") as f:  # equations for eqn, pictures for pic, both set by troff
+        for i in range(200):
+            f.write(f".EQ\nx sup {i} + y sub i over {{a + b}} = sqrt {{z}}\n.EN\nLine {i} of text.\n")
+    with open(scratch / "f.pic", "w") as f:
+        f.write('.PS\nbox "a"; arrow; circle "b"; arrow; ellipse "c"\n.PE\n' * 100)
+    subprocess.run(["truncate", "-s", "16M", f"{s}/sw.img"], check=True)
+    return {
+        "eqn-troff": (["sh", "-c", f"eqn {s}/e.ms | troff -Tps > /dev/null"], False),
+        "pic": (["sh", "-c", f"pic {s}/f.pic | troff -Tps > /dev/null"], False),
+        "pydoc": (["sh", "-c", "pydoc3 json > /dev/null"], False),
+        "lslogins": (["sh", "-c", "lslogins > /dev/null"], False),
+        "lsfd-corunner": (["sh", "-c", "lsfd > /dev/null"], True),
+        "mkswap": (["sh", "-c", f"mkswap -f {s}/sw.img > /dev/null 2>&1"], False),
+        "ipcs": (["ipcs"], False),
+        # input size drawn per run
+        "getopt-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do getopt -o ab: -- -a -b x y; done | wc -l"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -737,6 +764,7 @@ def main() -> None:
         "fresh16": fresh16_workloads,
         "fresh17": fresh17_workloads,
         "fresh18": fresh18_workloads,
+        "fresh19": fresh19_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

@@ -326,7 +326,8 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
 
     Runs of one workload mostly count about the same, while which bursts fall in a run's gaps
     is chance: so each total is pooled with the other runs' totals of its workload and event,
-    as far as they agree within their errors (empirical Bayes; runs that differ keep their own).
+    as far as their true totals agree, read from their totals against perf's end-of-run
+    totals (empirical Bayes; runs that differ keep their own).
     --per-run turns this off; a total left on its own, with 3 or more runs of its workload, has
     an interval that also reads how far the runs put the event's total (unless the runs truly
     differ).  Pooling gains more when each run lists its events from a different one (perf stat

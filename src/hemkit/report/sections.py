@@ -1052,8 +1052,8 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
     if pooled:
         text += (
             f"; {pooled} totals are pooled with the other runs of their workload and event (a program counts about "
-            "the same from run to run, while which bursts fall in a run's gaps is chance), as far as the runs agree "
-            "within their errors"
+            "the same from run to run, while which bursts fall in a run's gaps is chance), as far as the runs' "
+            "true totals agree (read from their totals against perf's end-of-run totals)"
         )
         alike = totals.alike_workloads()
         if alike:
