@@ -37,8 +37,9 @@ SETS = {
     "fresh15": 8,
     "fresh16": 8,
     "fresh17": 8,
+    "fresh18": 8,
 }
-UNREAD = {"fresh18": 8}
+UNREAD = {"fresh19": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
