@@ -66,3 +66,19 @@ def test_an_off_switch_is_named_by_its_off_spelling():
 
     cmd = click.Command("plan", params=[click.Option(["--check-events/--no-check-events"], default=True)])
     assert render_error(InputError("unknown", fix=Fix("check_events", False)), cmd) == "unknown; pass --no-check-events"
+
+
+def test_an_interruption_is_one_line_without_an_empty_one_before(cli, monkeypatch, tmp_path):
+    """Ctrl-C or SIGTERM in a command (mpx trace, export ...) printed an empty line, then 'hemkit: interrupted':
+    click echoes one when a KeyboardInterrupt passes through it."""
+    import hemkit.cli.collect as cli_collect
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_collect, "_export", interrupted)
+    table = tmp_path / "t.csv"
+    table.write_text("group,run,event,value\n0,0,a,1\n0,0,b,2\n0,1,a,3\n0,1,b,4\n")
+    res = cli(["export", table, "-o", tmp_path / "o.csv"])
+    assert res.exit_code == 130
+    assert res.stderr.splitlines() == ["hemkit: interrupted"], repr(res.stderr)

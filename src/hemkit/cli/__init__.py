@@ -113,8 +113,19 @@ def _usage_message(exc: click.UsageError) -> str:
     return f"{msg}{where}"
 
 
+class _Interrupted(Exception):  # noqa: N818 (an interruption, not an error)
+    """A Ctrl-C or SIGTERM carried past click, which would print an empty line before the message."""
+
+
 class _HemkitGroup(click.Group):
     """Loads area commands lazily and turns user errors into one line + exit code 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; an interruption leaves as :class:`_Interrupted`, not through click's own echo."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise _Interrupted from exc
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
@@ -180,7 +191,7 @@ class _HemkitGroup(click.Group):
             fail(exc.format_message())
         except HemkitError as exc:
             fail(render_error(exc, self._leaf(sys.argv[1:] if args is None else list(args))) + _details_file(exc))
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, _Interrupted):
             click.echo("hemkit: interrupted", err=True)
             sys.exit(130)
         except BrokenPipeError:  # e.g. hemkit ... | head
