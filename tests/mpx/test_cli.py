@@ -89,6 +89,19 @@ def test_fit_shows_epochs_and_validation_scores_then_scores_the_model(cli, tmp_p
     assert "mlp" in r.stdout
 
 
+def test_fit_with_the_same_seed_writes_the_same_model_file(cli, tmp_path):
+    """torch.save named its zip records after the random temporary file: same seed, different bytes."""
+    pytest.importorskip("torch")
+    a, b = tmp_path / "a.pt", tmp_path / "b.pt"
+    for model in (a, b, a):
+        r = cli(["mpx", "fit", *ZEN5, "--epochs", 1, "--pmcs", 2, "--no-clean", "--seed", 3, "-q", "-o", model])
+        assert r.exit_code == 0, r.stderr
+        if model == b:
+            first = a.read_bytes()
+            assert b.read_bytes() == first
+    assert a.read_bytes() == first  # written again under its own name
+
+
 # ---------------------------------------------------------------------------- recording with real perf
 def _trace(cli, tmp_path, *command, extra=()):
     return cli(["mpx", "trace", "-e", "task-clock,page-faults", "-o", tmp_path / "t", *extra, "--", *command])

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hemkit.core.errors import InputError
-from hemkit.io.atomic import atomic_path
+from hemkit.io.atomic import atomic_open
 from hemkit.io.formats import MODEL_VERSION, check_version
 from hemkit.io.table import write_table
 
@@ -45,11 +45,16 @@ def write_scores(table: pd.DataFrame, path: PathLike, *, inputs: Sequence[PathLi
 
 
 def write_model(blob: Mapping[str, Any], path: PathLike) -> Path:
-    """Write a model's data (plain values and tensors) with the model format and version, atomically."""
+    """Write a model's data (plain values and tensors) with the model format and version, atomically.
+
+    Saved through an open file, not the temporary file's path: ``torch.save`` names the records of
+    its zip archive after the path it is given, and that name is random, so the same model would
+    give different bytes on every write.
+    """
     import torch
 
-    with atomic_path(path, what="model") as tmp:
-        torch.save({"format": MODEL_FORMAT, "version": MODEL_VERSION, **blob}, tmp)
+    with atomic_open(path, "wb", what="model") as fh:
+        torch.save({"format": MODEL_FORMAT, "version": MODEL_VERSION, **blob}, fh)
     return Path(os.fspath(path))
 
 
