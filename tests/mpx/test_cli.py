@@ -76,6 +76,14 @@ def test_score_ranks_all_three_with_run_to_run_and_a_figure(cli, tmp_path):
     assert r.exit_code == 0 and "1 workload(s): all-one (5 runs)" in r.stdout
 
 
+def test_score_of_one_run_shows_no_empty_run_to_run_table(cli):
+    """One run has no pair to correlate: the table came out as 'Empty DataFrame / Columns: [] / Index: []'."""
+    r = cli(["mpx", "score", ZEN5[0], "--no-dtw", "-q"])
+    assert r.exit_code == 0, r.stderr
+    assert "Empty DataFrame" not in r.stdout and "run-to-run" not in r.stdout
+    assert "best ranked:" in r.stdout
+
+
 def test_fit_shows_epochs_and_validation_scores_then_scores_the_model(cli, tmp_path):
     pytest.importorskip("torch")
     model = tmp_path / "mlp.pt"

@@ -433,8 +433,9 @@ def score(
     )
     show_table(res.by(by, "ra"), f"RA per {by} (higher is better)", float_format="{:.3f}")
     show_table(res.by(by, "total_error"), f"median |total error| per {by}", float_format="{:.3f}")
-    if res.run_to_run is not None and len(res.run_to_run):
-        r2r = res.run_to_run.pivot_table(index="event", columns="workload", values="r")
+    compared = res.run_to_run[res.run_to_run["pairs"] > 0] if res.run_to_run is not None else None
+    if compared is not None and len(compared):  # a workload of one run (or constant events) has no pair to compare
+        r2r = compared.pivot_table(index="event", columns="workload", values="r")
         show_table(r2r, "run-to-run Pearson r of the truth (paper section 2.4)", float_format="{:.2f}")
     written = []
     if output:
