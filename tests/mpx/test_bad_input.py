@@ -141,6 +141,16 @@ def test_a_constant_trace_is_refused_by_score_naming_its_events(bad_input, tmp_p
     bad_input(["mpx", "score", const, "--no-dtw", "--no-clean"], names=["'a' (5)", "counts the same"])
 
 
+def test_runs_too_short_to_clean_name_the_option_that_skips_cleaning(bad_input, tmp_path):
+    """A run of 3 intervals has no step left once its tail is cut: the error named no way out (--no-clean)."""
+    for k in (1, 2):
+        (tmp_path / f"w_r{k}.csv").write_text(perf_lines(good_rows(n=3)))
+    bad_input(["mpx", "score", tmp_path, "--no-dtw"], names=["no run is left after cleaning", "--no-clean"])
+    pytest.importorskip("torch")
+    model = tmp_path / "m.pt"
+    bad_input(["mpx", "fit", tmp_path, "-o", model], names=["no run is left", "--no-clean"], watch=[tmp_path])
+
+
 MPX_TABLES = {
     "enabled 0 with a count": (
         lambda p: mpx_table(enabled=(1, 0.0), running=(1, 0.0)).to_csv(p, index=False),

@@ -214,11 +214,11 @@ def emulate(trace_files, pmcs, period, shift, offset, workload, pattern, wraps, 
     help="Training:validation:test shares of the workloads (runs of a workload stay together).",
 )
 @seed_option()
-@click.option("--no-clean", is_flag=True, help="Skip the paper's data cleaning.")
+@click.option("--clean/--no-clean", default=True, show_default=True, help="Apply the paper's data cleaning.")
 @trace_inputs
 @output_option("Model file (.pt).", required=True)
 @quiet_option()
-def fit(trace_files, name, pmcs, epochs, patience, split, seed, no_clean, workload, pattern, wraps, output, quiet):
+def fit(trace_files, name, pmcs, epochs, patience, split, seed, clean, workload, pattern, wraps, output, quiet):
     """Train a learned estimator (MLP or Bi-GRU) on OCOE traces, split by workload 7:1:2 as the paper does.
 
     Shows the epochs with their training and validation loss and ends with the scores on the
@@ -236,7 +236,7 @@ def fit(trace_files, name, pmcs, epochs, patience, split, seed, no_clean, worklo
     train = TrainOptions(seed=seed, patience=patience, **({"epochs": epochs} if epochs else {}))
     if name == "bigru":
         train = TrainOptions(seed=seed, patience=patience, epochs=epochs or 25)
-    options = FitOptions(pmcs=tuple(pmcs), split=shares, clean=not no_clean, seed=seed)
+    options = FitOptions(pmcs=tuple(pmcs), split=shares, clean=clean, seed=seed)
     with warnings_to_stderr():
         tr = _read(trace_files, workload, pattern, wraps)
         res = fit_estimator(tr, make_estimator(name, train=train), options, progress=not quiet)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.rng import SeedLike, as_generator
 from hemkit.io.traces import read_trace
 from hemkit.mpx.emulate import MpxData
@@ -82,7 +82,8 @@ def clean_runs(
     Raises
     ------
     InputError
-        An empty trace, a parameter out of range, or no run left.
+        An empty trace, a parameter out of range, or no run left (its fix, ``clean=False``, is
+        the callers' option that skips this cleaning).
 
     Examples
     --------
@@ -120,7 +121,10 @@ def clean_runs(
             stacklevel=2,
         )
     if kept.empty:
-        raise InputError("no run is left after cleaning (runs too short or all broken)")
+        raise InputError(
+            "no run is left after cleaning (runs too short to cut their tail, or all broken)",
+            fix=Fix("clean", False),  # ScoreOptions(clean=False), FitOptions(clean=False)
+        )
     return kept.reset_index(drop=True)
 
 
