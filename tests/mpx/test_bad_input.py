@@ -151,6 +151,28 @@ def test_runs_too_short_to_clean_name_the_option_that_skips_cleaning(bad_input, 
     bad_input(["mpx", "fit", tmp_path, "-o", model], names=["no run is left", "--no-clean"], watch=[tmp_path])
 
 
+def test_counters_for_every_event_at_once_are_refused_naming_pmcs(bad_input, tmp_path):
+    """--pmcs 9 on 5 events scored every estimator perfect (exit 0, 'best ranked: fixed'), diluting --pmcs 2."""
+    bad_input(["mpx", "score", GOOD, "--no-dtw", "--pmcs", 2, "--pmcs", 9], names=["on 9 counters", "--pmcs 4"])
+    one = tmp_path / "one_r1.csv"
+    one.write_text(perf_lines(good_rows(n=30, events=("a",))))
+    bad_input(["mpx", "score", one, "--no-dtw"], names=["one event", "nothing is multiplexed"])
+    pytest.importorskip("torch")
+    out = tmp_path / "m.pt"
+    bad_input(["mpx", "fit", GOOD, "--pmcs", 5, "-o", out], names=["on 5 counters", "--pmcs 4"], watch=[tmp_path])
+
+
+def test_runs_of_no_more_events_than_counters_are_not_scored(cli, tmp_path):
+    few = tmp_path / "few_r1.csv"
+    few.write_text(
+        perf_lines([(0.01 * (k + 1), 100 + k % 7 * k, e, 10_000_000, 100.0) for k in range(40) for e in "ab"])
+    )
+    r = cli(["mpx", "score", GOOD, few, "--no-dtw", "--pmcs", 3, "-o", tmp_path / "s.csv"])
+    assert r.exit_code == 0, r.stderr
+    assert "1 run(s) with at most 3 events" in r.stderr and "few_r1" in r.stderr
+    assert set(pd.read_csv(tmp_path / "s.csv")["run"]) == {"zen5_phases_r1"}
+
+
 MPX_TABLES = {
     "enabled 0 with a count": (
         lambda p: mpx_table(enabled=(1, 0.0), running=(1, 0.0)).to_csv(p, index=False),

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import InputError
+from hemkit.core.errors import Fix, InputError
 from hemkit.core.results import Result, result
 
 MPX_COLUMNS = ["run", "step", "event", "raw", "enabled", "running"]
@@ -377,6 +377,42 @@ class Rotation:
     offset: int = 0
 
 
+def check_multiplexed(trace: pd.DataFrame, pmcs: Iterable[int], what: str = "score") -> None:
+    """Refuse counter counts on which no run of ``trace`` is multiplexed (its events all counted at once).
+
+    Every event of such an emulation is on a counter all the time, so its estimates are exact
+    whatever the estimator: scored or trained on, it only dilutes the counter counts that do
+    multiplex.
+
+    Raises
+    ------
+    InputError
+        A counter count at least the events of the run with the most (the fix: one fewer).
+
+    Examples
+    --------
+    >>> from hemkit.mpx.synthetic import synthetic_trace
+    >>> check_multiplexed(synthetic_trace(runs=1, steps=10), [2, 9])
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: on 9 counters every run counts all its events (at most 5) at once: ...; pass pmcs=4
+    """
+    if "run" not in trace.columns or "event" not in trace.columns or trace.empty:
+        return
+    most = int(trace.groupby("run", sort=False)["event"].nunique().max())
+    above = sorted({int(c) for c in pmcs if int(c) >= most})
+    if not above:
+        return
+    shown = ", ".join(map(str, above))
+    if most < 2:
+        raise InputError(f"every run of the trace counts one event: nothing is multiplexed, nothing to {what}")
+    raise InputError(
+        f"on {shown} counters every run counts all its events (at most {most}) at once: nothing is multiplexed, "
+        f"nothing to {what}",
+        fix=Fix("pmcs", most - 1),
+    )
+
+
 def emulate(
     trace: pd.DataFrame, pmcs: int, *, rotation: Rotation = Rotation(), interval_ns: float | None = None
 ) -> MpxData:
@@ -537,4 +573,4 @@ def emulate_many(trace: pd.DataFrame, pmcs: Iterable[int], offsets: Iterable[int
     return concat(parts)
 
 
-__all__ = ["MPX_COLUMNS", "MpxData", "Rotation", "concat", "emulate", "emulate_many", "schedule"]
+__all__ = ["MPX_COLUMNS", "MpxData", "Rotation", "check_multiplexed", "concat", "emulate", "emulate_many", "schedule"]

@@ -20,7 +20,7 @@ from hemkit.core.checks import check_scalar
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.numbers import format_count
 from hemkit.core.progress import ProgressLike, as_progress
-from hemkit.mpx.emulate import MpxData, Rotation, emulate
+from hemkit.mpx.emulate import MpxData, Rotation, check_multiplexed, emulate
 from hemkit.mpx.estimators import MpxEstimator
 from hemkit.mpx.scores import MpxScores, run_to_run, score_table
 from hemkit.mpx.traces import clean_runs
@@ -81,6 +81,22 @@ def drop_unseen(mpx: MpxData) -> tuple[MpxData, list[str]]:
     if not keep.any():
         raise InputError(f"every run is too short: an event never got a counter in {', '.join(runs[:3])}")
     return mpx.select(keep), runs
+
+
+def drop_unmultiplexed(mpx: MpxData) -> tuple[MpxData, list[str]]:
+    """Drop the runs whose every event was on a counter all the time (no more events than counters), with their names.
+
+    Every estimator gets such a run exactly right: scored, it only dilutes the runs that were multiplexed.
+    """
+    counted = (mpx.known | ~mpx.valid).all(axis=1)
+    runs = mpx.keys["run"].astype(str).to_numpy()
+    whole = sorted(set(runs) - set(runs[~counted]))
+    if not whole:
+        return mpx, []
+    keep = ~np.isin(runs, whole)
+    if not keep.any():
+        raise InputError(f"no run is multiplexed: every event of {', '.join(whole[:3])} is always on a counter")
+    return mpx.select(keep), whole
 
 
 def emulated_estimates(
@@ -150,6 +166,7 @@ def score_traces(
             f"(at most {MAX_DTW_STEPS}); score without DTW (dtw=False) or record with a longer interval"
         )
     _refuse_constant(tr)
+    check_multiplexed(tr, options.pmcs)
     parts = []
     with as_progress(progress).task("scoring", total=len(options.pmcs) * len(estimators)) as task:
         for c in options.pmcs:
@@ -158,6 +175,14 @@ def score_traces(
                 warnings.warn(
                     f"{len(short)} run(s) too short for every event to get one of {c} counters, not scored: "
                     f"{', '.join(short[:5])}{' ...' if len(short) > 5 else ''}",
+                    HemkitWarning,
+                    stacklevel=2,
+                )
+            mpx, whole = drop_unmultiplexed(mpx)
+            if whole:
+                warnings.warn(
+                    f"{len(whole)} run(s) with at most {c} events, all on a counter at once, not scored on {c} "
+                    f"counters (nothing multiplexed): {', '.join(whole[:5])}{' ...' if len(whole) > 5 else ''}",
                     HemkitWarning,
                     stacklevel=2,
                 )
@@ -193,4 +218,12 @@ def select_workloads(trace: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
     return trace[trace["workload"].astype(str).isin(list(names))].reset_index(drop=True)
 
 
-__all__ = ["ScoreOptions", "drop_unseen", "emulated_estimates", "score_traces", "select_workloads", "workloads_of"]
+__all__ = [
+    "ScoreOptions",
+    "drop_unmultiplexed",
+    "drop_unseen",
+    "emulated_estimates",
+    "score_traces",
+    "select_workloads",
+    "workloads_of",
+]

@@ -27,7 +27,7 @@ from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.progress import ProgressLike
 from hemkit.core.results import Result, result
 from hemkit.core.rng import child
-from hemkit.mpx.emulate import MpxData, emulate_many
+from hemkit.mpx.emulate import MpxData, check_multiplexed, emulate_many
 from hemkit.mpx.estimators import FixedInterpolation, MpxEstimator
 from hemkit.mpx.evaluation import drop_unseen, emulated_estimates, workloads_of
 from hemkit.mpx.phase import INTERPOLATIONS
@@ -194,6 +194,7 @@ def fit_estimator(
     {'train': 2, 'validation': 1, 'test': 1}
     """
     tr = clean_runs(trace) if options.clean else trace
+    check_multiplexed(tr, options.pmcs, "learn")
     names = workloads_of(tr)
     train_w, val_w, test_w = split_workloads(names, options.split, seed=child(options.seed, "split"))
     train_tr = tr[tr["workload"].isin(train_w)]
