@@ -122,7 +122,7 @@ OPTION_CASES = [
     (["--criterion", "vibes", "-m", "much"], ["--criterion"]),
     (["--dep-lvl", "0", "-m", "much"], ["--dep-lvl"]),
     (["--dep-lvl", "1.5", "-m", "much"], ["--dep-lvl"]),
-    (["--dep-lvl", "nan", "-m", "much"], ["dep_lvl"]),
+    (["--dep-lvl", "nan", "-m", "much"], ["--dep-lvl must"]),
     (["--z", "0", "-m", "much", "--outliers", "zscore"], ["--z"]),
     (["--outliers", "all", "-m", "much"], ["--outliers"]),
     (["--impute", "mean"], ["--impute"]),
@@ -273,6 +273,8 @@ def _evaluate_usage(tmp_path: Path, merged: Path, truth: Path) -> list[tuple[str
         ("holdout-no-anchor", ["holdout", str(tmp_path / "cover.csv"), "--methods", "hrm"], ["hrm needs an anchor"]),
         ("runs-with-input", ["diagnostics", "--plot-runs", str(tmp_path / "r.png"), m], ["--plot-runs"]),
         ("diagnostics-nothing", ["diagnostics"], ["--plot-sims", "--plot-runs", "--plot-design"]),
+        # the library's check_scalar said 'pmcs must be ...', a name the command line does not have
+        ("design-pmcs-1", ["diagnostics", "--plot-design", str(tmp_path / "d.png"), "--pmcs", "1"], ["--pmcs must"]),
         ("missing-truth-file", ["pairs", m, "--truth", str(tmp_path / "nope.csv")], ["nope.csv", "no such file"]),
         ("output-is-input", ["pairs", m, "--truth", t, "-o", m], ["is also an input"]),
         ("output-missing-folder", ["pairs", m, "--truth", t, "-o", str(tmp_path / "n" / "p.csv")], ["does not exist"]),

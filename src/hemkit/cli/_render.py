@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
@@ -64,22 +65,43 @@ def render_warning(message: Any, command: click.Command | None) -> str:
     return " ".join(text.split())
 
 
+def _flag_for(command: click.Command | None, param: str) -> str | None:
+    """``--pmcs``: the long spelling of the option of ``command`` that sets library ``param``."""
+    for p in command.params if command is not None else ():
+        if isinstance(p, click.Option) and p.name == param and not p.hidden:
+            return max(p.opts, key=len)
+    return None
+
+
+def _named_as_option(message: str, param: str | None, command: click.Command | None) -> str:
+    """``message`` with the parameter it starts with (or names after a ``where: `` prefix) as its option."""
+    flag = _flag_for(command, param) if param else None
+    if not flag or not param:
+        return message
+    return re.sub(rf"(^|: ){re.escape(param)}(?=[ ,(])", lambda m: m.group(1) + flag, message, count=1)
+
+
 def render_error(exc: HemkitError, command: click.Command | None) -> str:
-    """An error's message with each fix named as an option of ``command`` (fixes it lacks are left out).
+    """An error's message with each fix, and the parameter at fault, named as an option of ``command``.
+
+    Fixes and parameters the command has no option for are left out, or left in the library's words.
 
     Examples
     --------
     >>> from hemkit.core.errors import Fix, InputError
-    >>> cmd = click.Command("x", params=[click.Option(["--drop-constant"], is_flag=True)])
+    >>> cmd = click.Command("x", params=[click.Option(["--drop-constant"], is_flag=True), click.Option(["--pmcs"])])
     >>> render_error(InputError("event 'a' is constant", fix=Fix("drop_constant")), cmd)
     "event 'a' is constant; pass --drop-constant"
     >>> render_error(InputError("pair never read", fix=Fix("impute", "maxdet")), cmd)
     'pair never read'
+    >>> render_error(InputError("pmcs must be an integer of at least 2, got 1", param="pmcs"), cmd)
+    '--pmcs must be an integer of at least 2, got 1'
     """
-    options = _options_for(command, exc.fixes)
+    message = _named_as_option(exc.message, exc.param, command)
     if not exc.fixes:
-        return str(exc)
-    return exc.message + (f"; pass {' '.join(options)}" if options else "")
+        return message
+    options = _options_for(command, exc.fixes)
+    return message + (f"; pass {' '.join(options)}" if options else "")
 
 
 __all__ = ["render_error", "render_warning"]

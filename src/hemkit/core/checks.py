@@ -119,14 +119,14 @@ def check_scalar(  # noqa: PLR0913 - one keyword per part of the range, as sciki
     else:
         ok_type = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(float(value))
     if not ok_type:
-        raise InputError(f"{label} must be {wanted}{' (or None)' if allow_none else ''}, got {value!r}")
+        raise InputError(f"{label} must be {wanted}{' (or None)' if allow_none else ''}, got {value!r}", param=name)
     x = int(value) if kind == "int" else float(value)
     left = closed in ("both", "left")
     right = closed in ("both", "right")
     too_low = min_val is not None and (x < min_val if left else x <= min_val)
     too_high = max_val is not None and (x > max_val if right else x >= max_val)
     if too_low or too_high:
-        raise InputError(f"{label} must be {wanted}, got {x!r}")
+        raise InputError(f"{label} must be {wanted}, got {x!r}", param=name)
     return x
 
 

@@ -69,6 +69,10 @@ class HemkitError(Exception):
     details : sequence of str, optional
         The whole list when the message names only the first items (every pair never read
         together, one per line): the command line writes it to a file and names the file.
+    param : str, optional
+        The parameter whose value is at fault, when the message starts with its name
+        (``pmcs must be an integer of at least 2, got 1``): the command line names the
+        option that sets it instead (``--pmcs must be ...``).
 
     Attributes
     ----------
@@ -78,6 +82,8 @@ class HemkitError(Exception):
         The parameters that would get past it.
     details : tuple of str
         The whole list the message shortens, if any.
+    param : str or None
+        The parameter at fault, named first in the message.
 
     Examples
     --------
@@ -99,19 +105,25 @@ class HemkitError(Exception):
     """
 
     def __init__(
-        self, message: Any = "", *, fix: Fix | Sequence[Fix] | None = None, details: Sequence[str] | None = None
+        self,
+        message: Any = "",
+        *,
+        fix: Fix | Sequence[Fix] | None = None,
+        details: Sequence[str] | None = None,
+        param: str | None = None,
     ):
         super().__init__(message)
         self.message = str(message)
         self.fixes: tuple[Fix, ...] = (fix,) if isinstance(fix, Fix) else tuple(fix or ())
         self.details: tuple[str, ...] = tuple(details or ())
+        self.param = param
 
     def reworded(self, message: str, cls: type[HemkitError] | None = None) -> HemkitError:
-        """The same error (or one of ``cls``) with a new message, keeping its fixes and details.
+        """The same error (or one of ``cls``) with a new message, keeping its fixes, details and parameter.
 
         For a caller that adds where the error happened: ``raise exc.reworded(f"{path}: {exc.message}")``.
         """
-        return (cls or type(self))(message, fix=self.fixes, details=self.details)
+        return (cls or type(self))(message, fix=self.fixes, details=self.details, param=self.param)
 
     def __str__(self) -> str:
         if not self.fixes:
