@@ -288,6 +288,17 @@ def test_plot_place_is_checked_before_the_work(bad_input, tmp_path):
     )
 
 
+def test_plot_run_is_checked_before_the_work_and_needs_plot(bad_input, tmp_path):
+    """A mistyped --plot-run was found after the whole scoring (its tables printed), naming no option;
+    without --plot it was dropped without a word."""
+    bad_input(
+        ["mpx", "score", GOOD, "--no-dtw", "-o", tmp_path / "s.csv", "--plot", tmp_path / "f.png", "--plot-run", "x"],
+        names=["--plot-run", "'x'", "zen5_phases_r1"],
+        watch=[tmp_path],
+    )
+    bad_input(["mpx", "score", GOOD, "--no-dtw", "--plot-run", GOOD.stem], names=["--plot-run", "--plot FILE"])
+
+
 def test_one_figure_for_both_plots_is_refused(bad_input, tmp_path):
     # both figures were written into f.png, the second over the first ('wrote s.csv, f.png, f.png')
     bad_input(

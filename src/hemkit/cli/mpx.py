@@ -366,6 +366,14 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
 
 
 # ------------------------------------------------------------------------------ score
+def _check_plot_run(run: str | None, trace: Any) -> None:
+    """A --plot-run that is no run of the traces, refused before the scoring (not after it)."""
+    runs = sorted(trace["run"].astype(str).unique())
+    if run is not None and run not in runs:
+        shown = ", ".join(runs[:6]) + (" ..." if len(runs) > 6 else "")
+        raise click.BadParameter(f"no run {run!r} in the traces (runs: {shown})", param_hint="'--plot-run'")
+
+
 @mpx.command()
 @click.argument("trace_files", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option(
@@ -415,6 +423,8 @@ def score(
     from hemkit.mpx.evaluation import ScoreOptions, score_traces
     from hemkit.mpx.registry import is_model_file, load_estimator
 
+    if plot_run is not None and not plot:
+        raise click.BadParameter("chooses the run of the --plot figure: give --plot FILE", param_hint="'--plot-run'")
     distinct_outputs(**{"-o": output, "--plot": plot, "--plot-ra": plot_ra})
     for path, what in ((output, ""), (plot, "plot"), (plot_ra, "plot")):
         if path:
@@ -426,6 +436,7 @@ def score(
         ests[label] = est
     with warnings_to_stderr():
         tr = _read(trace_files, workload, pattern, wraps)
+        _check_plot_run(plot_run, tr)
         options = ScoreOptions(pmcs=tuple(pmcs), clean=clean, dtw=not no_dtw)
         res = score_traces(tr, ests, options, progress=not quiet)
     show_table(
