@@ -97,6 +97,31 @@ def test_fit_shows_epochs_and_validation_scores_then_scores_the_model(cli, tmp_p
     assert "mlp" in r.stdout
 
 
+def test_fit_without_validation_or_test_part_shows_no_empty_score_table(cli, tmp_path):
+    """--split 1:0:0 printed 'Empty DataFrame / Columns: [RA, err cut, DTW, tot err] / Index: []'."""
+    pytest.importorskip("torch")
+    r = cli(
+        [
+            "mpx",
+            "fit",
+            *ZEN5,
+            "--epochs",
+            1,
+            "--pmcs",
+            2,
+            "--no-clean",
+            "--split",
+            "1:0:0",
+            "-q",
+            "-o",
+            tmp_path / "m.pt",
+        ]
+    )
+    assert r.exit_code == 0, r.stderr
+    assert "Empty DataFrame" not in r.stdout and "scores on the validation" not in r.stdout
+    assert "trained mlp for 1 epochs" in r.stdout
+
+
 def test_fit_with_the_same_seed_writes_the_same_model_file(cli, tmp_path):
     """torch.save named its zip records after the random temporary file: same seed, different bytes."""
     pytest.importorskip("torch")

@@ -247,9 +247,10 @@ def fit(trace_files, name, pmcs, epochs, patience, split, seed, clean, workload,
         hist = hist.iloc[list(range(5)) + list(range(len(hist) - 5, len(hist)))]
     show_table(hist, "training (loss per epoch; the best validation epoch is kept)")
     summ = _short(res.summary())
-    summ.index = [f"{part}: {est}" for part, est in summ.index]
-    summ.index.name = "part: estimator"
-    show_table(summ, "scores on the validation (and test) part, which training did not see")
+    if len(summ):  # --split T:0:0 leaves no part to score
+        summ.index = [f"{part}: {est}" for part, est in summ.index]
+        summ.index.name = "part: estimator"
+        show_table(summ, "scores on the validation (and test) part, which training did not see")
     best = getattr(res.estimator, "best_epoch_", len(res.history))
     click.echo(
         f"read {_describe(tr)}; trained {name} for {len(res.history)} epochs (kept epoch {best}); wrote {output}"
