@@ -410,3 +410,10 @@ def test_totals_place_is_checked_before_the_work(bad_input, tmp_path, multiplexe
         "missing folder": tmp_path / "nowhere" / "t.csv",
     }[where]
     bad_input(["mpx", "estimate", multiplexed, "-o", out, "--totals", target], names=words, watch=[tmp_path])
+
+
+@pytest.mark.parametrize("given", [["--level", "0.5"], ["--per-run"], ["--level", "0.9", "--per-run"]])
+def test_totals_options_without_totals_are_refused(bad_input, tmp_path, multiplexed, given):
+    """--level 0.5 (or --per-run) without --totals was dropped without a word: estimates written, exit 0."""
+    args = ["mpx", "estimate", multiplexed, "-o", tmp_path / "e.csv", *given]
+    bad_input(args, names=[given[0], "--totals FILE"], watch=[tmp_path])

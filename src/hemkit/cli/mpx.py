@@ -39,6 +39,11 @@ def _finite_level(ctx: Any, param: Any, value: float | None) -> float | None:
     return value
 
 
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether option ``name`` was given on the command line (not its default)."""
+    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+
+
 def _events(spec: str) -> list[str]:
     ev = [e.strip() for e in spec.split(",") if e.strip()]
     if not ev:
@@ -341,6 +346,12 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
     from hemkit.mpx.totals import total_intervals
     from hemkit.mpx.traces import read_multiplexed
 
+    if totals_path is None:  # --level and --per-run shape the totals only
+        ctx = click.get_current_context()
+        given = [f"--{n.replace('_', '-')}" for n in ("level", "per_run") if _given(ctx, n)]
+        if given:
+            verb = "is" if len(given) == 1 else "are"
+            raise click.UsageError(f"{' and '.join(given)} {verb} for the --totals file: give --totals FILE too")
     check_output(output, inputs=mpx_files)
     if totals_path is not None:
         check_output(totals_path, inputs=mpx_files, what="totals")
