@@ -417,3 +417,22 @@ def test_totals_options_without_totals_are_refused(bad_input, tmp_path, multiple
     """--level 0.5 (or --per-run) without --totals was dropped without a word: estimates written, exit 0."""
     args = ["mpx", "estimate", multiplexed, "-o", tmp_path / "e.csv", *given]
     bad_input(args, names=[given[0], "--totals FILE"], watch=[tmp_path])
+
+
+def test_a_new_file_in_an_input_folder_is_refused(bad_input, cli, tmp_path):
+    """score traces/ -o traces/s.csv wrote the scores among the traces: the next read of the folder failed on it.
+    Every output inside a folder read is refused, a figure too (a folder of perf stat files reads every file)."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "w_r1.csv").write_bytes(GOOD.read_bytes())
+    for out in ("s.csv", "s.parquet", "s.txt"):
+        bad_input(
+            ["mpx", "score", traces, "--no-dtw", "-o", traces / out],
+            names=[out, "input folder", "outside"],
+            watch=[tmp_path],
+        )
+    bad_input(["mpx", "emulate", traces, "-o", traces / "m.csv"], names=["m.csv", "input folder"], watch=[tmp_path])
+    bad_input(["mpx", "score", traces, "--no-dtw", "--plot-ra", traces / "ra.png"], names=["ra.png"], watch=[tmp_path])
+    r = cli(["mpx", "score", traces, "--no-dtw", "-q", "--plot-ra", tmp_path / "ra.png"])
+    assert r.exit_code == 0, r.stderr
+    assert cli(["mpx", "score", traces, "--no-dtw", "-q"]).exit_code == 0
