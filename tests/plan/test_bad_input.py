@@ -35,7 +35,7 @@ OPTION_CASES = [
     (plan("--pmcs", "3", "--budget", "99"), ["--budget"]),
     (plan("--pmcs", "3", "--time-budget", "-1"), ["--time-budget"]),
     (plan("--pmcs", "3", "--time-budget", "1e9"), ["--time-budget"]),
-    (plan("--pmcs", "3", "--time-budget", "nan"), ["time_budget", "nan"]),
+    (plan("--pmcs", "3", "--time-budget", "nan"), ["--time-budget must", "nan"]),
     (plan("--pmcs", "3", "--design", "foo"), ["--design", "foo"]),
     (plan("--pmcs", "3", "--design", "hrm", "--anchor", "nosuch"), ["anchor 'nosuch'"]),
     (plan("--pmcs", "3", "--anchor", "nosuch"), ["anchor 'nosuch'"]),
