@@ -89,13 +89,14 @@ INPUT_CASES = [
         ["dep_lvl=0.0001 keeps"],
     ),
     ("too-few-runs", grouped(n=2), [], ["has 2 runs; at least 3 are needed"]),
-    ("raw-wrong-pmcs", None, ["--pmcs", "5"], ["144 columns is not a multiple of 5"]),
+    ("raw-wrong-pmcs", None, ["--pmcs", "5"], ["144 columns is not a multiple of 5", "check --pmcs"]),
+    ("raw-no-pmcs", None, [], ["looks like a mergingTools raw file", "give --pmcs"]),  # said 'give pmcs'
 ]
 
 
 @pytest.mark.parametrize(("name", "content", "extra", "names"), INPUT_CASES, ids=[c[0] for c in INPUT_CASES])
 def test_merge_input(bad_input, files, tmp_path, name, content, extra, names):
-    if name == "raw-wrong-pmcs":
+    if name in ("raw-wrong-pmcs", "raw-no-pmcs"):
         f = Path(t2080_path("much_raw.csv"))
     elif content is None:
         f = tmp_path / "missing.csv"

@@ -74,11 +74,12 @@ def _flag_for(command: click.Command | None, param: str) -> str | None:
 
 
 def _named_as_option(message: str, param: str | None, command: click.Command | None) -> str:
-    """``message`` with the parameter it starts with (or names after a ``where: `` prefix) as its option."""
+    """``message`` with the first mention of its parameter at fault (a word of its own) as the option."""
     flag = _flag_for(command, param) if param else None
     if not flag or not param:
         return message
-    return re.sub(rf"(^|: ){re.escape(param)}(?=[ ,(])", lambda m: m.group(1) + flag, message, count=1)
+    # not inside a longer name, a path (a folder 'pmcs/') or a library spelling ('pmcs=3')
+    return re.sub(rf"(?<![\w\-=./]){re.escape(param)}(?![\w\-=./])", lambda m: flag, message, count=1)
 
 
 def render_error(exc: HemkitError, command: click.Command | None) -> str:
@@ -96,6 +97,8 @@ def render_error(exc: HemkitError, command: click.Command | None) -> str:
     'pair never read'
     >>> render_error(InputError("pmcs must be an integer of at least 2, got 1", param="pmcs"), cmd)
     '--pmcs must be an integer of at least 2, got 1'
+    >>> render_error(InputError("pmcs/raw.csv: 7 columns is not a multiple of 2; check pmcs", param="pmcs"), cmd)
+    'pmcs/raw.csv: 7 columns is not a multiple of 2; check --pmcs'
     """
     message = _named_as_option(exc.message, exc.param, command)
     if not exc.fixes:

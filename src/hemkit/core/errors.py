@@ -70,9 +70,9 @@ class HemkitError(Exception):
         The whole list when the message names only the first items (every pair never read
         together, one per line): the command line writes it to a file and names the file.
     param : str, optional
-        The parameter whose value is at fault, when the message starts with its name
-        (``pmcs must be an integer of at least 2, got 1``): the command line names the
-        option that sets it instead (``--pmcs must be ...``).
+        The parameter whose value is at fault, named in the message (``pmcs must be an
+        integer of at least 2, got 1``): the command line names the option that sets it
+        instead, at its first mention as a word of its own (``--pmcs must be ...``).
 
     Attributes
     ----------
@@ -83,7 +83,7 @@ class HemkitError(Exception):
     details : tuple of str
         The whole list the message shortens, if any.
     param : str or None
-        The parameter at fault, named first in the message.
+        The parameter at fault, named in the message.
 
     Examples
     --------

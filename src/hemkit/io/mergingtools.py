@@ -130,7 +130,8 @@ def from_mergingtools(
         raise InputError(f"{source}: column {str(dup)!r} appears twice")
     if len(header) % n_pmcs:
         raise InputError(
-            f"{source}: {len(header)} columns is not a multiple of {n_pmcs} counters per group; check pmcs"
+            f"{source}: {len(header)} columns is not a multiple of {n_pmcs} counters per group; check pmcs",
+            param="pmcs",
         )
     names = _event_names(header, code_names, source)
     groups: dict[Any, tuple[np.ndarray, list, np.ndarray]] = {}

@@ -295,7 +295,7 @@ def _read_table_file(
             tidy_cells(table, path), source=str(path), min_runs=min_runs, drop_constant=drop_constant
         )
     if columns and all(c.startswith("X") for c in columns):
-        raise InputError(f"{path}: looks like a mergingTools raw file; give pmcs (counters per group)")
+        raise InputError(f"{path}: looks like a mergingTools raw file; give pmcs (counters per group)", param="pmcs")
     raise InputError(f"{path}: not a readings file (no columns {', '.join(TIDY_COLUMNS)}); {RECOGNISED}")
 
 
