@@ -370,7 +370,7 @@ def test_wrap_around_is_repaired_with_a_warning_or_refused_on_request(cli, bad_i
     assert r.exit_code == 0 and "hemkit: warning:" in r.stderr and "repaired to 6122" in r.stderr
     bad_input(
         ["mpx", "emulate", wrapped, "--wraps", "error", "-o", tmp_path / "m2.csv"],
-        names=["zen5_py_r3.csv", "dTLB-load-misses", "2^47"],
+        names=["zen5_py_r3.csv", "dTLB-load-misses", "2^47", "; pass --wraps repair"],
         watch=[tmp_path],
     )
 

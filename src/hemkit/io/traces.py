@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.numbers import COUNTER_LIMIT, format_count
 from hemkit.io.atomic import write_text
 from hemkit.io.formats import (
@@ -480,7 +480,8 @@ def handle_wraps(trace: pd.DataFrame, wraps: str = "repair", *, source: str = "t
         row = trace.iloc[int(np.argmax(wrapped))]
         raise InputError(
             f"{source}: run {row['run']!r}: event {row['event']!r} has a count of {format_count(row[col])} >= 2^47 "
-            f"at step {row['step']} (a counter wrap-around)"
+            f"at step {row['step']} (a counter wrap-around)",
+            fix=Fix("wraps", "repair"),
         )
     out = trace.copy()
     drop: set[tuple[str, int]] = set()
