@@ -84,6 +84,20 @@ def test_score_of_one_run_shows_no_empty_run_to_run_table(cli):
     assert "best ranked:" in r.stdout
 
 
+def test_score_writes_the_same_svg_and_pdf_figures_twice(cli, tmp_path):
+    """SVG and PDF figures held the time of writing (and SVG random ids): the same command, different files."""
+    files = []
+    for k in (1, 2):
+        svg, pdf = tmp_path / f"f{k}.svg", tmp_path / f"ra{k}.pdf"
+        r = cli(
+            ["mpx", "score", *ZEN5[:2], "--no-dtw", "-q", "-m", "fixed", "-m", "min", "--plot", svg, "--plot-ra", pdf]
+        )
+        assert r.exit_code == 0, r.stderr
+        files.append((svg.read_bytes(), pdf.read_bytes()))
+    assert files[0][0] == files[1][0]
+    assert files[0][1] == files[1][1]
+
+
 def test_fit_shows_epochs_and_validation_scores_then_scores_the_model(cli, tmp_path):
     pytest.importorskip("torch")
     model = tmp_path / "mlp.pt"

@@ -299,7 +299,7 @@ def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] =
 
 
 def write_figure(figure: Any, path: PathLike, *, dpi: int = 120, what: str = "plot") -> Path:
-    """Save a matplotlib figure atomically (format from the suffix; PNG by default).
+    """Save a matplotlib figure atomically (format from the suffix; PNG by default), the same bytes for the same figure.
 
     Parameters
     ----------
@@ -333,12 +333,25 @@ def write_figure(figure: Any, path: PathLike, *, dpi: int = 120, what: str = "pl
     '.svg'
     >>> plt.close(fig)
     """
+    import matplotlib
+
     from hemkit.io.formats import check_figure_name
 
     check_figure_name(path, what=what)
-    with atomic_path(path, what=what) as tmp:
-        figure.savefig(tmp, dpi=dpi, bbox_inches="tight", format=Path(os.fspath(path)).suffix.lstrip(".") or "png")
+    fmt = Path(os.fspath(path)).suffix.lstrip(".").lower() or "png"
+    with atomic_path(path, what=what) as tmp, matplotlib.rc_context({"svg.hashsalt": "hemkit"}):
+        # the same figure, the same bytes: no date stamped in, SVG's ids from a fixed salt, not random
+        figure.savefig(tmp, dpi=dpi, bbox_inches="tight", format=fmt, metadata=_fixed_metadata(fmt))
     return Path(os.fspath(path))
+
+
+def _fixed_metadata(fmt: str) -> dict[str, Any] | None:
+    """What ``savefig`` writes into a format that would stamp the time of writing into it."""
+    if fmt in ("svg", "svgz"):
+        return {"Date": None}
+    if fmt == "pdf":
+        return {"CreationDate": None}
+    return None  # PNG has no date; PostScript takes its date only from SOURCE_DATE_EPOCH
 
 
 def _umask() -> int:
