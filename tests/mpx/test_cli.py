@@ -98,6 +98,18 @@ def test_score_writes_the_same_svg_and_pdf_figures_twice(cli, tmp_path):
     assert files[0][1] == files[1][1]
 
 
+def test_a_workload_a_file_overrides_is_said(cli, tmp_path):
+    """-w other on 'mpx emulate' output (which has a workload column) was dropped without a word."""
+    mpx = tmp_path / "m.csv"
+    assert cli(["mpx", "emulate", ZEN5[0], "-o", mpx]).exit_code == 0
+    for option in (["-w", "other"], ["--workload-pattern", "(.+)"]):
+        r = cli(["mpx", "estimate", mpx, "-m", "fixed", "-o", tmp_path / "e.csv", *option])
+        assert r.exit_code == 0, r.stderr
+        assert "hemkit: warning: " in r.stderr and f"{option[1]!r} is not used" in r.stderr and "m.csv" in r.stderr
+    r = cli(["mpx", "estimate", mpx, "-m", "fixed", "-o", tmp_path / "e.csv"])
+    assert "warning" not in r.stderr
+
+
 def test_fit_shows_epochs_and_validation_scores_then_scores_the_model(cli, tmp_path):
     pytest.importorskip("torch")
     model = tmp_path / "mlp.pt"

@@ -421,12 +421,15 @@ def read_trace(
         raise InputError(f"wraps must be one of {', '.join(WRAPS)}, got {wraps!r}")
     parts = []
     seen: dict[str, Path] = {}
+    own: list[str] = []  # files whose workload column wins over the workload or pattern given
     for path in _files(source):
         if _is_tidy(path):
             table = _tidy_from_table(read_table(path, comment="#"), str(path), ocoe=ocoe)
             if "workload" not in table.columns or table["workload"].isna().any():
                 name = workload or workload_name(path, pattern)
                 table["workload"] = table["workload"].fillna(name) if "workload" in table.columns else name
+            elif workload is not None or pattern is not None:
+                own.append(str(path))
             table["workload"] = table["workload"].astype(str)
         else:
             try:
@@ -445,6 +448,14 @@ def read_trace(
                 )
             seen[run] = path
         parts.append(handle_wraps(table, wraps, source=str(path)))
+    if own:
+        given = f"the workload {workload!r}" if workload is not None else f"the workload pattern {pattern!r}"
+        warnings.warn(
+            f"{', '.join(own[:3])}{' ...' if len(own) > 3 else ''}: {given} is not used: the "
+            f"{'files name their' if len(own) > 1 else 'file names its'} runs' workloads in a workload column",
+            HemkitWarning,
+            stacklevel=2,
+        )
     out = pd.concat(parts, ignore_index=True)
     front = [c for c in TRACE_COLUMNS if c in out.columns]
     return out[front + [c for c in out.columns if c not in front]]
