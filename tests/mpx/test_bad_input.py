@@ -143,12 +143,14 @@ def test_a_constant_trace_is_refused_by_score_naming_its_events(bad_input, tmp_p
 
 def test_runs_too_short_to_clean_name_the_option_that_skips_cleaning(bad_input, tmp_path):
     """A run of 3 intervals has no step left once its tail is cut: the error named no way out (--no-clean)."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
     for k in (1, 2):
-        (tmp_path / f"w_r{k}.csv").write_text(perf_lines(good_rows(n=3)))
-    bad_input(["mpx", "score", tmp_path, "--no-dtw"], names=["no run is left after cleaning", "--no-clean"])
+        (traces / f"w_r{k}.csv").write_text(perf_lines(good_rows(n=3)))
+    bad_input(["mpx", "score", traces, "--no-dtw"], names=["no run is left after cleaning", "--no-clean"])
     pytest.importorskip("torch")
-    model = tmp_path / "m.pt"
-    bad_input(["mpx", "fit", tmp_path, "-o", model], names=["no run is left", "--no-clean"], watch=[tmp_path])
+    model = tmp_path / "m.pt"  # outside the folder read
+    bad_input(["mpx", "fit", traces, "-o", model], names=["no run is left", "--no-clean"], watch=[tmp_path])
 
 
 def test_counters_for_every_event_at_once_are_refused_naming_pmcs(bad_input, tmp_path):
