@@ -17,7 +17,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh16 --out ~/mpx-data/fresh16 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh17 --out ~/mpx-data/fresh17 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh18 --out ~/mpx-data/fresh18 --runs 4
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh19 --out ~/mpx-data/fresh19 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh19 --out ~/mpx-data/fresh19 --runs 4
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh20 --out ~/mpx-data/fresh20 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -717,6 +718,23 @@ def fresh19_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh20_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A twenty-first, disjoint set of programs (issue 26, recorded when ``fresh19`` had been scored)."""
+    made = scratch / "fresh20"
+    made.mkdir(parents=True, exist_ok=True)
+    m, text = str(made), str(inputs["text"])
+    return {
+        "printenv": ["sh", "-c", "for i in $(seq 800); do printenv HOME > /dev/null; done"],
+        "flock": ["sh", "-c", f"for i in $(seq 500); do flock {m}/f.lock true; done"],
+        "ionice": ["sh", "-c", "for i in $(seq 500); do ionice -c3 true; done"],
+        "setsid": ["sh", "-c", "for i in $(seq 1000); do setsid true; done"],
+        "pathchk": ["sh", "-c", "for i in $(seq 800); do pathchk -p a/b/c; done"],
+        "hostid": ["sh", "-c", "for i in $(seq 800); do hostid > /dev/null; done"],
+        "users": ["sh", "-c", "for i in $(seq 1000); do users > /dev/null; done"],
+        "ul": ["sh", "-c", f"for i in 1 2; do ul {text} > /dev/null; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -742,6 +760,7 @@ def main() -> None:
         "fresh17": fresh17_workloads,
         "fresh18": fresh18_workloads,
         "fresh19": fresh19_workloads,
+        "fresh20": fresh20_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

@@ -20,6 +20,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh17 --runs 300    # a seventeenth, after the sixteenth
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh18 --runs 300    # an eighteenth, after the 17th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh19 --runs 300    # a nineteenth, after the 18th
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh20 --runs 300    # a twentieth, after the 19th
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -47,7 +48,8 @@ scored, for the next ones; ``--fresh5`` when ``fresh4`` had been scored; ``--fre
 when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10`` when ``fresh9`` had;
 ``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
 ``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
-``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had.
+``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had;
+``--fresh20`` when ``fresh19`` had.
 """
 
 from __future__ import annotations
@@ -722,6 +724,31 @@ def fresh19_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh20_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twentieth held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s = str(scratch)
+    certs = scratch / "certs"  # five certificates for c_rehash to hash and link
+    certs.mkdir()
+    for pem in sorted(Path("/etc/ssl/certs").glob("*.pem"))[:5]:
+        (certs / pem.name).write_bytes(pem.read_bytes())
+    with open(scratch / "old.py", "w") as f:  # Python 2 for 2to3 to read (and not write)
+        f.write("".join(f"print 'line %d' % {i}\nd = dict()\nif d.has_key({i}): pass\n" for i in range(40)))
+    with open(scratch / "bs.txt", "w") as f:  # overstruck text (bold and underline by backspaces) for col
+        f.write("".join(f"B\bBo\bol\bld_\bl_\bi_\bn_\be {i}\n" for i in range(5000)))
+    return {
+        "splain": (["sh", "-c", "echo 'Use of uninitialized value in addition (+) at - line 1.' | splain"], False),
+        "c_rehash": (["sh", "-c", f"c_rehash {certs} > /dev/null"], False),
+        "lastlog": (["sh", "-c", "lastlog > /dev/null"], False),
+        "pinky": (["sh", "-c", "pinky > /dev/null"], False),
+        "debconf-show": (["sh", "-c", "debconf-show debconf > /dev/null 2>&1"], False),
+        "2to3": (["sh", "-c", f"2to3 {s}/old.py > /dev/null 2>&1"], False),
+        "col-corunner": (["sh", "-c", f"col -b < {s}/bs.txt > /dev/null"], True),
+        # input size drawn per run
+        "id-varied": (["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do id; done | wc -l"], False),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -765,6 +792,7 @@ def main() -> None:
         "fresh17": fresh17_workloads,
         "fresh18": fresh18_workloads,
         "fresh19": fresh19_workloads,
+        "fresh20": fresh20_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

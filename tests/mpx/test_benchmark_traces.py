@@ -38,8 +38,9 @@ SETS = {
     "fresh16": 8,
     "fresh17": 8,
     "fresh18": 8,
+    "fresh19": 8,
 }
-UNREAD = {"fresh19": 8}
+UNREAD = {"fresh20": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
