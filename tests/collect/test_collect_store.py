@@ -101,7 +101,7 @@ def test_other_plan_command_pin_or_corunner_refused(fake_perf, plan, tmp_path):
         collect(make_plan(EVENTS, 3), ["true"], db, runs=1, progress=False)
     with pytest.raises(InputError, match="collected with command 'true'"):
         collect(plan, ["false"], db, runs=1, progress=False)
-    with pytest.raises(InputError, match="collected with pin=None, not pin=0"):
+    with pytest.raises(InputError, match="pin 0 would mix two kinds of runs: it was collected unpinned"):
         collect(plan, ["true"], db, runs=2, options=CollectOptions(pin=0), progress=False)
     with pytest.raises(InputError, match="collected with co-runner 'none'"):
         collect(plan, ["true"], db, runs=2, options=CollectOptions(corunner="sleep 100"), progress=False)

@@ -142,12 +142,12 @@ def test_collect_on_a_hybrid_cpu_names_the_core_type(fake_perf, monkeypatch, tmp
     assert cli(["plan", *events, "--pmcs", "3", "-o", "q.toml", "--no-check-events"]).exit_code == 0
     res = cli(["collect", "q.toml", "--runs", "1", "--pin", "0", "-q", "--", "true"])
     said = res.stdout + res.stderr
-    assert "pin=0 runs the program on a cpu_core core" in said and "cpu_atom events" in said
+    assert "pin 0 runs the program on a cpu_core core" in said and "cpu_atom events" in said
     from hemkit.collect.collector import say_counter_settings
 
     with pytest.raises(InputError, match="hybrid"):
         say_counter_settings(["branch-misses"], None)
-    with pytest.raises(InputError, match=r"pin=0 runs the program on a cpu_core core .*'cpu_atom/cycles/' would never"):
+    with pytest.raises(InputError, match=r"pin 0 runs the program on a cpu_core core .*'cpu_atom/cycles/' would never"):
         say_counter_settings(["cpu_core/cycles/", "cpu_atom/cycles/"], 0)
 
 

@@ -263,7 +263,7 @@ def test_a_shard_continues_only_as_itself(fake_perf, plan, tmp_path):
 
 
 def test_a_shard_beyond_the_runs_is_refused(fake_perf, plan, tmp_path):
-    with pytest.raises(InputError, match=r"shard 3/4 has no runs to measure: runs=2"):
+    with pytest.raises(InputError, match=r"runs 2 per group split into 4 shards leave shard 3/4 no runs"):
         collect(plan, ["true"], tmp_path / "p.db", runs=2, options=CollectOptions(shard="3/4"), progress=False)
     assert not (tmp_path / "p.db").exists()
 

@@ -86,7 +86,7 @@ INPUT_CASES = [
         "dep-lvl-keeps-one",
         covering(),
         ["-m", "much", "--n-sims", "30", "--dep-lvl", "0.0001"],
-        ["dep_lvl=0.0001 keeps"],
+        ["--dep-lvl 0.0001 keeps"],
     ),
     ("too-few-runs", grouped(n=2), [], ["has 2 runs; at least 3 are needed"]),
     ("raw-wrong-pmcs", None, ["--pmcs", "5"], ["144 columns is not a multiple of 5", "check --pmcs"]),
@@ -271,7 +271,7 @@ def _evaluate_usage(tmp_path: Path, merged: Path, truth: Path) -> list[tuple[str
         ("holdout-unknown-method", ["holdout", "--methods", "much,magic"], ["unknown method 'magic'"]),
         ("holdout-typo", ["holdout", "--methods", "much,jiont"], ["unknown method 'jiont'", "mean 'joint'?"]),
         ("holdout-twice", ["holdout", "--methods", "much,much"], ["method 'much' is given twice"]),
-        ("holdout-no-anchor", ["holdout", str(tmp_path / "cover.csv"), "--methods", "hrm"], ["hrm needs an anchor"]),
+        ("holdout-no-anchor", ["holdout", str(tmp_path / "cover.csv"), "--methods", "hrm"], ["hrm needs --anchor"]),
         ("runs-with-input", ["diagnostics", "--plot-runs", str(tmp_path / "r.png"), m], ["--plot-runs"]),
         ("diagnostics-nothing", ["diagnostics"], ["--plot-sims", "--plot-runs", "--plot-design"]),
         # the library's check_scalar said 'pmcs must be ...', a name the command line does not have

@@ -158,7 +158,7 @@ def test_drop_constant_on_a_raw_file(cli, tmp_path):
 def test_few_simulations_warn(cli):
     res = cli(["merge", "-m", "much", "--n-sims", "5", "--rows", "500", "-q"])
     assert res.exit_code == 0, res.stderr
-    assert "hemkit: warning: n_sims=5 is below 30" in res.stderr
+    assert "hemkit: warning: --n-sims 5 is below 30" in res.stderr
 
 
 @pytest.mark.parametrize("method", ["joint", "copula", "much"])

@@ -431,7 +431,7 @@ def test_factor_auto_keeps_what_pairs_read_in_many_runs_say():
 
 def test_factor_auto_is_the_only_word_taken():
     r = split_truth(zen5_br_64kb(), 4, seed=0)
-    with pytest.raises(InputError, match="factor='many'"):
+    with pytest.raises(InputError, match="factor 'many'"):
         merge_joint(r, options=JointOptions(factor="many"))
 
 

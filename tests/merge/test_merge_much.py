@@ -196,7 +196,7 @@ def test_pooled_normal_scores_follow_eq1():
 def test_n_sims_must_be_positive_and_few_sims_warn():
     with pytest.raises(InputError, match="n_sims"):
         merge_much(t2080_much(), n_sims=0)
-    with pytest.warns(HemkitWarning, match="n_sims=10 is below 30"):
+    with pytest.warns(HemkitWarning, match="n_sims 10 is below 30"):
         merge_much(t2080_much(), n_sims=10, seed=0, options=MuchOptions(rows=300))
     with warnings.catch_warnings():
         warnings.simplefilter("error", HemkitWarning)

@@ -50,11 +50,17 @@ def render_warning(message: Any, command: click.Command | None) -> str:
     '--pmcs 6 ignored: t.csv is a tidy table'
     >>> render_warning(HemkitWarning("t.csv is a tidy table", ignored=Fix("pmcs", 6)), click.Command("y"))
     'pmcs ignored: t.csv is a tidy table'
+
+    The parameter a warning is about is named as the option, as an error's:
+
+    >>> cmd = click.Command("x", params=[click.Option(["--n-sims"], type=int)])
+    >>> render_warning(HemkitWarning("n_sims 10 is below 30", param="n_sims"), cmd)
+    '--n-sims 10 is below 30'
     """
     from hemkit.core.errors import HemkitWarning
 
-    if isinstance(message, HemkitWarning) and (message.fixes or message.ignored is not None):
-        text = message.message
+    if isinstance(message, HemkitWarning) and (message.fixes or message.ignored is not None or message.param):
+        text = _named_as_option(message.message, message.param, command)
         if message.ignored is not None:
             given = _option_for(command, message.ignored.param, message.ignored.value) or message.ignored.param
             text = f"{given} ignored: {text}"

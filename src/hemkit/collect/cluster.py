@@ -159,9 +159,10 @@ def _workers(client: Any, where: str) -> dict[str, int]:
     crowded = sorted(w for w, n in threads.items() if n > 1)
     if crowded:
         raise SetupError(
-            f"cluster={where!r}: worker {crowded[0]} has {threads[crowded[0]]} threads, so it would measure "
+            f"cluster {where!r}: worker {crowded[0]} has {threads[crowded[0]]} threads, so it would measure "
             "several runs at once, disturbing each other; start workers with "
-            f"'dask worker {where} --nworkers 1 --nthreads 1'"
+            f"'dask worker {where} --nworkers 1 --nthreads 1'",
+            param="cluster",
         )
     return threads
 
@@ -172,8 +173,9 @@ def wait_for_workers(client: Any, where: str, timeout: float = WORKER_TIMEOUT) -
         client.wait_for_workers(1, timeout=timeout)
     except TimeoutError:
         raise SetupError(
-            f"cluster={where!r}: no Dask worker joined the scheduler within {timeout:g} s; start one per node "
-            f"with 'dask worker {where} --nworkers 1 --nthreads 1'"
+            f"cluster {where!r}: no Dask worker joined the scheduler within {timeout:g} s; start one per node "
+            f"with 'dask worker {where} --nworkers 1 --nthreads 1'",
+            param="cluster",
         ) from None
     _workers(client, where)
 
@@ -196,8 +198,9 @@ def preflight(
     for worker, version in sorted(client.run(_hemkit_version).items()):
         if version != here:
             raise SetupError(
-                f"cluster={where!r}: worker {worker} runs hemkit {version}, this process hemkit {here}; "
-                "install the same hemkit on every node"
+                f"cluster {where!r}: worker {worker} runs hemkit {version}, this process hemkit {here}; "
+                "install the same hemkit on every node",
+                param="cluster",
             )
     future = client.submit(_preflight, program, list(events), perf, dict(os.environ), os.getcwd(), info, pure=False)
     exe, version, machine = future.result()
@@ -310,7 +313,8 @@ class ClusterCollection:
                     if lost[key] >= self.max_attempts:
                         raise MeasurementError(
                             f"group {gid}, run {rep}: {lost[key]} Dask workers were lost while measuring it "
-                            f"({type(exc).__name__}); check the nodes of cluster={where!r}"
+                            f"({type(exc).__name__}); check the nodes of cluster {where!r}",
+                            param="cluster",
                         ) from None
                     line.appendleft(key)
                     submit_more()

@@ -136,9 +136,9 @@ def parse_shard(shard: str | Sequence[int] | None) -> tuple[int, int] | None:
     except ValueError:
         k = n = None
     if k is None or n is None:
-        raise InputError(f"shard must be K/N, e.g. 1/4 for the first of four parts, got {shard!r}")
+        raise InputError(f"shard must be K/N, e.g. 1/4 for the first of four parts, got {shard!r}", param="shard")
     if not 1 <= k <= n:
-        raise InputError(f"shard must be K/N with 1 <= K <= N (shard {k} of {n}?), got {shard!r}")
+        raise InputError(f"shard must be K/N with 1 <= K <= N (shard {k} of {n}?), got {shard!r}", param="shard")
     return k, n
 
 
@@ -276,11 +276,13 @@ class CollectOptions:
         if self.pin is not None:
             cpus = available_cpus()
             if isinstance(self.pin, bool) or not isinstance(self.pin, int) or self.pin not in cpus:
-                raise InputError(f"pin must be one of the CPUs hemkit may use ({_ranges(cpus)}), got {self.pin}")
+                raise InputError(
+                    f"pin must be one of the CPUs hemkit may use ({_ranges(cpus)}), got {self.pin}", param="pin"
+                )
         check_scalar(self.max_attempts, "max_attempts", min_val=1)
         check_scalar(self.timeout, "timeout", "real", min_val=0, closed="right", allow_none=True, what="seconds")
         if self.fmt is not None and self.fmt not in ("csv", "json"):
-            raise InputError(f"fmt must be 'csv' or 'json', got {self.fmt!r}")
+            raise InputError(f"fmt must be 'csv' or 'json', got {self.fmt!r}", param="fmt")
         if self.corunner is not None:
             corunner_args(self.corunner)
         if self.cluster is not None:
@@ -497,8 +499,9 @@ def _resolve(
         target = runs or DEFAULT_RUNS
         if shard is not None and shard[0] > target:
             raise InputError(
-                f"shard {shard[0]}/{shard[1]} has no runs to measure: runs={target} per group are split "
-                f"into {shard[1]} shards (use fewer shards or more runs)"
+                f"runs {target} per group split into {shard[1]} shards leave shard {shard[0]}/{shard[1]} no runs "
+                "to measure (use fewer shards or more runs)",
+                param="runs",
             )
         return _Settings(plan, [str(c) for c in command], opts.pin, corunner, opts.fmt or "csv", target, False, shard)
     meta = db.meta()
@@ -515,8 +518,10 @@ def _resolve(
     stored_pin = meta.get("pin")
     if opts.pin is not None and opts.pin != stored_pin:
         raise InputError(
-            f"{where}: was collected with pin={stored_pin}, not pin={opts.pin}; mixing them would mix "
-            "two kinds of runs (use another database file)"
+            f"{where}: pin {opts.pin} would mix two kinds of runs: it was collected "
+            + (f"pinned to CPU {stored_pin}" if stored_pin is not None else "unpinned")
+            + " (use another database file)",
+            param="pin",
         )
     stored_co = meta.get("corunner")
     stored_co = corunner_args(stored_co) if stored_co else None
@@ -635,8 +640,11 @@ def collect(
             spec = parse_cluster(str(opts.cluster))
             if s.pin is not None and (spec.local_workers or 0) > 1:
                 raise InputError(
-                    f"pin={s.pin} with cluster={str(spec)!r} would measure {spec.local_workers} runs at once on "
-                    "one CPU of this machine, each disturbing the others; use cluster='local:1', or no pin"
+                    f"pin {s.pin} with {spec.local_workers} local workers would measure {spec.local_workers} runs "
+                    "at once on one CPU of this machine, each disturbing the others; measure unpinned, or with one "
+                    "worker",
+                    param="pin",
+                    fix=Fix("cluster", "local:1"),
                 )
             from hemkit.collect.cluster import preflight
 
@@ -714,13 +722,15 @@ def say_counter_settings(events: Sequence[str], pin: int | None) -> list[str]:
             raise InputError(
                 f"this CPU is hybrid ({types}): perf counts {plain[0]!r} once per core type, so the plan must say "
                 f"which: {pmu}/{plain[0]}/"
-                + (f" (pin={pin} is a {pmu} core)" if pin is not None else "")
-                + (f" ({len(plain) - 1} more such event(s))" if len(plain) > 1 else "")
+                + (f" (pin {pin} is a {pmu} core)" if pin is not None else "")
+                + (f" ({len(plain) - 1} more such event(s))" if len(plain) > 1 else ""),
+                param="pin",
             )
         if pin is None:
             line = (
                 f"this CPU is hybrid ({types}): an unpinned program moves between core types, and perf scales each "
-                "core type's count up to the whole run (such runs are invalid); pin it (pin=CPU) to one core type"
+                "core type's count up to the whole run (such runs are invalid); give pin (a CPU) to keep it on one "
+                "core type"
             )
         else:
             pmu = settings.pmu_of_cpu(pin) or "no core PMU"
@@ -728,15 +738,16 @@ def say_counter_settings(events: Sequence[str], pin: int | None) -> list[str]:
             elsewhere = [e for e in events if core_pmu_of(e) in others]
             if elsewhere:
                 raise InputError(
-                    f"pin={pin} runs the program on a {pmu} core of this hybrid CPU ({types}), so "
+                    f"pin {pin} runs the program on a {pmu} core of this hybrid CPU ({types}), so "
                     f"{elsewhere[0]!r} would never be counted (<not counted> in every run); plan {pmu}/.../ events, "
-                    f"or pin to a {core_pmu_of(elsewhere[0])} core"
+                    f"or pin to a {core_pmu_of(elsewhere[0])} core",
+                    param="pin",
                 )
             line = (
-                f"pin={pin} runs the program on a {pmu} core of this hybrid CPU ({types}): plan {pmu}/.../ events; "
+                f"pin {pin} runs the program on a {pmu} core of this hybrid CPU ({types}): plan {pmu}/.../ events; "
                 f"{', '.join(others)} events would read <not counted>"
             )
-        warnings.warn(line, HemkitWarning, stacklevel=3)
+        warnings.warn(HemkitWarning(line, param="pin"), stacklevel=3)
         said.append(line)
     return said
 

@@ -245,14 +245,29 @@ class HemkitWarning(UserWarning):
 
     >>> str(HemkitWarning("t.csv is a tidy table, whose groups are in the file", ignored=Fix("pmcs", 6)))
     'pmcs ignored: t.csv is a tidy table, whose groups are in the file'
+
+    A parameter whose value the warning is about is named in the message, as an error's
+    ``param``: the command line names the option instead (``--n-sims 10 is below 30``):
+
+    >>> HemkitWarning("n_sims 10 is below 30", param="n_sims").param
+    'n_sims'
     """
 
-    def __init__(self, message: Any = "", *, fix: Fix | Sequence[Fix] | None = None, ignored: Fix | None = None):
+    def __init__(
+        self,
+        message: Any = "",
+        *,
+        fix: Fix | Sequence[Fix] | None = None,
+        ignored: Fix | None = None,
+        param: str | None = None,
+    ):
         super().__init__(message)
         self.message = str(message)
         self.fixes: tuple[Fix, ...] = (fix,) if isinstance(fix, Fix) else tuple(fix or ())
         #: the parameter given that had no effect, named before the message (``pmcs ignored: ...``)
         self.ignored = ignored
+        #: the parameter whose value the message is about, named in it (``n_sims 10 is below 30``)
+        self.param = param
 
     def __str__(self) -> str:
         text = f"{self.ignored.param} ignored: {self.message}" if self.ignored is not None else self.message

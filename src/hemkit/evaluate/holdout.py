@@ -59,7 +59,7 @@ def default_anchor(readings: Readings) -> str:
     for e in readings.events:
         if all(e in t.columns for t in readings.groups.values()):
             return e
-    raise InputError("hrm needs an anchor read in every group; no event is (give one with anchor=...)")
+    raise InputError("hrm needs anchor, an event read in every group, and no event is; give one", param="anchor")
 
 
 def run_method(

@@ -75,13 +75,16 @@ def parse_cluster(cluster: str) -> ClusterSpec:
     if m:
         n = int(m.group(1))
         if not 1 <= n <= MAX_LOCAL_WORKERS:
-            raise InputError(f"cluster={text!r}: local:N needs 1 <= N <= {MAX_LOCAL_WORKERS} worker processes")
+            raise InputError(
+                f"cluster {text!r}: local:N needs 1 <= N <= {MAX_LOCAL_WORKERS} worker processes", param="cluster"
+            )
         return ClusterSpec(local_workers=n)
     m = _ADDRESS.fullmatch(text)
     if not text or text.startswith("local") or m is None or m.group(3) is None and m.group(1) is None:
         raise InputError(
-            f"cluster={text!r} is neither 'local:N' (N worker processes here) nor a scheduler address "
-            "such as 'tcp://node0:8786' (start one with 'dask scheduler')"
+            f"cluster {text!r} is neither 'local:N' (N worker processes here) nor a scheduler address "
+            "such as 'tcp://node0:8786' (start one with 'dask scheduler')",
+            param="cluster",
         )
     scheme = m.group(1) or "tcp"
     port = f":{m.group(3)}" if m.group(3) else ""
@@ -132,7 +135,7 @@ def _check_host(spec: ClusterSpec, given: str) -> None:
         socket.getaddrinfo(host, None)
     except (OSError, UnicodeError):
         hint = " (did you mean 'local:N', N worker processes here?)" if host.lower().startswith(("l", "loc")) else ""
-        raise InputError(f"cluster={given!r}: no host named {host!r} is known here{hint}") from None
+        raise InputError(f"cluster {given!r}: no host named {host!r} is known here{hint}", param="cluster") from None
 
 
 @contextmanager
@@ -197,9 +200,10 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
                 client = distributed.Client(spec.address, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as exc:
                 raise SetupError(
-                    f"cluster={spec.address!r}: no Dask scheduler answered within {CONNECT_TIMEOUT:g} s "
+                    f"cluster {spec.address!r}: no Dask scheduler answered within {CONNECT_TIMEOUT:g} s "
                     f"({type(exc).__name__}); start one with 'dask scheduler' and workers with "
-                    f"'dask worker {spec.address} --nworkers 1 --nthreads 1'"
+                    f"'dask worker {spec.address} --nworkers 1 --nthreads 1'",
+                    param="cluster",
                 ) from None
         try:
             yield client

@@ -238,7 +238,7 @@ def _check(opts: JointOptions) -> None:
     check_scalar(opts.linear, "linear", "real", min_val=0, max_val=1, what="weight")
     if isinstance(opts.factor, str):
         if opts.factor != "auto":
-            raise InputError(f"factor={opts.factor!r} is neither a weight in [0, 1] nor 'auto'")
+            raise InputError(f"factor {opts.factor!r} is neither a weight in [0, 1] nor 'auto'", param="factor")
     else:
         check_scalar(opts.factor, "factor", "real", min_val=0, max_val=1, what="weight")
     check_scalar(opts.factor_runs, "factor_runs", "real", min_val=0, allow_none=True, what="runs")

@@ -175,9 +175,11 @@ def check_n_sims(n_sims: Any) -> int:
     n_sims = check_scalar(n_sims, "n_sims", min_val=1)
     if n_sims < MIN_SIMS:
         warnings.warn(
-            f"n_sims={int(n_sims)} is below {MIN_SIMS}: MUCH keeps the best of only {int(n_sims)} draws, "
-            "so its merged correlations carry more arrangement noise (hemkit.evaluate.sims_curve shows how much)",
-            HemkitWarning,
+            HemkitWarning(
+                f"n_sims {int(n_sims)} is below {MIN_SIMS}: MUCH keeps the best of only {int(n_sims)} draws, "
+                "so its merged correlations carry more arrangement noise (hemkit.evaluate.sims_curve shows how much)",
+                param="n_sims",
+            ),
             stacklevel=3,
         )
     return int(n_sims)
@@ -255,7 +257,9 @@ def merge_much(
     if opts.dep_lvl is not None:
         keep = drop_dependent(target, float(opts.dep_lvl), events=all_events)
         if len(keep) < 2:
-            raise InputError(f"dep_lvl={opts.dep_lvl} keeps only event {keep[0]!r}; raise it to keep two or more")
+            raise InputError(
+                f"dep_lvl {opts.dep_lvl} keeps only event {keep[0]!r}; raise it to keep two or more", param="dep_lvl"
+            )
         readings = readings.select_events(keep)
     events = readings.events
     at = [all_events.index(e) for e in events]

@@ -96,7 +96,7 @@ class TraceOptions:
         check_scalar(self.interval_ms, "interval_ms", min_val=1, what="milliseconds")
         check_scalar(self.runs, "runs", min_val=1)
         if self.timeout is not None and not self.timeout > 0:
-            raise InputError(f"timeout must be positive, got {self.timeout!r}")
+            raise InputError(f"timeout must be positive, got {self.timeout!r}", param="timeout")
 
 
 @result

@@ -85,7 +85,7 @@ def hrm_problem(events: Sequence[str], pmcs: int, anchor: str | None, c: Constra
             f"HRM reads one event in every group, the anchor {anchor!r}; the fixed event {c.fixed!r} differs"
         )
     if isinstance(pmcs, int) and not isinstance(pmcs, bool) and pmcs < 2:
-        raise InputError(f"HRM needs at least 2 counters (the anchor and one more), got pmcs={pmcs}")
+        raise InputError(f"HRM needs at least 2 counters (the anchor and one more), got pmcs {pmcs}", param="pmcs")
     return Problem(names, pmcs, Constraints(c.must_share, c.counters, anchor, c.budget))
 
 

@@ -40,8 +40,9 @@ def table_constraints(events: Sequence[str], table: EventTable, pmcs: int) -> tu
         if not usable:
             raise InputError(
                 f"event {e!r} may only use counter(s) {','.join(map(str, allowed))} ({table.where(e)}), "
-                f"but pmcs={pmcs} plans counters 0-{pmcs - 1}",
+                f"but pmcs {pmcs} plans counters 0-{pmcs - 1}",
                 fix=Fix("pmcs", max(allowed) + 1),
+                param="pmcs",
             )
         if len(usable) < pmcs:
             counters[e] = usable
