@@ -134,27 +134,31 @@ def test_family_option_must_match_the_file(bad_input, files):
     )
 
 
+NO_MEASUREMENTS = {  # said 'the family branch or dcache', naming no option
+    "flops has no bundled example": (
+        ["--family", "flops"],
+        ["--family flops has no bundled example", "name a measurements file", "; pass --signatures paper"],
+    ),
+    "no family": ([], ["name a measurements file", "--family branch or dcache"]),
+    "paper without family": (["--signatures", "paper"], ["paper's own data needs --family flops or branch"]),
+    "paper has no dcache": (
+        ["--signatures", "paper", "--family", "dcache"],
+        ["--family dcache is not in the paper's own data (flops or branch"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(NO_MEASUREMENTS))
+def test_without_measurements_the_options_that_choose_the_data_are_named(bad_input, files, case):
+    args, names = NO_MEASUREMENTS[case]
+    bad_input(["derive", "analyze", *args, "-o", files / "o.json"], names=names, watch=[files])
+
+
 def test_paper_signatures_need_the_papers_basis(bad_input, files):
     write_measurements(example_measurements("dcache"), files / "d.csv")
     bad_input(
         ["derive", "analyze", files / "d.csv", "--signatures", "paper", "-o", files / "o.json"],
         names=["L2_DH", "LL_DH"],
-        watch=[files],
-    )
-
-
-def test_paper_has_no_cache_data(bad_input, files):
-    bad_input(
-        ["derive", "analyze", "--family", "dcache", "--signatures", "paper", "-o", files / "o.json"],
-        names=["family flops or branch"],
-        watch=[files],
-    )
-
-
-def test_analyze_without_input(bad_input, files):
-    bad_input(
-        ["derive", "analyze", "--family", "flops", "-o", files / "o.json"],
-        names=["name a measurements file"],
         watch=[files],
     )
 

@@ -161,12 +161,25 @@ def analysis_input(
         return data, family, str(path)
     if signatures == "paper":
         if family not in ("flops", "branch"):
-            raise InputError("the paper's own data: name the family flops or branch (it gives no cache counts)")
+            raise InputError(
+                f"family {family} is not in the paper's own data (flops or branch; it gives no cache counts)"
+                if family is not None
+                else "the paper's own data needs family flops or branch (it gives no cache counts)",
+                param="family",
+            )
         return paper_measurements(family), paper_family(family), f"the paper's {family} data"
     if family in EXAMPLES:
         return example_measurements(family), family, f"the bundled {family} example (valgrind)"
+    if family is not None:  # flops: measured only with hardware counters, so in no bundled example
+        raise InputError(
+            f"family {family} has no bundled example ({' and '.join(EXAMPLES)} have; {family} needs hardware "
+            "counters): name a measurements file (from 'hemkit derive run'), or read the paper's own data",
+            param="family",
+            fix=Fix("signatures", "paper"),
+        )
     raise InputError(
-        "name a measurements file (from 'hemkit derive run'), or the family branch or dcache for the bundled example"
+        "name a measurements file (from 'hemkit derive run'), or family branch or dcache for the bundled example",
+        param="family",
     )
 
 
