@@ -56,6 +56,19 @@ def test_run_analyze_report_with_fake_perf(cli, fake_perf, tmp_path):
 
 
 @needs_valgrind
+def test_an_event_perf_cannot_count_names_the_valgrind_backend(bad_input, fake_perf, tmp_path):
+    """It said only '<not supported>', though the valgrind backend measures the branch family with no PMU."""
+    work = tmp_path / "work"  # not tmp_path, where the fake perf logs its calls
+    work.mkdir()
+    ev = work / "ev.txt"
+    ev.write_text("r0103\n")
+    bad_input(
+        ["derive", "run", "--family", "branch", "--backend", "perf", "--events", ev, "-o", work / "m.csv"],
+        names=["perf cannot count event r0103 on this machine: <not supported>; pass --backend valgrind"],
+        watch=[work],
+    )
+
+
 def test_no_pmu_default_backend_valgrind_then_analyze_and_report(cli, fake_perf, tmp_path):
     """The issue's done-when through the command line (the fake perf finds no PMU, like this machine)."""
     ev = tmp_path / "ev.txt"

@@ -64,7 +64,10 @@ def test_measure_threads_keep_the_median(fake_perf):
 
 
 def test_not_supported_event_is_a_clear_error(fake_perf):
-    with pytest.raises(MeasurementError, match=r"^perf cannot count event r0103 on this machine: <not supported>$"):
+    with pytest.raises(
+        MeasurementError,
+        match=r"^perf cannot count event r0103 on this machine: <not supported>; pass backend='valgrind'$",
+    ):
         measure(branch_family(), ["r0103"], options=MeasureOptions(iterations=16))
 
 

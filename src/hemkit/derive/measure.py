@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.checks import check_scalar, unknown_choice
-from hemkit.core.errors import HemkitWarning, InputError, MeasurementError, SetupError
+from hemkit.core.errors import Fix, HemkitWarning, InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.core.rng import SeedLike, child, integer_seed
@@ -367,7 +367,10 @@ def _perf_once(
     for code, (_, row) in zip(codes, c.iterrows(), strict=True):
         code = code.removesuffix(":u")
         if row["status"] == "not supported":
-            raise MeasurementError(f"perf cannot count event {code} on this machine: <not supported>")
+            raise MeasurementError(  # valgrind simulates branches and caches, no FLOPs
+                f"perf cannot count event {code} on this machine: <not supported>",
+                fix=Fix("backend", "valgrind") if family != "flops" else (),
+            )
         if row["status"] != "ok":
             raise MeasurementError(f"perf did not count event {code} on {kernel}/{size}: <{row['status']}>")
         if row["value"] >= IMPLAUSIBLE:
