@@ -292,16 +292,23 @@ SETUP = {
         ["--family", "branch", "--backend", "valgrind", "--events", "amdzen5"],
         ["amdzen5"],
     ),
-    "cache spec garbage": (["--family", "dcache", "--backend", "valgrind", "--cache", "L1=abc"], ["cache L1"]),
-    "cache level unknown": (["--family", "dcache", "--backend", "valgrind", "--cache", "L9=32k,8,64"], ["L9"]),
-    "cache not simulable": (["--family", "dcache", "--backend", "valgrind", "--cache", "LL=96k,3,64"], ["cache LL"]),
+    # these said 'cache L1: ...', not the option
+    "cache spec garbage": (["--family", "dcache", "--backend", "valgrind", "--cache", "L1=abc"], ["--cache L1: "]),
+    "cache level unknown": (
+        ["--family", "dcache", "--backend", "valgrind", "--cache", "L9=32k,8,64"],
+        ["--cache 'L9=32k,8,64'"],
+    ),
+    "cache not simulable": (
+        ["--family", "dcache", "--backend", "valgrind", "--cache", "LL=96k,3,64"],
+        ["--cache LL ("],
+    ),
     "LL too small, one --cache": (
         ["--family", "dcache", "--backend", "valgrind", "--cache", "L1=32k,8,64", "LL=64k,8,64"],
-        ["LL", "4 x D1"],
+        ["--cache LL", "4 x D1"],
     ),
     "LL too small": (
         ["--family", "dcache", "--backend", "valgrind", "--cache", "L1=32k,8,64", "--cache", "LL=64k,8,64"],
-        ["LL", "4 x D1"],
+        ["--cache LL", "4 x D1"],
     ),
     "branch iterations not a power of two": (
         ["--family", "branch", "--backend", "valgrind", "--iterations", "1000"],

@@ -243,6 +243,40 @@ def _sysfs_caches(root: str | Path) -> dict[tuple[int, str], CacheSpec]:
     return out
 
 
+def _geometry(specs: Sequence[str], root: str | Path) -> CacheGeometry:
+    """:func:`cache_geometry`, its errors naming ``cache`` as a word of their own (``cache L1: ...``)."""
+    given: dict[str, CacheSpec] = {}
+    for spec in (p for s in specs for p in str(s).replace(";", " ").split()):
+        key, sep, value = spec.partition("=")
+        key = key.strip().upper()
+        if not sep or key not in ("I1", "D1", "L1", "LL"):
+            raise InputError(f"cache {spec!r}: expected I1=, D1=, L1= or LL= followed by SIZE,ASSOC,LINE")
+        parsed = CacheSpec.parse(value, what=f"cache {key}")
+        for k in ("I1", "D1") if key == "L1" else (key,):
+            given[k] = parsed
+    if len(given) < 3:
+        found = _sysfs_caches(root)
+        data1 = found.get((1, "Data"))
+        levels = sorted(lv for lv, kind in found if kind != "Instruction")
+        if data1 is None or len(levels) < 2:
+            raise SetupError(
+                f"{root}: cannot read the sizes of the caches; give them as cache (e.g. L1=32k,8,64 LL=32M,16,64)",
+                param="cache",
+            )
+        last = levels[-1]
+        last_spec = found.get((last, "Unified")) or found.get((last, "Data"))
+        given.setdefault("D1", data1)
+        given.setdefault("I1", found.get((1, "Instruction"), data1))
+        if last_spec is not None:
+            given.setdefault("LL", last_spec)
+    geometry = CacheGeometry(
+        I1=given["I1"].checked("cache I1"), D1=given["D1"].checked("cache D1"), LL=given["LL"].checked("cache LL")
+    )
+    if geometry.LL.size < 4 * geometry.D1.size:
+        raise InputError(f"cache LL ({geometry.LL.size} bytes) must be at least 4 x D1 ({geometry.D1.size} bytes)")
+    return geometry
+
+
 def cache_geometry(specs: Sequence[str] = (), root: str | Path = "/sys/devices/system/cpu/cpu0/cache") -> CacheGeometry:
     """The caches cachegrind simulates: ``specs`` like ``L1=32k,8,64`` / ``LL=32M,16,64``, the rest from sysfs.
 
@@ -275,33 +309,10 @@ def cache_geometry(specs: Sequence[str] = (), root: str | Path = "/sys/devices/s
     >>> cache_geometry(["L1=32k,8,64 LL=8M,16,64"]).line()
     'L1d 32768 B 8-way, LL 8388608 B 16-way, 64 B lines'
     """
-    given: dict[str, CacheSpec] = {}
-    for spec in (p for s in specs for p in str(s).replace(";", " ").split()):
-        key, sep, value = spec.partition("=")
-        key = key.strip().upper()
-        if not sep or key not in ("I1", "D1", "L1", "LL"):
-            raise InputError(f"cache {spec!r}: expected I1=, D1=, L1= or LL= followed by SIZE,ASSOC,LINE")
-        parsed = CacheSpec.parse(value, what=f"cache {key}")
-        for k in ("I1", "D1") if key == "L1" else (key,):
-            given[k] = parsed
-    if len(given) < 3:
-        found = _sysfs_caches(root)
-        data1 = found.get((1, "Data"))
-        levels = sorted(lv for lv, kind in found if kind != "Instruction")
-        if data1 is None or len(levels) < 2:
-            raise SetupError(f"{root}: cannot read the cache sizes; give them (e.g. L1=32k,8,64 LL=32M,16,64)")
-        last = levels[-1]
-        last_spec = found.get((last, "Unified")) or found.get((last, "Data"))
-        given.setdefault("D1", data1)
-        given.setdefault("I1", found.get((1, "Instruction"), data1))
-        if last_spec is not None:
-            given.setdefault("LL", last_spec)
-    geometry = CacheGeometry(
-        I1=given["I1"].checked("cache I1"), D1=given["D1"].checked("cache D1"), LL=given["LL"].checked("cache LL")
-    )
-    if geometry.LL.size < 4 * geometry.D1.size:
-        raise InputError(f"cache LL ({geometry.LL.size} bytes) must be at least 4 x D1 ({geometry.D1.size} bytes)")
-    return geometry
+    try:
+        return _geometry(specs, root)
+    except InputError as exc:  # a spec given, or sysfs's (given specs replace it): named as ``cache``
+        raise InputError(exc.message, fix=exc.fixes, param="cache") from None
 
 
 def family_for(name: str, backend: str, geometry: CacheGeometry | None = None) -> Family:
