@@ -192,7 +192,55 @@ def test_not_supported_refused_or_dropped():
     r, warned = caught(lambda: read_readings(folder, perf=PerfOptions(unusable="drop")))
     assert r.events == ["task-clock", "page-faults"] and r.n_runs.tolist() == [3]
     assert r[1].loc["run_2", "page-faults"] == csv_value(folder / "run_2.csv", "page-faults")
-    assert warned == ["group 1: dropped event(s) 'cycles': <not supported> by perf"]
+    assert warned == [
+        f"group 1: dropped event(s) 'cycles', printed in 3 of its 3 run(s): {folder / 'run_1.csv'}: line 5 "
+        "(event 'cycles') is <not supported> by perf and in 2 more run(s)"
+    ]
+
+
+def _runs_one_with_an_extra_unsupported_event(folder: Path) -> Path:
+    """Three runs of task-clock,page-faults, the second also printing cycles <not supported>."""
+    folder.mkdir()
+    for i in range(1, 4):
+        extra = "<not supported>,,cycles,0,100.00,,\n" if i == 2 else ""
+        (folder / f"run_{i}.csv").write_text(
+            f"1.{i},msec,task-clock,1000,100.00,,\n{extra}{40 + i * i},,page-faults,1000,100.00,,\n"
+        )
+    return folder
+
+
+def test_a_dropped_unsupported_event_does_not_split_its_run_from_the_group(tmp_path):
+    """The run that printed cycles <not supported> made a group of its own ('reading task-clock, cycles, ...')."""
+    folder = _runs_one_with_an_extra_unsupported_event(tmp_path / "runs")
+    with pytest.raises(InputError, match=r"run_2.csv: line 2 \(event 'cycles'\) is <not supported>"):
+        read_readings(folder)
+    r, warned = caught(lambda: read_readings(folder, perf=PerfOptions(unusable="drop")))
+    assert r.group_ids == [1] and list(r[1].index) == ["run_1", "run_2", "run_3"]
+    assert r.events == ["task-clock", "page-faults"]
+    assert warned == [
+        f"group 1: dropped event(s) 'cycles', printed in 1 of its 3 run(s): {folder / 'run_2.csv'}: line 2 "
+        "(event 'cycles') is <not supported> by perf"
+    ]
+
+
+def test_a_group_is_described_by_the_events_it_reads_not_those_dropped(tmp_path):
+    folder = tmp_path / "runs"
+    shutil.copytree(DATA / "unsupported", folder)
+    (folder / "run_3.csv").unlink()
+    with pytest.raises(InputError) as e:
+        caught(lambda: read_readings(folder, perf=PerfOptions(unusable="drop")))
+    assert "group 1 is the 2 run(s) reading task-clock, page-faults (run_1, run_2)" in str(e.value)
+
+
+def test_export_names_the_file_of_a_dropped_unsupported_event(cli, tmp_path):
+    folder = _runs_one_with_an_extra_unsupported_event(tmp_path / "runs")
+    res = cli(["export", folder, "--unusable", "drop", "-o", tmp_path / "r.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert "read " in res.stdout and "1 groups, 2 events, 3 runs" in res.stdout
+    assert res.stderr.strip() == (
+        f"hemkit: warning: group 1: dropped event(s) 'cycles', printed in 1 of its 3 run(s): {folder / 'run_2.csv'}: "
+        "line 2 (event 'cycles') is <not supported> by perf"
+    )
 
 
 @pytest.mark.parametrize("name", ["not_counted.csv", "not_counted.json"])

@@ -15,7 +15,9 @@ Rules
   ``# started on`` line: ``all.csv`` -> runs ``'all#1'``, ``'all#2'``...
 - **Groups.** Runs that read the same set of events form one group (the order of the events
   does not matter); groups are numbered 1, 2, ... in the order their first file comes, files
-  being taken in natural order (``run_2`` before ``run_10``).
+  being taken in natural order (``run_2`` before ``run_10``).  With ``unusable="drop"`` an
+  event dropped as ``<not supported>`` is not read: a run that printed one more event than the
+  others, ``<not supported>``, reads what they read and is one of their group.
 - **Intervals** (``-I``): the run's count of an event is the sum of its interval counts, which
   is what perf prints without ``-I``; an interval printed ``<not counted>`` with zero running
   time (the task did not run) counts 0.  If perf printed its own total (``--summary``), that
@@ -370,9 +372,28 @@ def _run_ids(runs: list[PerfRun]) -> list[str]:
     return [names[r.path] + (f"#{r.block}" if per_file[r.path] > 1 else "") for r in runs]
 
 
-def _describe_group(gid: int, runs: list[PerfRun], ids: list[str]) -> str:
+def _describe_group(gid: int, events: list[str], ids: list[str]) -> str:
     files = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
-    return f"group {gid} is the {len(runs)} run(s) reading {', '.join(runs[0].events)} ({files})"
+    return f"group {gid} is the {len(ids)} run(s) reading {', '.join(events)} ({files})"
+
+
+def _groups(runs: list[PerfRun], options: PerfOptions) -> list[list[PerfRun]]:
+    """The runs of each group, in the order of their first run: runs of one set of events read.
+
+    The events perf printed make the set; with ``unusable="drop"`` those printed ``<not
+    supported>`` in a run of the set are dropped from it first, so a run with one more such
+    event than the others joins their group instead of making a group of its own.
+    """
+    by_set: dict[frozenset[str], list[int]] = {}
+    for i, r in enumerate(runs):
+        by_set.setdefault(frozenset(r.events), []).append(i)
+    if options.unusable == "drop":
+        merged: dict[frozenset[str], list[int]] = {}
+        for key, members in by_set.items():
+            dropped = {e for i in members for e in runs[i].unsupported}
+            merged.setdefault(key - dropped, []).extend(members)
+        by_set = merged
+    return [[runs[i] for i in sorted(members)] for members in by_set.values()]
 
 
 def read_perf_runs(
@@ -433,19 +454,18 @@ def read_perf_runs(
     runs = [r for f in files for r in read_perf_file(f, options)]
     ids = _run_ids(runs)
     runs = [dataclasses.replace(r, run=i) for r, i in zip(runs, ids)]
-    by_set: dict[frozenset[str], list[PerfRun]] = {}
-    for r in runs:
-        by_set.setdefault(frozenset(r.events), []).append(r)
     groups: dict[Hashable, pd.DataFrame] = {}
     described: dict[int, str] = {}
     idle_warned: dict[str, list[str]] = {}
-    for gid, members in enumerate(by_set.values(), start=1):
-        described[gid] = _describe_group(gid, members, [r.run for r in members])
+    for gid, members in enumerate(_groups(runs, options), start=1):
+        dropped = {e for r in members for e in r.unsupported} if options.unusable == "drop" else set()
+        read = [e for e in members[0].events if e not in dropped]
+        described[gid] = _describe_group(gid, read, [r.run for r in members])
         members = _idle_pmus(members, idle_warned)
         keep = _usable(gid, members, options)
         if not keep:
             continue
-        columns = [e for e in members[0].events if all(e in r.values for r in keep)]
+        columns = [e for e in read if all(e in r.values for r in keep)]
         groups[gid] = pd.DataFrame(
             [[r.values[e] for e in columns] for r in keep],
             index=pd.Index([r.run for r in keep], name="run"),
@@ -527,8 +547,12 @@ def _usable(gid: int, members: list[PerfRun], options: PerfOptions) -> list[Perf
             raise InputError(f"{r.problem} in run {r.run!r}; such runs can be dropped", fix=Fix("unusable", "drop"))
     unsupported = list(dict.fromkeys(e for r in members for e in r.unsupported))
     if unsupported:
+        said = [r for r in members if r.unsupported]
+        printed = sum(1 for r in members if set(unsupported) & set(r.events))
+        more = f" and in {len(said) - 1} more run(s)" if len(said) > 1 else ""
         warnings.warn(
-            f"group {gid}: dropped event(s) {', '.join(map(repr, unsupported))}: <not supported> by perf",
+            f"group {gid}: dropped event(s) {', '.join(map(repr, unsupported))}, printed in {printed} of its "
+            f"{len(members)} run(s): {said[0].unsupported_where} is <not supported> by perf{more}",
             HemkitWarning,
             stacklevel=4,
         )
