@@ -61,6 +61,28 @@ def test_estimate_reads_multiplexed_perf_output(cli, tmp_path):
     assert r.exit_code == 0 and "checked" in r.stdout
 
 
+def test_estimate_of_traces_not_multiplexed_says_all_the_time_the_program_ran_was_counted(cli, tmp_path):
+    """It said 'on a counter 75% of the time', the other 25 % being intervals the program did not run."""
+    lines = ["# started on Mon Nov 23 10:00:00 2026", ""]
+    for step in range(4):
+        t = f"     0.0{step + 1}0000000"
+        if step == 2:  # sleeping: perf prints <not counted> with no running time (and 100.00, as it does)
+            lines += [f"{t},<not counted>,msec,task-clock,0,100.00,,", f"{t},<not counted>,,page-faults,0,100.00,,"]
+        else:
+            lines += [
+                f"{t},4.{step},msec,task-clock,4000000,100.00,,",
+                f"{t},{300 + step},,page-faults,4000000,100.00,,",
+            ]
+    src = tmp_path / "sleepy_r1.csv"
+    src.write_text("\n".join(lines) + "\n")
+    r = cli(["mpx", "estimate", src, "-m", "fixed", "-o", tmp_path / "e.csv"])
+    assert r.exit_code == 0, r.stderr
+    assert (
+        "read 2 series of 1 run(s), on a counter all the time the program ran (75% of the intervals; in the rest it "
+        "did not run and counts 0)" in r.stdout
+    )
+
+
 def test_score_ranks_all_three_with_run_to_run_and_a_figure(cli, tmp_path):
     png, ra, scores = tmp_path / "f.png", tmp_path / "ra.png", tmp_path / "s.csv"
     args = ["mpx", "score", *ZEN5, "--pmcs", 2, "-m", "fixed", "-m", "min", "-m", "phase"]

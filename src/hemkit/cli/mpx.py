@@ -195,8 +195,7 @@ def emulate(trace_files, pmcs, period, shift, offset, workload, pattern, wraps, 
         tr = _read(trace_files, workload, pattern, wraps)
         m = _emulate(tr, pmcs, rotation=Rotation(period=period, shift=shift, offset=offset))
     write_trace(m.to_tidy(), output, inputs=trace_files)
-    seen = m.observed.sum() / m.valid.sum()
-    click.echo(f"read {_describe(tr)}; wrote {output}: {len(m.keys)} series, on a counter {seen:.0%} of the time")
+    click.echo(f"read {_describe(tr)}; wrote {output}: {len(m.keys)} series, {m.counted_line()}")
 
 
 # ------------------------------------------------------------------------------ fit
@@ -370,10 +369,8 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
         write_totals(tot.to_frame(), totals_path, inputs=mpx_files)
         show_table(tot.summary(), f"totals with {level:g} intervals ({tot.estimator}), per event")
         written.append(f"{totals_path}: {tot.line()}")
-    seen = m.observed.sum() / max(m.valid.sum(), 1)
     click.echo(
-        f"read {len(m.keys)} series of {m.keys['run'].nunique()} run(s) (on a counter {seen:.0%} of the time); "
-        f"wrote {'; '.join(written)}"
+        f"read {len(m.keys)} series of {m.keys['run'].nunique()} run(s), {m.counted_line()}; wrote {'; '.join(written)}"
     )
 
 

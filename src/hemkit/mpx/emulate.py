@@ -145,6 +145,33 @@ class MpxData(Result):
             None if self.truth is None else self.truth[idx, :T],
         )
 
+    def counted_line(self) -> str:
+        """How much of the time the program ran its events were on a counter, in words.
+
+        The share is of the time the events were enabled (the program ran): an interval in
+        which the program did not run (perf's ``<not counted>`` with no running time) counts 0
+        and is no gap, so traces that were not multiplexed are on a counter all the time.
+
+        Examples
+        --------
+        >>> tr = pd.DataFrame({"run": "r", "step": [0, 0, 1, 1], "event": ["a", "b"] * 2, "value": [1., 2., 3., 4.]})
+        >>> emulate(tr, pmcs=1).counted_line()
+        'on a counter 50% of the time'
+        >>> d = emulate(tr, pmcs=2)
+        >>> d.enabled[:, 1] = d.running[:, 1] = 0  # the program did not run in the second interval
+        >>> d.counted_line()
+        'on a counter all the time the program ran (50% of the intervals; in the rest it did not run and counts 0)'
+        """
+        v = self.valid
+        enabled = np.where(v, np.nan_to_num(self.enabled), 0.0).sum()
+        running = np.where(self.observed, np.nan_to_num(self.running), 0.0).sum()
+        ran = 1 - self.idle.sum() / max(v.sum(), 1)
+        share = "all the time" if (self.known | ~v).all() else f"{running / max(enabled, 1e-300):.0%} of the time"
+        if ran >= 1:
+            return f"on a counter {share}"
+        rest = "; in the rest it did not run and counts 0" if ran > 0 else ""
+        return f"on a counter {share} the program ran ({ran:.0%} of the intervals{rest})"
+
     def summary(self) -> pd.DataFrame:
         """Per run: events, intervals, share of the time each event was on a counter, idle share."""
         v = self.valid
