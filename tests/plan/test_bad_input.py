@@ -50,7 +50,7 @@ OPTION_CASES = [
     (["plan", "a", "b", "a", "--pmcs", "3"], ["'a'", "twice"]),
     (["plan", "a", "b\x01", "--pmcs", "3"], ["control"]),
     (["plan", ",", "--pmcs", "3"], ["no events"]),
-    (plan("--pmcs", "1"), ["pmcs is 1"]),
+    (plan("--pmcs", "1"), ["(--pmcs is 1)"]),  # said "pmcs is 1"
     (plan("--pmcs", "1", "--design", "hrm"), ["HRM needs at least 2 counters"]),
     (plan("--pmcs", "3", "--must-share", "a,b,c,d"), ["must-share set", "needs 4"]),
     # a set of one event shares nothing: it was accepted and did nothing

@@ -170,11 +170,12 @@ def covering_design(
     n, k = prob.n, prob.cap
     if n >= 2 and k < 2:
         besides = f" besides {prob.fixed!r}" if prob.fixed else ""
-        words, fix = prob.group_limit(2 + (prob.fixed is not None))
+        words, fix, param = prob.group_limit(2 + (prob.fixed is not None))
         raise DesignError(
             f"groups of {k} event(s){besides} read no pair together; a MUCH plan needs at least 2 counters "
             f"for the other events ({words})",
             fix=fix,
+            param=param,
         )
     bad = prob.impossible_pair()
     if bad is not None:

@@ -217,11 +217,12 @@ class Problem:
         if self.fixed is not None:
             cap -= 1
             if cap < 1 and rest:
-                words, fix = self.group_limit(2)
+                words, fix, param = self.group_limit(2)
                 raise DesignError(
                     f"event {self.fixed!r} read in every group leaves no counter for the other events "
                     f"(groups of {cap + 1}: {words})",
                     fix=fix,
+                    param=param,
                 )
         self.cap = cap
         self.units = self._units(c.must_share, rest, known)
@@ -230,9 +231,11 @@ class Problem:
         self.perf_groups = [list(u) for u in self.units if len(u) > 1]
         for u, w in zip(self.units, self.weights):
             if w > cap:
-                words, fix = self.group_limit(w + (self.fixed is not None))
+                words, fix, param = self.group_limit(w + (self.fixed is not None))
                 raise DesignError(
-                    f"must-share set {u} needs {w} counters but a group has only {cap} for it ({words})", fix=fix
+                    f"must-share set {u} needs {w} counters but a group has only {cap} for it ({words})",
+                    fix=fix,
+                    param=param,
                 )
             if not self.fits_events(u):
                 raise DesignError(f"must-share set {u} cannot be placed on the counters its events may use")
@@ -240,23 +243,25 @@ class Problem:
             raise DesignError(f"event {self.fixed!r} cannot be counted on any allowed counter")  # pragma: no cover
         self.uniform = all(w == 1 for w in self.weights) and not self.counters
 
-    def group_limit(self, needed: int) -> tuple[str, tuple[Fix, ...]]:
-        """What caps a group, in words, and the fix that makes groups of ``needed`` counters, if one can.
+    def group_limit(self, needed: int) -> tuple[str, tuple[Fix, ...], str | None]:
+        """What caps a group, in words, the fix that makes groups of ``needed`` counters, if one can, and the parameter.
 
         The budget, when it is below ``pmcs``, is the limit at fault (and raising it the fix, up
-        to ``pmcs``); else ``pmcs``, the counters the machine has, which no option raises.
+        to ``pmcs``); else ``pmcs``, the counters the machine has, which no option raises: it is
+        the parameter named in the words (``param`` of the error, so the command line says
+        ``--pmcs is 1``).
 
         Examples
         --------
         >>> Problem(list("abc"), 3, Constraints(budget=1)).group_limit(2)
-        ('the budget allows 1 of the 3 counters', (Fix(param='budget', value=2),))
+        ('the budget allows 1 of the 3 counters', (Fix(param='budget', value=2),), None)
         >>> Problem(list("abc"), 1, Constraints()).group_limit(2)
-        ('pmcs is 1', ())
+        ('pmcs is 1', (), 'pmcs')
         """
         if self.budget is not None:
             fix = (Fix("budget", needed),) if needed <= self.n_counters else ()
-            return f"the budget allows {self.budget} of the {self.n_counters} counters", fix
-        return f"pmcs is {self.n_counters}", ()
+            return f"the budget allows {self.budget} of the {self.n_counters} counters", fix, None
+        return f"pmcs is {self.n_counters}", (), "pmcs"
 
     def _units(self, must_share: Sequence[Sequence[str]], rest: list[str], known: set[str]) -> list[list[str]]:
         if isinstance(must_share, str) or not isinstance(must_share, Sequence):
