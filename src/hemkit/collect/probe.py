@@ -83,7 +83,7 @@ class ProbeOptions:
         if self.fmt not in ("csv", "json"):
             raise InputError(f"fmt must be 'csv' or 'json', got {self.fmt!r}")
         if self.timeout is not None and not 0 < self.timeout < float("inf"):
-            raise InputError(f"timeout must be a number of seconds above 0, got {self.timeout}")
+            raise InputError(f"timeout must be a number of seconds above 0, got {self.timeout}", param="timeout")
 
 
 @result

@@ -39,7 +39,7 @@ def _shown(events: list, n: int = 8) -> str:
 
 def _check_level(level: Any) -> float:
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < float(level) < 1:
-        raise InputError(f"level must be a number in (0, 1), got {level!r}")
+        raise InputError(f"level must be a number in (0, 1), got {level!r}", param="level")
     return float(level)
 
 

@@ -40,10 +40,10 @@ SeedLike = int | np.integer | np.random.SeedSequence | np.random.Generator | Non
 
 def _check_int(seed: object) -> int:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise InputError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
+        raise InputError(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}", param="seed")
     value = int(seed)
     if value < 0:
-        raise InputError(f"seed must be a non-negative integer, got {value}")
+        raise InputError(f"seed must be a non-negative integer, got {value}", param="seed")
     return value
 
 

@@ -182,7 +182,7 @@ def run_kernel(family: str, kernel: str, size: int | str, iterations: int, seed:
     0.5
     """
     if iterations < 1:
-        raise InputError(f"iterations must be at least 1, got {iterations}")
+        raise InputError(f"iterations must be at least 1, got {iterations}", param="iterations")
     proc = run(kernel_command(family, kernel, size, iterations, seed), timeout=300, what=f"kernel {kernel}")
     where = f"{family}/{kernel}/{size}"
     if proc.returncode != 0:

@@ -104,7 +104,7 @@ def quantise(values: np.ndarray, quantum: float) -> np.ndarray:
     """
     v = np.asarray(values, dtype=float)
     if quantum < 0 or not np.isfinite(quantum):
-        raise InputError(f"quantum must be a finite number >= 0, got {quantum}")
+        raise InputError(f"quantum must be a finite number >= 0, got {quantum}", param="quantum")
     if quantum == 0:
         return v
     return np.floor(v / quantum + 0.499) * quantum

@@ -193,7 +193,7 @@ def paper_measurements(name: str, runs: int = 3) -> pd.DataFrame:
     else:
         raise InputError(f"the paper publishes no measurements for the {name!r} family (only flops and branch)")
     if runs < 2:
-        raise InputError(f"runs must be at least 2, got {runs}")
+        raise InputError(f"runs must be at least 2, got {runs}", param="runs")
     E = fam.basis.to_numpy(dtype=float)
     rows = []
     for run in range(runs):

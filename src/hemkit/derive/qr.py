@@ -49,7 +49,7 @@ def round_alpha(u: np.ndarray | float, alpha: float) -> np.ndarray:
     [1.0, 0.0, -0.5, 1.5]
     """
     if not alpha > 0:
-        raise InputError(f"alpha must be positive, got {alpha}")
+        raise InputError(f"alpha must be positive, got {alpha}", param="alpha")
     return alpha * np.floor(np.asarray(u, dtype=float) / alpha + 0.5)
 
 

@@ -341,14 +341,18 @@ def merge_copula(
     holdout_scores: dict = {}
     if isinstance(pearson_weight, str):
         if pearson_weight != "auto":
-            raise InputError(f"pearson_weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}")
+            raise InputError(
+                f"pearson_weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}", param="pearson_weight"
+            )
         pearson_weight, holdout_scores = choose_pearson_weight(readings, seed=rng, options=opts)
     try:
         w = float(pearson_weight)
     except (TypeError, ValueError):
-        raise InputError(f"pearson_weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}") from None
+        raise InputError(
+            f"pearson_weight must be a number in [0, 1] or 'auto', got {pearson_weight!r}", param="pearson_weight"
+        ) from None
     if not 0 <= w <= 1:
-        raise InputError(f"pearson_weight must be in [0, 1], got {w}")
+        raise InputError(f"pearson_weight must be in [0, 1], got {w}", param="pearson_weight")
     prob = _problem(readings, rng, opts)
     target = prob.copula
     history: list[float] = []

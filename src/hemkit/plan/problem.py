@@ -265,7 +265,7 @@ class Problem:
 
     def _units(self, must_share: Sequence[Sequence[str]], rest: list[str], known: set[str]) -> list[list[str]]:
         if isinstance(must_share, str) or not isinstance(must_share, Sequence):
-            raise InputError("must_share must be a list of lists of event names")
+            raise InputError("must_share must be a list of lists of event names", param="must_share")
         parent: dict[str, str] = {}  # union-find: overlapping must-share sets become one unit
 
         def root(e: str) -> str:

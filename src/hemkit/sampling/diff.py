@@ -322,7 +322,7 @@ def profile_diff(
     if by not in BY:
         raise InputError(f"cannot compare profiles by {by!r} (use {', '.join(BY)})")
     if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
-        raise InputError(f"level must be a number in (0, 1), got {level!r}")
+        raise InputError(f"level must be a number in (0, 1), got {level!r}", param="level")
     if event is None:
         a, b = _read(a, "A"), _read(b, "B")
         event = _common_event(a, b, comm)

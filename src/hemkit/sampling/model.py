@@ -293,7 +293,7 @@ def samples_needed(share, half_width: float, level: float = 0.95, R=None) -> np.
     8068
     """
     if not half_width > 0:
-        raise InputError(f"half width must be positive, got {half_width}")
+        raise InputError(f"half_width must be positive, got {half_width}", param="half_width")
     p = np.asarray(share, dtype=float)
     if not np.all((p >= 0) & (p <= 1)):  # NaN too: it would come out as a count of -2^63
         raise InputError("shares must lie in [0, 1]")
@@ -408,7 +408,7 @@ def share_model(
     if not n_samples >= 1:
         raise InputError(f"n_samples must be at least 1, got {n_samples}")
     if half_width is not None and not 0 < half_width < 1:
-        raise InputError(f"half_width must be in (0, 1), got {half_width}")
+        raise InputError(f"half_width must be in (0, 1), got {half_width}", param="half_width")
     z = _z(level)
     if ratios is None or len(ratios) == 0:
         r = np.full(p.shape, np.nan)

@@ -76,11 +76,13 @@ def _parse_truth(text: str) -> pd.DataFrame:
 def _check_units(units: Sequence[int], granularity: int, threads: int = 1) -> list[int]:
     u = [int(x) for x in units]
     if not 1 <= len(u) <= MAX_FUNCTIONS or any(x < 0 for x in u) or sum(u) == 0:
-        raise InputError(f"units must be 1 to {MAX_FUNCTIONS} non-negative counts, not all 0, got {list(units)}")
+        raise InputError(
+            f"units must be 1 to {MAX_FUNCTIONS} non-negative counts, not all 0, got {list(units)}", param="units"
+        )
     if granularity < 1:
         raise InputError(f"granularity must be at least 1 unit, got {granularity}")
     if not 1 <= threads <= MAX_THREADS:
-        raise InputError(f"threads must be 1 to {MAX_THREADS}, got {threads}")
+        raise InputError(f"threads must be 1 to {MAX_THREADS}, got {threads}", param="threads")
     return u
 
 
@@ -317,9 +319,9 @@ class CheckOptions:
         if not self.granularities:
             raise InputError("no granularities to check")
         if not self.threads or max(self.threads) > MAX_THREADS:
-            raise InputError(f"threads must be 1 to {MAX_THREADS}, got {list(self.threads)}")
+            raise InputError(f"threads must be 1 to {MAX_THREADS}, got {list(self.threads)}", param="threads")
         if self.runs < 1:
-            raise InputError(f"runs must be at least 1, got {self.runs}")
+            raise InputError(f"runs must be at least 1, got {self.runs}", param="runs")
         _check_units(self.units, 1)
 
     @property

@@ -239,7 +239,7 @@ def simulate_profiles(
     """
     sampler = interval if isinstance(interval, Sampler) else Sampler(float(interval))
     if not 2 <= reps <= 10**7:  # one profile has no SD: its summary was NaN
-        raise InputError(f"reps must be in [2, 1e7] (the SD of the profiles needs two), got {reps}")
+        raise InputError(f"reps must be in [2, 1e7] (the SD of the profiles needs two), got {reps}", param="reps")
     if max_chunk < 1:
         raise InputError(f"max_chunk must be at least 1, got {max_chunk}")
     rng = as_generator(seed)

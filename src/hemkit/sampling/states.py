@@ -146,7 +146,7 @@ def _check(w: Workload) -> None:
     if total > 1 + 1e-9:
         raise InputError(f"task shares add up to {total:g} > 1")
     if not 1 <= w.idle_granularity < 1e12:
-        raise InputError(f"idle_granularity {w.idle_granularity:g} is not in [1, 1e12) units")
+        raise InputError(f"idle_granularity {w.idle_granularity:g} is not in [1, 1e12) units", param="idle_granularity")
     if w.idle_distribution not in DISTRIBUTIONS:
         raise InputError(f"unknown idle_distribution {w.idle_distribution!r} (use {', '.join(DISTRIBUTIONS)})")
     if not 0 <= w.idle_rate < float("inf"):
