@@ -95,7 +95,7 @@ def test_generator_seeds_give_the_numbers_of_the_loop_before_tasks(scheduler, wh
     assert st.table["method"].tolist() == KNOWN_STUDY["method"]
     for column in ("pearson_mse", "coverage", "naive_coverage"):
         np.testing.assert_allclose(st.table[column], KNOWN_STUDY[column], rtol=1e-12, atol=0)
-    with pytest.warns(HemkitWarning, match="n_sims=20"):
+    with pytest.warns(HemkitWarning, match="n_sims 20 is below"):
         h = holdout(
             t2080_much(), ["much", "copula"], seed=np.random.default_rng(4), options=SMALL_HOLDOUT, cluster=cluster
         )

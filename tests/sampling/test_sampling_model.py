@@ -72,7 +72,7 @@ def test_samples_needed_inverts_variance():
 
 
 def test_model_errors():
-    with pytest.raises(InputError, match="half width"):
+    with pytest.raises(InputError, match="half_width must be positive"):
         model.samples_needed(0.3, 0)
     with pytest.raises(InputError, match="level"):
         model.wilson_interval(1, 10, level=1.5)
