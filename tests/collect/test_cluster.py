@@ -153,14 +153,8 @@ def test_ctrl_c_while_the_local_workers_start_prints_no_traceback(fake_perf, pla
     """A Ctrl-C as the workers started reached each of them while it imported Dask: a traceback from every one
     (and from Dask's exit hook, which could not close the half-made cluster).  Now the workers are born ignoring
     it; this process ignores that one too, so the collection goes on, and a Ctrl-C after it stops it as ever."""
-    psutil = pytest.importorskip("psutil")  # a dependency of distributed
     db = tmp_path / "plan.db"
-    args = ["collect", plan_file, "--runs", "3", "--cluster", "local:2", "--quiet", "--", "true"]
-    proc = spawn_cli(args, dict(os.environ, FAKE_PERF_SLEEP="0.3"))
-    parent, deadline = psutil.Process(proc.pid), time.monotonic() + 120
-    while not any(_starting_worker(p) for p in parent.children(recursive=True)):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.002)
+    proc = _collect_on_local_workers_until(spawn_cli, plan_file, _starting_worker)
     os.killpg(proc.pid, signal.SIGINT)  # the client and its starting workers, as a terminal does
     out, err = proc.communicate(timeout=180)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
@@ -174,19 +168,25 @@ def test_sigterm_while_the_local_workers_start_ends_in_one_line(fake_perf, plan_
     """A SIGTERM inside the local cluster's start left it half made: Dask's exit hook failed to close it (a traceback,
     'AssertionError: Status.init', 'Nanny failed to start') and the resource tracker warned of a leaked semaphore.
     Now the signal waits for the start (a second or two), and ends the command as ever: one line, exit 130."""
-    psutil = pytest.importorskip("psutil")  # a dependency of distributed
-    args = ["collect", plan_file, "--runs", "3", "--cluster", "local:2", "--quiet", "--", "true"]
-    proc = spawn_cli(args, dict(os.environ, FAKE_PERF_SLEEP="0.3"))
-    parent, deadline = psutil.Process(proc.pid), time.monotonic() + 120
-    while not any(_spawned(p) for p in parent.children(recursive=True)):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.002)
+    proc = _collect_on_local_workers_until(spawn_cli, plan_file, _spawned)
     time.sleep(0.2)  # inside the start: the workers' nannies are being made
     os.kill(proc.pid, signal.SIGTERM)  # this process alone, as a job manager or kill does
     out, err = proc.communicate(timeout=180)
     assert proc.returncode == 130, err
     assert err.splitlines() == ["hemkit: interrupted: nothing was stored; run the same command again to start"], err
     assert not (tmp_path / "plan.db").exists()
+
+
+def _collect_on_local_workers_until(spawn_cli, plan_file, started):
+    """``collect --cluster local:2`` in a subprocess, returned once one of its processes is ``started``."""
+    psutil = pytest.importorskip("psutil")  # a dependency of distributed
+    args = ["collect", plan_file, "--runs", "3", "--cluster", "local:2", "--quiet", "--", "true"]
+    proc = spawn_cli(args, dict(os.environ, FAKE_PERF_SLEEP="0.3"))
+    parent, deadline = psutil.Process(proc.pid), time.monotonic() + 120
+    while not any(started(p) for p in parent.children(recursive=True)):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.002)
+    return proc
 
 
 def _spawned(process):

@@ -35,8 +35,6 @@ from hemkit.core.errors import InputError, OutputError
 # ------------------------------------------------------------------ names and magic numbers
 PARQUET_SUFFIXES = (".parquet", ".pq")
 """File names that are written as Parquet (reading goes by content, :data:`PARQUET_MAGIC`)."""
-TABLE_SUFFIXES = (*PARQUET_SUFFIXES, ".csv", ".json", ".txt", ".out", ".stat")
-"""Suffixes of the files a folder of traces is read as (under any compression suffix)."""
 PARQUET_MAGIC = b"PAR1"
 """The first (and last) four bytes of every Parquet file."""
 SQLITE_MAGIC = b"SQLite format 3\x00"

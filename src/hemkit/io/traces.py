@@ -51,13 +51,7 @@ import pandas as pd
 from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.numbers import COUNTER_LIMIT, format_count
 from hemkit.io.atomic import write_text
-from hemkit.io.formats import (
-    PARQUET_MAGIC,
-    TABLE_SUFFIXES,
-    open_input,
-    read_head,
-    strip_compression_suffix,
-)
+from hemkit.io.formats import PARQUET_MAGIC, PARQUET_SUFFIXES, open_input, read_head, strip_compression_suffix
 from hemkit.io.perf_stat import scan_perf_stat
 from hemkit.io.table import read_table, write_table
 
@@ -71,7 +65,7 @@ MAX_INTERVALS = 2_000_000
 DEFAULT_PATTERN = r"^(?P<workload>.+?)(?:[_-]s(?:et)?\d+)?[_-]r(?:un)?\d+$"
 """How a workload is named from a file name when nothing else says: ``gzip_r3`` -> ``gzip``."""
 WRAPS = ("repair", "drop", "error")
-_TRACE_SUFFIXES = TABLE_SUFFIXES
+_TRACE_SUFFIXES = (*PARQUET_SUFFIXES, ".csv", ".json", ".txt", ".out", ".stat")
 
 
 # --------------------------------------------------------------------------- file level
