@@ -18,7 +18,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh17 --out ~/mpx-data/fresh17 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh18 --out ~/mpx-data/fresh18 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh19 --out ~/mpx-data/fresh19 --runs 4
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh20 --out ~/mpx-data/fresh20 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh20 --out ~/mpx-data/fresh20 --runs 4
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh21 --out ~/mpx-data/fresh21 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -735,6 +736,23 @@ def fresh20_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh21_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A twenty-second, disjoint set of programs (issue 26, recorded when ``fresh20`` had been scored)."""
+    made = scratch / "fresh21"
+    made.mkdir(parents=True, exist_ok=True)
+    m, text = str(made), str(inputs["text"])
+    return {
+        "readlink": ["sh", "-c", "for i in $(seq 800); do readlink -f /usr/bin/python3 > /dev/null; done"],
+        "basename": ["sh", "-c", "for i in $(seq 1000); do basename /a/b/c.txt .txt > /dev/null; done"],
+        "whoami": ["sh", "-c", "for i in $(seq 800); do whoami > /dev/null; done"],
+        "env": ["sh", "-c", "for i in $(seq 800); do env > /dev/null; done"],
+        "nproc": ["sh", "-c", "for i in $(seq 1000); do nproc > /dev/null; done"],
+        "hostname": ["sh", "-c", "for i in $(seq 800); do hostname > /dev/null; done"],
+        "mkfifo": ["sh", "-c", f"for i in $(seq 500); do mkfifo {m}/p; rm {m}/p; done"],
+        "bzcat": ["sh", "-c", f"bzip2 -c {text} > {m}/t.bz2; for i in 1 2; do bzcat {m}/t.bz2 > /dev/null; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -761,6 +779,7 @@ def main() -> None:
         "fresh18": fresh18_workloads,
         "fresh19": fresh19_workloads,
         "fresh20": fresh20_workloads,
+        "fresh21": fresh21_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

@@ -21,6 +21,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh18 --runs 300    # an eighteenth, after the 17th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh19 --runs 300    # a nineteenth, after the 18th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh20 --runs 300    # a twentieth, after the 19th
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh21 --runs 300    # a 21st, after the 20th
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -49,7 +50,7 @@ when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10``
 ``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
 ``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
 ``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had;
-``--fresh20`` when ``fresh19`` had.
+``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had.
 """
 
 from __future__ import annotations
@@ -749,6 +750,32 @@ def fresh20_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh21_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twenty-first held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s = str(scratch)
+    files = scratch / "files"  # twenty small files for lsattr, zip and mv
+    files.mkdir()
+    for i in range(20):
+        (files / f"a{i}.txt").write_text(f"file {i}\n" * (i + 1))
+    subprocess.run(["zip", "-q", "-j", str(scratch / "t.zip"), *sorted(str(f) for f in files.iterdir())], check=True)
+    numbers = "".join(f"{i}\n" for i in range(100000)).encode()
+    (scratch / "s.xz").write_bytes(subprocess.run(["xz"], input=numbers, capture_output=True, check=True).stdout)
+    f = str(files)
+    mv = f"mv {f}/a1.txt {f}/b1.txt; mv {f}/b1.txt {f}/a1.txt"
+    return {
+        "dpkg-architecture": (["sh", "-c", "dpkg-architecture > /dev/null"], False),
+        "cargo-list": (["sh", "-c", "cargo --list > /dev/null"], False),
+        "lsattr": (["sh", "-c", f"lsattr {f} > /dev/null"], False),
+        "pgrep": (["sh", "-c", "pgrep -l sh > /dev/null"], False),
+        "xzcat": (["sh", "-c", f"xzcat {s}/s.xz > /dev/null"], False),
+        "sotruss-corunner": (["sh", "-c", "sotruss ls > /dev/null 2>&1"], True),
+        "zipgrep": (["sh", "-c", f"zipgrep 'file 1' {s}/t.zip > /dev/null"], False),
+        # input size drawn per run
+        "mv-varied": (["bash", "-c", f"for i in $(seq $((RANDOM % 20 + 1))); do {mv}; done"], False),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -793,6 +820,7 @@ def main() -> None:
         "fresh18": fresh18_workloads,
         "fresh19": fresh19_workloads,
         "fresh20": fresh20_workloads,
+        "fresh21": fresh21_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
