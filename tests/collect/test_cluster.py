@@ -149,6 +149,36 @@ def test_ctrl_c_cancels_the_runs_in_flight_and_the_same_command_continues(
     _complete_once(db)
 
 
+def test_ctrl_c_pressed_again_as_the_local_workers_close_stops_at_once_saying_what_was_stored(
+    fake_perf, plan_file, tmp_path, spawn_cli, wait_for_runs
+):
+    """The first Ctrl-C stops the collection, which then closes its local cluster (about half a second); the
+    second, which the terminal invites, cut that close short: Dask's exit hook then waited ~10 s for the
+    half-closed workers, and the message lost the count of runs stored.  Now the close is not cut short."""
+    psutil = pytest.importorskip("psutil")  # a dependency of distributed
+    db = tmp_path / "plan.db"
+    args = ["collect", plan_file, "--runs", "3", "--cluster", "local:2", "--quiet", "--", "true"]
+    proc = spawn_cli(args, dict(os.environ, FAKE_PERF_SLEEP="0.3"))
+    wait_for_runs(db, 3, proc, limit=120)
+    tree = psutil.Process(proc.pid).children(recursive=True)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal does
+    t0 = time.monotonic()
+    for _ in range(8):  # and again, and again, while the cluster closes
+        time.sleep(0.15)
+        if proc.poll() is not None:
+            break
+        os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    took = time.monotonic() - t0
+    assert proc.returncode in (130, -signal.SIGINT), err
+    assert "Traceback" not in err, err
+    line = [x for x in err.splitlines() if x.startswith("hemkit: ")]
+    assert len(line) == 1 and " of 18 runs are stored in " in line[0], err
+    assert took < 6, f"stopped {took:.1f} s after the first Ctrl-C"
+    _, alive = psutil.wait_procs(tree, timeout=30)
+    assert not alive, [p.cmdline() for p in alive if p.is_running()]
+
+
 def test_ctrl_c_while_the_local_workers_start_prints_no_traceback(fake_perf, plan_file, tmp_path, spawn_cli):
     """A Ctrl-C as the workers started reached each of them while it imported Dask: a traceback from every one
     (and from Dask's exit hook, which could not close the half-made cluster).  Now the workers are born ignoring

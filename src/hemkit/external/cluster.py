@@ -207,11 +207,53 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
                 ) from None
         try:
             yield client
-        finally:
-            client.close()
+        except BaseException:  # the collection stopped or failed: that is what the caller hears
+            _close_whole(client, local)
+            local = None
+            raise
+        came = _close_whole(client, local)
+        local = None
+        if came:  # closed now: the stop asked for during the close
+            signal.raise_signal(came[0])
     finally:
-        if local is not None:
+        if local is not None:  # the start failed after the cluster was made
             local.close()
+
+
+def _close_whole(client: Any, local: Any) -> list[int]:
+    """Close the client and a local cluster, with Ctrl-C and SIGTERM held back; returns the signals that came.
+
+    A collection stopped by a first Ctrl-C closes its local cluster (about half a second); the
+    second Ctrl-C the terminal invites ("press Ctrl-C again to stop at once") then cut the
+    close short.  The half-closed cluster made Dask's exit hook wait ~10 s for its workers, so
+    stopping "at once" took ten times as long as not pressing it, and the interrupt replaced
+    the collection's own (the command no longer said how many runs were stored).  The
+    collection has stopped by then; only the close is left, quicker than anything a signal
+    can cut short.
+    """
+    with _signals_held() as came:
+        try:
+            client.close()
+        finally:
+            if local is not None:
+                local.close()
+    return came
+
+
+@contextmanager
+def _signals_held() -> Iterator[list[int]]:
+    """Hold Ctrl-C and SIGTERM back (in the main thread); the list says which came."""
+    came: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield came
+        return
+    signals = (signal.SIGINT, signal.SIGTERM)
+    before = {s: signal.signal(s, lambda signum, frame: came.append(signum)) for s in signals}
+    try:
+        yield came
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
 
 
 @contextmanager
