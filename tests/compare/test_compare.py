@@ -263,3 +263,39 @@ def test_the_power_figure_names_the_events_it_cannot_draw():
     assert not np.isfinite(res.power().set_index("event").loc["zero", "detectable"])
     ax = res.plot_power()
     assert "not drawn" in ax.get_title() and "zero" in ax.get_title()
+
+
+def test_log_axis_tick_labels_do_not_overprint_over_several_decades():
+    """Every minor tick (2, 3, ... 9 times a power of ten) was labelled, so a power figure spanning
+    detectable changes of 0.1 % to 50 % (page-faults, task-clock and context-switches of one program)
+    printed '0.30.40.50.60.70.80.91' on its axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rng = np.random.default_rng(0)
+
+    def side():
+        return _readings(
+            {
+                1: {
+                    "steady": rng.normal(3500, 1, 12),
+                    "task": rng.normal(100, 5, 12),
+                    "noisy": rng.poisson(40, 12) * rng.uniform(0.5, 1.5, 12),
+                }
+            }
+        )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        res = compare(side(), side(), seed=0)
+    for ax in (res.plot_power(), res.plot()):
+        lo, hi = ax.get_xlim()
+        ax.figure.canvas.draw()
+        renderer = ax.figure.canvas.get_renderer()
+        ticks = [t for t in ax.xaxis.get_majorticklabels() + ax.xaxis.get_minorticklabels() if t.get_text()]
+        ticks = [t for t in ticks if lo <= t.get_position()[0] <= hi]
+        boxes = sorted((t.get_window_extent(renderer) for t in ticks), key=lambda b: b.x0)
+        assert len(boxes) >= 2
+        assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:])), [t.get_text() for t in ticks]
+    lo, hi = res.plot_power().get_xlim()
+    assert np.log10(hi / lo) > 2  # the case at hand: a figure over more than two decades
