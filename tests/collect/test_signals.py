@@ -256,6 +256,7 @@ def test_no_process_left_after_a_run_times_out(fake_perf, plan_file, tmp_path, c
     marker = f"sleep 30.{random.randrange(10**9):09d}"
     res = cli(["collect", plan_file, "--runs", "1", "--timeout", "0.5", "--", "sh", "-c", marker])
     assert res.exit_code == 2 and "timed out after 0.5 s" in res.stderr
+    assert "give a larger --timeout" in res.stderr  # the option that gets past it, not the library's word
     time.sleep(0.2)
     assert not _pids(marker)
 

@@ -871,7 +871,7 @@ def _one_run(ctx: _Context, gid: int, rep: int, tally: _Tally) -> None:
                 PerfStatOptions(cpu=s.pin, fmt=s.fmt, perf=ctx.exe, timeout=opts.timeout, start_new_session=True),
             )
         except MeasurementError as exc:
-            raise MeasurementError(f"group {gid}, run {rep}: {exc}") from None
+            raise exc.reworded(f"group {gid}, run {rep}: {exc.message}") from None
         reason = _store_run(ctx, (gid, rep), res, t0, ctx.machine, tally)
         if not reason:
             return

@@ -191,7 +191,10 @@ def run_perf_stat(
                 what="perf stat",
             )
         except MeasurementError as exc:
-            raise MeasurementError(f"perf stat timed out after {timeout:g} s running {' '.join(command)}") from exc
+            raise MeasurementError(
+                f"perf stat timed out after {timeout:g} s running {' '.join(command)}; give a larger timeout",
+                param="timeout",
+            ) from exc
         seconds = time.perf_counter() - t0
         text = Path(out).read_text(errors="replace") if os.path.exists(out) else ""
     err = proc.stderr or ""

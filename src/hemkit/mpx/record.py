@@ -322,13 +322,16 @@ def _one_run(perf: str, events: list[str], command: list[str], options: TraceOpt
         out, status_file = os.path.join(tmp, "stat.csv"), os.path.join(tmp, "status")
         args = [perf, "stat", "-I", str(options.interval_ms), "-x,", "-o", out, "-e", ",".join(events), "--"]
         t0 = time.perf_counter()
-        proc = run(  # own session: a time limit or Ctrl-C stops perf, the program and all it started
-            Program((*args, *user_command(command, status_file)), die_with_parent=True),
-            capture=False,
-            timeout=options.timeout,
-            start_new_session=True,
-            what=f"perf stat of {prog}",
-        )
+        try:
+            proc = run(  # own session: a time limit or Ctrl-C stops perf, the program and all it started
+                Program((*args, *user_command(command, status_file)), die_with_parent=True),
+                capture=False,
+                timeout=options.timeout,
+                start_new_session=True,
+                what=f"perf stat of {prog}",
+            )
+        except MeasurementError as exc:  # past the time limit: the limit is what to change
+            raise MeasurementError(f"{exc.message}; give a larger timeout", param="timeout") from None
         seconds = time.perf_counter() - t0
         text = open(out, encoding="utf-8", errors="replace").read() if os.path.exists(out) else ""
         code = _status(status_file)
