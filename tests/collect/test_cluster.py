@@ -270,7 +270,7 @@ def test_sigkill_of_the_client_leaves_no_process_and_the_same_command_continues(
         (["--cluster", "nonsense"], ["--cluster 'nonsense'", "local:N"]),
         (["--cluster", "tcp://127.0.0.1:1"], ["tcp://127.0.0.1:1", "no Dask scheduler answered"]),
         (["--cluster", "lcal:2"], ["--cluster 'lcal:2'", "no host named 'lcal'", "local:N"]),  # a typo: at once
-        (["--cluster", "local:2", "--corunner", "sleep 100"], ["co-runner", "cluster"]),
+        (["--cluster", "local:2", "--corunner", "sleep 100"], ["co-runner", "cannot be used with --cluster"]),
         (["--cluster", "local:2", "--pin", "0"], ["--pin 0 with 2 local workers", "one CPU", "--cluster local:1"]),
     ],
 )

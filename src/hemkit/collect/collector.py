@@ -288,12 +288,12 @@ class CollectOptions:
         if self.cluster is not None:
             parse_cluster(self.cluster)
             if self.corunner is not None:
-                raise InputError(_NO_CORUNNER)
+                raise InputError(f"a co-runner {_NO_CORUNNER}", param="cluster")
 
 
 _NO_CORUNNER = (
-    "a co-runner cannot be used with cluster: it runs beside the program on this machine only, "
-    "not on every worker; collect without cluster to measure with a co-runner"
+    "cannot be used with cluster: it runs beside the program on this machine only, "
+    "not on every worker; collect on this machine to measure with a co-runner"
 )
 
 
@@ -636,7 +636,7 @@ def collect(
         s = _resolve(existing, plan, command, runs, opts)
         if client is not None:
             if s.corunner:
-                raise InputError(f"{path}: was collected with a co-runner; {_NO_CORUNNER}")
+                raise InputError(f"{path}: was collected with a co-runner, which {_NO_CORUNNER}", param="cluster")
             spec = parse_cluster(str(opts.cluster))
             if s.pin is not None and (spec.local_workers or 0) > 1:
                 raise InputError(
