@@ -219,6 +219,27 @@ def test_a_profile_of_two_events_is_compared_on_the_event_both_sampled():
     assert d.samples_a == (a["event"] == "task-clock").sum()
 
 
+def test_the_event_a_two_event_profile_offers_instead_is_one_both_sampled():
+    """A: cpu-clock and a few page-faults; B: cpu-clock alone.  The warning offered 'pass event='page-faults''
+    for another, which B cannot give: the diff then refused it ('B: no samples of event page-faults')."""
+    from hemkit.core.errors import HemkitWarning
+
+    clock = _program([0.5, 0.5], seed=51)
+    faults = _program([0.2, 0.8], seed=52, samples=10, event="page-faults")
+    a = pd.concat([clock, faults], ignore_index=True)
+    for b, offered in (
+        (_program([0.5, 0.5], seed=53), ()),
+        (pd.concat([_program([0.5, 0.5], seed=53), faults], ignore_index=True), ("page-faults",)),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            profile_diff(a, b)
+        said = [w.message for w in caught if issubclass(w.category, HemkitWarning) and "samples of 2" in str(w.message)]
+        assert said and all(tuple(f.value for f in w.fixes) == offered for w in said), [str(w) for w in said]
+        for event in offered:
+            profile_diff(a, b, event=event)  # what it offers works
+
+
 def test_symbols_without_dso_on_one_side_are_refused_not_all_changed():
     """perf script text without the dso field against a perf.data: every key was 'only in' one side
     (sym against (sym, dso)), all flagged, the rows labelled as tuples."""

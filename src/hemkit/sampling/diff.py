@@ -260,15 +260,16 @@ def _common_event(a: Any, b: Any, comm: str | None) -> str | None:
         return None
     total = (counts[0].reindex(both) + counts[1].reindex(both)).sort_values(ascending=False, kind="stable")
     chosen = str(total.index[0])
+    # the way to another event is one both profiles sampled: --event of an event of one side only is an error
+    other = [Fix("event", e) for e in total.index[1:2]]
     for side, c, x in zip("AB", counts, (a, b)):
         if len(c) > 1:
             said = ", ".join(f"{e} {n}" for e, n in c.items())
-            other = next(e for e in c.index if e != chosen)
             warnings.warn(
                 HemkitWarning(
                     f"{side}: {x.attrs.get('source', 'samples')}: samples of {len(c)} events ({said}); compared "
                     f"{chosen}, the most sampled of those in both profiles",
-                    fix=Fix("event", other),
+                    fix=other,
                 ),
                 stacklevel=4,
             )
