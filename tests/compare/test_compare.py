@@ -299,3 +299,22 @@ def test_log_axis_tick_labels_do_not_overprint_over_several_decades():
         assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:])), [t.get_text() for t in ticks]
     lo, hi = res.plot_power().get_xlim()
     assert np.log10(hi / lo) > 2  # the case at hand: a figure over more than two decades
+
+
+def test_pairs_left_out_for_an_event_constant_on_a_side_are_said():
+    """An event 0 in every run of A (cpu-migrations of a short program) has no correlation there: its pairs
+    were left out of the pair table without a word ('0 of 3 pairs changed' of 4 events)."""
+    rng = np.random.default_rng(8)
+    a = _readings({1: {"x": rng.normal(100, 1, 30), "y": rng.normal(50, 1, 30), "moves": np.zeros(30)}})
+    b = _readings({1: {"x": rng.normal(100, 1, 30), "y": rng.normal(50, 1, 30), "moves": rng.poisson(1, 30) * 1.0}})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = compare(a, b, seed=0, pairs=True)
+    assert len(res.pairs) == 1
+    said = [str(w.message) for w in caught if "left out" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("2 of 3 pairs left out of the pair table")
+    assert said[0].endswith("('moves' constant within a group of A)")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compare(a, a, seed=0)  # no pairs asked: nothing said
+    assert not [w for w in caught if "left out" in str(w.message)]

@@ -6,7 +6,7 @@ the default merge's correlation with its interval (:func:`hemkit.merge.merge` wi
 The difference ``r_b - r_a`` gets Zou's (2007) interval, which combines the two sides'
 intervals (exact Fisher theory where both are direct), and a p-value from the two Fisher-z
 standard errors; ``changed`` controls the false discovery rate across pairs (Benjamini-Hochberg).
-Pairs with an event constant on a side (no correlation) are left out.
+Pairs with an event constant on a side (no correlation) are left out, with a warning naming those events.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _merged(readings: Readings, events: list[str], level: float, seed: SeedLike,
 
 
 def _side(readings: Readings, events: list[str], level: float, seed: SeedLike, side: str) -> tuple[np.ndarray, ...]:
-    """Per pair (upper triangle): r, lower, upper, the standard error of z, read together, usable."""
+    """Per pair (upper triangle): r, lower, upper, the standard error of z, read together, usable; per event: varies."""
     k = len(events)
     zq = float(ndtri(0.5 + level / 2))
     zsum, wsum, varying = _direct(readings, events)
@@ -99,7 +99,7 @@ def _side(readings: Readings, events: list[str], level: float, seed: SeedLike, s
             r[p], lo[p], hi[p] = est, lw, up
             za = np.arctanh(np.clip([lw, up], -CLIP, CLIP))
             se[p] = (za[1] - za[0]) / (2 * zq)
-    return r, lo, hi, se, direct, usable & np.isfinite(r)
+    return r, lo, hi, se, direct, usable & np.isfinite(r), varying
 
 
 def correlation_changes(
@@ -132,9 +132,11 @@ def correlation_changes(
 
     k = len(events)
     i, j = np.triu_indices(k, 1)
-    ra, la, ua, sa, da, oka = _side(a, events, level, child(seed, "A"), "A")
-    rb, lb, ub, sb, db, okb = _side(b, events, level, child(seed, "B"), "B")
+    ra, la, ua, sa, da, oka, va = _side(a, events, level, child(seed, "A"), "A")
+    rb, lb, ub, sb, db, okb, vb = _side(b, events, level, child(seed, "B"), "B")
     ok = oka & okb
+    if not ok.all():
+        _warn_left_out(int((~ok).sum()), len(ok), {"A": va, "B": vb}, events)
     diff = rb - ra
     lower = diff - np.sqrt((rb - lb) ** 2 + (ua - ra) ** 2)  # Zou (2007)
     upper = diff + np.sqrt((ub - rb) ** 2 + (ra - la) ** 2)
@@ -169,6 +171,22 @@ def correlation_changes(
         }
     )
     return table[ok].reset_index(drop=True)
+
+
+def _warn_left_out(left: int, pairs: int, varying: dict[str, np.ndarray], events: list[str]) -> None:
+    """Say how many pairs the table leaves out, and the events without a correlation that cost them."""
+    said = []
+    for side, v in varying.items():
+        still = [e for e, moves in zip(events, v) if not moves]
+        if still:
+            shown = ", ".join(map(repr, still[:5])) + (f" ... ({len(still)} in all)" if len(still) > 5 else "")
+            said.append(f"{shown} constant within a group of {side}")
+    why = "; ".join(said) if said else "no correlation could be estimated"
+    warnings.warn(
+        f"{left} of {pairs} pairs left out of the pair table, having no correlation on a side ({why})",
+        HemkitWarning,
+        stacklevel=4,
+    )
 
 
 __all__ = ["correlation_changes"]
