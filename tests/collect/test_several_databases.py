@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from hemkit import InputError
-from hemkit.collect import collect
+from hemkit.collect import CollectOptions, collect
 from hemkit.io import read_readings
 from hemkit.io.collection import load_readings as load_one
 from hemkit.plan import Plan
@@ -57,6 +57,11 @@ def test_another_command_or_plan_refused_naming_both(tmp_path, fake_perf, plan, 
     with pytest.raises(InputError, match="different commands") as exc:
         read_readings([a, other_cmd])
     assert str(a) in str(exc.value) and str(other_cmd) in str(exc.value)
+    pinned = tmp_path / "pinned.db"
+    collect(plan, ["true"], pinned, runs=3, options=CollectOptions(pin=0))
+    with pytest.raises(InputError, match="different pins") as exc:
+        read_readings([a, pinned])
+    assert "('0' and no pin)" in str(exc.value) and "None" not in str(exc.value)  # not Python's words
     other_plan = tmp_path / "plan2.db"
     collect(Plan([["task-clock", "page-faults"], ["task-clock", "minor-faults"]]), ["true"], other_plan, runs=3)
     with pytest.raises(InputError, match="different plans") as exc:

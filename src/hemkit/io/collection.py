@@ -1037,10 +1037,13 @@ def load_readings(
 
 
 def _same_setting(first: Path, path: Path, what: str, a: Any, b: Any) -> None:
-    if a != b:
-        shown = [" ".join(map(str, v)) if isinstance(v, list) else str(v) for v in (a, b)]
+    if a != b:  # a setting not given (no pin, no co-runner) is said as such, not as Python's 'None'
+        shown = [
+            f"no {what}" if v is None else repr(" ".join(map(str, v)) if isinstance(v, list) else str(v))
+            for v in (a, b)
+        ]
         raise InputError(
-            f"{path} and {first}: collected with different {what}s ({shown[1]!r} and {shown[0]!r}); "
+            f"{path} and {first}: collected with different {what}s ({shown[1]} and {shown[0]}); "
             "only collections of the same plan and command are read as one set of readings"
         )
 
