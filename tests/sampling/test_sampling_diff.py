@@ -240,6 +240,27 @@ def test_the_event_a_two_event_profile_offers_instead_is_one_both_sampled():
             profile_diff(a, b, event=event)  # what it offers works
 
 
+def test_by_dso_the_same_program_built_in_two_folders_is_one_dso():
+    """By symbol a key's DSO is its short name, so /src/old/prog and /src/new/prog matched; by DSO the key was
+    the path, so every DSO of the program was 'only in A' or 'only in B' and 100 % of the samples changed."""
+    libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+    old = pd.concat([_program([0.5, 0.5], seed=61, dso="/src/old/prog"), _program([1.0], seed=62, dso=libc)])
+    new = pd.concat([_program([0.5, 0.5], seed=63, dso="/src/new/prog"), _program([1.0], seed=64, dso=libc)])
+    for x in (old, new):
+        x["time"] = np.arange(len(x))
+    d = profile_diff(old, new, by="dso")
+    assert sorted(d.table.index) == ["libc.so.6", "prog"] and d.changed == [] and not d.only_a and not d.only_b
+    # two DSOs of one short name in a profile stay two keys, named by their paths
+    other = _program([1.0], seed=65, dso="/opt/lib/libc.so.6")
+    both = pd.concat([new, other])
+    both["time"] = np.arange(len(both))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = profile_diff(old, both, by="dso")
+    assert {libc, "/opt/lib/libc.so.6", "prog"} == set(d.table.index)
+    assert d.only_b == ("/opt/lib/libc.so.6",)
+
+
 def test_symbols_without_dso_on_one_side_are_refused_not_all_changed():
     """perf script text without the dso field against a perf.data: every key was 'only in' one side
     (sym against (sym, dso)), all flagged, the rows labelled as tuples."""

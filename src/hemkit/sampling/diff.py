@@ -27,7 +27,7 @@ from hemkit.core.normal import ndtri
 from hemkit.core.numbers import format_percent
 from hemkit.core.results import Result, result
 from hemkit.core.stats import fdr_bh, normal_sf
-from hemkit.io.perf_script import FIELDS
+from hemkit.io.perf_script import FIELDS, dso_name
 from hemkit.sampling.profile import BY, SamplingProfile, key_labels, profile_shares, read_samples
 
 #: columns of :meth:`ProfileDiff.to_frame`, after the key
@@ -156,7 +156,8 @@ def _raw_keys(p: SamplingProfile) -> pd.Index:
     """The keys of a profile as the same thing is named in any profile (not its display labels).
 
     By symbol: ``sym`` and DSO short name (a label qualified ``sym (dso)`` only where the
-    profile has the symbol in several DSOs); by DSO: the path as perf printed it.
+    profile has the symbol in several DSOs); by DSO: the path as perf printed it (matched by
+    :func:`_dso_keys`).
     """
     t = p.table
     if p.by == "sym" and "dso" in t.columns:
@@ -169,6 +170,25 @@ def _raw_keys(p: SamplingProfile) -> pd.Index:
     if p.by == "dso" and "path" in t.columns:
         return pd.Index(t["path"].astype(str).to_numpy(), name="path")
     return pd.Index(t.index.to_numpy(), name=p.by)
+
+
+def _dso_keys(ka: pd.Index, kb: pd.Index) -> tuple[pd.Index, pd.Index]:
+    """DSO paths of two profiles as keys that match: the short name, the path where it names several paths.
+
+    As symbols are keyed with their DSO's short name: the same program built in two folders
+    (``/src/old/prog``, ``/src/new/prog``) is one DSO, where by path every DSO of it was in one
+    profile only, 100 % of the samples 'changed'.  A short name that stands for two paths in a
+    profile (two ``libfoo.so``) keeps the paths.
+    """
+    shorts = [pd.Index(k.astype(str)).map(dso_name) for k in (ka, kb)]
+    clash: set[str] = set()
+    for k, short in zip((ka, kb), shorts):
+        paths = pd.Series(k.astype(str).to_numpy()).groupby(short.to_numpy()).nunique()
+        clash |= set(paths.index[paths > 1])
+    a, b = (
+        pd.Index(np.where(short.isin(clash), k.astype(str), short), name="dso") for k, short in zip((ka, kb), shorts)
+    )
+    return a, b
 
 
 def _labels(keys: pd.Index, by: str) -> pd.Index:
@@ -333,6 +353,8 @@ def profile_diff(
         if "se" not in prof.table.columns:
             raise InputError(f"{side}: {prof.source}: the profile has no standard errors ('se'); profile it again")
     ka, kb = _raw_keys(pa), _raw_keys(pb)
+    if by == "dso":
+        ka, kb = _dso_keys(ka, kb)
     if isinstance(ka, pd.MultiIndex) != isinstance(kb, pd.MultiIndex):  # symbols with their DSO on one side only
         side, prof, other = ("A", pa, "B") if isinstance(kb, pd.MultiIndex) else ("B", pb, "A")
         raise InputError(
