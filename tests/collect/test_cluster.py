@@ -17,6 +17,8 @@ from hemkit.core.errors import MeasurementError
 from hemkit.core.progress import RecordingProgress
 from hemkit.io.collection import CollectionDB, load_readings
 
+from .conftest import count_valid
+
 distributed = pytest.importorskip("distributed")
 
 
@@ -317,3 +319,46 @@ def test_a_worker_of_another_hemkit_is_refused(local_cluster, plan, tmp_path, mo
     with pytest.raises(SetupError, match=r"worker .* runs hemkit .*, this process hemkit 0\.0\.other"):
         collect(plan, ["true"], tmp_path / "c.db", runs=1, options=options)
     assert not list(tmp_path.glob("c.db*"))
+
+
+def test_a_scheduler_lost_mid_collection_is_one_error_naming_the_cluster_and_the_runs_stay(
+    fake_perf, plan, tmp_path, monkeypatch
+):
+    """A remote scheduler killed while runs were in flight surfaced as Dask's own 'RuntimeError: ConnectionPool is
+    closed' (or 'OSError: Timed out trying to connect'): an internal error, exit 1, after Dask's ERROR log line.
+    It is a failed measurement: a MeasurementError naming the cluster; the runs stored stay, and continue."""
+    import socket
+    import subprocess
+    import sys
+
+    monkeypatch.setattr("hemkit.external.cluster.CONNECT_TIMEOUT", 3.0)  # how long the client tries to reconnect
+    monkeypatch.setenv("FAKE_PERF_SLEEP", "0.3")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    dask = [sys.executable, "-m", "dask"]
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(
+        [*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet
+    )
+    worker = subprocess.Popen([*dask, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet)
+    db = tmp_path / "c.db"
+    try:
+
+        def kill_the_scheduler_after_3_runs():
+            deadline = time.monotonic() + 120
+            while count_valid(db) < 3 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            scheduler.kill()
+
+        killer = threading.Thread(target=kill_the_scheduler_after_3_runs)
+        killer.start()
+        with pytest.raises(MeasurementError, match=rf"cluster '{address}': the Dask scheduler stopped answering"):
+            collect(plan, ["true"], db, runs=3, options=CollectOptions(cluster=address), progress=False)
+        killer.join()
+        assert 3 <= count_valid(db) < 18  # what was stored stays, for the same command to continue
+    finally:
+        for p in (worker, scheduler):
+            p.kill()
+            p.wait(timeout=60)

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from hemkit.core.errors import InputError, SetupError
+from hemkit.core.errors import HemkitError, InputError, MeasurementError, SetupError
 
 #: seconds to wait for a remote scheduler to answer before giving up
 CONNECT_TIMEOUT = 20.0
@@ -171,6 +171,7 @@ LOCAL_WORKER_CONFIG = {
 
 def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
     local = None
+    stack = contextlib.ExitStack()
     try:
         if spec.local:
             # a Ctrl-C while the workers start: a traceback from each; a SIGTERM: a half-made cluster
@@ -196,6 +197,7 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
                     raise
         else:
             _check_host(spec, given)
+            stack.enter_context(_dask_logs_quiet())
             try:
                 client = distributed.Client(spec.address, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as exc:
@@ -207,9 +209,12 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
                 ) from None
         try:
             yield client
-        except BaseException:  # the collection stopped or failed: that is what the caller hears
+        except BaseException as exc:  # the collection stopped or failed: that is what the caller hears
+            lost = _scheduler_lost(client, given, exc)
             _close_whole(client, local)
             local = None
+            if lost is not None:
+                raise lost from None
             raise
         came = _close_whole(client, local)
         local = None
@@ -218,6 +223,48 @@ def _client(distributed: Any, spec: ClusterSpec, given: str) -> Iterator[Any]:
     finally:
         if local is not None:  # the start failed after the cluster was made
             local.close()
+        stack.close()
+
+
+@contextmanager
+def _dask_logs_quiet() -> Iterator[None]:
+    """Dask's client logs nothing on the user's terminal (hemkit says what went wrong, in one line).
+
+    A scheduler that stopped answering printed 'distributed.client - ERROR - Failed to reconnect
+    to scheduler after 20.00 seconds, closing client' above hemkit's own error.  (``local:N``
+    clusters are quiet already: ``silence_logs``.)
+    """
+    loggers = [
+        logging.getLogger(name) for name in list(logging.root.manager.loggerDict) if name.startswith("distributed")
+    ]
+    loggers.append(logging.getLogger("distributed"))
+    before = [(lg, lg.level) for lg in loggers]
+    for lg, _ in before:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for lg, level in before:
+            lg.setLevel(level)
+
+
+def _scheduler_lost(client: Any, given: str, exc: BaseException) -> MeasurementError | None:
+    """The error to raise for ``exc`` if it is Dask's word for a scheduler that stopped answering, else None.
+
+    A scheduler killed or unreachable mid-collection surfaced as Dask's own ``OSError: Timed out
+    trying to connect`` or ``RuntimeError: ConnectionPool is closed`` (after the client gave up
+    reconnecting): an internal error, exit 1.  It is a failed measurement of the cluster's: the
+    runs stored so far stay, and the same command continues once the scheduler is back.
+    """
+    if isinstance(exc, HemkitError) or not isinstance(exc, OSError | RuntimeError):
+        return None
+    if getattr(client, "status", "running") == "running":  # the client still has its scheduler: not this
+        return None
+    detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+    return MeasurementError(
+        f"cluster {given!r}: the Dask scheduler stopped answering ({detail}); check the scheduler and its nodes",
+        param="cluster",
+    )
 
 
 def _close_whole(client: Any, local: Any) -> list[int]:
