@@ -115,6 +115,8 @@ def test_plot_is_titled_and_labelled():
     ax = d.plot()
     assert "Share changes" in ax.get_title() and "percentage points" in ax.get_xlabel()
     assert ax.get_ylabel() == "symbol"
+    # red for changed keys, grey for the others: a legend says which (README: every figure has one)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["changed (FDR 5%)", "unchanged"]
 
 
 def test_cli_diff_of_two_perf_script_files(cli, tmp_path):

@@ -95,6 +95,16 @@ def plot_diff(diff: Any, ax: Any = None, top: int = 20) -> Any:
     )
     ax.set_xlabel(f"share in B - share in A (percentage points); bars: {format_percent(diff.level)} intervals")
     ax.set_ylabel(what)
+    from matplotlib.patches import Patch
+
+    ax.legend(  # the two colours are two series: say which is which
+        handles=[
+            Patch(color="tab:red", label=f"changed (FDR {format_percent(1 - diff.level)})"),
+            Patch(color="0.7", label="unchanged"),
+        ],
+        loc="best",
+        fontsize=8,
+    )
     return ax
 
 
