@@ -318,3 +318,20 @@ def test_pairs_left_out_for_an_event_constant_on_a_side_are_said():
         warnings.simplefilter("always")
         compare(a, a, seed=0)  # no pairs asked: nothing said
     assert not [w for w in caught if "left out" in str(w.message)]
+
+
+def test_the_warnings_of_a_sides_merge_name_the_side():
+    """B reads x and y in different groups: their correlation there comes from a merge, whose warnings
+    ('group 1 has 20 runs (and 1 more group under 30) ...') named a group without saying of which side."""
+    rng = np.random.default_rng(9)
+    a = _readings({1: {e: rng.normal(100, 1, 40) for e in ("x", "y", "w")}}, source="a.db")
+    b = _readings(
+        {1: {e: rng.normal(100, 1, 20) for e in ("x", "w")}, 2: {e: rng.normal(100, 1, 20) for e in ("y", "w")}},
+        source="b.db",
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = compare(a, b, seed=0, pairs=True)
+    assert res.pairs.set_index(["event_a", "event_b"]).loc[("x", "y"), "how_b"] == "merged"
+    about_groups = [str(w.message) for w in caught if "group 1 has 20 runs" in str(w.message)]
+    assert about_groups and all(m.startswith("B: b.db: group 1 has 20 runs") for m in about_groups), about_groups

@@ -67,9 +67,20 @@ def _merged(readings: Readings, events: list[str], level: float, seed: SeedLike,
         warnings.simplefilter("ignore", HemkitWarning)
         sub = Readings.from_arrays(groups, source=readings.source, min_runs=1, drop_constant=True)
     try:
-        res = merge(sub, seed=seed, level=level, impute="maxdet")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = merge(sub, seed=seed, level=level, impute="maxdet")
     except HemkitError as exc:
         raise exc.reworded(f"{side}: correlations of pairs never read together need a merge: {exc.message}") from exc
+    # the merge's warnings (e.g. 'group 1 has 3 runs ...') name a group of one side: say which side
+    where = f"{side}: {readings.source}" if readings.source else side
+    for w in caught:
+        if isinstance(w.message, HemkitWarning):
+            m = w.message
+            again = HemkitWarning(f"{where}: {m.message}", fix=m.fixes, ignored=m.ignored, param=m.param)
+            warnings.warn(again, stacklevel=4)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     assert res.pair_intervals is not None
     return res.pair_intervals
 
