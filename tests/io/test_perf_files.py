@@ -157,6 +157,23 @@ def test_intervals_are_summed_and_idle_intervals_count_zero():
     assert jrun.values["page-faults"] == want
 
 
+@pytest.mark.parametrize("name", ["interval.csv", "interval.json"])
+def test_an_interval_file_cut_short_is_refused_not_summed_short(tmp_path, name):
+    # edited copy: the file ends after the last interval's task-clock line (a copy or a disk cut short);
+    # summing what is left gave that run a page-faults count of its first intervals only, silently
+    lines = (PERF / name).read_text().splitlines(keepends=True)
+    last = max(i for i, s in enumerate(lines) if "task-clock" in s)
+    cut = tmp_path / name
+    cut.write_text("".join(lines[: last + 1]))
+    with pytest.raises(InputError) as e:
+        read_perf_file(cut)
+    msg = str(e.value)
+    assert f"{name}: line {last + 1} (interval " in msg and "'page-faults', 'context-switches'" in msg
+    assert "cut short" in msg
+    # the whole file is read as before
+    assert read_perf_file(PERF / name)[0].values
+
+
 def test_perf_summary_wins_over_the_sum():
     (run,) = read_perf_file(PERF / "summary.csv")
     assert run.values == {"task-clock": 0.97, "page-faults": 74.0, "context-switches": 1.0}

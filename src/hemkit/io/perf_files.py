@@ -21,7 +21,8 @@ Rules
 - **Intervals** (``-I``): the run's count of an event is the sum of its interval counts, which
   is what perf prints without ``-I``; an interval printed ``<not counted>`` with zero running
   time (the task did not run) counts 0.  If perf printed its own total (``--summary``), that
-  total is used.
+  total is used.  An interval without a line for an event the others print is refused: perf
+  prints every event in every interval, so the file was cut short and its sum is not the run's.
 - **Per CPU** (``-A``, ``--per-core``, ``--per-socket``, ``--per-die``, ``--per-node``,
   ``--per-thread``): the counts are summed over CPUs (``per_cpu="sum"``, what perf prints
   without these options) or kept apart as events ``task-clock@CPU0`` (``per_cpu="split"``).
@@ -291,8 +292,33 @@ def _problem(path: Path, p: PerfLine) -> tuple[str, bool]:
     return "", False
 
 
+def _check_intervals(path: Path, lines: list[PerfLine]) -> None:
+    """Refuse a ``perf stat -I`` run in which an interval lacks an event the others print.
+
+    perf prints every event in every interval, so such an interval is a file cut short (or
+    damaged); summing it would give a count short of the run's own, with nothing to show it.
+    """
+    events = list(dict.fromkeys(p.event for p in lines))
+    seen: dict[float, set[str]] = {}
+    first: dict[float, PerfLine] = {}
+    for p in lines:
+        seen.setdefault(p.t, set()).add(p.event)
+        first.setdefault(p.t, p)
+    for t, printed in seen.items():
+        missing = [e for e in events if e not in printed]
+        if missing:
+            names = ", ".join(repr(e) for e in missing)
+            raise InputError(
+                f"{path}: line {first[t].line} (interval {t:.9f} s): has no line for event(s) {names}, which "
+                "the other intervals print; the file is cut short or damaged: its intervals do not sum to the "
+                "run's counts"
+            )
+
+
 def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) -> PerfRun:
     totals = [p for p in lines if p.kind != "interval"]
+    if not totals:
+        _check_intervals(path, lines)
     use = totals or lines  # perf's own total (no -I, or --summary) wins over summing intervals
     seen: dict[tuple[str, str, float], int] = {}  # (event, aggr, interval time or -1): line
     values: dict[str, float] = {}
