@@ -350,6 +350,29 @@ def test_folder_rules(tmp_path):
         read_readings([DATA / "runs_csv" / "run_01.csv", DATA / "runs_csv" / "run_01.csv", DATA / "runs_csv"])
 
 
+@pytest.mark.parametrize("folder", ["runs_csv", "runs_json"])
+def test_program_output_mixed_into_perf_output_is_named_as_such(tmp_path, folder):
+    # perf stat -x, -e ... prog 2> run.csv (no -o): perf's lines come after what the program wrote to stderr,
+    # and the file was called "not perf stat output (it reads as a CSV table)" or "not a readings file"
+    runs = tmp_path / "runs"
+    shutil.copytree(DATA / folder, runs)
+    f = sorted(runs.iterdir())[4]
+    perf_lines = [s for s in f.read_text().splitlines() if s and not s.startswith("#")]
+    f.write_text("warning: cache is cold, retrying\nstill warming up\n" + "\n".join(perf_lines) + "\n")
+    want = (
+        rf"{f.name}: line 1 \('warning: cache is cold, retrying'\) is not perf's, but the lines from line 3 on are "
+        r"perf stat output: the measured program's own output is mixed in .*perf stat -o FILE"
+    )
+    with pytest.raises(InputError, match=want):
+        read_readings(runs)
+    with pytest.raises(InputError, match=want):
+        read_readings(f)
+    # a file that is not perf's at all is still told so
+    (f.parent / "notes.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match=r"notes.csv: not a readings file"):
+        read_readings(f.parent / "notes.csv")
+
+
 def test_options_are_checked():
     with pytest.raises(InputError, match="unusable must be"):
         PerfOptions(unusable="maybe")

@@ -100,6 +100,37 @@ def _looks_like_perf(text: str) -> str | None:
     return None
 
 
+def _mixed_in(path: Path) -> str:
+    """Why ``path``, not perf stat output, is still perf's: lines before perf's own (``""`` if it is not).
+
+    ``perf stat -x, -e ... prog 2> run.csv`` (no ``-o``) writes perf's lines after whatever the
+    program itself wrote to stderr, so the file starts with lines that are not perf's.
+    """
+    head = _head(path)
+    text = _text(head)
+    if text is None:
+        return ""
+    lines = text.splitlines()[: -1 if len(head) >= _SNIFF_BYTES else None]  # the head may end inside a line
+    first = next((i for i, s in enumerate(lines) if s.strip()), 0)
+    header = lines[first] if lines else ""
+    if all(c in header for c in TIDY_COLUMNS):
+        return ""  # a tidy table (with more columns, its rows may fit perf's layout)
+    for k in range(first + 1, min(len(lines), 200)):
+        if not lines[k].strip() or lines[k].lstrip().startswith("#"):
+            continue
+        try:
+            found = scan_perf_stat("\n".join(lines[k:]), strict=True).lines
+        except InputError:
+            continue
+        if found:
+            return (
+                f"line {first + 1} ({header.strip()[:60]!r}) is not perf's, but the lines from line {k + 1} on are "
+                "perf stat output: the measured program's own output is mixed in (perf stat without -o writes to "
+                f"the program's stderr); record with perf stat -o FILE, or delete the lines before line {k + 1}"
+            )
+    return ""
+
+
 def sniff(path: PathLike) -> str:
     """The kind of a readings input, by content.
 
@@ -216,6 +247,9 @@ def _perf_files(paths: list[Path]) -> tuple[list[Path], str]:
     for f in files:
         kind = sniff(f)
         if not kind.startswith("perf"):
+            mixed = _mixed_in(f) if kind == "csv" else ""
+            if mixed:
+                raise InputError(f"{f}: {mixed}")
             raise InputError(
                 f"{f}: is not perf stat output (it reads as {'a ' + kind if kind != 'csv' else 'a CSV table'}); "
                 "several files (other than collection databases), or a folder, are read as perf stat runs, "
@@ -381,7 +415,13 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
 
         return read_perf_runs(files, perf, min_runs=min_runs, drop_constant=drop_constant, source=where)
     path = paths[0]
-    return _read_table_file(path, pmcs=pmcs, codes=codes, drop_constant=drop_constant, min_runs=min_runs)
+    try:
+        return _read_table_file(path, pmcs=pmcs, codes=codes, drop_constant=drop_constant, min_runs=min_runs)
+    except InputError:
+        mixed = _mixed_in(path)
+        if not mixed:
+            raise
+        raise InputError(f"{path}: {mixed}") from None
 
 
 __all__ = ["RECOGNISED", "read_readings", "sniff"]
