@@ -7,6 +7,7 @@ changed (perf cannot multiplex software events on these VMs).
 """
 
 import json
+import re
 import shutil
 import subprocess
 import warnings
@@ -95,11 +96,39 @@ def test_csv_and_json_files_mixed(tmp_path):
 
 
 def test_same_names_in_two_folders_get_their_paths(tmp_path):
-    for sub in ("a", "b"):
-        shutil.copytree(DATA / "runs_csv", tmp_path / sub)
+    # two folders of other runs with the same file stems (the -j runs were recorded apart from the -x, ones)
+    shutil.copytree(DATA / "runs_csv", tmp_path / "a")
+    shutil.copytree(DATA / "runs_json", tmp_path / "b")
+    for f in (tmp_path / "b").iterdir():
+        f.rename(f.with_suffix(".csv"))
     r = read_readings(sorted((tmp_path / "a").iterdir()) + sorted((tmp_path / "b").iterdir()))
     assert r.n_runs.tolist() == [16, 16, 16]
     assert list(r[1].index[:2]) == ["a/run_01.csv", "a/run_04.csv"]
+    assert "b/run_01.csv" in r[1].index
+
+
+def test_a_copy_of_a_run_file_is_refused_not_read_as_a_second_run(tmp_path):
+    # a file manager's copy (run_02 (copy).csv) or the same folder given twice under two names: the one run
+    # was read as two runs agreeing exactly, which pulls every correlation of its group its way
+    for folder in ("runs_csv", "runs_json"):
+        runs = tmp_path / folder
+        shutil.copytree(DATA / folder, runs)
+        original = sorted(runs.iterdir())[1]
+        shutil.copy(original, runs / f"{original.stem} (copy){original.suffix}")
+        with pytest.raises(InputError) as e:
+            read_readings(runs)
+        msg = str(e.value)
+        assert f"{original.name}: hold the same run" in msg and f"{original.stem} (copy){original.suffix}" in msg
+        assert "copy of the other" in msg
+    for sub in ("a", "b"):
+        shutil.copytree(DATA / "runs_csv", tmp_path / sub)
+    with pytest.raises(InputError, match=r"a/run_01.csv and .*b/run_01.csv: hold the same run"):
+        read_readings([tmp_path / "a", tmp_path / "b"])
+    # a run alike in its counts but not its running time is another run
+    runs = tmp_path / "runs_csv"
+    copy = next(runs.glob("* (copy).csv"))
+    copy.write_text(re.sub(r"task-clock,(\d+)", lambda m: f"task-clock,{int(m[1]) + 1}", copy.read_text(), count=1))
+    assert read_readings(runs).n_runs.tolist() == [8, 9, 8]  # run_02 is of group 2
 
 
 def test_event_order_does_not_split_a_group(tmp_path):

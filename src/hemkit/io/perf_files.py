@@ -28,7 +28,8 @@ Rules
   without these options) or kept apart as events ``task-clock@CPU0`` (``per_cpu="split"``).
 - **Refused** (an :class:`~hemkit.core.errors.InputError` naming the file, line and event):
   ``perf stat -r N`` output (perf's mean of N runs; the single runs are lost), decimal commas
-  (``LC_ALL=C perf stat ...``), an event printed twice, a line that is not perf's.
+  (``LC_ALL=C perf stat ...``), an event printed twice, a line that is not perf's, one run in two
+  files (a copy: every count and nanosecond running time alike).
 - **Readings that cannot be trusted** are refused, naming the file, run, line and event,
   unless ``unusable="drop"``: ``<not supported>`` (the event cannot be counted here: it is
   dropped from its group), ``<not counted>``, a percentage below 100 (multiplexed: perf
@@ -138,6 +139,9 @@ class PerfRun:
         The run's name in the readings (set by :func:`read_perf_runs`).
     intervals : bool
         The counts are sums of ``perf stat -I`` interval counts (perf printed no total).
+    fingerprint : tuple
+        Every line's event, counts and nanosecond running times: two runs alike in all of them
+        are one run read twice (``()`` when perf printed no running time to tell them by).
 
     Examples
     --------
@@ -158,6 +162,7 @@ class PerfRun:
     idle: dict[str, str] = field(default_factory=dict)
     run: str = field(default="", compare=False)
     intervals: bool = False
+    fingerprint: tuple = field(default=(), compare=False, repr=False)
 
 
 def natural_key(path: Path) -> list:
@@ -354,7 +359,45 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
     for e in [*unsupported, *idle]:
         del values[e]
     where = next(iter(unsupported.values()), "")
-    return PerfRun(path, block, values, events, tuple(unsupported), where, problem, idle, intervals=not totals)
+    timed = any(p.run_time_ns > 0 for p in lines)
+    fingerprint = tuple(_line_key(p) for p in lines) if timed else ()
+    return PerfRun(
+        path,
+        block,
+        values,
+        events,
+        tuple(unsupported),
+        where,
+        problem,
+        idle,
+        intervals=not totals,
+        fingerprint=fingerprint,
+    )
+
+
+def _line_key(p: PerfLine) -> tuple:
+    """What a line says, NaN as None (so that two reads of one line compare equal)."""
+    numbers = tuple(None if math.isnan(x) else x for x in (p.t, p.value, p.run_time_ns, p.percent))
+    return (p.event, p.aggr, p.status, *numbers)
+
+
+def _check_copies(runs: list[PerfRun]) -> None:
+    """Refuse a run read twice: a copy of a file (``run_2 (copy).csv``) holds the same counts and running times.
+
+    Two real runs never have the same nanosecond running times for every event; the same run
+    twice would be taken for two runs that agree exactly, and pull every correlation its way.
+    """
+    first: dict[tuple, PerfRun] = {}
+    for r in runs:
+        if not r.fingerprint:
+            continue
+        twin = first.setdefault(r.fingerprint, r)
+        if twin is not r:
+            raise InputError(
+                f"{twin.path} and {r.path}: hold the same run ({twin.run!r} and {r.run!r}: every count and "
+                "running time alike, to the nanosecond), so one is a copy of the other; each run is read once: "
+                "leave the copy out"
+            )
 
 
 def read_perf_file(path: str | os.PathLike[str], options: PerfOptions | None = None) -> list[PerfRun]:
@@ -480,6 +523,7 @@ def read_perf_runs(
     runs = [r for f in files for r in read_perf_file(f, options)]
     ids = _run_ids(runs)
     runs = [dataclasses.replace(r, run=i) for r, i in zip(runs, ids)]
+    _check_copies(runs)
     groups: dict[Hashable, pd.DataFrame] = {}
     described: dict[int, str] = {}
     idle_warned: dict[str, list[str]] = {}
