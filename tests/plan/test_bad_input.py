@@ -64,7 +64,21 @@ OPTION_CASES = [
     (plan("--pmcs", "3", "--budget", "2", "--must-share", "a,b,c"), ["needs 3", "budget allows 2", "--budget 3"]),
     (
         plan("--pmcs", "4", "--event-counters", "a=0", "--event-counters", "b=0"),
-        ["'a' and 'b' can never be read together"],
+        ["'a' and 'b' can never be read together", "no group holds both on the counters their events may use"],
+    ),
+    # a must-share set that fills the groups keeps its events from every other: this said
+    # '(counter restrictions or group budget)', naming neither the set nor the counters
+    (
+        plan("--pmcs", "3", "--must-share", "a,b,c"),
+        [
+            "'cycles' and 'a' can never be read together",
+            "must-share set ['a', 'b', 'c'] with 'cycles' needs 4",
+            "--pmcs is 3",
+        ],
+    ),
+    (
+        plan("--pmcs", "4", "--budget", "3", "--must-share", "a,b,c"),
+        ["must-share set ['a', 'b', 'c'] with 'cycles' needs 4", "budget allows 3 of the 4", "--budget 4"],
     ),
     (plan("--pmcs", "3", "--design", "hrm", "--event-counters", "a=0", "--must-share", "a,b"), []),  # feasible
     # class I: a plan nobody could run is refused up front, with the reason

@@ -177,12 +177,10 @@ def covering_design(
             fix=fix,
             param=param,
         )
-    bad = prob.impossible_pair()
-    if bad is not None:
-        raise DesignError(
-            f"events {bad[0]!r} and {bad[1]!r} can never be read together (counter restrictions or group "
-            "budget); no MUCH plan covers that pair"
-        )
+    apart = prob.why_apart()
+    if apart is not None:
+        words, fix, param = apart
+        raise DesignError(f"{words}; no MUCH plan covers that pair", fix=fix, param=param)
     if n > MAX_EVENTS:
         raise InputError(f"{n} events are more than a MUCH plan can handle (at most {MAX_EVENTS}); plan fewer events")
     lb = prob.covering_bound()

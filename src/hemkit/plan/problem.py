@@ -316,12 +316,46 @@ class Problem:
 
     def impossible_pair(self) -> tuple[str, str] | None:
         """Two events that no group can hold together (constraints), or None."""
+        units = self._impossible_units()
+        return None if units is None else (self.units[units[0]][0], self.units[units[1]][0])
+
+    def _impossible_units(self) -> tuple[int, int] | None:
         if self.uniform:
             return None
         for a, b in combinations(range(self.n), 2):
             if not self.fits([a, b]):
-                return self.units[a][0], self.units[b][0]
+                return a, b
         return None
+
+    def why_apart(self) -> tuple[str, tuple[Fix, ...], str | None] | None:
+        """Why two events can never share a group, in words, with the fix and parameter; None if every pair can.
+
+        A must-share set too large to have the other event beside it is said as such (it is the
+        constraint at fault, not the counters the events may use).
+
+        Examples
+        --------
+        >>> p = Problem(list("abcde"), 3, Constraints(must_share=[["a", "b", "c"]]))
+        >>> p.why_apart()[0].split(": ")[1]
+        "must-share set ['a', 'b', 'c'] with 'd' needs 4 counters (pmcs is 3)"
+        """
+        units = self._impossible_units()
+        if units is None:
+            return None
+        a, b = units
+        head = f"events {self.units[a][0]!r} and {self.units[b][0]!r} can never be read together"
+        weight = self.weights[a] + self.weights[b]
+        if weight <= self.cap:
+            return f"{head}: no group holds both on the counters their events may use", (), None
+        sets = [self.units[u] for u in units if self.weights[u] > 1]
+        other = [self.units[u][0] for u in units if self.weights[u] == 1]
+        if other:
+            named = f"must-share set {sets[0]} with {other[0]!r} needs"
+        else:
+            named = f"must-share sets {sets[0]} and {sets[1]} together need"
+        besides = f" besides {self.fixed!r}" if self.fixed else ""
+        words, fix, param = self.group_limit(weight + (self.fixed is not None))
+        return f"{head}: {named} {weight} counters{besides} ({words})", fix, param
 
     def groups(self, blocks: Sequence[Sequence[int]]) -> list[list[str]]:
         """Event names of unit blocks, ``fixed`` first, units in event order."""
