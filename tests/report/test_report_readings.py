@@ -7,6 +7,7 @@ the texts drawn, and the hover titles of the marks (what a reader pointing at a 
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,7 @@ def _counts(events, values, status="ok"):
     )
 
 
-def make_db(path, groups, *, runs=6, constant=None, invalid=None, unread=()):
+def make_db(path, groups, *, runs=6, constant=None, invalid=None, unread=(), command=("gzip", "-c", "big.txt")):
     """A collection database made without perf.
 
     ``constant``: (group, event) -> the value read in every run; ``invalid``: (group, rep) ->
@@ -40,7 +41,7 @@ def make_db(path, groups, *, runs=6, constant=None, invalid=None, unread=()):
     """
     constant, invalid = constant or {}, invalid or {}
     rng = np.random.default_rng(7)
-    meta = {"runs": runs, "command": ["gzip", "-c", "big.txt"], "perf_version": "perf version 6.1.187"}
+    meta = {"runs": runs, "command": list(command), "perf_version": "perf version 6.1.187"}
     meta["machine"] = MACHINE
     with WriterLock(path) as lock, CollectionDB.create(path, groups, meta, lock=lock) as db:
         for rep in range(runs):
@@ -87,6 +88,16 @@ def test_runs_section_of_a_database_lists_groups_reasons_command_and_machine(tmp
     assert table["invalid"].tolist() == [0, 2, 1]
     assert table["invalid because"].tolist() == ["", "c: not counted (2x)", "b: multiplexed (87% running) (1x)"]
     assert "6 invalid" not in runs.paragraphs[0] and "3 invalid runs" in runs.paragraphs[0]
+
+
+def test_the_measured_command_is_shown_as_a_shell_takes_it(tmp_path):
+    # it was shown as its words joined by spaces: sh -c ls /usr/lib > /dev/null; exit 3, another command
+    command = ["sh", "-c", "ls /usr/lib > /dev/null; exit 3", "my file.txt"]
+    db = make_db(tmp_path / "c.db", [["a", "b"], ["a", "c"], ["b", "c"]], command=command)
+    runs = _section(build_report(db, options=ReportOptions(method="")), "runs")
+    shown = _table(runs, "The measured command")["value"]["command"]
+    assert shown == "sh -c 'ls /usr/lib > /dev/null; exit 3' 'my file.txt'"
+    assert shlex.split(shown) == command
 
 
 def test_runs_section_of_files_counts_the_runs_of_each_group(tmp_path):

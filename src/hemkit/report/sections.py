@@ -15,6 +15,7 @@ and its section says which it left out and which pairs that left unread.
 from __future__ import annotations
 
 import os
+import shlex
 import warnings
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -113,13 +114,12 @@ def _machine(meta: Mapping[str, Any]) -> dict[str, str]:
 def _described(meta: Mapping[str, Any]) -> pd.DataFrame:
     """The measured command and the machine, as a two-column table of what the database stores."""
     rows: dict[str, str] = {}
-    command = meta.get("command")
-    if command:
-        rows["command"] = " ".join(map(str, command)) if isinstance(command, list | tuple) else str(command)
-    for key, label in (("pin", "pinned to CPU"), ("corunner", "co-runner")):
+    for key, label in (("command", "command"), ("pin", "pinned to CPU"), ("corunner", "co-runner")):
         if meta.get(key) not in (None, "", []):
             value = meta[key]
-            rows[label] = " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+            # a command's words as a shell takes them: sh -c 'ls /usr/lib; exit 3', not sh -c ls /usr/lib; exit 3
+            words = " ".join(map(str, value)) if key == "pin" else shlex.join(map(str, value))
+            rows[label] = words if isinstance(value, list | tuple) else str(value)
     if meta.get("runs"):
         rows["target runs per group"] = str(meta["runs"])
     rows.update(_machine(meta))
