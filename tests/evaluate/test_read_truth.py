@@ -1,6 +1,7 @@
 """A truth table from any file that holds one: wide, tidy without groups, or readings of one group."""
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,6 +11,7 @@ from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.datasets import split_truth, zen5_br_64kb
 from hemkit.evaluate import read_truth
+from hemkit.io import PerfOptions
 
 
 @pytest.fixture
@@ -85,3 +87,36 @@ def test_a_tidy_truth_with_a_hole_or_a_repeat_names_the_run_and_event(tmp_path, 
 def test_too_few_runs_for_the_design_says_how_many_it_needs(truth):
     with pytest.raises(InputError, match=r"design of 4 events on 2 counters has 6 groups, which need 18 runs .+ has 5"):
         split_truth(truth.iloc[:5], 2)
+
+
+UNSUPPORTED = Path(__file__).resolve().parents[1] / "io" / "data" / "unsupported"  # 3 runs, cycles <not supported>
+
+
+def test_a_truth_of_perf_files_with_an_unsupported_event_is_read_with_unusable_drop(tmp_path, cli, bad_input):
+    # evaluate pairs took --unusable and said 'pass --unusable drop', but never passed it on to the reference
+    # (the same error again); evaluate study had no --unusable at all, and its error named no way out
+    with pytest.raises(InputError, match=r"run_1.csv: line 5 \(event 'cycles'\) is <not supported>"):
+        read_truth(UNSUPPORTED)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        got = read_truth(UNSUPPORTED, perf=PerfOptions(unusable="drop"))
+    assert list(got.columns) == ["task-clock", "page-faults"] and len(got) == 3
+    merged = tmp_path / "merged.csv"
+    got.to_csv(merged, index=False)
+    for args in (["evaluate", "pairs", merged, "--truth", UNSUPPORTED], ["evaluate", "study", "--truth", UNSUPPORTED]):
+        bad_input(args, names=["'cycles'", "<not supported>", "--unusable drop"], watch=[tmp_path])
+    res = cli(["evaluate", "pairs", merged, "--truth", UNSUPPORTED, "--unusable", "drop"])
+    assert res.exit_code == 0 and "1 pairs of" in res.stdout and "dropped event(s) 'cycles'" in res.stderr
+    # a study needs more runs and events: perf files of 4 software events and cycles, 12 runs
+    rng = np.random.default_rng(0)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for r in range(12):
+        base = rng.normal(100, 10)
+        lines = [f"{base * k + rng.normal(0, 5):.0f},,e{k},{1000 + r},100.00,," for k in range(1, 5)]
+        (runs / f"run_{r}.csv").write_text("\n".join([*lines, "<not supported>,,cycles,0,100.00,,"]) + "\n")
+    study = ["evaluate", "study", "--truth", runs, "--pmcs", "3", "--splits", "1", "--reps", "1", "-q"]
+    bad_input(study, names=["'cycles'", "<not supported>", "--unusable drop"], watch=[tmp_path])
+    res = cli([*study, "--unusable", "drop"])
+    assert res.exit_code == 0, res.stderr
+    assert "(12 runs, 4 events)" in res.stdout and "dropped event(s) 'cycles'" in res.stderr

@@ -300,8 +300,12 @@ def read_options() -> dict[str, Any]:
     return out
 
 
-def readings_input_options(f: F) -> F:
-    """The input options of every command that reads readings (see :func:`hemkit.io.read_readings`)."""
+def reading_trust_options(f: F) -> F:
+    """``--allow-mixed-machines`` and ``--unusable``: what to do with readings that cannot be trusted as they are.
+
+    Part of :func:`readings_input_options`; alone on a command that reads readings with no other
+    input option (``evaluate study --truth``).  :func:`read_options` returns them.
+    """
     f = click.option(
         "--allow-mixed-machines",
         is_flag=True,
@@ -319,6 +323,12 @@ def readings_input_options(f: F) -> F:
         "moved between core types) is an error naming it, or its run is dropped with a warning "
         "(<not supported>: its event)  [default: refuse]",
     )(f)
+    return f
+
+
+def readings_input_options(f: F) -> F:
+    """The input options of every command that reads readings (see :func:`hemkit.io.read_readings`)."""
+    f = reading_trust_options(f)
     f = click.option(
         "--drop-constant",
         is_flag=True,

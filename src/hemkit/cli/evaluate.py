@@ -24,6 +24,8 @@ from hemkit.cli._options import (
     plot_option,
     pmcs_option,
     quiet_option,
+    read_options,
+    reading_trust_options,
     readings_input_options,
     reps_option,
     seed_option,
@@ -156,7 +158,7 @@ def pairs(
     messages: list[str] = []
     written: list[str] = []
     with warnings_to_stderr(messages):
-        ev = evaluate_files(merged, list(truth), pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+        ev = evaluate_files(merged, list(truth), pmcs=pmcs, codes=codes, drop_constant=drop_constant, **read_options())
     show_table(ev.summary(), f"{merged} vs {' '.join(truth)}")
     if output:
         write_table(ev.pairs.reset_index(), output, inputs=inputs, what="output")
@@ -243,6 +245,7 @@ def holdout(
     is_flag=True,
     help="Drop events constant in the truth (no correlation; else an error naming them).",
 )
+@reading_trust_options
 @click.option("--methods", default="much,joint", show_default=True, help=f"Methods to score ({EVAL_METHODS}).")
 @pmcs_option("Counters per run of the MUCH designs (repeatable).", multiple=True, default=(3, 4))
 @click.option("--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together.")
@@ -275,8 +278,9 @@ def study(
     hemkit evaluate study --truth c.db --drop-constant    # a collection of every event at once
     hemkit evaluate study --splits 20 --cluster tcp://node0:8786    # on a running Dask scheduler
 
-    The truth reads every event in every run (one group): the input options of the other
-    subcommands do not apply, and --pmcs is the counters of the designs it is split into.
+    The truth reads every event in every run (one group): of the input options of the other
+    subcommands only --unusable and --allow-mixed-machines apply, and --pmcs is the counters of
+    the designs it is split into.
     """
     from hemkit.evaluate import StudyOptions, read_truth, truth_study
     from hemkit.io import write_table
@@ -285,7 +289,7 @@ def study(
     messages: list[str] = []
     with warnings_to_stderr(messages):
         if truth:
-            table = read_truth(list(truth), drop_constant=drop_constant)
+            table = read_truth(list(truth), drop_constant=drop_constant, **read_options())
         else:
             from hemkit.datasets import zen5_br_64kb
 

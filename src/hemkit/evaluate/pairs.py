@@ -13,7 +13,7 @@ import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,9 @@ from hemkit.core.results import Result, result
 from hemkit.datasets.truth import check_truth_table
 from hemkit.merge.correlation import pairwise_correlation
 from hemkit.merge.result import MergeResult, pair_index, table_correlations
+
+if TYPE_CHECKING:
+    from hemkit.io.perf_files import PerfOptions
 
 KINDS = ("pearson", "spearman")
 
@@ -259,6 +262,8 @@ def read_reference(
     pmcs: int | None = None,
     codes: str | os.PathLike[str] | None = None,
     drop_constant: bool = False,
+    perf: PerfOptions | None = None,
+    allow_mixed_machines: bool = False,
 ) -> pd.DataFrame | Readings:
     """A truth table or grouped readings (:func:`hemkit.io.evaluation.read_reference_file`), checked.
 
@@ -276,6 +281,11 @@ def read_reference(
     drop_constant : bool, default False
         Drop events constant within a group, or a truth table's constant columns (with a
         warning), instead of raising.
+    perf : PerfOptions, optional
+        How perf stat files are read (untrusted readings refused or dropped), as for
+        :func:`hemkit.io.read_readings`.
+    allow_mixed_machines : bool, default False
+        Read collection databases of machines of different CPU models or kernels as one.
 
     Returns
     -------
@@ -300,7 +310,14 @@ def read_reference(
     """
     from hemkit.io.evaluation import read_reference_file
 
-    ref = read_reference_file(paths, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    ref = read_reference_file(
+        paths,
+        pmcs=pmcs,
+        codes=codes,
+        drop_constant=drop_constant,
+        perf=perf,
+        allow_mixed_machines=allow_mixed_machines,
+    )
     if isinstance(ref, Readings):
         return ref
     first = paths if isinstance(paths, str | os.PathLike) else next(iter(paths))
@@ -308,7 +325,11 @@ def read_reference(
 
 
 def read_truth(
-    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, drop_constant: bool = False
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    drop_constant: bool = False,
+    perf: PerfOptions | None = None,
+    allow_mixed_machines: bool = False,
 ) -> pd.DataFrame:
     """A truth table (runs x events, every event read in every run) from any file that holds one, checked.
 
@@ -325,6 +346,11 @@ def read_truth(
     drop_constant : bool, default False
         Drop events constant over the runs (no correlation) with a warning, instead of
         refusing them.
+    perf : PerfOptions, optional
+        How perf stat files are read (a ``<not supported>`` event refused or dropped...), as
+        for :func:`hemkit.io.read_readings`.
+    allow_mixed_machines : bool, default False
+        Read collection databases of machines of different CPU models or kernels as one.
 
     Returns
     -------
@@ -352,7 +378,7 @@ def read_truth(
     >>> len(w)
     1
     """
-    ref = read_reference(paths, drop_constant=drop_constant)
+    ref = read_reference(paths, drop_constant=drop_constant, perf=perf, allow_mixed_machines=allow_mixed_machines)
     source = os.fspath(paths if isinstance(paths, str | os.PathLike) else next(iter(paths), "truth"))
     if isinstance(ref, Readings):
         gids = ref.group_ids
@@ -367,13 +393,15 @@ def read_truth(
     return check_truth_table(ref, source, drop_constant=drop_constant)
 
 
-def evaluate_files(
+def evaluate_files(  # noqa: PLR0913 - the reference is read as read_readings reads: one keyword per option
     merged: str | os.PathLike[str],
     reference: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     pmcs: int | None = None,
     codes: str | os.PathLike[str] | None = None,
     drop_constant: bool = False,
+    perf: PerfOptions | None = None,
+    allow_mixed_machines: bool = False,
 ) -> Evaluation:
     """Evaluate the merged table in ``merged`` against ``reference`` (a truth table or readings).
 
@@ -392,6 +420,10 @@ def evaluate_files(
         A ``hems,code`` table naming the event codes of a mergingTools raw table.
     drop_constant : bool, default False
         Drop the reference's events constant within a group (grouped readings only).
+    perf : PerfOptions, optional
+        How the reference's perf stat files are read, as for :func:`hemkit.io.read_readings`.
+    allow_mixed_machines : bool, default False
+        Read reference collection databases of machines of different kinds as one.
 
     Returns
     -------
@@ -416,7 +448,10 @@ def evaluate_files(
     0.0
     """
     table = read_merged_table(merged)
-    ref = read_reference(reference, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+    mixed = allow_mixed_machines
+    ref = read_reference(
+        reference, pmcs=pmcs, codes=codes, drop_constant=drop_constant, perf=perf, allow_mixed_machines=mixed
+    )
     return evaluate(table, ref, label=Path(os.fspath(merged)).stem)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,8 @@ from hemkit.io.table import read_table
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from hemkit.io.perf_files import PerfOptions
 
 PathLike = str | os.PathLike[str]
 
@@ -75,15 +78,22 @@ def read_reference_file(
     pmcs: int | None = None,
     codes: PathLike | None = None,
     drop_constant: bool = False,
+    perf: PerfOptions | None = None,
+    allow_mixed_machines: bool = False,
 ) -> pd.DataFrame | Readings:
-    """A truth table (runs x events, its numbers not yet checked) or grouped readings (see the module docstring)."""
+    """A truth table (runs x events, its numbers not yet checked) or grouped readings (see the module docstring).
+
+    ``perf`` and ``allow_mixed_machines`` say how grouped readings are read, as for
+    :func:`hemkit.io.read_readings` (perf stat files, collection databases).
+    """
     from hemkit.io.readings import read_readings, sniff
 
     many = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     if not many:
         raise InputError("no reference file given")
+    read = partial(read_readings, drop_constant=drop_constant, perf=perf, allow_mixed_machines=allow_mixed_machines)
     if len(many) > 1 or pmcs is not None or sniff(many[0]) == "database":
-        return read_readings(many if len(many) > 1 else many[0], pmcs=pmcs, codes=codes, drop_constant=drop_constant)
+        return read(many if len(many) > 1 else many[0], pmcs=pmcs, codes=codes)
     p = Path(os.fspath(many[0]))
     try:
         table = read_table(p)
@@ -91,7 +101,7 @@ def read_reference_file(
         table = None
     if table is None or set(TIDY_COLUMNS) <= {str(c) for c in table.columns}:
         # grouped readings: a tidy table, perf stat output or another readings format
-        return read_readings(p, codes=codes, drop_constant=drop_constant)
+        return read(p, codes=codes)
     return _wide(p, table)
 
 
