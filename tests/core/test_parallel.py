@@ -55,14 +55,14 @@ def _blas_threads() -> list[int]:
     return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
 
-def test_blas_follows_the_jobs_inside_the_block_and_is_restored_after():
+def test_blas_runs_one_thread_inside_the_block_whatever_the_jobs_and_is_restored_after():
     np.linalg.eigh(np.eye(3))  # NumPy's BLAS loaded
     before = _blas_threads()
     assert before, "NumPy's BLAS is not seen by threadpoolctl"
     with jobs(1):
         assert _blas_threads() == [1] * len(before)
-        with jobs(2):
-            assert max(_blas_threads()) <= 2
+        with jobs(2):  # it followed the jobs, and its sums, rounded by its thread count, with it
+            assert _blas_threads() == [1] * len(before)
         assert _blas_threads() == [1] * len(before)
     assert _blas_threads() == before
 
@@ -104,6 +104,9 @@ def _digest(res) -> str:
         ("copula", {}),
         ("much", {"rows": 2000, "n_sims": 30}),
         ("much", {"rows": 2000, "n_sims": 30, "criterion": "sample"}),
+        # every reading (24 000 rows): a threaded BLAS summed frame @ frame.T by its thread count, and a few
+        # near-tied readings changed places with --jobs 2 (hemkit merge -m much --jobs 2, the README's example)
+        ("much", {"n_sims": 30}),
         ("joint", {"rows": 2000}),
     ],
 )

@@ -10,11 +10,13 @@ random draw happen inside a split step).
 
 The setting is a :class:`contextvars.ContextVar`: it holds for the block (and the current
 thread or task) only, never for the whole process.  Inside the block the BLAS library NumPy
-and SciPy call (OpenBLAS, MKL) is held to the same number of threads, through
+and SciPy call (OpenBLAS, MKL) is held to one thread, whatever the number of jobs, through
 ``threadpoolctl``: hemkit's matrices are events x events (a few hundred at most), where BLAS
 threads gain nothing, and on a loaded machine two spinning OpenBLAS threads made 100
 eigendecompositions of 100 x 100 17 times slower (0.29 s against 5.0 s, load average 8,
-2 cores; BENCHMARKS.md, issue 28).
+2 cores; BENCHMARKS.md, issue 28).  Nor would the numbers stay the same: a threaded BLAS
+splits a long sum (``frame @ frame.T`` over 24 000 runs in MUCH) by its thread count, so its
+rounding, and with it the order of near-tied draws, changed with ``jobs``.
 
 Examples
 --------
@@ -66,7 +68,7 @@ def jobs(n: int | None) -> Iterator[int]:
     # runs) reads its thread count from the environment when it loads; the user's setting wins
     unset = [v for v in _BLAS_VARIABLES if v not in os.environ]
     for v in unset:
-        os.environ[v] = str(_JOBS.get())
+        os.environ[v] = "1"
     try:
         with blas_threads():
             yield _JOBS.get()
@@ -78,14 +80,17 @@ def jobs(n: int | None) -> Iterator[int]:
 
 @contextmanager
 def blas_threads() -> Iterator[None]:
-    """Every BLAS loaded now (OpenBLAS, MKL; SciPy's bundled one too) held to :func:`job_count` threads, restored after.
+    """Every BLAS loaded now (OpenBLAS, MKL; SciPy's bundled one too) held to one thread, restored after.
+
+    One, not :func:`job_count`: a BLAS's sums depend on its thread count, and the results of
+    hemkit's work may not depend on its jobs (see the module docstring).
 
     :func:`jobs` holds them for its block; code whose BLAS may load later (SciPy's
     L-BFGS-B routine, :mod:`hemkit.merge.lbfgsb`) holds them again around its work.
     """
     from threadpoolctl import threadpool_limits
 
-    limits = threadpool_limits(limits=job_count(), user_api="blas")
+    limits = threadpool_limits(limits=1, user_api="blas")
     try:
         yield
     finally:

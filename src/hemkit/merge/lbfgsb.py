@@ -18,7 +18,7 @@ by itself, it calls ``scipy.optimize.minimize``.
 The routine's small matrix steps call the OpenBLAS that SciPy's wheels bundle; with its
 default of one thread per CPU, on a busy machine its idle worker threads take the CPU the
 fit needs (10-30x slower on 2 busy cores, measured).  While it runs, that library is held to
-hemkit's jobs (:func:`hemkit.core.parallel.blas_threads`: one thread unless asked) and given
+one thread (:func:`hemkit.core.parallel.blas_threads`, whatever hemkit's jobs) and given
 back its setting after; the numbers do not depend on it (the T2080 merge is byte-identical
 either way).
 
