@@ -112,6 +112,14 @@ def test_split_runs_is_a_partition():
     assert ia.isdisjoint(ib) and ia | ib == set(range(10))
     with pytest.raises(HemkitError):
         r.split_runs(1.5)
+    # a group too small to split said 'group 1: has 2 runs' of a group of 5 (the size of a part)
+    five = Readings({1: pd.DataFrame({"x": np.arange(5.0), "y": np.arange(5.0) ** 2})}, source="c.db")
+    with pytest.raises(
+        HemkitError,
+        match=r"^cannot split the runs in two parts: c.db: group 1 has 5 runs, parts of 2 and 3; "
+        r"each part needs at least 3 runs$",
+    ):
+        five.split_runs(0.5)
 
 
 def test_drop_constant_warns_and_keeps_the_rest():

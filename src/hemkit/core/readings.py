@@ -871,8 +871,14 @@ class Readings:
         rng = np.random.default_rng(seed)
         a, b = {}, {}
         for g, grp in self._arrays.items():
-            perm = rng.permutation(len(grp.runs))
-            k = int(round(fraction * len(grp.runs)))
+            n = len(grp.runs)
+            k = int(round(fraction * n))
+            if min(k, n - k) < self.min_runs:  # said of the group, which has n runs, not of a part
+                raise InputError(
+                    f"cannot split the runs in two parts: {self.source + ': ' if self.source else ''}group {_q(g)} "
+                    f"has {n} runs, parts of {k} and {n - k}; each part needs at least {self.min_runs} runs"
+                )
+            perm = rng.permutation(n)
             first, rest = np.sort(perm[:k]), np.sort(perm[k:])
             a[g] = (grp.runs[first], grp.events, grp.values[first])
             b[g] = (grp.runs[rest], grp.events, grp.values[rest])
