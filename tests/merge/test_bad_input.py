@@ -76,9 +76,10 @@ INPUT_CASES = [
         "single-event",
         tidy([(1, r, "cycles", r + 1) for r in range(5)]),
         ["-m", "much", "--n-sims", "30"],
-        ["one event ('cycles')"],
+        ["{f}: has one event ('cycles')"],
     ),
-    ("single-event-joint", tidy([(1, r, "cycles", r + 1) for r in range(5)]), [], ["one event ('cycles')"]),
+    # it said 'the readings have one event', naming no file
+    ("single-event-joint", tidy([(1, r, "cycles", r + 1) for r in range(5)]), [], ["{f}: has one event ('cycles')"]),
     ("hrm-no-anchor", grouped(), ["-m", "hrm"], ["--anchor"]),
     ("hrm-unknown-anchor", grouped(), ["-m", "hrm", "--anchor", "zz"], ["unknown anchor 'zz'"]),
     ("hrm-anchor-not-everywhere", grouped(), ["-m", "hrm", "--anchor", "b"], ["anchor 'b' is not read in group 2"]),

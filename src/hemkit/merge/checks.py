@@ -21,7 +21,8 @@ def need_two_events(readings: Readings) -> None:
     >>> need_two_events(Readings({1: pd.DataFrame({"a": [1.0, 2, 3], "b": [3.0, 1, 2]})}))
     """
     if len(readings.events) < 2:
-        raise InputError(f"the readings have one event ({readings.events[0]!r}): merging needs at least two events")
+        what = f"{readings.source}: has" if readings.source else "the readings have"
+        raise InputError(f"{what} one event ({readings.events[0]!r}): merging needs at least two events")
 
 
 #: the MUCH paper's step 1: at least 30 runs per group "to allow the use of the Central Limit Theorem"
