@@ -362,6 +362,26 @@ def test_groups_too_small_name_their_files():
     assert read_readings(files, min_runs=2).n_runs.tolist() == [2, 2, 2]
 
 
+def test_a_run_file_cut_short_at_a_line_end_is_named_as_maybe_cut_short(tmp_path):
+    # the file of a run lost its last lines (a copy cut short): its run reads the first events of its group
+    # and made a group of its own, refused as too small with no word of why
+    runs = tmp_path / "runs"
+    shutil.copytree(DATA / "runs_csv", runs)
+    f = runs / "run_04.csv"
+    f.write_text("".join(f.read_text().splitlines(keepends=True)[:3]))  # the comment, a blank, task-clock
+    with pytest.raises(InputError) as e:
+        read_readings(runs)
+    msg = str(e.value)
+    assert "has 1 runs" in msg and "reading task-clock (run_04)" in msg
+    assert "the first 1 of the 3 events group 1 reads (task-clock, page-faults, context-switches)" in msg
+    assert "cut short?" in msg
+    # a small group of other events is not told so
+    files = sorted((DATA / "runs_csv").iterdir())[:6]
+    with pytest.raises(InputError) as e:
+        read_readings(files)
+    assert "cut short" not in str(e.value)
+
+
 def test_folder_rules(tmp_path):
     with pytest.raises(InputError, match="no files in the folder"):
         read_readings(tmp_path)

@@ -526,11 +526,13 @@ def read_perf_runs(
     _check_copies(runs)
     groups: dict[Hashable, pd.DataFrame] = {}
     described: dict[int, str] = {}
+    printed: dict[int, list[str]] = {}  # the events of each group, in the order perf printed them
     idle_warned: dict[str, list[str]] = {}
     for gid, members in enumerate(_groups(runs, options), start=1):
         dropped = {e for r in members for e in r.unsupported} if options.unusable == "drop" else set()
         read = [e for e in members[0].events if e not in dropped]
         described[gid] = _describe_group(gid, read, [r.run for r in members])
+        printed[gid] = list(members[0].events)
         members = _idle_pmus(members, idle_warned)
         keep = _usable(gid, members, options)
         if not keep:
@@ -552,7 +554,19 @@ def read_perf_runs(
             raise
         if len(files) == 1 and len(runs) == 1:
             raise _one_run(files[0], runs[0], source) from None
-        raise exc.reworded(f"{exc.message}; {described[culprit]}") from None
+        raise exc.reworded(f"{exc.message}; {described[culprit]}{_cut_short(culprit, printed)}") from None
+
+
+def _cut_short(gid: int, printed: dict[int, list[str]]) -> str:
+    """A hint when group ``gid`` reads the first events of a larger group, as a file cut short does."""
+    mine = printed[gid]
+    for other, events in printed.items():
+        if other != gid and len(events) > len(mine) and events[: len(mine)] == mine:
+            return (
+                f", the first {len(mine)} of the {len(events)} events group {other} reads "
+                f"({', '.join(events)}): are its files cut short?"
+            )
+    return ""
 
 
 def _one_run(file: Path, run: PerfRun, source: str) -> InputError:
