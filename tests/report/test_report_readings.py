@@ -146,6 +146,26 @@ def test_a_collection_with_a_constant_event_is_reported_as_it_is(tmp_path):
     assert _section(rep, "overview").tables[0][1].loc["events constant within a group", "value"] == "1"
 
 
+def test_files_with_an_event_constant_in_every_group_dropped_when_read(tmp_path):
+    """hemkit report runs/ --drop-constant of a tracepoint constant in both groups that read it: a KeyError.
+
+    Without a plan the plan figure's columns were the events left, and the dropped tracepoint was
+    no longer one of them; then the page called it 'planned but not in the readings'.
+    """
+    from hemkit.core.errors import HemkitWarning
+
+    rows = [(1, r, e, v) for r in range(5) for e, v in (("a", r + 1.0), ("b", r * r + 1.0), ("t", 13.0))]
+    rows += [(2, r, e, v) for r in range(5) for e, v in (("a", r + 2.0), ("t", 13.0))]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows, columns=["group", "run", "event", "value"]).to_csv(path, index=False)
+    with pytest.warns(HemkitWarning, match="dropped constant"):
+        rep = build_report(str(path), options=ReportOptions(method=""), read_options={"drop_constant": True})
+    assert not rep.failed
+    coverage = _section(rep, "coverage")
+    assert _grid(coverage.figures[0], ["a", "b", "t"]) == [[1, 1, 2], [1, 0, 2]]
+    assert coverage.warnings == ("constant in every group that read it, dropped when read: t",)
+
+
 def test_the_overview_counts_an_event_constant_in_several_groups_once(tmp_path):
     """It said '3' events constant for one tracepoint constant in three groups (the section below: 1 event)."""
     groups = [["a", "b"], ["a", "b", "c"], ["b", "c"]]

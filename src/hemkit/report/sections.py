@@ -263,13 +263,18 @@ _PLAN_STATES = (
 def _plan_states(
     readings: Readings, constants: Sequence[Constant], planned: Sequence[Sequence[str]] | None
 ) -> pd.DataFrame:
-    """Groups x events: 0 not in the group, 1 read, 2 constant, 3 planned but not read."""
+    """Groups x events: 0 not in the group, 1 read, 2 constant, 3 planned but not read.
+
+    The constants dropped on reading (``drop_constant``) are drawn too: an event constant in
+    every group that read it, or a group of constants only, is gone from the readings.
+    """
+    dropped_events = [e for _, e, _ in constants]
     if planned:
         gids: list[Any] = list(range(len(planned)))
-        events = list(dict.fromkeys([e for g in planned for e in g] + readings.events))
+        events = list(dict.fromkeys([e for g in planned for e in g] + readings.events + dropped_events))
     else:
-        gids, events = readings.group_ids, readings.events
-    gids += [g for g in readings.group_ids if g not in set(gids)]
+        gids, events = list(readings.group_ids), list(dict.fromkeys(readings.events + dropped_events))
+    gids += [g for g in dict.fromkeys([*readings.group_ids, *(c[0] for c in constants)]) if g not in set(gids)]
     row = {g: i for i, g in enumerate(gids)}
     col = {e: j for j, e in enumerate(events)}
     states = np.zeros((len(gids), len(events)), dtype=np.int8)
@@ -278,8 +283,7 @@ def _plan_states(
     for gid, g in readings.arrays.items():
         states[row[gid], [col[e] for e in g.events]] = 1
     for cgid, event, _ in constants:
-        if cgid in row:
-            states[row[cgid], col[event]] = 2
+        states[row[cgid], col[event]] = 2
     return pd.DataFrame(states, index=pd.Index(gids, name="group"), columns=events)
 
 
@@ -462,9 +466,13 @@ def coverage(
         shown = ", ".join(f"{a} / {b}" for a, b in missing[:10])
         more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
         notes.append(f"{len(missing)} pair(s) of events never read together: {shown}{more}")
-    unread = [e for e in states.columns if e not in readings.events]
+    gone = {e for _, e, _ in constants}  # constant in every group that read it: dropped on reading
+    unread = [e for e in states.columns if e not in readings.events and e not in gone]
     if unread:
         notes.append(f"planned but not in the readings: {', '.join(map(str, unread))}")
+    dropped = [e for e in states.columns if e not in readings.events and e in gone]
+    if dropped:
+        notes.append(f"constant in every group that read it, dropped when read: {', '.join(map(str, dropped))}")
     tables = (
         (
             "The groups: runs, the events each read, those constant in it and those planned but not read.",
