@@ -73,3 +73,16 @@ def test_plan_without_perf_checks_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("HEMKIT_PERF", "hemkit-no-such-perf")
     res = run_cli(["plan", *TYPOS, "--pmcs", "2", "-o", tmp_path / "plan.toml", "-q"])
     assert res.exit_code == 0 and not res.stderr, res.stderr
+
+
+def test_many_unknown_events_are_counted_past_the_first_ten(real_perf, bad_input, tmp_path):
+    """Fifty names of another machine's events: the line names ten, counts the rest and says how to plan them."""
+    from hemkit.external.perf import SHOW_UNKNOWN
+
+    names = [f"other_pmu_event_{i}" for i in range(50)]
+    err = bad_input(
+        ["plan", *names, "--pmcs", "6", "-o", tmp_path / "plan.toml"],
+        names=["50 events", "'other_pmu_event_0'", f"and {50 - SHOW_UNKNOWN} more", "--no-check-events"],
+        watch=[tmp_path],
+    )
+    assert "'other_pmu_event_10'" not in err

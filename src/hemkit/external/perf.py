@@ -284,6 +284,8 @@ def _refusal(exe: str, events: Sequence[str]) -> tuple[str | None, str | None]:
     return "; ".join(x for x in (why, detail) if x), _pointed_at(err, events)
 
 
+#: Unknown events an error names one by one (:func:`check_perf_events`); the rest are counted.
+SHOW_UNKNOWN = 10
 #: perf calls :func:`unknown_perf_events` makes before it judges the rest by ``perf list`` alone
 MAX_PERF_CALLS = 60
 
@@ -418,7 +420,10 @@ def check_perf_events(events: Sequence[str], *, perf: str | None = None, optiona
         close = difflib.get_close_matches(event, known, n=3, cutoff=0.6)
         parts.append(f"{event!r} (closest: {', '.join(close)})" if close else f"{event!r} (no close name)")
     what = "the event" if len(refused) == 1 else f"{len(refused)} events"
-    raise UnknownEventsError(f"perf does not know {what} {', '.join(parts)}; see 'perf list'", refused)
+    # one line a reader can take in: the first SHOW_UNKNOWN named (the exception keeps every one)
+    more = f" and {len(parts) - SHOW_UNKNOWN} more" if len(parts) > SHOW_UNKNOWN else ""
+    named = ", ".join(parts[:SHOW_UNKNOWN]) + more
+    raise UnknownEventsError(f"perf does not know {what} {named}; see 'perf list'", refused)
 
 
 def _killed_by(stderr: str, program: str) -> int:
