@@ -161,6 +161,17 @@ def test_few_simulations_warn(cli):
     assert "hemkit: warning: --n-sims 5 is below 30" in res.stderr
 
 
+def test_a_level_with_nothing_to_hold_intervals_is_said_ignored(cli, tmp_path):
+    """--level sets the intervals of --pair-intervals and --plot: given alone it changes nothing, and says so."""
+    res = cli(["merge", "-m", "copula", "--rows", "500", "--level", "0.8", "-q"])
+    assert res.exit_code == 0, res.stderr
+    assert "hemkit: warning: --level 0.8 ignored: only --pair-intervals and --plot hold intervals" in res.stderr
+    res = cli(["merge", "-m", "copula", "--rows", "500", "--level", "0.8", "--pair-intervals", tmp_path / "p.csv"])
+    assert res.exit_code == 0 and "ignored" not in res.stderr, res.stderr
+    res = cli(["merge", "-m", "copula", "--rows", "500", "-q"])  # the default level: nothing to say
+    assert res.exit_code == 0 and "ignored" not in res.stderr, res.stderr
+
+
 @pytest.mark.parametrize("method", ["joint", "copula", "much"])
 def test_every_method_merges_the_real_truth_split(cli, tmp_path, method):
     from hemkit.datasets import split_truth

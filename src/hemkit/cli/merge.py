@@ -41,6 +41,12 @@ def _inputs_label(inputs: tuple[str, ...], bundled: str) -> str:
     return f"{len(inputs)} files ({Path(inputs[0]).name} ... {Path(inputs[-1]).name})"
 
 
+def _given(name: str) -> bool:
+    """Whether option ``name`` was given on the command line (not its default)."""
+    ctx = click.get_current_context()
+    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+
+
 def _load(inputs: tuple[str, ...], *, pmcs: int | None, codes: str | None, drop_constant: bool, hrm: bool) -> Any:
     """Readings from INPUT (the reading door, :func:`hemkit.cli._options.read_inputs`) or the bundled T2080 data."""
     from hemkit import datasets
@@ -128,6 +134,15 @@ def merge(
     options = merging.kwargs(method, progress=not quiet)
     messages: list[str] = []
     with warnings_to_stderr(messages):
+        if not (pair_intervals or plot) and _given("level"):
+            import warnings
+
+            from hemkit.core.errors import Fix, HemkitWarning
+
+            warnings.warn(
+                HemkitWarning("only --pair-intervals and --plot hold intervals", ignored=Fix("level", level)),
+                stacklevel=1,
+            )
         readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=method == "hrm")
         if inputs:  # collection databases: warn when their hosts read differently (machines check)
             from hemkit.compare.machines import collection_machines
