@@ -6,6 +6,7 @@ import shutil
 import sqlite3
 import stat
 import tempfile
+import warnings
 from contextlib import closing
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hemkit.core.errors import InputError
+from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.datasets import t2080_hrm, t2080_path
 from hemkit.io import read_code_names, read_readings, read_table, read_tidy, sniff, write_table
 from hemkit.io.collection import CollectionDB, StoredRun, WriterLock
@@ -352,7 +353,13 @@ def test_live_database_reads_the_runs_stored_so_far(tmp_path):
         for rep in range(3):
             counts = pd.DataFrame({"event": ["a", "b"], "value": [1.0 + rep, 5.0 - rep * rep]})
             db.record_run(StoredRun(0, rep), counts.assign(percent=100.0, run_time_ns=1.0, status="ok"))
-        assert read_readings(path)[0]["a"].tolist() == [1.0, 2.0, 3.0]
+        with pytest.warns(HemkitWarning, match=r"c\.db is an unfinished collection \(a group has 3 of its 5 runs\)"):
+            assert read_readings(path)[0]["a"].tolist() == [1.0, 2.0, 3.0]
+        db.record_run(StoredRun(0, 3), counts.assign(percent=100.0, run_time_ns=1.0, status="ok"))
+        db.record_run(StoredRun(0, 4), counts.assign(percent=100.0, run_time_ns=1.0, status="ok"))
+        with warnings.catch_warnings():  # all 5 runs: nothing to say
+            warnings.simplefilter("error", HemkitWarning)
+            assert len(read_readings(path)[0]) == 5
     assert sorted(os.listdir(tmp_path)) == ["c.db"]  # no journal, lock or temporary file left
 
 

@@ -1169,7 +1169,9 @@ def load_collections(
     command, pin or co-runner are refused: their runs are not runs of one experiment.  So
     are runs measured on machines of another CPU model or kernel (in one database or
     across them), unless ``allow_mixed_machines`` (then with a warning).  The shards of one
-    plan (``collect --shard K/N``) read together are the whole collection.
+    plan (``collect --shard K/N``) read together are the whole collection; a part of it (an
+    unfinished collection, some of the shards) with enough runs to read is read with a
+    :class:`~hemkit.core.errors.HemkitWarning` saying where the rest of the runs are.
 
     Raises
     ------
@@ -1183,7 +1185,7 @@ def load_collections(
     paths, table, _ = _collection_tables(db_paths, allow_mixed_machines)
     source = " ".join(map(str, paths))
     try:
-        return Readings.from_tidy(table, source=source, min_runs=min_runs, drop_constant=drop_constant)
+        readings = Readings.from_tidy(table, source=source, min_runs=min_runs, drop_constant=drop_constant)
     except InputError as exc:
         fewest = int(table.groupby("group")["run"].nunique().min())
         too_few = fewest < min_runs and f"at least {min_runs} are needed" in exc.message
@@ -1191,6 +1193,12 @@ def load_collections(
         if not hint:
             raise
         raise exc.reworded(f"{exc.message}; {hint}") from None
+    # enough runs to read, but not all of the plan's: a collection still running or stopped, or one shard of
+    # several -- what is read is a part, and a merge or report of it should say so
+    missing = _rest_of_the_runs(paths)
+    if missing:
+        warnings.warn(f"{missing}; the runs stored so far are read", HemkitWarning, stacklevel=2)
+    return readings
 
 
 def _rest_of_the_runs(paths: list[Path]) -> str:
