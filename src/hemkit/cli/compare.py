@@ -30,12 +30,13 @@ from hemkit.core.numbers import format_percent
 SHOWN = ["event", "median_a", "median_b", "ratio", "lower", "upper", "p_value", "changed", "note"]
 
 
-def _read(path: str, side: str, **options: Any) -> Any:
+def _read(path: str, side: str, **options: Any) -> tuple[Any, Any]:
+    """The readings of one side, and the host of each of its runs (None where the input names none)."""
     from hemkit.core.errors import HemkitError
-    from hemkit.io import read_readings
+    from hemkit.io import read_machines, read_readings
 
     try:
-        return read_readings(path, min_runs=1, **options)
+        return read_readings(path, min_runs=1, **options), read_machines(path)
     except HemkitError as exc:
         raise exc.reworded(f"{side}: {exc.message}") from exc
 
@@ -75,7 +76,9 @@ def compare(
     A and B are readings of any kind (a collection database, a folder of perf stat files, a
     tidy table, a mergingTools raw file with --pmcs).  Per event read on both sides: medians,
     ratio B / A with its interval at --level, Brunner-Munzel p-value, and changed with
-    Benjamini-Hochberg false discovery rate control at 1 - level.
+    Benjamini-Hochberg false discovery rate control at 1 - level.  A side of collection
+    databases whose runs come from several hosts is checked for hosts that read differently
+    (as hemkit merge does): such a side is named in a warning.
     """
     import warnings
 
@@ -90,13 +93,13 @@ def compare(
     options = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant, **read_options()}
     same = os.path.realpath(a) == os.path.realpath(b)
     with warnings_to_stderr():
-        ra = _read(a, "A", **options)
+        ra, hosts_a = _read(a, "A", **options)
         if same:
-            rb = ra
+            rb, hosts_b = ra, hosts_a
             warnings.warn(f"A and B are the same ({a}): nothing can change", HemkitWarning, stacklevel=1)
         else:
-            rb = _read(b, "B", **options)
-        res = run_compare(ra, rb, level=level, seed=seed, pairs=bool(pairs))
+            rb, hosts_b = _read(b, "B", **options)
+        res = run_compare(ra, rb, level=level, seed=seed, pairs=bool(pairs), hosts=(hosts_a, hosts_b))
     t = res.table
     numbers = [getattr(t, c) for c in SHOWN[1:-2]]
     cells = [[float(col[i]) for col in numbers] + [bool(t.changed[i]), t.note[i]] for i in range(len(t.events))]
@@ -124,9 +127,11 @@ def compare(
     if res.only_b:
         one_side.append(f"{len(res.only_b)} only in B")
     pair_note = f"; {row['pairs_changed']} of {row['pairs']} pairs' correlations changed" if pairs else ""
+    mixed = res.mixed_hosts
+    host_note = f"; hosts read differently within {' and '.join(mixed)} (warned)" if mixed else ""
     click.echo(
         f"compare: {row['changed']} of {row['events']} events changed at FDR {format_percent(1 - level)} "
-        f"(largest: {row['largest_change']}){pair_note}; A {a} ({row['runs_a']}+ runs), "
+        f"(largest: {row['largest_change']}){pair_note}{host_note}; A {a} ({row['runs_a']}+ runs), "
         f"B {b} ({row['runs_b']}+ runs){'; ' + ', '.join(one_side) + ' (not compared)' if one_side else ''}; "
         f"wrote {', '.join(written) or 'nothing'}"
     )

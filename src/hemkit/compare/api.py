@@ -6,25 +6,32 @@ medians, their ratio ``B / A`` with a percentile-bootstrap interval, the Brunner
 and Benjamini-Hochberg across events at ``1 - level``
 (:mod:`hemkit.core.stats`; why these, by calibration: ``benchmarks/compare_calibration.py`` and
 BENCHMARKS.md).  With ``pairs=True`` also every pair's correlation on each side and its change
-(:mod:`hemkit.compare.pairs`).
+(:mod:`hemkit.compare.pairs`).  Given the host of each run (``hosts``), each side whose runs come
+from several hosts is checked with :func:`hemkit.compare.machines_check`: hosts that read an
+event differently, pooled as one sample, inflate its spread, so the side is named in a warning
+(the verdict is computed as before; :attr:`CompareResult.machines` keeps the checks).
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level
 from hemkit.compare.result import CompareResult, EventTable
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, child
 from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, null_placements, sort_samples
 
-#: fewest runs per side and event a comparison accepts, and fewest it accepts without a warning
-MIN_RUNS = 5
-FEW_RUNS = 20
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from hemkit.compare.machines import MachinesCheck
+
 #: readings of side A kept per event for the power computation
 POWER_SAMPLE = 2000
 
@@ -35,12 +42,6 @@ def _name(readings: Readings, side: str) -> str:
 
 def _shown(events: list, n: int = 8) -> str:
     return ", ".join(map(repr, events[:n])) + (f" ... ({len(events)} in all)" if len(events) > n else "")
-
-
-def _check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < float(level) < 1:
-        raise InputError(f"level must be a number in (0, 1), got {level!r}", param="level")
-    return float(level)
 
 
 def _common_events(a: Readings, b: Readings) -> tuple[list[str], list[str], list[str]]:
@@ -117,6 +118,62 @@ def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray], changed: np.
     return notes
 
 
+def _check_hosts(hosts: Any) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    if hosts is None:
+        return None, None
+    if isinstance(hosts, str | bytes) or not isinstance(hosts, Sequence) or len(hosts) != 2:
+        raise InputError(
+            "hosts must be a pair (hosts of A, hosts of B), each a DataFrame with columns group, run, host "
+            f"(hemkit.io.read_machines) or None, got {type(hosts).__name__}",
+            param="hosts",
+        )
+    return hosts[0], hosts[1]
+
+
+def _side_machines(
+    readings: Readings, hosts: pd.DataFrame | None, side: str, level: float, seed: SeedLike
+) -> MachinesCheck | None:
+    """The machines check of one side whose runs name their host (None where they do not)."""
+    if hosts is None:
+        return None
+    from hemkit.compare.machines import machines_check
+
+    try:
+        return machines_check(readings, hosts, level=level, seed=child(seed, f"hosts-{side}"))
+    except InputError as exc:
+        raise exc.reworded(f"{_name(readings, side)}: {exc.message}") from exc
+
+
+def _warn_mixed_hosts(check: MachinesCheck | None, name: str, events: list[str]) -> None:
+    """One warning for a side pooling runs of hosts that read one of the events compared differently."""
+    if check is None or check.one_host:
+        return
+    compared = set(events)
+    found = [(e, h, r) for e, h, r in check.differing(moved=False) if e in compared]
+    if not found:
+        return
+    table = check.table.set_index(["event", "host"])
+    shown = []
+    for event, host, ratio in found[:3]:
+        row = table.loc[(event, host)]
+        against = f"host {row['against']!r}" if row["against"] != "others" else "the other hosts"
+        shown.append(
+            f"host {host!r} reads {event!r} x{ratio:.4g} [{row['lower']:.4g}, {row['upper']:.4g}] of {against}"
+        )
+    n_events = len({e for e, _, _ in found})
+    more = f" ... ({n_events} of the {len(events)} events compared differ)" if len(found) > 3 else ""
+    hosts = ", ".join(f"{h!r} {n}" for h, n in check.runs.items())
+    warnings.warn(
+        f"{name}: pools runs of {len(check.runs)} hosts that read differently (runs: {hosts}): "
+        f"{'; '.join(shown)}{more}; "
+        "as one sample its spread is inflated, so a change can be missed or found where there is none: compare "
+        "the runs of one host per side (--shard parts are one host each); hemkit collect --status DB shows "
+        "each database's readings by host",
+        HemkitWarning,
+        stacklevel=3,
+    )
+
+
 def compare(
     a: Readings,
     b: Readings,
@@ -124,6 +181,7 @@ def compare(
     level: float = 0.95,
     seed: SeedLike = 0,
     pairs: bool = False,
+    hosts: Sequence[pd.DataFrame | None] | None = None,
 ) -> CompareResult:
     """Compare two sets of readings event by event (and pair by pair): what changed, by how much.
 
@@ -139,6 +197,13 @@ def compare(
         Randomness of the bootstrap intervals (and of the merges ``pairs`` may need).
     pairs : bool, default False
         Also compare every pair's correlation (:attr:`CompareResult.pairs`).
+    hosts : pair of (DataFrame or None), optional
+        ``(hosts of A, hosts of B)``: the host of every run of a side, columns ``group, run,
+        host`` (:func:`hemkit.io.read_machines` of what the side was read from), None for a
+        side whose runs name no host.  A side whose runs come from two or more hosts is
+        checked with :func:`hemkit.compare.machines_check` (:attr:`CompareResult.machines`);
+        where its hosts read an event compared differently, a :class:`HemkitWarning` names the
+        side, the hosts and those events, once per side.  The comparison itself is unchanged.
 
     Returns
     -------
@@ -148,7 +213,8 @@ def compare(
     ------
     InputError
         No event on both sides; an event with fewer than 5 runs on a side (naming side and
-        event); ``level`` out of range.
+        event); ``level`` out of range; ``hosts`` that do not name the host of every run of
+        its side.
 
     Examples
     --------
@@ -161,12 +227,13 @@ def compare(
     >>> res.to_frame().set_index("event")["changed"].to_dict()
     {'x': True, 'y': False}
     """
-    level = _check_level(level)
+    level = check_level(level)
     for side, r in (("A", a), ("B", b)):
         if not isinstance(r, Readings):
             raise InputError(
                 f"{side} must be Readings (hemkit.io.read_readings reads any file), got {type(r).__name__}"
             )
+    hosts_a, hosts_b = _check_hosts(hosts)
     events, only_a, only_b = _common_events(a, b)
     sa = _samples(a, events, "A")
     sb = _samples(b, events, "B")
@@ -201,6 +268,9 @@ def compare(
         from hemkit.compare.pairs import correlation_changes
 
         pair_table = correlation_changes(a, b, events, level=level, seed=child(seed, "pairs"))
+    machines = (_side_machines(a, hosts_a, "A", level, seed), _side_machines(b, hosts_b, "B", level, seed))
+    for check, side, r in zip(machines, "AB", (a, b)):
+        _warn_mixed_hosts(check, _name(r, side), events)
     return CompareResult(
         table=table,
         level=level,
@@ -211,6 +281,7 @@ def compare(
         pairs=pair_table,
         placements=null_placements(sa, sb),
         power_sample=refs,
+        machines=machines,
     )
 
 

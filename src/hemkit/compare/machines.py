@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hemkit.compare.api import FEW_RUNS, MIN_RUNS, _check_level
+from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
@@ -439,7 +439,7 @@ def machines_check(
     >>> [(e, h, round(x, 2)) for e, h, x in check.differing()][:1]
     [('cycles', 'c', 1.05)]
     """
-    level = _check_level(level)
+    level = check_level(level)
     if not isinstance(readings, Readings):
         raise InputError(
             f"readings must be Readings (hemkit.io.read_readings reads any file), got {type(readings).__name__}"
@@ -529,7 +529,7 @@ def collection_machines(
 ) -> MachinesCheck | None:
     """The machines check of one collection (one or several databases), or None for any other input.
 
-    When every one of ``sources`` is a collection database, the hosts of its runs are read
+    When every one of ``sources`` is a collection database (or a folder of them), the hosts of its runs are read
     with :func:`hemkit.io.run_machines` and :func:`machines_check` is run (also
     with one host: :attr:`MachinesCheck.one_host`); other inputs name no host: None.
 
@@ -553,11 +553,12 @@ def collection_machines(
     >>> collection_machines(["runs/"]) is None  # doctest: +SKIP
     True
     """
-    from hemkit.io.readings import sniff
+    from hemkit.io.readings import database_files
 
-    paths = list(sources)
-    if not paths or any(sniff(p) != "database" for p in paths):
+    found = database_files(list(sources)) if sources else None
+    if not found:
         return None
+    paths: list[str | os.PathLike[str]] = list(found)
     from hemkit.io.collection import CollectionDB, load_collections, run_machines
 
     used = []

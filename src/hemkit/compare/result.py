@@ -78,6 +78,10 @@ class CompareResult(Result):
         the test's standard error with no change, what the power computation needs.
     power_sample : tuple of ndarray
         Per event up to 2000 sorted readings of side A (for :meth:`power`).
+    machines : pair of (MachinesCheck or None)
+        The check that the hosts of each side read alike (:func:`hemkit.compare.machines_check`),
+        for A and B; None for a side whose runs name no host (``hosts`` not given; perf stat
+        files).  :attr:`mixed_hosts` says what differs.
 
     Examples
     --------
@@ -110,6 +114,7 @@ class CompareResult(Result):
     pairs: pd.DataFrame | None
     placements: Placements
     power_sample: tuple
+    machines: tuple = (None, None)
 
     @property
     def events(self) -> list[str]:
@@ -120,6 +125,24 @@ class CompareResult(Result):
     def changed(self) -> list[str]:
         """The events flagged as changed."""
         return [e for e, c in zip(self.table.events, self.table.changed) if c]
+
+    @property
+    def mixed_hosts(self) -> dict[str, list[tuple[str, str, float]]]:
+        """Per side (``"A"``, ``"B"``) pooling runs of hosts that read an event compared differently, the differences.
+
+        Each ``(event, host, ratio of its median to the other hosts')``, largest first, as
+        :meth:`hemkit.compare.MachinesCheck.differing` gives them (``moved=False``), for the
+        events compared; a side whose hosts read alike, that has one host, or whose hosts are
+        not known is absent.
+        """
+        out = {}
+        for side, check in zip("AB", self.machines):
+            if check is None or check.one_host:
+                continue
+            found = [(e, h, r) for e, h, r in check.differing(moved=False) if e in set(self.table.events)]
+            if found:
+                out[side] = found
+        return out
 
     def to_frame(self) -> pd.DataFrame:
         """One row per event compared.
@@ -159,6 +182,12 @@ class CompareResult(Result):
             "runs_b": int(t.runs_b.min()) if len(t.runs_b) else 0,
             "level": self.level,
             "largest_change": biggest or "none",
+            "hosts_differ": "; ".join(
+                f"{side}: {', '.join(self.machines[0 if side == 'A' else 1].hosts)} on "
+                f"{len({e for e, _, _ in found})} event(s)"
+                for side, found in self.mixed_hosts.items()
+            )
+            or "none",
         }
         if self.pairs is not None:
             row["pairs"] = len(self.pairs)
@@ -166,7 +195,11 @@ class CompareResult(Result):
         return row
 
     def summary(self) -> pd.DataFrame:
-        """One row: events compared and changed, events on one side only, fewest runs per side, the largest change."""
+        """One row: events compared and changed, events on one side only, fewest runs per side, the largest change.
+
+        ``hosts_differ`` names each side whose runs come from hosts that read differently
+        (:attr:`mixed_hosts`): its hosts and on how many events they differ; else ``none``.
+        """
         import pandas as pd
 
         return pd.DataFrame([self.row()], index=pd.Index(["compare"], name="result"))

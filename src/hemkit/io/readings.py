@@ -43,6 +43,8 @@ from hemkit.io.formats import PARQUET_MAGIC, SQLITE_MAGIC, read_head
 from hemkit.io.perf_stat import scan_perf_stat
 
 if TYPE_CHECKING:  # perf_files (and pandas) load only when perf stat files are read
+    import pandas as pd
+
     from hemkit.io.perf_files import PerfOptions
 
 PathLike = str | os.PathLike[str]
@@ -424,4 +426,45 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
         raise InputError(f"{path}: {mixed}") from None
 
 
-__all__ = ["RECOGNISED", "read_readings", "sniff"]
+def read_machines(source: PathLike | Sequence[PathLike]) -> pd.DataFrame | None:
+    """The machine of every run :func:`read_readings` reads from ``source``, or None where it names none.
+
+    Collection databases (or folders of them) store the host, CPU model, kernel and perf
+    version of every run: their :func:`hemkit.io.collection.run_machines`, with the runs
+    labelled as :func:`read_readings` labels them (columns ``group, run, host, cpu_model,
+    kernel, perf_version``).  Other inputs (perf stat files, tables) name no machine: None.
+
+    Raises
+    ------
+    InputError
+        As :func:`read_readings` raises for the same ``source``.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_path
+    >>> read_machines(t2080_path("much_raw.csv")) is None
+    True
+    >>> read_machines(["part_1.db", "part_2.db"])["host"].value_counts()  # doctest: +SKIP
+    """
+    paths = database_files(source)
+    if paths is None:
+        return None
+    from hemkit.io.collection import run_machines
+
+    return run_machines(paths)
+
+
+def database_files(source: PathLike | Sequence[PathLike]) -> list[Path] | None:
+    """The collection databases ``source`` names, folders of them expanded; None where it names other inputs.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_path
+    >>> database_files(t2080_path("much_raw.csv")) is None
+    True
+    """
+    paths = _database_folders(_as_paths(source))
+    return None if any(sniff(p) != "database" for p in paths) else paths
+
+
+__all__ = ["RECOGNISED", "database_files", "read_machines", "read_readings", "sniff"]

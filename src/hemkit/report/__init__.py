@@ -215,20 +215,21 @@ def _guarded(
         return Section(key, title, error=" ".join((explain or str)(exc).split()))
 
 
-def _read(source: Any, read_options: Mapping[str, Any]) -> tuple[Readings, list[str]]:
-    """The readings of a path (or paths) and the warnings reading them gave (passed on as well)."""
-    from hemkit.io.readings import read_readings
+def _read(source: Any, read_options: Mapping[str, Any]) -> tuple[Readings, list[str], pd.DataFrame | None]:
+    """The readings of a path (or paths), the warnings reading them gave (passed on as well), the host of each run."""
+    from hemkit.io.readings import read_machines, read_readings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HemkitWarning)
         readings = read_readings(source, **dict(read_options))
+        hosts = read_machines(source)  # just read: not read again
     notes = []
     for w in caught:
         text = " ".join(str(w.message).split())
         if issubclass(w.category, HemkitWarning) and text not in notes:
             notes.append(text)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return readings, notes
+    return readings, notes, hosts
 
 
 def _with_reading_notes(section: Section, notes: list[str]) -> Section:
@@ -249,8 +250,9 @@ def _readings_sections(
     collection: _Collection | None,
     options: ReportOptions,
     seed: SeedLike,
-    other: tuple[Readings, str] | None = None,
+    other: tuple[Readings, str, tuple[pd.DataFrame | None, pd.DataFrame | None]] | None = None,
 ) -> list[Section]:
+    """The sections of the readings; ``other``: side B of a comparison, its name, the hosts of A's and B's runs."""
     from hemkit.report import sections as sec
 
     def guard(key: str, title: str, make: Callable[[], Section]) -> Section:
@@ -280,7 +282,11 @@ def _readings_sections(
     if options.method:
         parts.append(guard("merge", "Merged correlations", lambda: sec.merged(readings, options, seed, constants)))
     if other is not None:
-        parts.append(guard("compare", "Compared with B", lambda: sec.comparison(readings, other, options, seed)))
+        parts.append(
+            guard(
+                "compare", "Compared with B", lambda: sec.comparison(readings, other[:2], options, seed, hosts=other[2])
+            )
+        )
     return parts
 
 
@@ -377,11 +383,12 @@ def build_report(
     notes: list[str] = []
     collection = None
     paths: list[PathLike] = []
+    hosts_a = hosts_b = None
     if not isinstance(readings, Readings):
         paths = [readings] if isinstance(readings, str | os.PathLike) else list(readings)
         source = source or " ".join(str(os.fspath(p)) for p in paths)
         collection = _collection(paths[0]) if len(paths) == 1 else None
-        readings, notes = _read(paths[0] if len(paths) == 1 else paths, read_options or {})
+        readings, notes, hosts_a = _read(paths[0] if len(paths) == 1 else paths, read_options or {})
     source = source or "readings"
     anchor = options.anchor if options.method == "hrm" else None
     if anchor is not None and anchor not in readings.events:
@@ -397,12 +404,14 @@ def build_report(
         else:
             b_paths = [b] if isinstance(b, str | os.PathLike) else list(b)
             try:
-                b_read, b_notes = _read(b_paths[0] if len(b_paths) == 1 else b_paths, read_options or {})
+                b_read, b_notes, hosts_b = _read(b_paths[0] if len(b_paths) == 1 else b_paths, read_options or {})
             except HemkitError as exc:
                 raise exc.reworded(f"compare (B): {exc.message}") from exc
             notes += [f"B: {n}" for n in b_notes]
             other = (b_read, " ".join(str(os.fspath(p)) for p in b_paths))
-    parts = _readings_sections(readings, source, collection, options, seed, other)
+    parts = _readings_sections(
+        readings, source, collection, options, seed, None if other is None else (*other, (hosts_a, hosts_b))
+    )
     if paths:
         machines = _machines_section(paths, readings, seed, options.explain)
         if machines is not None:

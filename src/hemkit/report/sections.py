@@ -760,8 +760,13 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
 
 
 # ------------------------------------------------------------------ comparison
-def comparison(readings: Readings, other: tuple[Readings, str], options: Any, seed: Any) -> Section:
+def comparison(
+    readings: Readings, other: tuple[Readings, str], options: Any, seed: Any, *, hosts: Any = (None, None)
+) -> Section:
     """The comparison of the readings (A) with ``other`` (B): changed events, ratios with intervals, changed pairs.
+
+    ``hosts`` (the host of each run of A and of B, :func:`hemkit.io.read_machines`) adds a
+    paragraph naming each side that pools runs of hosts that read differently.
 
     Examples
     --------
@@ -777,7 +782,7 @@ def comparison(readings: Readings, other: tuple[Readings, str], options: Any, se
     b, name = other
     notes: list[str] = []
     with _warnings_into(notes):
-        res = compare(readings, b, level=0.95, seed=seed, pairs=True)
+        res = compare(readings, b, level=0.95, seed=seed, pairs=True, hosts=hosts)
     table = res.to_frame().set_index("event")
     changed = res.changed
     shown = ", ".join(changed[:20]) + (f" ... ({len(changed)} in all)" if len(changed) > 20 else "")
@@ -785,6 +790,14 @@ def comparison(readings: Readings, other: tuple[Readings, str], options: Any, se
         f"{len(changed)} of {len(table)} events changed from A (these readings) to B ({name}) at a false "
         f"discovery rate of 5 %" + (f": {shown}." if changed else ".")
     ]
+    for side, found in res.mixed_hosts.items():
+        check = res.machines[0 if side == "A" else 1]
+        said = ", ".join(f"{e} on {h} x{r:.4g}" for e, h, r in found[:5]) + (" ..." if len(found) > 5 else "")
+        paragraphs.append(
+            f"{side} pools runs of {len(check.runs)} hosts ({', '.join(check.hosts)}) that read differently: "
+            f"{said}. As one sample its spread is inflated, so a change can be missed or found where there is "
+            "none: compare the runs of one host per side."
+        )
     if res.only_a or res.only_b:
         paragraphs.append(
             f"Not compared: read in A only {', '.join(map(str, res.only_a)) or 'none'}; "
