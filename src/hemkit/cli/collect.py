@@ -283,42 +283,23 @@ def _only_with_status(ctx: click.Context) -> None:
 
 
 def _show_status(db: str) -> None:
-    from hemkit.io.collection import CollectionDB
+    """Runs per group, runs per host and the events whose readings differ by host: all read at one moment."""
+    from hemkit.compare.machines import collection_check
 
-    with CollectionDB(db) as handle:
-        handle.verify()  # a database changed outside hemkit: its counts would be wrong (collect refuses it too)
-        meta = handle.meta()
-        df = handle.status()
-    show_table(df.set_index("group"), f"{db}: {shlex.join(str(c) for c in meta.get('command') or [])}")
-    if int(df["valid"].sum()):
-        _show_machines(db)
-    done, total = int(df["valid"].clip(upper=df["target"]).sum()), int(df["target"].sum())
-    invalid = int(df["invalid"].sum())
-    click.echo(
-        f"{db}: {done} of {total} runs valid ({done / total:.0%}), {invalid} invalid"
-        if total
-        else f"{db}: no runs planned"
-    )
-
-
-def _show_machines(db: str) -> None:
-    """Runs per host and, for two or more hosts, the events whose readings differ by host."""
-    from hemkit.compare.machines import collection_machines
-
-    try:
-        with warnings_to_stderr():
-            check = collection_machines([db])
-    except HemkitError as exc:
-        click.echo(f"{db}: machines not checked: {exc}")
-        return
-    if check is None:
-        return
-    show_table(check.runs_per_host(), "runs per host")
-    flagged = check.to_frame().query("differs")
-    if len(flagged):
-        cols = ["event", "host", "against", "ratio", "lower", "upper", "q_value", "moved_by"]
-        show_table(flagged[cols].set_index("event"), "events whose readings differ by host")
-    click.echo(check.line())
+    with warnings_to_stderr():
+        res = collection_check(db)  # a database changed outside hemkit is refused (collect refuses it too)
+    show_table(res.groups.set_index("group"), f"{db}: {shlex.join(res.command)}")
+    if res.not_checked:
+        click.echo(f"{db}: machines not checked: {res.not_checked}")
+    check = res.machines
+    if check is not None:
+        show_table(check.runs_per_host(), "runs per host")
+        flagged = check.to_frame().query("differs")
+        if len(flagged):
+            cols = ["event", "host", "against", "ratio", "lower", "upper", "q_value", "moved_by"]
+            show_table(flagged[cols].set_index("event"), "events whose readings differ by host")
+        click.echo(check.line())
+    click.echo(res.line())
 
 
 def _export(source: str | list[str], output: str, **options: Any) -> None:

@@ -19,15 +19,23 @@ Examples
 """
 
 from hemkit.compare.api import FEW_RUNS, MIN_RUNS, compare
-from hemkit.compare.machines import MachinesCheck, collection_machines, machines_check
+from hemkit.compare.machines import (
+    CollectionCheck,
+    MachinesCheck,
+    collection_check,
+    collection_machines,
+    machines_check,
+)
 from hemkit.compare.result import COLUMNS, CompareResult
 
 __all__ = [
     "COLUMNS",
+    "CollectionCheck",
     "FEW_RUNS",
     "MIN_RUNS",
     "CompareResult",
     "MachinesCheck",
+    "collection_check",
     "collection_machines",
     "compare",
     "machines_check",

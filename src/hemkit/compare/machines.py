@@ -29,6 +29,7 @@ those rows name it in ``moved_by``, and ``differing(moved=False)`` leaves them o
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -43,8 +44,6 @@ from hemkit.core.rng import SeedLike, child
 from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, sort_samples
 
 if TYPE_CHECKING:
-    import os
-
     import pandas as pd
 
 #: the host of runs whose host is not known (a collection written before hosts were stored)
@@ -594,4 +593,138 @@ def collection_machines(
     return check
 
 
-__all__ = ["COLUMNS", "DESCRIBED", "UNKNOWN", "MachinesCheck", "collection_machines", "machines_check"]
+@result
+class CollectionCheck(Result):
+    """Where a collection stands and whether its hosts read alike, from one moment (:func:`collection_check`).
+
+    Attributes
+    ----------
+    path : str
+        The collection database.
+    command : tuple of str
+        The measured command.
+    groups : DataFrame
+        Per group: ``group``, ``events``, ``valid`` and ``invalid`` runs, ``target``,
+        ``last_invalid_reason``.
+    machines : MachinesCheck or None
+        The machines check of its valid runs (runs per host, events that differ by host);
+        None before the first valid run, or where the readings could not be checked
+        (:attr:`not_checked` says why).
+    not_checked : str
+        Why the machines were not checked ("" where they were, or there is no valid run).
+
+    Examples
+    --------
+    >>> res = collection_check("c.db")  # doctest: +SKIP
+    >>> res.valid == sum(res.machines.runs.values())  # doctest: +SKIP
+    True
+    """
+
+    path: str
+    command: tuple
+    groups: pd.DataFrame
+    machines: MachinesCheck | None
+    not_checked: str
+
+    @property
+    def valid(self) -> int:
+        """Valid runs stored."""
+        return int(self.groups["valid"].sum())
+
+    @property
+    def done(self) -> int:
+        """Valid runs that count towards the target (at most the target of each group)."""
+        return int(self.groups["valid"].clip(upper=self.groups["target"]).sum())
+
+    @property
+    def target(self) -> int:
+        """Runs planned (this shard's part of the plan's runs, for a shard)."""
+        return int(self.groups["target"].sum())
+
+    @property
+    def invalid(self) -> int:
+        """Runs stored as invalid."""
+        return int(self.groups["invalid"].sum())
+
+    def row(self) -> dict[str, Any]:
+        """The numbers of :meth:`summary` as a dict."""
+        m = self.machines
+        return {
+            "groups": len(self.groups),
+            "valid": self.valid,
+            "target": self.target,
+            "invalid": self.invalid,
+            "hosts": len(m.runs) if m is not None else 0,
+            "hosts_differing": len({h for _, h, _ in m.differing(moved=False)}) if m is not None else 0,
+        }
+
+    def summary(self) -> pd.DataFrame:
+        """One row: groups, valid runs, the target, invalid runs, hosts, hosts that read differently."""
+        import pandas as pd
+
+        return pd.DataFrame([self.row()], index=pd.Index([self.path], name="collection"))
+
+    def line(self) -> str:
+        """``DB: N of M runs valid (P%), K invalid``."""
+        if not self.target:
+            return f"{self.path}: no runs planned"
+        share = f"{self.done / self.target:.0%}"
+        return f"{self.path}: {self.done} of {self.target} runs valid ({share}), {self.invalid} invalid"
+
+
+def collection_check(db_path: str | os.PathLike[str], *, level: float = 0.95, seed: SeedLike = 0) -> CollectionCheck:
+    """Where a collection stands (runs per group) and its machines check, read at one moment.
+
+    What ``hemkit collect --status`` shows.  The database may be being written by a
+    collector: the runs per group and the runs per host are read in one read transaction
+    (:func:`hemkit.io.collection.status_snapshot`), so they count the same runs.
+
+    Parameters
+    ----------
+    db_path : path
+        A collection database.
+    level, seed
+        As :func:`machines_check` takes them.
+
+    Returns
+    -------
+    CollectionCheck
+
+    Raises
+    ------
+    InputError
+        A database :class:`hemkit.io.collection.CollectionDB` refuses, or a run that does
+        not match its checksum.
+
+    Examples
+    --------
+    >>> collection_check("c.db").line()  # doctest: +SKIP
+    'c.db: 60 of 60 runs valid (100%), 0 invalid'
+    """
+    from hemkit.core.errors import HemkitError
+    from hemkit.io.collection import status_snapshot
+
+    snap = status_snapshot(db_path)
+    check, why = None, ""
+    if len(snap.tidy):
+        try:
+            readings = Readings.from_tidy(snap.tidy, source=str(snap.path), min_runs=1)
+            check = machines_check(readings, snap.machines, level=level, seed=seed)
+        except HemkitError as exc:
+            why = str(exc)
+    command = tuple(str(c) for c in snap.meta.get("command") or [])
+    return CollectionCheck(
+        path=os.fspath(db_path), command=command, groups=snap.status, machines=check, not_checked=why
+    )
+
+
+__all__ = [
+    "COLUMNS",
+    "DESCRIBED",
+    "UNKNOWN",
+    "CollectionCheck",
+    "MachinesCheck",
+    "collection_check",
+    "collection_machines",
+    "machines_check",
+]

@@ -699,6 +699,36 @@ class CollectionDB:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[CollectionDB]:
+        """Read inside one read transaction: every read in it sees the same runs, whatever a collector writes.
+
+        A collector stores each run in a transaction of its own; reads made one after the
+        other (the status, then the runs per host) could see different numbers of runs.
+        Inside this block they all see the database as it was when the block began (a writer
+        waits, up to a minute, for the block to end: keep it short).  Nested blocks are one.
+
+        Examples
+        --------
+        >>> with CollectionDB("c.db") as db, db.snapshot():  # doctest: +SKIP
+        ...     status, runs = db.status(), db.runs()
+        """
+        if self._con.in_transaction:
+            yield self
+            return
+        try:
+            self._con.execute("BEGIN")
+            self._con.execute("SELECT count(*) FROM sqlite_master").fetchone()  # takes the read lock now
+        except _DB_ERRORS as exc:
+            if self._con.in_transaction:
+                self._con.execute("ROLLBACK")
+            raise _sqlite_error(self.path, exc, writing=False) from None
+        try:
+            yield self
+        finally:
+            with contextlib.suppress(*_DB_ERRORS):
+                self._con.execute("ROLLBACK")  # nothing was written: ending the read is all
+
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         try:
             return list(self._con.execute(sql, params))
@@ -935,9 +965,11 @@ class CollectionDB:
         InputError
             Naming the first run whose row or readings changed, or a missing run.
         """
-        runs, readings = self._scan()
-        machines = self._machines() if self.version >= 2 else {}
-        default = Machine.from_meta(self.meta())
+        with self.snapshot():  # a run stored meanwhile by a collector would not be counted alike
+            runs, readings = self._scan()
+            machines = self._machines() if self.version >= 2 else {}
+            meta = self.meta()
+        default = Machine.from_meta(meta)
         checked = []
         for r in runs:
             fields = machines.get(r[9]) if r[9] is not None else None
@@ -949,7 +981,7 @@ class CollectionDB:
             checked.append(((*r[:9], Machine(*fields) if fields else default), readings.pop(r[0], [])))
         if self.version < 1:
             return checked
-        stored = self.meta().get("n_runs")
+        stored = meta.get("n_runs")
         if stored != len(runs):
             raise InputError(
                 f"{self.path}: damaged collection database (it should hold {stored} runs, it holds {len(runs)})"
@@ -983,8 +1015,9 @@ class CollectionDB:
 
     def tidy_and_machines(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """:meth:`tidy`, and the machine of every valid run: ``group, run, host, cpu_model, kernel, perf_version``."""
-        checked = self.verify()
-        groups = self.groups()
+        with self.snapshot():
+            checked = self.verify()
+            groups = self.groups()
         order = {(g, e): i for g, events in enumerate(groups) for i, e in enumerate(events)}
         rows = []
         machines = []
@@ -1102,7 +1135,7 @@ def _collection_tables(
         if real in seen:
             raise InputError(f"{path}: given twice (also as {seen[real]}); each collection is read once")
         seen[real] = path
-        with CollectionDB(path) as db:
+        with CollectionDB(path) as db, db.snapshot():  # one moment, while a collector may write
             (table, machine), groups, meta = db.tidy_and_machines(), db.groups(), db.meta()
             runs = db.runs().query("status == 'valid'")
         if table.empty:
@@ -1257,12 +1290,69 @@ def run_machines(db_paths: PathLike | Sequence[PathLike]) -> pd.DataFrame:
 def collection_status(db_path: PathLike) -> pd.DataFrame:
     """Per group of a collection: events, valid and invalid runs, the target, the last invalid reason.
 
+    Read in one read transaction (:meth:`CollectionDB.snapshot`), so its numbers agree with
+    each other while a collector writes.
+
     Examples
     --------
     >>> collection_status("collection.db")  # doctest: +SKIP
     """
-    with CollectionDB(db_path) as db:
+    with CollectionDB(db_path) as db, db.snapshot():
         return db.status()
+
+
+@dataclass(frozen=True)
+class StatusSnapshot:
+    """What ``hemkit collect --status`` shows of a collection, read at one moment (:func:`status_snapshot`).
+
+    Attributes
+    ----------
+    path : Path
+        The database.
+    meta : dict
+        Its metadata (plan, command, target runs, ...).
+    status : DataFrame
+        Per group: events, valid and invalid runs, the target, the last invalid reason
+        (:meth:`CollectionDB.status`).
+    tidy : DataFrame
+        The valid runs' readings ``group, run, event, value`` (every run checked against
+        its checksum).
+    machines : DataFrame
+        The machine of every valid run, columns :data:`MACHINE_COLUMNS`.
+    """
+
+    path: Path
+    meta: dict
+    status: pd.DataFrame
+    tidy: pd.DataFrame
+    machines: pd.DataFrame
+
+
+def status_snapshot(db_path: PathLike) -> StatusSnapshot:
+    """The status, readings and machines of a collection, all read in one read transaction.
+
+    A collector may be writing the database: read one after the other, the status and the
+    runs per host could count different runs (31 valid runs in one, 29 in the other).  Here
+    every number comes from the same moment (:meth:`CollectionDB.snapshot`).  Runs of
+    machines of another CPU model or kernel are said in a warning, not refused.
+
+    Raises
+    ------
+    InputError
+        What :class:`CollectionDB` refuses, or a run that does not match its checksum.
+
+    Examples
+    --------
+    >>> snap = status_snapshot("c.db")  # doctest: +SKIP
+    >>> int(snap.status["valid"].sum()) == len(snap.machines)  # doctest: +SKIP
+    True
+    """
+    path = Path(os.fspath(db_path))
+    with CollectionDB(path) as db, db.snapshot():
+        tidy, machines = db.tidy_and_machines()  # verifies every run, and the stored number of runs
+        meta, status = db.meta(), db.status()
+    _check_machines([path], [machines], True)
+    return StatusSnapshot(path, meta, status, tidy, machines)
 
 
 def check_database_output(db_path: PathLike, *, inputs: Sequence[PathLike | None] = ()) -> Path:
@@ -1320,6 +1410,8 @@ __all__ = [
     "run_digest",
     "run_machines",
     "shard_reps",
+    "status_snapshot",
     "Machine",
+    "StatusSnapshot",
     "MACHINE_COLUMNS",
 ]

@@ -187,7 +187,7 @@ def _collection(source: Any) -> _Collection | None:
         return None
     from hemkit.io.collection import CollectionDB
 
-    with CollectionDB(os.fspath(source)) as db:
+    with CollectionDB(os.fspath(source)) as db, db.snapshot():  # one moment, while a collector may write
         return _Collection(db.runs(), db.status(), db.meta(), db.groups(), db.counted())
 
 
