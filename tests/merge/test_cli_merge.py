@@ -312,3 +312,40 @@ def test_evaluate_summaries_name_the_constant_events_dropped(cli, tmp_path):
     res = cli(["evaluate", "pairs", merged, "--truth", raw, "--pmcs", "2", "--drop-constant"])
     assert res.exit_code == 0, res.stderr
     assert "X3" in res.stderr and "dropped: 1 (see warnings)" in res.stdout.splitlines()[-1]
+
+
+def _hrm_collection(path, runs=12):
+    """A finished collection of an HRM plan (anchor 'task-clock' in every group), made without perf."""
+    from hemkit.io.collection import CollectionDB, StoredRun, WriterLock
+    from hemkit.plan import Plan
+
+    groups = [["task-clock", "a", "b"], ["task-clock", "c", "d"]]
+    plan = Plan(groups, design="hrm", pmcs=3, anchor="task-clock")
+    rng = np.random.default_rng(0)
+    with (
+        WriterLock(path) as lock,
+        CollectionDB.create(path, groups, {"runs": runs, "plan": plan.to_dict()}, lock=lock) as db,
+    ):
+        for rep in range(runs):
+            for gid, events in enumerate(groups):
+                base = rng.normal(1000, 50)
+                values = [abs(base * (i + 1) + rng.normal(0, 30)) for i in range(len(events))]
+                counts = pd.DataFrame({"event": events, "value": values, "percent": 100.0, "run_time_ns": 1e6})
+                db.record_run(StoredRun(gid, rep), counts.assign(status="ok"))
+    return path
+
+
+def test_an_hrm_collection_is_merged_by_its_plans_anchor(cli, bad_input, tmp_path):
+    """The anchor of the plan a collection was collected by is the anchor of -m hrm (and the report's)."""
+    db = _hrm_collection(tmp_path / "h.db")
+    res = cli(["merge", db, "-m", "hrm", "-o", tmp_path / "m.csv", "-q"])
+    assert res.exit_code == 0, res.stderr
+    given = cli(["merge", db, "-m", "hrm", "--anchor", "task-clock", "-o", tmp_path / "g.csv", "-q"])
+    assert given.exit_code == 0, given.stderr
+    assert (tmp_path / "m.csv").read_bytes() == (tmp_path / "g.csv").read_bytes()
+    res = cli(["report", db, "--method", "hrm", "-o", tmp_path / "r.html", "-q"])
+    assert res.exit_code == 0, res.stderr
+    # a table names no plan: the anchor is still asked for
+    (tmp_path / "t").mkdir()
+    assert cli(["export", db, "-o", tmp_path / "t" / "h.csv", "-q"]).exit_code == 0
+    bad_input(["merge", tmp_path / "t" / "h.csv", "-m", "hrm"], names=["--anchor", "names none"], watch=[tmp_path])

@@ -86,7 +86,10 @@ def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
 @click.option(
     "--method", "-m", type=click.Choice(MERGE_METHODS), default="joint", show_default=True, help="Merge method."
 )
-@merge_options(anchor_help="HRM anchor event (read in every group). Bundled data: PROCESSOR_CYCLES.")
+@merge_options(
+    anchor_help="HRM anchor event (read in every group). A collection of an HRM plan: its plan's. "
+    "Bundled data: PROCESSOR_CYCLES."
+)
 @seed_option()
 @output_option("Write the merged table (CSV, or Parquet by suffix).", table=True)
 @click.option("--pair-intervals", type=TablePath(), help="Write per-pair intervals (CSV or Parquet).")
@@ -127,10 +130,19 @@ def merge(
     merging.check(method)
     if method == "hrm" and not merging.anchor:
         if inputs:
-            raise click.BadParameter("-m hrm needs the anchor event read in every group", param_hint="'--anchor'")
-        from hemkit.datasets import T2080_ANCHOR
+            from hemkit.io import read_anchor
 
-        merging = replace(merging, anchor=T2080_ANCHOR)
+            anchor = read_anchor(inputs)  # a collection of an HRM plan names it
+            if anchor is None:
+                raise click.BadParameter(
+                    "-m hrm needs the anchor event read in every group (the inputs' plan names none)",
+                    param_hint="'--anchor'",
+                )
+        else:
+            from hemkit.datasets import T2080_ANCHOR
+
+            anchor = T2080_ANCHOR
+        merging = replace(merging, anchor=anchor)
     options = merging.kwargs(method, progress=not quiet)
     messages: list[str] = []
     with warnings_to_stderr(messages):

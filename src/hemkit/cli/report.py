@@ -109,7 +109,14 @@ def report(
 
     merging.check(method)
     if method == "hrm" and not merging.anchor:
-        raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
+        from dataclasses import replace
+
+        from hemkit.io import read_anchor
+
+        anchor = read_anchor(list(inputs)) if inputs else None  # an HRM plan's collection names it
+        if anchor is None:
+            raise click.BadParameter("--method hrm needs --anchor EVENT", param_hint="'--anchor'")
+        merging = replace(merging, anchor=anchor)
     if compare_with and not inputs:
         raise click.BadParameter("needs INPUT: the readings B is compared with", param_hint="'--compare'")
     check_output(output, inputs=[*inputs, *traces, *profiles, *compare_with], what="report")

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from hemkit.io.mergingtools import from_mergingtools, read_code_names
     from hemkit.io.perf_files import PerfOptions, read_perf_runs
     from hemkit.io.perf_stat import check_events_supported, parse_perf_stat
-    from hemkit.io.readings import read_machines, read_readings, sniff
+    from hemkit.io.readings import read_anchor, read_machines, read_readings, sniff
     from hemkit.io.table import read_table, write_table
     from hemkit.io.tidy import read_tidy
 
@@ -51,6 +51,7 @@ _LAZY = {
     "read_perf_runs": "hemkit.io.perf_files",
     "check_events_supported": "hemkit.io.perf_stat",
     "parse_perf_stat": "hemkit.io.perf_stat",
+    "read_anchor": "hemkit.io.readings",
     "read_machines": "hemkit.io.readings",
     "read_readings": "hemkit.io.readings",
     "sniff": "hemkit.io.readings",
@@ -71,6 +72,7 @@ __all__ = [
     "check_output",
     "from_mergingtools",
     "parse_perf_stat",
+    "read_anchor",
     "read_code_names",
     "read_machines",
     "read_perf_runs",

@@ -454,6 +454,35 @@ def read_machines(source: PathLike | Sequence[PathLike]) -> pd.DataFrame | None:
     return run_machines(paths)
 
 
+def read_anchor(source: PathLike | Sequence[PathLike]) -> str | None:
+    """The anchor of the HRM plan the collection databases of ``source`` were collected by, or None.
+
+    ``hemkit plan --design hrm`` stores its anchor in the plan, and ``hemkit collect`` the plan in
+    its database: an HRM merge of the collection needs no ``--anchor`` again.  None where
+    ``source`` names other inputs, its plans have no anchor (MUCH), or they differ.
+
+    Examples
+    --------
+    >>> from hemkit.datasets import t2080_path
+    >>> read_anchor(t2080_path("much_raw.csv")) is None
+    True
+    >>> read_anchor("hrm_collection.db")  # doctest: +SKIP
+    'cycles'
+    """
+    paths = database_files(source)
+    if not paths:
+        return None
+    from hemkit.io.collection import CollectionDB
+
+    anchors = set()
+    for path in paths:
+        with CollectionDB(path) as db:
+            plan = db.meta().get("plan")
+        anchor = plan.get("anchor") if isinstance(plan, dict) else None
+        anchors.add(anchor if isinstance(anchor, str) and anchor else None)
+    return anchors.pop() if len(anchors) == 1 else None
+
+
 def database_files(source: PathLike | Sequence[PathLike]) -> list[Path] | None:
     """The collection databases ``source`` names, folders of them expanded; None where it names other inputs.
 
@@ -467,4 +496,4 @@ def database_files(source: PathLike | Sequence[PathLike]) -> list[Path] | None:
     return None if any(sniff(p) != "database" for p in paths) else paths
 
 
-__all__ = ["RECOGNISED", "database_files", "read_machines", "read_readings", "sniff"]
+__all__ = ["RECOGNISED", "database_files", "read_anchor", "read_machines", "read_readings", "sniff"]
