@@ -165,6 +165,10 @@ CASES = [
     ("export-codes-alone", ["export", f"{W}/c.db", "--codes", f"{W}/raw.csv", "-o", f"{W}/x.csv"], ["--codes"]),
     ("export-pmcs-0", ["export", f"{W}/raw.csv", "--pmcs", "0", "-o", f"{W}/x.csv"], ["--pmcs"]),
     ("export-raw-no-pmcs", ["export", f"{W}/raw.csv", "-o", f"{W}/x.csv"], [f"{W}/raw.csv"]),
+    # the plan and its collection's database mixed up: each says what it is and what to give instead
+    ("collect-database-as-plan", ["collect", f"{W}/c.db"], [f"{W}/c.db", "collection database", "--status"]),
+    ("merge-plan-as-readings", ["merge", f"{W}/plan.toml"], [f"{W}/plan.toml", "hemkit plan", "hemkit collect"]),
+    ("export-plan-as-readings", ["export", f"{W}/plan.toml", "-o", f"{W}/x.csv"], [f"{W}/plan.toml", "hemkit plan"]),
 ]
 
 

@@ -42,7 +42,14 @@ from typing import Any
 
 from hemkit.core.errors import InputError
 from hemkit.io.atomic import PathLike, write_text
-from hemkit.io.formats import PLAN_VERSION, check_plan_name, check_version, read_input, strip_compression_suffix
+from hemkit.io.formats import (
+    PLAN_VERSION,
+    SQLITE_MAGIC,
+    check_plan_name,
+    check_version,
+    read_input,
+    strip_compression_suffix,
+)
 
 #: the key that holds the plan file's version (:func:`hemkit.io.formats.check_version`)
 VERSION_KEY = "format_version"
@@ -85,6 +92,11 @@ def read_plan_file(path: PathLike) -> dict[str, Any]:
     if p.is_dir():
         raise InputError(f"{p}: is a folder, not a plan file")
     raw = read_input(p)  # gzip, bzip2 or xz decompressed
+    if raw.startswith(SQLITE_MAGIC):  # the database a plan's collection writes, given for the plan
+        raise InputError(
+            f"{p}: is a collection database, not a plan file; a collection is continued from its plan "
+            f"(hemkit collect PLAN -o {p.name}), and hemkit collect --status {p} says how far it is"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -102,6 +114,23 @@ def read_plan_file(path: PathLike) -> dict[str, Any]:
         raise InputError(f"{p}: not a plan file (expected a table of keys, found a {type(data).__name__})")
     check_version(p, data.pop(VERSION_KEY, None), PLAN_VERSION, "plan file")
     return data
+
+
+def is_plan_file(path: PathLike) -> bool:
+    """Whether ``path`` reads as a plan file (a table of keys with ``groups``): to say so where readings were expected.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "p.toml")
+    >>> _ = write_plan_file(path, {"groups": [["a", "b"]]})
+    >>> is_plan_file(path), is_plan_file(__file__)
+    (True, False)
+    """
+    try:
+        return "groups" in read_plan_file(path)
+    except InputError:
+        return False
 
 
 def _toml_value(v: Any) -> str:

@@ -306,6 +306,23 @@ def _load_databases(paths: list[Path], *, min_runs: int, drop_constant: bool, al
         raise InputError(f"{where}: a damaged collection database ({type(exc).__name__}: {exc})") from None
 
 
+def _refuse_plan(path: Path) -> None:
+    """Refuse a plan file given as readings (``hemkit merge plan.toml``), saying what to do with it.
+
+    Only files named as plans (``.toml``, ``.json``) or starting as hemkit writes them are read
+    as a plan: a large table is not read twice.
+    """
+    from hemkit.io.formats import strip_compression_suffix
+    from hemkit.io.planfile import is_plan_file
+
+    named = os.path.splitext(strip_compression_suffix(path.name))[1].lower() in (".toml", ".json")
+    if (named or _head(path).startswith(b"# hemkit")) and is_plan_file(path):
+        raise InputError(
+            f"{path}: is a hemkit plan (which events to read together), not readings; collect it first "
+            f"(hemkit collect {path} --runs N -- PROGRAM ARGS) and give the collection database it writes"
+        )
+
+
 def _read_table_file(
     path: Path, *, pmcs: int | None, codes: PathLike | None, drop_constant: bool, min_runs: int
 ) -> Readings:
@@ -313,6 +330,7 @@ def _read_table_file(
     from hemkit.io.table import is_parquet_file, read_arrow, read_table, table_header
     from hemkit.io.tidy import tidy_cells, tidy_from_arrow
 
+    _refuse_plan(path)
     if pmcs is not None and not set(TIDY_COLUMNS) <= set(table_header(path)):
         names = read_code_names(codes) if codes is not None else None
         return from_mergingtools(path, pmcs, code_names=names, drop_constant=drop_constant, min_runs=min_runs)
