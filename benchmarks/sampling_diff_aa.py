@@ -1,0 +1,183 @@
+"""A/A of ``hemkit sampling diff`` on ordinary programs: two executions of one program, nothing changed.
+
+The known-share workload of ``sampling_diff_calibration.py`` does the same thing in every
+execution, so only the sampling grid differs between two of its profiles.  Ordinary programs
+do not: whether an interrupt, a page-fault path or a kernel function is hit at all differs
+from one execution to the next.  Here each program is recorded ``--runs`` times with
+``perf record -e cpu-clock -F 999`` (1 000-3 000 samples a run), and every pair of its
+recordings is compared with ``profile_diff`` ``--by sym`` and ``--by dso`` at level 0.95:
+any key flagged is a false discovery.
+
+    # 1. record (resumable: recordings already in the folder are kept; rounds go over every program)
+    python benchmarks/sampling_diff_aa.py record --dir /tmp/hemkit-aa --runs 6
+    # 2. keys flagged and pairs flagging anything, per program, with the library as it is
+    python benchmarks/sampling_diff_aa.py score --dir /tmp/hemkit-aa [--set choice|check|all] [--show]
+
+Programs come in two sets: ``choice`` (looked at while choosing the execution floor of
+:func:`hemkit.sampling.profile.systematic_variance`) and ``check`` (scored only with the choice
+frozen).  ``score --floor-grid`` scores the choice set under every candidate floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from hemkit.core.errors import HemkitWarning
+from hemkit.sampling.diff import profile_diff
+from hemkit.sampling.profile import read_samples
+
+FREQ = 999
+PYTHON_LOOP = "d = {}\nfor i in range(2_500_000):\n    k = str(i % 50_000)\n    d[k] = d.get(k, 0) + i * i\n"
+#: name -> (set, argv); INPUT is replaced by the generated text file
+PROGRAMS = {
+    "sort": ("choice", ["sort", "-f", "-k2,2", "-k7n", "INPUT"]),
+    # the same loop with string hashing fixed: Python's hash randomization makes every execution
+    # of the loop above a different program (the share of unicodekeys_lookup_unicode moves by 10 points)
+    "python-hs0": ("choice", ["env", "PYTHONHASHSEED=0", sys.executable, "-c", PYTHON_LOOP]),
+    "gzip": ("choice", ["gzip", "-9", "-c", "INPUT", "INPUT"]),
+    "find": ("choice", ["find", "/usr", "/usr", "-printf", "%s %m %p\n"]),
+    "python": ("choice", [sys.executable, "-c", PYTHON_LOOP]),
+    "xz": ("check", ["xz", "-1", "-c", "INPUT"]),
+    "bzip2": ("check", ["bzip2", "-9", "-c", "INPUT"]),
+    "grep": (
+        "check",
+        ["grep", "-r", "-i", "-c", "zz[aq]", "/usr/lib/python3", "/usr/include", "/usr/lib/python3", "/usr/include"],
+    ),
+    "awk": ("check", ["awk", "{for(i=1;i<=NF;i++)c[$i]++}END{print(length(c))}", "INPUT"]),
+}
+
+
+def make_input(path: str) -> None:
+    """18 MB of random words and numbers (seed 1): the same file in every recording."""
+    rng = np.random.default_rng(1)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = ["".join(rng.choice(letters, rng.integers(2, 10))) for _ in range(5000)]
+    picks = rng.integers(0, len(words), size=(400_000, 6))
+    nums = rng.integers(0, 10**6, size=400_000)
+    with open(path + ".tmp", "w") as fh:
+        for row, n in zip(picks, nums):
+            fh.write(" ".join(words[i] for i in row) + f" {n}\n")
+    os.replace(path + ".tmp", path)
+
+
+def record(folder: str, runs: int) -> None:
+    os.makedirs(folder, exist_ok=True)
+    data = os.path.join(folder, "input.txt")
+    if not os.path.exists(data):
+        make_input(data)
+    t0 = time.time()
+    for r in range(runs):
+        for name, (_, argv) in PROGRAMS.items():  # rounds over the programs: load drifts alike
+            path = os.path.join(folder, f"{name}_r{r}.parquet")
+            if os.path.exists(path):
+                continue
+            raw = os.path.join(folder, f"{name}_r{r}.data")
+            cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(FREQ), "-o", raw, "--"]
+            cmd += [data if a == "INPUT" else a for a in argv]
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", HemkitWarning)
+                samples = read_samples(raw)
+            samples.to_parquet(path + ".tmp", index=False)
+            os.replace(path + ".tmp", path)
+            os.remove(raw)
+            print(f"{time.time() - t0:6.0f} s  {name} r{r}: {len(samples)} samples", flush=True)
+
+
+def load(folder: str, names: list[str]) -> dict[str, list[pd.DataFrame]]:
+    out: dict[str, list[pd.DataFrame]] = {}
+    for name in names:
+        runs = []
+        for r in itertools.count():
+            path = os.path.join(folder, f"{name}_r{r}.parquet")
+            if not os.path.exists(path):
+                break
+            df = pd.read_parquet(path)
+            df.attrs["source"] = f"{name}_r{r}"
+            runs.append(df)
+        if len(runs) >= 2:
+            out[name] = runs
+    return out
+
+
+def score_one(runs: list[pd.DataFrame], by: str, show: bool, name: str) -> dict:
+    keys = flagged = pairs_any = pairs = 0
+    for i, j in itertools.combinations(range(len(runs)), 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HemkitWarning)
+            d = profile_diff(runs[i], runs[j], by=by)
+        ch = d.table["changed"].to_numpy(dtype=bool)
+        keys += len(ch)
+        flagged += int(ch.sum())
+        pairs_any += bool(ch.any())
+        pairs += 1
+        if show and ch.any():
+            t = d.table[ch]
+            for key, row in t.iterrows():
+                print(
+                    f"    {name} r{i}/r{j} {by}: {key}: {int(row['samples_a'])} -> {int(row['samples_b'])} samples, "
+                    f"p {row['p_value']:.2g}"
+                )
+    return {"pairs": pairs, "keys": keys, "flagged": flagged, "pairs_any": pairs_any}
+
+
+def score(folder: str, which: str, show: bool) -> pd.DataFrame:
+    names = [n for n, (s, _) in PROGRAMS.items() if which in ("all", s)]
+    data = load(folder, names)
+    rows = []
+    for name, runs in data.items():
+        n = [len(r) for r in runs]
+        for by in ("sym", "dso"):
+            res = score_one(runs, by, show, name)
+            rows.append(
+                {
+                    "program": name,
+                    "set": PROGRAMS[name][0],
+                    "by": by,
+                    "runs": len(runs),
+                    "samples": f"{min(n)}-{max(n)}",
+                    **res,
+                }
+            )
+    table = pd.DataFrame(rows)
+    total = table.groupby("by")[["pairs", "keys", "flagged", "pairs_any"]].sum().reset_index()
+    total["program"], total["set"], total["runs"], total["samples"] = "all", which, "", ""
+    table = pd.concat([table, total], ignore_index=True)
+    table["keys flagged"] = (table["flagged"] / table["keys"]).round(4)
+    table["pairs flagging any"] = (table["pairs_any"] / table["pairs"]).round(3)
+    return table
+
+
+def markdown(table: pd.DataFrame) -> str:
+    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
+    lines += ["| " + " | ".join(map(str, row)) + " |" for row in table.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["record", "score"])
+    ap.add_argument("--dir", default="/tmp/hemkit-aa")
+    ap.add_argument("--runs", type=int, default=6)
+    ap.add_argument("--set", default="all", choices=["choice", "check", "all"])
+    ap.add_argument("--show", action="store_true", help="print every key flagged")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    if args.what == "record":
+        record(args.dir, args.runs)
+    else:
+        print(markdown(score(args.dir, args.set, args.show)))
+    print(f"\n({time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f})")
+
+
+if __name__ == "__main__":
+    main()
