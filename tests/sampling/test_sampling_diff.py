@@ -275,3 +275,84 @@ def test_symbols_without_dso_on_one_side_are_refused_not_all_changed():
     with pytest.raises(InputError, match=r"^B: .*no DSO names"):
         profile_diff(b, a)
     assert profile_diff(a, b, by="comm").changed == []
+
+
+def _with_burst(df, name, start, length):
+    """``df`` with ``length`` consecutive samples from ``start`` on given to ``name`` (one burst)."""
+    out = df.copy()
+    out.loc[start : start + length - 1, "sym"] = name
+    return out
+
+
+def test_a_key_in_one_burst_of_two_samples_against_none_is_not_flagged():
+    """A kernel function hit once in B (2 adjacent samples), never in A: whether such an event happens
+    differs from execution to execution. Within B its share is known to 1/6 sample^2, which called it
+    changed (p about 0.01); between two executions its variance is at least the binomial's."""
+    a = _program([0.3, 0.2, 0.5], seed=41)
+    b = _with_burst(_program([0.3, 0.2, 0.5], seed=42), "do_irq", 800, 2)
+    d = profile_diff(a, b)
+    row = d.table.loc["do_irq"]
+    assert row["note"] == "only in B" and row["samples_b"] == 2
+    assert not row["changed"] and row["p_value"] > 0.3
+    assert row["lower"] < 0 < row["upper"]
+
+
+def test_a_key_in_a_few_long_bursts_whose_share_truly_moves_is_still_flagged():
+    """The floor is the binomial variance, not the burst's square: a phase of 100 samples that takes
+    200 in B (one burst each), and a key of 80 samples in B only, are changes."""
+    base = _program([0.3, 0.2, 0.5], seed=43)
+    a = _with_burst(base, "init", 0, 100)
+    b = _with_burst(_with_burst(_program([0.3, 0.2, 0.5], seed=44), "init", 0, 200), "new_path", 900, 80)
+    d = profile_diff(a, b)
+    assert {"init", "new_path"} <= set(d.changed)
+
+
+def test_execution_variance_floors_few_bursts_and_scales_the_rest():
+    from hemkit.sampling.profile import EXECUTION_SCALE, FEW_BURSTS, execution_variance
+
+    rng = np.random.default_rng(0)
+    var = rng.uniform(0, 1e-4, 200)
+    share = rng.uniform(0, 0.5, 200)
+    bursts = rng.integers(1, 40, 200)
+    v = execution_variance(var, share, 1000.0, bursts)
+    binomial = share * (1 - share) / 1000
+    few = bursts <= FEW_BURSTS
+    assert np.allclose(v[~few], EXECUTION_SCALE * var[~few])  # many bursts: the calibrated variance, scaled
+    assert np.allclose(v[few], EXECUTION_SCALE * np.maximum(var[few], binomial[few]))
+    assert np.all(v >= EXECUTION_SCALE * var)
+    assert np.allclose(execution_variance(var, share, 1000.0, bursts, scale=1.0, few=0), var)
+
+
+def test_bursts_end_where_their_thread_does():
+    """A key's runs (bursts) are counted per thread: the last sample of one thread and the first of the
+    next are not one run."""
+    df = pd.DataFrame(
+        {
+            "sym": ["f", "g", "g", "f", "f"],
+            "tid": [1, 1, 1, 2, 2],
+            "time": [1, 2, 3, 1, 2],
+            "period": 1000,
+            "comm": "x",
+            "event": "cpu-clock",
+            "dso": "/bin/x",
+        }
+    )
+    df.loc[2, "sym"] = "f"  # thread 1 ends with f, thread 2 starts with f
+    assert profile_shares(df).table.loc["f", "runs"] == 3
+
+
+def test_cli_a_burst_of_two_samples_in_one_profile_is_not_a_change(cli, tmp_path):
+    """The CLI path of the walk: a perf script file against the same program with one 2-sample burst
+    of a function the other never sampled: nothing changed, exit 0."""
+    src = FIXTURES / "known_shares.script.txt"
+    lines = src.read_text().splitlines(keepends=True)
+    for i in (100, 101):
+        lines[i] = lines[i].rsplit(" ", 1)[0] + " do_irq\n"
+    other = tmp_path / "other.txt"
+    other.write_text("".join(lines))
+    out = tmp_path / "d.csv"
+    res = cli(["sampling", "diff", str(src), str(other), "-o", str(out)])
+    assert res.exit_code == 0, res.stderr
+    table = pd.read_csv(out).set_index("sym")
+    assert table.loc["do_irq", "samples_b"] == 2 and not table.loc["do_irq", "changed"]
+    assert "0 of" in res.stdout and "1 only in B" in res.stdout

@@ -7,10 +7,16 @@ with the false discovery rate held at ``1 - level`` across keys (Benjamini-Hochb
 
 The interval and the test come from each profile's own standard error of each share (the
 ``se`` column of :class:`~hemkit.sampling.profile.SamplingProfile`, calibrated from the
-samples in time order by the ``systematic`` method): ``z = difference / sqrt(se_a^2 + se_b^2)``,
-normal.  A key absent from one profile has share 0 there, with the standard error the other
-profile's share would have at this profile's number of samples (the null of no change).  Two
-profiles of different events or periods are compared as shares, and the result says so.
+samples in time order by the ``systematic`` method), made an error between two executions by
+:func:`~hemkit.sampling.profile.execution_variance`: the ``se`` models only where the sampling
+grid falls, while two profiles are two executions, in which rare events (an interrupt, a
+kernel function hit once) may or may not happen and every share varies somewhat more.  So a
+key seen in a few bursts has at least the binomial variance, and every variance is scaled by
+:data:`~hemkit.sampling.profile.EXECUTION_SCALE` (chosen on A/A pairs of ordinary programs,
+BENCHMARKS.md): ``z = difference / sqrt(var_a + var_b)``, normal.  A key absent from one
+profile has share 0 there, with the variance the other profile's share would have at this
+profile's number of samples (the null of no change).  Two profiles of different events or
+periods are compared as shares, and the result says so.
 """
 
 from __future__ import annotations
@@ -28,7 +34,14 @@ from hemkit.core.numbers import format_percent
 from hemkit.core.results import Result, result
 from hemkit.core.stats import fdr_bh, normal_sf
 from hemkit.io.perf_script import FIELDS, dso_name
-from hemkit.sampling.profile import BY, SamplingProfile, key_labels, profile_shares, read_samples
+from hemkit.sampling.profile import (
+    BY,
+    SamplingProfile,
+    execution_variance,
+    key_labels,
+    profile_shares,
+    read_samples,
+)
 
 #: columns of :meth:`ProfileDiff.to_frame`, after the key
 COLUMNS = (
@@ -150,6 +163,14 @@ class ProfileDiff(Result):
         from hemkit.sampling.plots import plot_diff
 
         return plot_diff(self, ax=ax, top=top)
+
+
+def _se_between(p: SamplingProfile) -> np.ndarray:
+    """Each share's standard error between two executions (:func:`execution_variance` of the profile's ``se``)."""
+    t = p.table
+    bursts = t["runs"].to_numpy() if "runs" in t.columns else np.zeros(len(t), dtype=np.int64)
+    var = execution_variance(t["se"].to_numpy(dtype=float) ** 2, t["share"].to_numpy(dtype=float), p.n_eff, bursts)
+    return np.sqrt(var)
 
 
 def _raw_keys(p: SamplingProfile) -> pd.Index:
@@ -361,8 +382,14 @@ def profile_diff(
             f"{side}: {prof.source}: the samples carry no DSO names and {other}'s do, so their symbols cannot be "
             f"matched; decode the perf.data with 'perf script -F {FIELDS}' (or compare --by comm)"
         )
-    ta = pd.DataFrame(pa.table[["share", "se", "samples"]].to_numpy(), index=ka, columns=["share", "se", "samples"])
-    tb = pd.DataFrame(pb.table[["share", "se", "samples"]].to_numpy(), index=kb, columns=["share", "se", "samples"])
+    ta = pd.DataFrame(
+        {"share": pa.table["share"].to_numpy(), "se": _se_between(pa), "samples": pa.table["samples"].to_numpy()},
+        index=ka,
+    )
+    tb = pd.DataFrame(
+        {"share": pb.table["share"].to_numpy(), "se": _se_between(pb), "samples": pb.table["samples"].to_numpy()},
+        index=kb,
+    )
     keys = ka.append(kb.difference(ka, sort=False)) if len(kb) else ka
     ta, tb = ta.reindex(keys), tb.reindex(keys)
     in_a, in_b = ta["share"].notna().to_numpy(), tb["share"].notna().to_numpy()

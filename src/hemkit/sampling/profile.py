@@ -57,6 +57,12 @@ METHODS = ("systematic", "wilson", "bound")
 IID_POWER = 32.0
 #: Least variance ratio of :func:`systematic_factor`: error no run structure removes (calibrated likewise).
 FLOOR = 0.01
+#: Variance of a share between two executions over its estimate within one (:func:`execution_variance`;
+#: chosen on A/A pairs of real programs: BENCHMARKS.md, "Two profiles compared").
+EXECUTION_SCALE = 1.5
+#: Keys with at most this many bursts (runs of consecutive samples in a thread) get at least the
+#: binomial variance between executions (:func:`execution_variance`).
+FEW_BURSTS = 5
 #: What a profile can be keyed by: symbol (with its DSO), DSO, command, thread.
 BY = ("sym", "dso", "comm", "tid")
 
@@ -344,6 +350,64 @@ def systematic_variance(
     return np.maximum(var, least) / total**2, iid / total**2
 
 
+def execution_variance(
+    var: np.ndarray,
+    share: np.ndarray,
+    n_eff: float,
+    bursts: np.ndarray,
+    *,
+    scale: float | None = None,
+    few: int | None = None,
+) -> np.ndarray:
+    """Variance of every key's share as another execution of the program would differ.
+
+    ``var`` (the share's variance within one execution, e.g. :func:`systematic_variance`)
+    models only where the sampling grid falls, as if the program did the same thing in every
+    execution.  Two executions differ more:
+
+    - whether a rare event happens at all (an interrupt, a page-fault path, a kernel function
+      hit once) differs from execution to execution.  A key seen in a few *bursts* (runs of
+      consecutive samples within a thread; at most ``few``, default :data:`FEW_BURSTS`) tells
+      little about another execution, where its bursts may or may not happen: its variance is
+      at least the binomial's, ``share (1 - share) / n_eff`` (one burst of 2 samples: 1/6
+      sample^2 within the execution, about 2 between two);
+    - every key's share varies between executions more than the sampling grid alone makes it
+      vary (load, caches, timer and CPU-time accounting): the variance is multiplied by
+      ``scale`` (default :data:`EXECUTION_SCALE`).
+
+    Both were chosen on A/A pairs of ordinary programs (``sort``, ``gzip``, ``find``, a Python
+    loop) and checked on others (``xz``, ``bzip2``, ``grep -r``, ``awk``) and on the bundled
+    known-share workload, whose 3-point shift stays flagged: BENCHMARKS.md, "Two profiles
+    compared".  Keys with many bursts keep their calibrated (systematic) variance, scaled.
+
+    Parameters
+    ----------
+    var, share : array of float
+        Per key: the variance within one execution and the share.
+    n_eff : float
+        Effective number of samples of the profile.
+    bursts : array of int
+        Per key: its bursts (summed over threads).
+    scale, few : optional
+        Defaults :data:`EXECUTION_SCALE`, :data:`FEW_BURSTS`.
+
+    Examples
+    --------
+    A kernel function seen in one burst of 2 samples of 1 000 (within the execution: 1/6
+    sample^2), and a function at 30 % in 150 bursts (its systematic variance kept, scaled):
+
+    >>> v = execution_variance(np.array([1 / 6, 20.0]) / 1e6, np.array([0.002, 0.3]), 1000, np.array([1, 150]))
+    >>> (v * 1e6).round(2).tolist()
+    [2.99, 30.0]
+    """
+    k = EXECUTION_SCALE if scale is None else scale
+    b = FEW_BURSTS if few is None else few
+    v = np.asarray(var, dtype=float)
+    s = np.asarray(share, dtype=float)
+    binomial = s * (1 - s) / max(float(n_eff), 1.0)
+    return k * np.where(np.asarray(bursts) <= b, np.maximum(v, binomial), v)
+
+
 @result
 class SamplingProfile(Result):
     """Shares of one profile by ``by``, with their confidence intervals.
@@ -353,7 +417,8 @@ class SamplingProfile(Result):
     table : pandas.DataFrame
         One row per key (index named ``by``), largest share first: ``samples``,
         ``period`` (base events), ``share``, ``se`` (its standard error under ``method``),
-        ``low``, ``high``, ``runs``, ``R_est``;
+        ``low``, ``high``, ``runs`` (bursts: runs of consecutive samples of the key within a
+        thread), ``R_est`` (samples per run);
         by symbol also ``dso`` (short name), by DSO also ``path`` (as perf printed it).
     n_samples : int
         Samples profiled (after the ``comm`` / ``event`` selection).
@@ -585,7 +650,9 @@ def profile_shares(
     else:
         se = np.sqrt(share / n_eff)
         low, high = model.bound_interval(share * n_eff, n_eff, level)
-    new_run = np.concatenate([[True], seq[1:] != seq[:-1]])
+    new_run = np.concatenate([[True], seq[1:] != seq[:-1]])  # a run (burst) ends where its thread does
+    if tids is not None:
+        new_run[1:] |= tids[1:] != tids[:-1]
     runs = np.bincount(seq[new_run], minlength=len(keys))
     count = np.bincount(codes, minlength=len(keys))
     table = pd.DataFrame(
