@@ -178,8 +178,8 @@ def test_profiles_that_share_almost_no_key_are_said_to():
     b = _program([0.5, 0.5], seed=22, dso="/tmp/prog-new")
     with pytest.warns(HemkitWarning, match=r"prog-old.*only in A.*prog-new.*only in B"):
         profile_diff(a, b)
-    with pytest.warns(HemkitWarning, match="thread ids"):
-        profile_diff(a, b.assign(tid=2), by="tid")
+    with pytest.warns(HemkitWarning, match="thread ids"):  # a thread in both, most samples on threads of one
+        profile_diff(pd.concat([a.assign(tid=3), a.head(50)]), pd.concat([b.assign(tid=2), b.head(50)]), by="tid")
     with warnings.catch_warnings():
         warnings.simplefilter("error", HemkitWarning)
         profile_diff(a, _program([0.6, 0.4], seed=23, dso="/tmp/prog-old"))  # the same program: no warning
@@ -356,3 +356,19 @@ def test_cli_a_burst_of_two_samples_in_one_profile_is_not_a_change(cli, tmp_path
     table = pd.read_csv(out).set_index("sym")
     assert table.loc["do_irq", "samples_b"] == 2 and not table.loc["do_irq", "changed"]
     assert "0 of" in res.stdout and "1 only in B" in res.stdout
+
+
+def test_cli_by_thread_of_two_executions_is_refused_pointing_to_comm(cli, bad_input, tmp_path):
+    """Thread ids never repeat across executions: --by tid marked every thread changed (100 % -> 0 %)
+    and exited 0 with a warning. Where the profiles share no thread id it is refused; where they do
+    (one recording, or profiles of it) it works."""
+    src = FIXTURES / "known_shares.script.txt"
+    other = tmp_path / "other.txt"
+    other.write_text(src.read_text().replace(" 9173 ", " 9174 "))
+    line = bad_input(["sampling", "diff", str(src), str(other), "--by", "tid"], names=["--by", "--by comm"])
+    assert "thread id" in line
+    res = cli(["sampling", "diff", str(src), str(src), "--by", "tid"])
+    assert res.exit_code == 0, res.stderr
+    assert "0 of 1 tid keys changed" in res.stdout
+    with pytest.raises(Exception, match="share no thread id"):
+        profile_diff(_program([0.5, 0.5], seed=45), _program([0.5, 0.5], seed=46).assign(tid=2), by="tid")

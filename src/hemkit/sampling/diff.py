@@ -349,7 +349,8 @@ def profile_diff(
     ------
     InputError
         Either side unreadable or empty (naming the side), profiles by different keys, a
-        level out of range, no standard errors in a profile.
+        level out of range, no standard errors in a profile, ``by="tid"`` of profiles that share
+        no thread id (two executions: compare ``by="comm"``).
 
     Examples
     --------
@@ -374,6 +375,14 @@ def profile_diff(
         if "se" not in prof.table.columns:
             raise InputError(f"{side}: {prof.source}: the profile has no standard errors ('se'); profile it again")
     ka, kb = _raw_keys(pa), _raw_keys(pb)
+    if by == "tid" and len(ka) and len(kb) and not len(ka.intersection(kb)):
+        # every thread would be 'changed' (100 % -> 0 %): ids of two executions never repeat
+        raise InputError(
+            f"by 'tid': A ({pa.source}) and B ({pb.source}) share no thread id: thread ids of two executions never "
+            "match, so every thread would be 'changed'; compare the threads by command",
+            param="by",
+            fix=Fix("by", "comm"),
+        )
     if by == "dso":
         ka, kb = _dso_keys(ka, kb)
     if isinstance(ka, pd.MultiIndex) != isinstance(kb, pd.MultiIndex):  # symbols with their DSO on one side only
