@@ -4,7 +4,7 @@ The known-share workload of ``sampling_diff_calibration.py`` does the same thing
 execution, so only the sampling grid differs between two of its profiles.  Ordinary programs
 do not: whether an interrupt, a page-fault path or a kernel function is hit at all differs
 from one execution to the next.  Here each program is recorded ``--runs`` times with
-``perf record -e cpu-clock -F 999`` (1 000-3 000 samples a run), and every pair of its
+``perf record -e cpu-clock -F 999`` (500-2 600 samples a run), and every pair of its
 recordings is compared with ``profile_diff`` ``--by sym`` and ``--by dso`` at level 0.95:
 any key flagged is a false discovery.
 
@@ -13,9 +13,9 @@ any key flagged is a false discovery.
     # 2. keys flagged and pairs flagging anything, per program, with the library as it is
     python benchmarks/sampling_diff_aa.py score --dir /tmp/hemkit-aa [--set choice|check|all] [--show]
 
-Programs come in two sets: ``choice`` (looked at while choosing the execution floor of
-:func:`hemkit.sampling.profile.systematic_variance`) and ``check`` (scored only with the choice
-frozen).  ``score --floor-grid`` scores the choice set under every candidate floor.
+Programs come in two sets: ``choice`` (looked at while choosing
+:func:`hemkit.sampling.profile.execution_variance`: its burst floor and scale) and ``check``
+(scored once, with the choice frozen).  Results: BENCHMARKS.md, "Two profiles compared".
 """
 
 from __future__ import annotations
