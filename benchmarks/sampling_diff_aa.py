@@ -11,11 +11,14 @@ any key flagged is a false discovery.
     # 1. record (resumable: recordings already in the folder are kept; rounds go over every program)
     python benchmarks/sampling_diff_aa.py record --dir /tmp/hemkit-aa --runs 6
     # 2. keys flagged and pairs flagging anything, per program, with the library as it is
-    python benchmarks/sampling_diff_aa.py score --dir /tmp/hemkit-aa [--set choice|check|all] [--show]
+    python benchmarks/sampling_diff_aa.py score --dir /tmp/hemkit-aa [--set choice|check|fresh|fresh2|all] [--show]
 
-Programs come in two sets: ``choice`` (looked at while choosing
-:func:`hemkit.sampling.profile.execution_variance`: its burst floor and scale) and ``check``
-(scored once, with the choice frozen).  Results: BENCHMARKS.md, "Two profiles compared".
+Programs come in four sets: ``choice`` (looked at while choosing
+:func:`hemkit.sampling.profile.execution_variance`: its burst floor and scale), ``check``
+(scored once, with the choice frozen), ``fresh`` (recorded after that, scored once; what still
+flagged there led to :func:`hemkit.sampling.profile.execution_terms`) and ``fresh2`` (recorded
+after that, scored once).
+Results: BENCHMARKS.md, "Two profiles compared".
 """
 
 from __future__ import annotations
@@ -37,6 +40,19 @@ from hemkit.sampling.profile import read_samples
 
 FREQ = 999
 PYTHON_LOOP = "d = {}\nfor i in range(2_500_000):\n    k = str(i % 50_000)\n    d[k] = d.get(k, 0) + i * i\n"
+PERL_LOOP = "my %h; for my $i (1..12000000) { $h{$i % 50000} += $i * $i } print scalar(keys %h), qq(\\n)"
+SQL = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4000000) SELECT sum(x * x % 7) FROM c;"
+NODE_LOOP = (
+    "const m = new Map(); for (let i = 0; i < 1e7; i++) { const k = 'k' + (i % 50000); m.set(k, (m.get(k) || 0) + i) }"
+)
+SQL_SORT = (
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) "
+    "SELECT count(*) FROM (SELECT (x * 7919) % 100003 AS y FROM c ORDER BY y);"
+)
+PERL_STRINGS = (
+    'my %h; for my $i (1..6000000) { my $k = "w" . ($i % 70000); $h{$k} .= "x" if length($h{$k} // "") < 20 }'
+)
+PYTHON_SORT = "import random\nr = random.Random(1)\na = [r.random() for _ in range(3_000_000)]\na.sort()\n"
 #: name -> (set, argv); INPUT is replaced by the generated text file
 PROGRAMS = {
     "sort": ("choice", ["sort", "-f", "-k2,2", "-k7n", "INPUT"]),
@@ -53,6 +69,20 @@ PROGRAMS = {
         ["grep", "-r", "-i", "-c", "zz[aq]", "/usr/lib/python3", "/usr/include", "/usr/lib/python3", "/usr/include"],
     ),
     "awk": ("check", ["awk", "{for(i=1;i<=NF;i++)c[$i]++}END{print(length(c))}", "INPUT"]),
+    # recorded after the choice was frozen and the check set scored: scored once
+    "zstd": ("fresh", ["zstd", "-12", "-c", "INPUT"]),
+    "perl": ("fresh", ["perl", "-e", PERL_LOOP]),
+    "ls": ("fresh", ["ls", "-lR", "/usr/lib", "/usr/share"]),
+    "sqlite3": ("fresh", ["sqlite3", ":memory:", SQL]),
+    "node": ("fresh", ["node", "-e", NODE_LOOP]),
+    "sha256sum": ("fresh", ["sha256sum"] + ["INPUT"] * 16),
+    # recorded after the thread and kernel terms were added for what flagged on the fresh set: scored once
+    "xz-T2": ("fresh2", ["xz", "-T2", "-1", "-c", "INPUT"]),
+    "du": ("fresh2", ["du", "-a", "/usr"]),
+    "md5sum": ("fresh2", ["md5sum"] + ["INPUT"] * 24),
+    "sqlite3-sort": ("fresh2", ["sqlite3", ":memory:", SQL_SORT]),
+    "perl-hs0": ("fresh2", ["env", "PERL_HASH_SEED=0", "perl", "-e", PERL_STRINGS]),
+    "python-sort": ("fresh2", ["env", "PYTHONHASHSEED=0", sys.executable, "-c", PYTHON_SORT]),
 }
 
 
@@ -168,7 +198,7 @@ def main() -> None:
     ap.add_argument("what", choices=["record", "score"])
     ap.add_argument("--dir", default="/tmp/hemkit-aa")
     ap.add_argument("--runs", type=int, default=6)
-    ap.add_argument("--set", default="all", choices=["choice", "check", "all"])
+    ap.add_argument("--set", default="all", choices=["choice", "check", "fresh", "fresh2", "all"])
     ap.add_argument("--show", action="store_true", help="print every key flagged")
     args = ap.parse_args()
     t0 = time.perf_counter()
