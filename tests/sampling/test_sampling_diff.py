@@ -372,3 +372,19 @@ def test_cli_by_thread_of_two_executions_is_refused_pointing_to_comm(cli, bad_in
     assert "0 of 1 tid keys changed" in res.stdout
     with pytest.raises(Exception, match="share no thread id"):
         profile_diff(_program([0.5, 0.5], seed=45), _program([0.5, 0.5], seed=46).assign(tid=2), by="tid")
+
+
+def test_jit_code_of_two_executions_is_one_dso():
+    """perf names the map of JIT code (node, Java) by the process id, '[JIT] tid 12322', which never repeats:
+    two executions of node had their JIT code 'only in A' and 'only in B', flagged in every pair."""
+    a = _program([0.5, 0.5], seed=51)
+    b = _program([0.5, 0.5], seed=52)
+    a.loc[a["sym"] == "f1", ["sym", "dso"]] = ["[unknown]", "/tmp/perf-12322.map"]
+    b.loc[b["sym"] == "f1", ["sym", "dso"]] = ["[unknown]", "/tmp/perf-13084.map"]
+    for by in ("sym", "dso"):
+        d = profile_diff(a, b, by=by)
+        assert not d.only_a and not d.only_b and not d.changed, d.table
+    assert "[JIT]" in profile_diff(a, b, by="dso").table.index
+    assert (
+        profile_shares(a, by="dso").table.index.str.startswith("[JIT] tid 12322").any()
+    )  # a profile keeps perf's name

@@ -212,6 +212,24 @@ def _dso_keys(ka: pd.Index, kb: pd.Index) -> tuple[pd.Index, pd.Index]:
     return a, b
 
 
+def _jit_keys(keys: pd.Index) -> pd.Index:
+    """A profile's keys with perf's map of JIT code (``[JIT] tid N``) named ``[JIT]``, as in any execution.
+
+    The map is named by the process id, which never repeats: node's or Java's JIT code was 'only in A'
+    and 'only in B' in two executions of one program, 100 % -> 0 % changed.  A profile with the maps of
+    several processes keeps their ids.
+    """
+    dso = keys.get_level_values("dso") if isinstance(keys, pd.MultiIndex) else keys
+    dso = pd.Index(dso.astype(str))
+    jit = dso.str.startswith("[JIT] tid ")
+    if not jit.any() or dso[jit].nunique() > 1:
+        return keys
+    named = dso.where(~jit, "[JIT]")
+    if isinstance(keys, pd.MultiIndex):
+        return pd.MultiIndex.from_arrays([keys.get_level_values(0), named], names=keys.names)
+    return pd.Index(named, name=keys.name)
+
+
 def _labels(keys: pd.Index, by: str) -> pd.Index:
     """Display labels of the union of keys, as a profile names its rows (:func:`key_labels`)."""
     if isinstance(keys, pd.MultiIndex):
@@ -385,6 +403,8 @@ def profile_diff(
         )
     if by == "dso":
         ka, kb = _dso_keys(ka, kb)
+    if by in ("sym", "dso"):
+        ka, kb = _jit_keys(ka), _jit_keys(kb)
     if isinstance(ka, pd.MultiIndex) != isinstance(kb, pd.MultiIndex):  # symbols with their DSO on one side only
         side, prof, other = ("A", pa, "B") if isinstance(kb, pd.MultiIndex) else ("B", pb, "A")
         raise InputError(
