@@ -166,10 +166,13 @@ class ProfileDiff(Result):
 
 
 def _se_between(p: SamplingProfile) -> np.ndarray:
-    """Each share's standard error between two executions (:func:`execution_variance` of the profile's ``se``)."""
+    """Each share's standard error between two executions: the profile's ``se_exec`` (or made from its ``se``)."""
     t = p.table
+    if "se_exec" in t.columns:
+        return t["se_exec"].to_numpy(dtype=float)
     bursts = t["runs"].to_numpy() if "runs" in t.columns else np.zeros(len(t), dtype=np.int64)
-    var = execution_variance(t["se"].to_numpy(dtype=float) ** 2, t["share"].to_numpy(dtype=float), p.n_eff, bursts)
+    share = t["share"].to_numpy(dtype=float)
+    var = execution_variance(t["se"].to_numpy(dtype=float) ** 2, share * (1 - share) / max(p.n_eff, 1.0), bursts)
     return np.sqrt(var)
 
 
