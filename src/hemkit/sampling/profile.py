@@ -16,8 +16,9 @@ profile itself, as a systematic (periodic) sample: see :func:`systematic_varianc
 ``"wilson"`` (binomial, which ignores that the samples are periodic and is many times too
 wide where runs last several sampling intervals) and ``"bound"`` (the Poisson bound that
 holds for any run lengths under the paper's model, see :mod:`hemkit.sampling.model`) stay
-as options.  Every method gives each share its standard error (the ``se`` column), which
-is what comparisons of two profiles need.
+as options.  Every method gives each share its standard error (the ``se`` column), and its
+standard error between two executions of the program (``se_exec``, see
+:func:`execution_variance`), which is what comparisons of two profiles need.
 
 The run ratio of each key is estimated as in the paper's Sec. 5.1.2: consecutive samples
 of the same key form one run (runs shorter than an interval count as one).
