@@ -380,8 +380,10 @@ def diff(a, b, by, comm, event, level, top, output, plot, quiet):
     perf record -e cpu-clock -F 997 -o after.data -- ./prog     # ... and after, under the same name
     hemkit sampling diff before.data after.data --plot diff.png -o diff.csv
 
-    Per key: share in A and B, the difference with its interval (from each profile's own,
-    calibrated error of each share), and changed with Benjamini-Hochberg at 1 - level.
+    Per key: share in A and B, the difference with its interval (from each profile's own
+    error of each share between executions: se_exec of sampling profile), and changed with
+    Benjamini-Hochberg at 1 - level.  --by tid needs two profiles of one recording (thread ids
+    of two executions never match): compare two executions --by comm.
     """
     from hemkit.core.errors import HemkitError
     from hemkit.io import write_table
