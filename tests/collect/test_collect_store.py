@@ -1,5 +1,6 @@
 """Collection with a fake perf: round-robin order, invalid runs re-run, stop rules, resume policy, results."""
 
+import os
 import re
 
 import pandas as pd
@@ -37,7 +38,8 @@ def test_result_object(fake_perf, plan, tmp_path):
     assert isinstance(s, pd.DataFrame) and s.index.name == "group" and s["valid"].tolist() == [3] * 6
     assert res.line() == f"{tmp_path / 'c.db'}: 18 of 18 runs valid (18 added now); complete"
     assert repr(res).startswith("CollectResult\n") and "last_invalid_reason" in repr(res)
-    assert res.settings == {"pin": None, "corunner": None, "format": "csv"} and res.command == ("true",)
+    assert res.settings == {"pin": None, "corunner": None, "format": "csv", "folder": os.getcwd()}
+    assert res.command == ("true",)
 
 
 def test_progress_reports_every_run(fake_perf, plan, tmp_path):

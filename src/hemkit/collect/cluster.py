@@ -3,7 +3,8 @@
 :func:`hemkit.collect.collect` with ``CollectOptions(cluster=...)`` comes here (``cluster`` is a
 scheduler's address or ``local:N``, see :mod:`hemkit.external.cluster`).  Each task is one
 perf run, measured on a worker by :func:`_measure` with the collection's command and pin, the
-caller's environment variables and folder, and returns the counts with the worker's
+caller's environment variables and folder (the one the collection stores: continuing from
+another folder is refused before any worker runs anything), and returns the counts with the worker's
 :class:`~hemkit.io.collection.Machine`.  This process stays the only writer of the database:
 it stores each run the moment it returns, with the machine that measured it.
 
@@ -180,18 +181,21 @@ def wait_for_workers(client: Any, where: str, timeout: float = WORKER_TIMEOUT) -
     _workers(client, where)
 
 
-def preflight(
+def preflight(  # noqa: PLR0913 - what to check (program, events, perf), where (client, cwd), and how to say it
     client: Any,
     where: str,
     program: str,
     events: Sequence[str],
     perf: str | None,
     info: Callable[[], dict[str, Any]],
+    *,
+    cwd: str | None = None,
 ) -> tuple[str, str, dict[str, Any]]:
-    """Check the program and the events on a worker before anything is stored.
+    """Check the program and the events on a worker, in folder ``cwd``, before anything is stored.
 
-    Returns perf's path and version there, and ``info()`` run there (an importable function:
-    the machine a collection's metadata names).
+    ``cwd``: the folder the collection's command runs in (default: this process's).  Returns
+    perf's path and version there, and ``info()`` run there (an importable function: the
+    machine a collection's metadata names).
     """
     wait_for_workers(client, where)
     here = _hemkit_version()
@@ -202,7 +206,8 @@ def preflight(
                 "install the same hemkit on every node",
                 param="cluster",
             )
-    future = client.submit(_preflight, program, list(events), perf, dict(os.environ), os.getcwd(), info, pure=False)
+    folder = os.getcwd() if cwd is None else cwd
+    future = client.submit(_preflight, program, list(events), perf, dict(os.environ), folder, info, pure=False)
     exe, version, machine = future.result()
     return str(exe), str(version), dict(machine)
 

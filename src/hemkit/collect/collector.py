@@ -10,12 +10,18 @@ repetition) pairs that already have a valid run are skipped.  Invalid runs
 at once, up to ``max_attempts`` times in a row.
 
 Resuming (the policy lives here, not in the command line): a collection's plan, command,
-pin, co-runner and perf output format are fixed when it is created.  Continuing it,
+folder, pin, co-runner and perf output format are fixed when it is created.  Continuing it,
 ``plan=None`` and ``command=None`` mean the stored ones, an option left at ``None`` means
 the stored value, and a different plan, command, pin, co-runner or format is refused (use
 another database: CSV and JSON readings are not stored alike, perf truncating a CSV's
-running percentage).  The target number of runs only grows; ``max_attempts``, ``timeout``,
-``perf`` and ``allow_failure`` apply to the call that gives them.
+running percentage).  The folder is the working directory the command runs in (here, or
+on a cluster's workers): ``sort data.txt`` continued from another folder would quietly
+measure another file, so continuing from another folder (compared as resolved paths: a
+symlink to the same folder is the same folder) is refused unless ``allow_other_folder``.
+Databases made before the folder was stored are continued as before, with a warning that
+the folder cannot be checked.  The target number of runs only grows; ``max_attempts``,
+``timeout``, ``perf``, ``allow_failure`` and ``allow_other_folder`` apply to the call that
+gives them.
 
 Signals: the first Ctrl-C (SIGINT) or SIGTERM stops the collection after the current run
 (perf runs in its own session, so the signal does not cut the run short); a second one
@@ -245,6 +251,11 @@ class CollectOptions:
         (:func:`hemkit.io.collection.shard_reps`), e.g. one job of a Slurm array; the N
         databases read together are the whole collection.  Continuing, None means the
         stored value.
+    allow_other_folder : bool
+        Continue a collection from a folder other than the one it was made in (the command
+        then runs in this one, e.g. the same files moved or mounted elsewhere), with a
+        warning; otherwise that is refused, since a command such as ``sort data.txt`` would
+        quietly measure another workload.
 
     Raises
     ------
@@ -270,6 +281,7 @@ class CollectOptions:
     allow_failure: bool = False
     cluster: str | None = None
     shard: str | tuple[int, int] | None = None
+    allow_other_folder: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "shard", parse_shard(self.shard))
@@ -331,7 +343,7 @@ class CollectResult(Result):
     command : tuple of str
         The measured program and its arguments.
     settings : Mapping[str, Any]
-        ``pin``, ``corunner`` and ``format`` used.
+        ``pin``, ``corunner``, ``format`` used, and ``folder``: the folder the command ran in.
     per_worker : Mapping[str, int]
         On a cluster: valid runs this call stored per Dask worker.
 
@@ -483,6 +495,48 @@ class _Settings:
     target: int
     resumed: bool
     shard: tuple[int, int] | None = None
+    folder: str = ""  # where the command runs: this process's folder (on a cluster, the workers')
+
+
+def _here() -> str:
+    """The folder of this process (the command runs there), or InputError if it was removed."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        raise InputError(
+            "the current folder no longer exists, so the command would run nowhere; cd to an existing folder"
+        ) from None
+
+
+def _check_folder(db: CollectionDB, command: Sequence[str], here: str, allow: bool) -> None:
+    """Refuse to continue ``db`` from a folder other than the one it was made in (unless ``allow``: a warning)."""
+    stored = db.folder()
+    where, cmd = db.path, shlex.join(command)
+    if stored is None:
+        warnings.warn(
+            f"{where}: made before hemkit stored the folder a collection's command runs in, so this folder ({here}) "
+            f"cannot be checked against the one of its first runs; run {cmd!r} where they ran",
+            HemkitWarning,
+            stacklevel=4,
+        )
+        return
+    if os.path.realpath(stored) == os.path.realpath(here):
+        return
+    if allow:
+        warnings.warn(
+            f"{where}: continued in folder {here}, not in {stored} where it was made, as asked; {cmd!r} runs here and "
+            "its runs are read with the first ones as one experiment",
+            HemkitWarning,
+            stacklevel=4,
+        )
+        return
+    gone = "" if os.path.isdir(stored) else f" ({stored} does not exist on this machine)"
+    raise InputError(
+        f"{where}: was collected in folder {stored}, not in this folder {here}: {cmd!r} would run here and could "
+        f"measure another workload (another file, or none); run hemkit from {stored}{gone}, or use another database "
+        "file",
+        fix=Fix("allow_other_folder", True),
+    )
 
 
 def _resolve(
@@ -503,7 +557,9 @@ def _resolve(
                 "to measure (use fewer shards or more runs)",
                 param="runs",
             )
-        return _Settings(plan, [str(c) for c in command], opts.pin, corunner, opts.fmt or "csv", target, False, shard)
+        return _Settings(
+            plan, [str(c) for c in command], opts.pin, corunner, opts.fmt or "csv", target, False, shard, _here()
+        )
     meta = db.meta()
     where = db.path
     stored_plan = _stored_plan(db, meta)
@@ -545,6 +601,8 @@ def _resolve(
         raise InputError(
             f"{where}: was collected as {was}; continue it with the same shard, or use another database file"
         )
+    here = _here()
+    _check_folder(db, stored_cmd, here, opts.allow_other_folder)
     return _Settings(
         stored_plan,
         stored_cmd,
@@ -554,6 +612,7 @@ def _resolve(
         max(stored_target, runs or 0),
         True,
         stored_shard,
+        here,
     )
 
 
@@ -649,7 +708,7 @@ def collect(
             from hemkit.collect.cluster import preflight
 
             exe, version, info = preflight(
-                client, str(opts.cluster), s.command[0], s.plan.events, opts.perf, machine_info
+                client, str(opts.cluster), s.command[0], s.plan.events, opts.perf, machine_info, cwd=s.folder
             )
         else:
             info = machine_info()
@@ -676,6 +735,7 @@ def collect(
                 {
                     "plan": s.plan.to_dict(),
                     "command": s.command,
+                    "folder": s.folder,  # where the command runs: a continuation from another folder is refused
                     "pin": s.pin,
                     "corunner": s.corunner,
                     "format": s.fmt,
@@ -824,7 +884,7 @@ def _run_collection(  # noqa: PLR0913 - what to run, and where: here (exe, machi
             stops.requested,
             s.resumed,
             tuple(s.command),
-            {"pin": s.pin, "corunner": s.corunner, "format": s.fmt},
+            {"pin": s.pin, "corunner": s.corunner, "format": s.fmt, "folder": s.folder},
             dict(ctx.per_worker),
         )
 
@@ -889,7 +949,7 @@ def _on_cluster(ctx: _Context, todo: Sequence[tuple[int, int]], tally: _Tally, t
 
     s, opts = ctx.s, ctx.opts
     perf = PerfStatOptions(cpu=s.pin, fmt=s.fmt, perf=opts.perf, timeout=opts.timeout, start_new_session=True)
-    jobs = Jobs(tuple(s.command), perf, dict(os.environ), os.getcwd(), local_machine)
+    jobs = Jobs(tuple(s.command), perf, dict(os.environ), s.folder, local_machine)
     ClusterCollection(
         ctx.client,
         str(opts.cluster),

@@ -2,7 +2,7 @@
 
 Tables::
 
-    meta(key PRIMARY KEY, value)              -- plan, command, runs, machine, perf version (JSON values)
+    meta(key PRIMARY KEY, value)              -- plan, command, folder, runs, machine, perf version (JSON)
     groups(gid PRIMARY KEY, events)           -- the plan's groups (JSON list of events)
     runs(id PRIMARY KEY, gid, rep, status,    -- one row per perf run: status 'valid' or 'invalid',
          reason, started, seconds,               reason says why a run is invalid; digest is the
@@ -857,6 +857,19 @@ class CollectionDB:
             raise InputError(f"{self.path}: damaged collection database (its shard {stored!r})")
         return int(stored[0]), int(stored[1])
 
+    def folder(self) -> str | None:
+        """The folder the collection's command runs in (its working directory), or None if not stored.
+
+        Stored as ``folder`` when a collection is made; databases made before hemkit stored it
+        have none (a continued one cannot be checked against it).
+        """
+        stored = self.meta().get("folder")
+        if stored is None:
+            return None
+        if not isinstance(stored, str) or not os.path.isabs(stored):
+            raise InputError(f"{self.path}: damaged collection database (its folder {stored!r})")
+        return stored
+
     def machines_used(self) -> list[Machine]:
         """The distinct machines of the valid runs, from the runs table alone (no readings read, nothing verified).
 
@@ -1205,6 +1218,9 @@ def load_collections(
     plan (``collect --shard K/N``) read together are the whole collection; a part of it (an
     unfinished collection, some of the shards) with enough runs to read is read with a
     :class:`~hemkit.core.errors.HemkitWarning` saying where the rest of the runs are.
+    The folder each database's command ran in is not compared: shards measured on other
+    machines have other paths, and a collector refuses to continue a database from another
+    folder (:func:`hemkit.collect.collect`), so each database's runs are of one folder.
 
     Raises
     ------
