@@ -71,6 +71,10 @@ def test_options_follow_the_vocabulary(name, cmd):
                 problems.append(f"{flag} is not an integer >= 1")
         if "--quiet" in opts and "-q" not in opts:
             problems.append("--quiet without -q")
+        if any(o.startswith("--allow") for o in opts) and not (
+            p.is_flag and all(o.startswith("--allow-") for o in opts if o.startswith("--"))
+        ):
+            problems.append(f"{sorted(opts)}: --allow-<what> options are flags")
     assert not problems, f"hemkit {name}: " + "; ".join(problems)
 
 

@@ -60,7 +60,7 @@ def test_silent_when_not_a_terminal_and_one_summary_line(fake_perf, plan_file, t
     res = cli(["collect", plan_file, "--runs", "3"])
     assert res.exit_code == 0 and res.stderr == ""
     assert res.stdout.strip().splitlines() == [
-        f"continued {tmp_path / 'plan.db'}: true",
+        f"continued {tmp_path / 'plan.db'}: true (in {os.getcwd()})",  # the folder it runs in
         f"{tmp_path / 'plan.db'}: 18 of 18 runs valid (6 added now); complete",
     ]
 

@@ -147,7 +147,7 @@ def test_ctrl_c_cancels_the_runs_in_flight_and_the_same_command_continues(
     proc = spawn_cli([*shlex.split(hint)[1:], "--quiet"], env)
     out, err = proc.communicate(timeout=180)
     assert proc.returncode == 0, err
-    assert out.splitlines()[0] == f"continued {db}: true"
+    assert out.splitlines()[0] == f"continued {db}: true (in {os.getcwd()})"
     _complete_once(db)
 
 

@@ -153,6 +153,47 @@ def test_shards_collected_in_different_folders_read_together(fake_perf, plan, tm
     assert not [w for w in recwarn if "folder" in str(w.message)]
 
 
+# ------------------------------------------------------------------ the command line
+def test_cli_continue_from_another_folder_one_error_line_database_unchanged(
+    fake_perf, plan_file, tmp_path, cli, bad_input
+):
+    a, b = _folders(tmp_path)
+    db = tmp_path / "plan.db"
+    res = cli(["collect", plan_file, "--runs", "2", "-q", "--", *READ], cwd=a)
+    assert res.exit_code == 0, res.stderr
+    bad_input(
+        ["collect", plan_file, "-o", db, "-q"],
+        names=[str(db), f"collected in folder {a}", f"this folder {b}", f"run hemkit from {a}", "--allow-other-folder"],
+        watch=[tmp_path],
+        cwd=b,
+    )
+
+
+def test_cli_allow_other_folder_and_status_shows_the_stored_folder(fake_perf, plan_file, tmp_path, cli):
+    a, b = _folders(tmp_path)
+    db = tmp_path / "plan.db"
+    assert cli(["collect", plan_file, "--runs", "2", "-q", "--", *READ], cwd=a).exit_code == 0
+    res = cli(["collect", plan_file, "-o", db, "--runs", "3", "-q", "--allow-other-folder"], cwd=b)
+    assert res.exit_code == 0, res.stderr
+    warned = [line for line in res.stderr.splitlines() if line.strip()]
+    assert len(warned) == 1 and warned[0].startswith("hemkit: warning: ") and str(b) in warned[0], res.stderr
+    assert f"(in {os.path.realpath(b)})" in res.stdout
+    status = cli(["collect", "--status", db], cwd=b)
+    assert status.exit_code == 0 and f"(in {os.path.realpath(a)})" in status.stdout, status.stdout
+    _forget_folder(db)
+    status = cli(["collect", "--status", db])
+    assert status.exit_code == 0 and "its folder not stored" in status.stdout, status.stdout
+
+
+def test_cli_reads_databases_of_different_folders_as_one(fake_perf, plan_file, tmp_path, cli):
+    a, b = _folders(tmp_path)
+    for k, folder in ((1, a), (2, b)):
+        args = ["collect", plan_file, "--runs", "4", "--shard", f"{k}/2", "-o", tmp_path / f"part_{k}.db", "-q"]
+        assert cli([*args, "--", *READ], cwd=folder).exit_code == 0
+    res = cli(["export", tmp_path / "part_1.db", tmp_path / "part_2.db", "-o", tmp_path / "r.csv", "-q"])
+    assert res.exit_code == 0 and "folder" not in res.stderr, res.stderr
+
+
 # ------------------------------------------------------------------ a real Dask LocalCluster
 def test_on_a_cluster_the_workers_run_in_the_stored_folder_and_another_is_refused(
     fake_perf, plan, tmp_path, monkeypatch

@@ -85,7 +85,7 @@ def test_signal_stops_at_a_run_boundary_exit_130_with_the_command_that_continues
     proc = spawn_cli(shlex.split(hint)[1:] + ["--quiet"], env)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
-    assert out.splitlines()[0] == f"continued {db}: true"
+    assert out.splitlines()[0] == f"continued {db}: true (in {os.getcwd()})"
     _check_complete(db)
 
 

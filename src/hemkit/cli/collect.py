@@ -168,6 +168,11 @@ def _interrupted(db: str, hint: str, result: Any = None) -> None:
     help="Collect only part K of N of the plan's runs (e.g. one job of a Slurm array, -o part_K.db); "
     "the N databases read together are the whole collection.",
 )
+@click.option(
+    "--allow-other-folder",
+    is_flag=True,
+    help="Continue a collection from a folder other than the one it was made in (the command runs here).",
+)
 @click.option("--status", "status_db", type=click.Path(dir_okay=False), help="Report progress of DB and exit.")
 @alias("--export", "export_to", "'hemkit export DB -o OUT'", separate=True, nargs=2, type=click.Path())
 @quiet_option()
@@ -184,6 +189,7 @@ def collect(
     allow_failure,
     cluster,
     shard,
+    allow_other_folder,
     status_db,
     export_to,
     quiet,
@@ -194,7 +200,7 @@ def collect(
     hemkit collect PLAN --runs N [--pin CPU] [--corunner CMD] -- COMMAND ARGS...
     hemkit collect PLAN --runs N --workload iadd:L3:3000000:0.5
     hemkit collect PLAN --runs N --cluster tcp://node0:8786 -- COMMAND ARGS...
-    hemkit collect PLAN            (continue: the stored command, pin and co-runner apply)
+    hemkit collect PLAN            (continue, in the same folder: the stored command, pin and co-runner apply)
     hemkit collect PLAN --runs N --shard 2/4 -o part_2.db -- COMMAND   (part 2 of 4)
     hemkit collect --status PLAN.db
 
@@ -202,6 +208,9 @@ def collect(
     implausible counts are kept as invalid and re-run; unsupported events stop the
     collection) and committed one by one, so a killed collection loses nothing.  A program
     that exits non-zero or is killed stops the collection (unless --allow-failure).
+    The database stores the folder the command runs in: continuing it from another
+    folder is refused (unless --allow-other-folder), since 'sort data.txt' there would
+    measure another file.
     With --cluster, Dask workers (one thread each) measure the runs with this environment
     and folder, and this process stores them (no --corunner then).  Ctrl-C
     stops after the current run (twice: at once; on a cluster it cancels the runs in flight)
@@ -239,6 +248,7 @@ def collect(
             allow_failure=allow_failure,
             cluster=cluster,
             shard=shard,
+            allow_other_folder=allow_other_folder,
         )
         with warnings_to_stderr():
             res = run_collect(plan, command, db, runs=runs, options=options, progress=not quiet)
@@ -257,7 +267,7 @@ def collect(
             raise type(exc)(f"{exc}; the runs stored so far stay; free space and continue with: {hint}") from None
         raise
     if res.resumed:
-        click.echo(f"continued {db}: {shlex.join(res.command)}")
+        click.echo(f"continued {db}: {shlex.join(res.command)} (in {res.settings.get('folder')})")
     click.echo(res.line())
     if res.per_worker:
         click.echo("runs per worker: " + ", ".join(f"{w} {n}" for w, n in sorted(res.per_worker.items())))
@@ -288,7 +298,8 @@ def _show_status(db: str) -> None:
 
     with warnings_to_stderr():
         res = collection_check(db)  # a database changed outside hemkit is refused (collect refuses it too)
-    show_table(res.groups.set_index("group"), f"{db}: {shlex.join(res.command)}")
+    where = f"in {res.folder}" if res.folder else "its folder not stored (made by an older hemkit)"
+    show_table(res.groups.set_index("group"), f"{db}: {shlex.join(res.command)} ({where})")
     if res.not_checked:
         click.echo(f"{db}: machines not checked: {res.not_checked}")
     check = res.machines

@@ -612,6 +612,8 @@ class CollectionCheck(Result):
         (:attr:`not_checked` says why).
     not_checked : str
         Why the machines were not checked ("" where they were, or there is no valid run).
+    folder : str or None
+        The folder the command runs in, as stored (None: a database made before hemkit stored it).
 
     Examples
     --------
@@ -625,6 +627,7 @@ class CollectionCheck(Result):
     groups: pd.DataFrame
     machines: MachinesCheck | None
     not_checked: str
+    folder: str | None = None
 
     @property
     def valid(self) -> int:
@@ -713,8 +716,14 @@ def collection_check(db_path: str | os.PathLike[str], *, level: float = 0.95, se
         except HemkitError as exc:
             why = str(exc)
     command = tuple(str(c) for c in snap.meta.get("command") or [])
+    folder = snap.meta.get("folder")
     return CollectionCheck(
-        path=os.fspath(db_path), command=command, groups=snap.status, machines=check, not_checked=why
+        path=os.fspath(db_path),
+        command=command,
+        groups=snap.status,
+        machines=check,
+        not_checked=why,
+        folder=str(folder) if folder is not None else None,
     )
 
 
