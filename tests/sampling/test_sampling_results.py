@@ -177,3 +177,17 @@ def test_long_work_reports_progress():
     rec = RecordingProgress()
     read_samples(DATA / "libc_kernel.script.txt", progress=rec)
     assert rec.events[-1][3] == "325 samples"
+
+
+def test_the_coverage_figure_counts_cases_not_cases_times_methods():
+    """Each interval method is scored on every case: 2 cases, 3 methods are 2 cases (the title said 6)."""
+    from hemkit.sampling.record import CoverageResult
+
+    rows = [
+        {"setting": "cpu-clock -c 500000", "granularity": g, "threads": 1, "method": m, "share": 0.3, "truth": 0.31}
+        for g in (50, 500)
+        for m in ("systematic", "wilson", "bound")
+    ]
+    cases = pd.DataFrame(rows).assign(low=0.25, high=0.35, covered=True, n=1000)
+    res = CoverageResult(cases=cases, level=0.9, event="cpu-clock")
+    assert res.plot().get_title().endswith("(2 cases)")

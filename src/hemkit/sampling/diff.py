@@ -272,7 +272,7 @@ def _warn_disjoint(
         return
     what = f"{100 * alone_a:.0f} % of A's samples and {100 * alone_b:.0f} % of B's are on {by} keys the other lacks"
     if by == "tid":
-        why = "thread ids of different runs never match: compare --by comm or sym"
+        why = "thread ids of different runs never match: diff them --by comm or --by sym"
     elif by in ("sym", "dso"):
         dso = keys.get_level_values("dso") if isinstance(keys, pd.MultiIndex) else keys
         dso = pd.Index(dso.astype(str)).map(lambda d: d.rsplit("/", 1)[-1])
@@ -412,7 +412,7 @@ def profile_diff(
         side, prof, other = ("A", pa, "B") if isinstance(kb, pd.MultiIndex) else ("B", pb, "A")
         raise InputError(
             f"{side}: {prof.source}: the samples carry no DSO names and {other}'s do, so their symbols cannot be "
-            f"matched; decode the perf.data with 'perf script -F {FIELDS}' (or compare --by comm)"
+            f"matched; decode the perf.data with 'perf script -F {FIELDS}' (or diff them --by comm)"
         )
     ta = pd.DataFrame(
         {"share": pa.table["share"].to_numpy(), "se": _se_between(pa), "samples": pa.table["samples"].to_numpy()},

@@ -220,9 +220,10 @@ def plot_coverage(res: Any, ax: Any = None) -> Any:
         + (", t threads" if "t=" in "".join(cases) else "")
     )
     ax.set_ylabel("coverage (fraction of cases, 0-1)")
-    ax.set_title(
-        f"Coverage of {format_percent(res.level)} intervals on the known-share workload ({len(res.cases)} cases)"
-    )
+    n = len(res.cases)  # one row per case and method: every method's interval is scored on every case
+    if "method" in getattr(res.cases, "columns", ()):
+        n //= max(int(res.cases["method"].nunique()), 1)
+    ax.set_title(f"Coverage of {format_percent(res.level)} intervals on the known-share workload ({n} cases)")
     ax.legend(fontsize="small")
     return ax
 
