@@ -352,15 +352,18 @@ def _tidy_from_table(table: pd.DataFrame, where: str, *, ocoe: bool) -> pd.DataF
         if "t" not in out.columns:
             out["t"] = np.nan
         _check_counts(out, where, ocoe=ocoe)
-        lengths = out.groupby("run")["step"].max()
-        per_event = out.groupby(["run", "event"])["step"].max()
-        uneven = per_event.to_numpy() != lengths.loc[per_event.index.get_level_values(0)].to_numpy()
-        if uneven.any():
-            run, ev = per_event.index[int(np.argmax(uneven))]
-            raise InputError(
-                f"{where}: run {run!r}: event {ev!r} has {per_event.iloc[int(np.argmax(uneven))] + 1} intervals, "
-                f"other events of the run {lengths.loc[run] + 1}: the events of a run are read together"
-            )
+    # perf prints every event in every interval and 'hemkit mpx emulate' writes them all: an event with fewer
+    # intervals than its run's others is a file cut short (or edited), whose total would lack the rest
+    lengths = out.groupby("run")["step"].max()
+    per_event = out.groupby(["run", "event"])["step"].max()
+    uneven = per_event.to_numpy() != lengths.loc[per_event.index.get_level_values(0)].to_numpy()
+    if uneven.any():
+        run, ev = per_event.index[int(np.argmax(uneven))]
+        raise InputError(
+            f"{where}: run {run!r}: event {ev!r} has {per_event.iloc[int(np.argmax(uneven))] + 1} intervals, "
+            f"other events of the run {lengths.loc[run] + 1}: the events of a run are read together "
+            "(was the file cut short?)"
+        )
     return out
 
 
