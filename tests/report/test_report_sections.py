@@ -392,3 +392,12 @@ def test_mpx_section_of_a_folder_of_runs_listed_apart_whose_event_bursts_only_at
     blind = c["total, perf scaled"] == 0  # the runs that had c on a counter only after its burst
     assert len(c) == 3 and blind.sum() == 2
     np.testing.assert_allclose(c.loc[blind, f"total, hemkit {DEFAULT_ESTIMATOR}"], 100.0)  # from the run that saw it
+
+
+def test_mpx_section_of_a_folder_given_with_a_trailing_slash_is_titled_by_the_folder(tmp_path):
+    """``hemkit report --mpx traces/`` (as a shell completes a folder) titled the section 'Multiplexing: '."""
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    (folder / "phases_r1.csv").write_bytes(PHASES.read_bytes())
+    s = sec.multiplexing(f"{folder}/")
+    assert s.title == "Multiplexing: traces"

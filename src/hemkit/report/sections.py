@@ -939,6 +939,15 @@ def _warnings_into(notes: list[str]) -> Iterator[None]:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
+def _file_name(where: str) -> str:
+    """The last part of a path for a title, also of a folder given with a trailing slash (``traces/``).
+
+    >>> _file_name("runs/traces/"), _file_name("a/b.csv"), _file_name("data")
+    ('traces', 'b.csv', 'data')
+    """
+    return os.path.basename(os.path.normpath(where)) or where
+
+
 def _where(source: Any) -> str:
     if isinstance(source, str | os.PathLike):
         return os.fspath(source)
@@ -1243,7 +1252,7 @@ def multiplexing(
     )
     return Section(
         "mpx",
-        f"Multiplexing: {os.path.basename(where)}",
+        f"Multiplexing: {_file_name(where)}",
         paragraphs=tuple(paragraphs),
         tables=((caption, table),),
         figures=figures,
@@ -1298,8 +1307,8 @@ def sampling_diff(a: Any, b: Any, *, top: int = 15, level: float = 0.95) -> Sect
     changed = d.changed
     shown = ", ".join(changed[:10]) + (f" ... ({len(changed)} in all)" if len(changed) > 10 else "")
     paragraphs = [
-        f"{len(changed)} of {len(d.table)} symbols changed share from A ({os.path.basename(names[0])}, "
-        f"{d.samples_a} samples) to B ({os.path.basename(names[1])}, {d.samples_b} samples) at a false "
+        f"{len(changed)} of {len(d.table)} symbols changed share from A ({_file_name(names[0])}, "
+        f"{d.samples_a} samples) to B ({_file_name(names[1])}, {d.samples_b} samples) at a false "
         f"discovery rate of {format_percent(1 - level)}" + (f": {shown}." if changed else "."),
         "Each difference's interval comes from both profiles' own errors of each share (estimated from "
         "the samples in time order); perf diff prints the same differences without them.",
@@ -1312,7 +1321,7 @@ def sampling_diff(a: Any, b: Any, *, top: int = 15, level: float = 0.95) -> Sect
     plot_diff(d, ax=fig.subplots(), top=top)
     return Section(
         "profile-diff",
-        f"Sampling profiles compared: {os.path.basename(names[1])} vs {os.path.basename(names[0])}",
+        f"Sampling profiles compared: {_file_name(names[1])} vs {_file_name(names[0])}",
         paragraphs=tuple(paragraphs),
         tables=((f"The {len(table)} largest share changes (B - A, fractions 0-1) with {pct} intervals.", table),),
         figures=(Figure.of("Share changes by symbol with their intervals; changed ones in red.", fig),),
@@ -1383,7 +1392,7 @@ def sampling(
     )
     return Section(
         "profile",
-        f"Sampling profile: {os.path.basename(where)}",
+        f"Sampling profile: {_file_name(where)}",
         paragraphs=(paragraph,),
         tables=tuple(tables),
         figures=tuple(figures),
