@@ -131,6 +131,26 @@ def test_an_event_whose_slices_all_read_zero_has_no_upper_bound():
     assert np.isfinite(ax.get_ylim()).all()
 
 
+def test_the_line_says_when_pooling_was_asked_for_but_a_workload_has_one_run_or_the_estimator_no_pooling():
+    """Pooling is the default: a workload of one run (or an estimator without a pooled calibration) was left
+    on its own with nothing said, as if its totals had been checked against other runs."""
+    tr = synthetic_trace(runs=3, steps=60, events=4, seed=2)
+    tr["workload"] = np.where(tr["run"] == tr["run"].iloc[0], "alone", "pair")
+    blind = emulate(tr, 2).without_truth()
+    est = make_estimator("checked").estimate(blind)
+    res = total_intervals(blind, est)
+    assert "; not pooled: workload alone has one run (record several: hemkit mpx trace --runs N)" in res.line()
+    assert (res.table.loc[res.table["workload"] == "alone", "runs_pooled"] == 1).all()
+    assert "not pooled" not in total_intervals(blind, est, pool=False).line()  # as asked: nothing to say
+    both = total_intervals(
+        blind.select(blind.keys["workload"] == "pair"),
+        make_estimator("checked").estimate(blind.select(blind.keys["workload"] == "pair")),
+    )
+    assert "not pooled" not in both.line()
+    fixed = total_intervals(blind, make_estimator("fixed").estimate(blind))
+    assert "not pooled: fixed's totals have no pooled calibration (only checked's)" in fixed.line()
+
+
 @pytest.mark.parametrize("pmcs", [2, 3])
 def test_coverage_of_synthetic_truth_is_near_the_level_and_intervals_are_not_trivially_wide(pmcs):
     """Phased Poisson traces with a known truth: 90 % intervals hold at least 85 % of the true totals,

@@ -401,3 +401,9 @@ def test_mpx_section_of_a_folder_given_with_a_trailing_slash_is_titled_by_the_fo
     (folder / "phases_r1.csv").write_bytes(PHASES.read_bytes())
     s = sec.multiplexing(f"{folder}/")
     assert s.title == "Multiplexing: traces"
+
+
+def test_mpx_section_of_one_run_says_its_totals_are_not_pooled():
+    """The totals are pooled over a workload's runs by default; with one run the page said nothing of it."""
+    s = sec.multiplexing(PHASES)
+    assert any("not pooled with other runs: workload zen5_phases has one run" in p for p in s.paragraphs)

@@ -922,6 +922,10 @@ class MpxTotals(Result):
         The estimator whose totals they are.
     multiplier : mapping
         ``q`` of each count class: half-width = ``q x scale``.
+    not_pooled : str
+        Why totals were not pooled although pooling was asked for (a workload of one run, runs
+        of no known workload, an estimator without a pooled calibration), in words; ``""`` when
+        every workload's runs were pooled as far as they agree, or pooling was not asked for.
 
     Examples
     --------
@@ -936,6 +940,7 @@ class MpxTotals(Result):
     level: float
     estimator: str
     multiplier: Mapping[str, float]
+    not_pooled: str = ""
 
     def summary(self) -> pd.DataFrame:
         """Per event: series, exact ones (counted the whole run), median total and half-width (% of the total)."""
@@ -976,6 +981,7 @@ class MpxTotals(Result):
             + (f", {runs} scaled by how far their workload's runs spread" if runs else "")
             + (f", {unbounded} without an upper bound: never counted while on a counter" if unbounded else "")
             + ")"
+            + (f"; not pooled: {self.not_pooled}" if self.not_pooled else "")
             + (
                 f"; the runs of {len(alike)} workload{'s' if len(alike) > 1 else ''} list their events in one "
                 "order, so their gaps fall alike: listed from a different event in each run (as 'hemkit mpx "
@@ -1097,6 +1103,7 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
         half = np.where(exact, 0.0, np.where(np.isinf(q), np.inf, np.where(scale > 0, q * scale, 0.0)))
     own = totals.copy()
     runs = np.ones(len(totals), dtype=int)
+    not_pooled = _not_pooled(keys, name) if pool else ""
     if pool and name + POOLED in MULTIPLIERS and "workload" in keys.columns:
         pooled, pooled_se, runs = pool_totals(keys, name, totals, parts)
         shared = runs > 1
@@ -1122,7 +1129,30 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
     out["runs_pooled"] = runs
     out["scale_from"] = scale_from
     out = out[[c for c in ("workload",) if c in out.columns] + list(TOTAL_COLUMNS)]
-    return MpxTotals(out, level, name, used)
+    return MpxTotals(out, level, name, used, not_pooled)
+
+
+def _not_pooled(keys: pd.DataFrame, name: str) -> str:
+    """Why :func:`total_intervals` cannot pool (some of) these totals, in words (``""``: nothing stops it).
+
+    >>> keys = pd.DataFrame({"workload": ["a", "a", "b"], "run": ["a_r1", "a_r2", "b_r1"], "event": "e"})
+    >>> _not_pooled(keys, "checked")
+    'workload b has one run (record several: hemkit mpx trace --runs N)'
+    >>> _not_pooled(keys, "fixed")
+    "fixed's totals have no pooled calibration (only checked's)"
+    """
+    if name + POOLED not in MULTIPLIERS:
+        known = ", ".join(k[: -len(POOLED)] + "'s" for k in MULTIPLIERS if k.endswith(POOLED))
+        return f"{name}'s totals have no pooled calibration (only {known})"
+    if "workload" not in keys.columns:
+        return "the runs' workloads are unknown (give --workload or name files WORKLOAD_r<k>)"
+    runs = keys.groupby("workload", sort=False)["run"].nunique()
+    lone = [str(w) for w in runs.index[runs.to_numpy() < 2]]
+    if not lone:
+        return ""
+    shown = ", ".join(lone[:5]) + (f" and {len(lone) - 5} more" if len(lone) > 5 else "")
+    has = "has" if len(lone) == 1 else "have"
+    return f"workload{'s' if len(lone) > 1 else ''} {shown} {has} one run (record several: hemkit mpx trace --runs N)"
 
 
 def calibration_name(estimate: MpxEstimate) -> str:

@@ -1095,6 +1095,8 @@ def _interval_paragraph(totals: Any, table: pd.DataFrame) -> str:
                 "and on 8 sets of traces pooled totals came to 0.50-0.52x perf's scaling's error against "
                 "0.66-0.68x listed alike (BENCHMARKS.md)"
             )
+    if totals.not_pooled:
+        text += f"; not pooled with other runs: {totals.not_pooled}"
     by_runs = int((t["scale_from"] == "runs").sum()) if "scale_from" in t.columns else 0
     if by_runs:
         text += (
