@@ -327,7 +327,8 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
     rate moved between its slices, how much of the run it was off its counter and how far the
     estimate is from perf's scaling, with a multiplier chosen on traces whose truth is known
     (BENCHMARKS.md).  An event on a counter the whole run has an exact total (lower = upper);
-    one whose slices all read 0 has no upper bound (inf): the run says nothing about it.
+    one whose slices all read 0 has no upper bound (inf): the run says nothing about it
+    (pooled, it takes its workload's other runs' total where two or more have a bounded one).
 
     Runs of one workload mostly count about the same, while which bursts fall in a run's gaps
     is chance: so each total is pooled with the other runs' totals of its workload and event,
