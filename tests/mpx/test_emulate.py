@@ -188,3 +188,13 @@ def test_synthetic_trace_smallest_counts():
     tr = synthetic_trace(runs=1, steps=2, events=1, phases=1)
     assert len(tr) == 2 and tr["event"].unique().tolist() == ["ev0"]
     assert len(synthetic_trace(runs=1, steps=2, events=1, phases=7)) == 2  # more phases than steps: some empty
+
+
+def test_the_share_of_intervals_the_program_ran_never_reads_100_percent_beside_the_rest():
+    """8 idle intervals of about 6000 read '(100% of the intervals; in the rest it did not run ...)'."""
+    tr = pd.DataFrame({"run": "r", "step": np.repeat(np.arange(400), 2), "event": ["a", "b"] * 400, "value": 1.0})
+    d = emulate(tr, pmcs=1)
+    d.enabled[:, 7] = d.running[:, 7] = 0
+    d.raw[:, 7] = np.nan
+    line = d.counted_line()
+    assert "(99.8% of the intervals; in the rest it did not run" in line, line

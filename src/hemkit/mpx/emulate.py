@@ -161,6 +161,12 @@ class MpxData(Result):
         >>> d.enabled[:, 1] = d.running[:, 1] = 0  # the program did not run in the second interval
         >>> d.counted_line()
         'on a counter all the time the program ran (50% of the intervals; in the rest it did not run and counts 0)'
+        >>> long = pd.DataFrame({"run": "r", "step": np.repeat(np.arange(2000), 2), "event": ["a", "b"] * 2000,
+        ...                      "value": 1.0})
+        >>> d = emulate(long, pmcs=2)
+        >>> d.enabled[:, 5] = d.running[:, 5] = 0  # one interval of 2000 without the program
+        >>> d.counted_line()[:64]
+        'on a counter all the time the program ran (over 99.9% of the int'
         """
         v = self.valid
         enabled = np.where(v, np.nan_to_num(self.enabled), 0.0).sum()
@@ -170,7 +176,9 @@ class MpxData(Result):
         if ran >= 1:
             return f"on a counter {share}"
         rest = "; in the rest it did not run and counts 0" if ran > 0 else ""
-        return f"on a counter {share} the program ran ({ran:.0%} of the intervals{rest})"
+        # a share just below 1 rounds to "100%", which contradicts "in the rest": say "over 99.9%" then
+        shown = f"{ran:.0%}" if f"{ran:.0%}" != "100%" else (f"{ran:.1%}" if ran < 0.9995 else "over 99.9%")
+        return f"on a counter {share} the program ran ({shown} of the intervals{rest})"
 
     def summary(self) -> pd.DataFrame:
         """Per run: events, intervals, share of the time each event was on a counter, idle share."""
