@@ -149,6 +149,8 @@ def test_the_line_says_when_pooling_was_asked_for_but_a_workload_has_one_run_or_
     assert "not pooled" not in both.line()
     fixed = total_intervals(blind, make_estimator("fixed").estimate(blind))
     assert "not pooled: fixed's totals have no pooled calibration (only checked's)" in fixed.line()
+    exact = emulate(tr, 4).without_truth()  # every total exact: there is nothing to pool, nothing to say
+    assert "not pooled" not in total_intervals(exact, make_estimator("checked").estimate(exact)).line()
 
 
 @pytest.mark.parametrize("pmcs", [2, 3])

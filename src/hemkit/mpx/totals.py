@@ -1103,7 +1103,7 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
         half = np.where(exact, 0.0, np.where(np.isinf(q), np.inf, np.where(scale > 0, q * scale, 0.0)))
     own = totals.copy()
     runs = np.ones(len(totals), dtype=int)
-    not_pooled = _not_pooled(keys, name) if pool else ""
+    not_pooled = _not_pooled(keys[~exact], name) if pool else ""
     if pool and name + POOLED in MULTIPLIERS and "workload" in keys.columns:
         pooled, pooled_se, runs = pool_totals(keys, name, totals, parts)
         shared = runs > 1
@@ -1135,12 +1135,18 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
 def _not_pooled(keys: pd.DataFrame, name: str) -> str:
     """Why :func:`total_intervals` cannot pool (some of) these totals, in words (``""``: nothing stops it).
 
+    ``keys`` are those of the estimated totals (exact ones need no pooling).
+
     >>> keys = pd.DataFrame({"workload": ["a", "a", "b"], "run": ["a_r1", "a_r2", "b_r1"], "event": "e"})
     >>> _not_pooled(keys, "checked")
     'workload b has one run (record several: hemkit mpx trace --runs N)'
+    >>> _not_pooled(keys.assign(workload=["a", "c", "b"]), "checked")[:38]
+    'workloads a, c, b have one run (record'
     >>> _not_pooled(keys, "fixed")
     "fixed's totals have no pooled calibration (only checked's)"
     """
+    if not len(keys):
+        return ""
     if name + POOLED not in MULTIPLIERS:
         known = ", ".join(k[: -len(POOLED)] + "'s" for k in MULTIPLIERS if k.endswith(POOLED))
         return f"{name}'s totals have no pooled calibration (only {known})"
@@ -1152,7 +1158,10 @@ def _not_pooled(keys: pd.DataFrame, name: str) -> str:
         return ""
     shown = ", ".join(lone[:5]) + (f" and {len(lone) - 5} more" if len(lone) > 5 else "")
     has = "has" if len(lone) == 1 else "have"
-    return f"workload{'s' if len(lone) > 1 else ''} {shown} {has} one run (record several: hemkit mpx trace --runs N)"
+    fix = "record several: hemkit mpx trace --runs N"
+    if len(lone) > 1:  # perhaps runs of one workload whose files the default pattern does not name alike
+        fix += "; or say which runs are one workload's: --workload-pattern"
+    return f"workload{'s' if len(lone) > 1 else ''} {shown} {has} one run ({fix})"
 
 
 def calibration_name(estimate: MpxEstimate) -> str:
