@@ -193,7 +193,7 @@ MPX_TABLES = {
             )
             .to_csv(p, index=False)
         ),
-        ["'a'", "never on a counter"],
+        ["m.csv", "'a'", "never on a counter", "--pmcs"],
     ),
     # a file cut short at a line boundary: the last series lost its last intervals (its total would lack them)
     "cut short": (

@@ -414,6 +414,19 @@ def _flag(name: str) -> str:
 
 
 @contextmanager
+def naming_input(paths: Sequence[Any]) -> Iterator[None]:
+    """An :class:`hemkit.core.errors.InputError` raised inside names the input ``paths`` (the files at fault)."""
+    from hemkit.core.errors import InputError
+
+    where = ", ".join(map(str, paths))
+    try:
+        yield
+    except InputError as exc:
+        text = str(exc)
+        raise InputError(text if text.startswith(where) else f"{where}: {text}") from None
+
+
+@contextmanager
 def warnings_to_stderr(messages: list[str] | None = None) -> Iterator[None]:
     """Show every :class:`hemkit.HemkitWarning` raised inside as one line ``hemkit: warning: ...`` on stderr.
 

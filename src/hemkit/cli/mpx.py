@@ -17,6 +17,7 @@ from hemkit.cli._options import (
     PMCS,
     TablePath,
     distinct_outputs,
+    naming_input,
     output_option,
     plot_option,
     quiet_option,
@@ -362,8 +363,9 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
         est = load_estimator(name)
         m = read_multiplexed(list(mpx_files), workload=workload, pattern=pattern, wraps=wraps)
         blind = m.without_truth()
-        res = est.estimate(blind)
-        tot = total_intervals(blind, res, level=level, pool=not per_run) if totals_path is not None else None
+        with naming_input(mpx_files):  # the data's own faults (an event never on a counter) name the input
+            res = est.estimate(blind)
+            tot = total_intervals(blind, res, level=level, pool=not per_run) if totals_path is not None else None
     write_estimates(res.to_frame(), output, inputs=mpx_files)
     written = [f"{output}: {res.estimator} estimates"]
     if tot is not None:

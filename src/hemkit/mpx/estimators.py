@@ -76,7 +76,10 @@ def check_data(mpx: Any) -> MpxData:
     empty = ~mpx.observed.any(axis=1) & ~(mpx.idle | ~mpx.valid).all(axis=1)
     if empty.any():
         k = mpx.keys.iloc[int(np.flatnonzero(empty)[0])]
-        raise InputError(f"run {k['run']!r}: event {k['event']!r} was never on a counter: nothing to estimate from")
+        raise InputError(
+            f"run {k['run']!r}: event {k['event']!r} was never on a counter: nothing to estimate from (the run ended "
+            "before its turn: record a longer run or fewer events per run, or emulate it on more counters, --pmcs)"
+        )
     return mpx
 
 
