@@ -217,6 +217,8 @@ def test_bad_multiplexed_input_to_estimate(bad_input, tmp_path, case):
         (["emulate", GOOD, "--pmcs", 0], ["--pmcs"]),
         (["emulate", GOOD, "--period", 0], ["--period"]),
         (["emulate", GOOD, "--offset", -1], ["--offset"]),
+        # 5 events moved by 5 each tick: 3 of them never on a counter, a file nothing can be estimated from
+        (["emulate", GOOD, "--shift", 5, "-o", "{tmp}/m.csv"], ["--shift", "never puts 3 of them on a counter"]),
         (["fit", GOOD, "--epochs", 0, "-o", "{tmp}/m.pt"], ["--epochs"]),
         (["fit", GOOD, "--seed", -1, "-o", "{tmp}/m.pt"], ["--seed"]),
         (["fit", GOOD, "--split", "0:1:1", "-o", "{tmp}/m.pt"], ["--split"]),

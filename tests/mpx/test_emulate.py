@@ -198,3 +198,15 @@ def test_the_share_of_intervals_the_program_ran_never_reads_100_percent_beside_t
     d.raw[:, 7] = np.nan
     line = d.counted_line()
     assert "(99.8% of the intervals; in the rest it did not run" in line, line
+
+
+def test_a_shift_that_never_reaches_some_events_is_refused():
+    """gcd(shift, E) > C: the list returns to the same counters and some events never get a slice (shift 5 on
+    5 events wrote a file in which 3 events had none, so estimate could do nothing with it)."""
+    tr = synthetic_trace(runs=1, steps=20, events=6)
+    with pytest.raises(InputError, match="shift 3 on 6 events with 2 counters never puts 2 of them"):
+        emulate(tr, 2, rotation=Rotation(shift=3))
+    with pytest.raises(InputError, match="never puts"):
+        schedule(20, 6, 2, shift=3)
+    assert emulate(tr, 3, rotation=Rotation(shift=3)).observed.any(axis=1).all()  # PAPI's sets: shift = C
+    assert emulate(tr, 2, rotation=Rotation(shift=2)).observed.any(axis=1).all()

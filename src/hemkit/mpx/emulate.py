@@ -33,6 +33,7 @@ perf's own per-interval numbers (``raw x enabled / running``) and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -349,7 +350,8 @@ def schedule(n_steps: int, n_events: int, pmcs: int, *, period: int = 1, shift: 
     Raises
     ------
     InputError
-        ``pmcs``, ``period``, ``shift`` or ``offset`` not an integer or below its least value.
+        ``pmcs``, ``period``, ``shift`` or ``offset`` not an integer or below its least value, or a
+        ``shift`` that never brings some events to a counter (``gcd(shift, E) > C``).
 
     Examples
     --------
@@ -363,9 +365,32 @@ def schedule(n_steps: int, n_events: int, pmcs: int, *, period: int = 1, shift: 
     _check_rotation(pmcs, period, shift, offset)
     if pmcs >= n_events:
         return np.ones((n_steps, n_events), bool)
+    _check_reach(n_events, pmcs, shift)
     tick = np.arange(n_steps) // period
     pos = (np.arange(n_events)[None, :] - tick[:, None] * shift - offset) % n_events
     return pos < pmcs
+
+
+def _check_reach(n_events: int, pmcs: int, shift: int, where: str = "") -> None:
+    """Refuse a rotation that never brings some of ``n_events`` events to one of ``pmcs`` counters.
+
+    The list moves by multiples of ``g = gcd(shift, E)``, so only positions ``< C`` of each ``g``
+    are ever reached: with ``g > C`` some events would have no slice at all, nothing to estimate from.
+
+    >>> _check_reach(6, 2, 2)   # positions 0,1 then 2,3 then 4,5
+    >>> _check_reach(5, 2, 5)
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: shift 5 on 5 events with 2 counters never puts 3 of them on a counter ...
+    """
+    g = math.gcd(shift, n_events)
+    if pmcs < n_events and g > pmcs:
+        never = n_events - n_events // g * pmcs
+        raise InputError(
+            f"{where}shift {shift} on {n_events} events with {pmcs} counters never puts {never} "
+            f"of them on a counter (every tick moves the list by a multiple of {g}): give a --shift whose greatest "
+            "common divisor with the number of events is at most --pmcs, such as 1"
+        )
 
 
 def _check_rotation(pmcs: int, period: int, shift: int, offset: int) -> None:
@@ -503,6 +528,8 @@ def emulate(
     # position of each event inside its run's list (order of first appearance = perf's -e order)
     keys["pos"] = keys.groupby("run", sort=False).cumcount()
     n_ev = keys.groupby("run", sort=False)["event"].transform("size").to_numpy()
+    for run, n in keys.assign(n=n_ev).drop_duplicates("n")[["run", "n"]].itertuples(index=False):
+        _check_reach(int(n), pmcs, rotation.shift, f"run {run!r}: ")
     S = len(keys)
     sid = pd.MultiIndex.from_frame(keys[["run", "event"]]).get_indexer(pd.MultiIndex.from_frame(tr[["run", "event"]]))
     step = tr["step"].to_numpy(int)
