@@ -33,15 +33,20 @@ def _where(folder):
     return set(path.read_text().split()) if path.exists() else set()
 
 
-def _forget_folder(db):
-    """Make ``db`` as hemkit made it before it stored the folder: no ``folder`` key, the checksum still right."""
+def _edit_meta(db, sql):
+    """Change ``db``'s metadata by ``sql`` and keep its checksum right (as hemkit would have written it)."""
     con = sqlite3.connect(db)
-    con.execute("DELETE FROM meta WHERE key = 'folder'")
+    con.execute(sql)
     meta = dict(con.execute("SELECT key, value FROM meta"))
     groups = list(con.execute("SELECT gid, events FROM groups"))
     con.execute("UPDATE meta SET value = ? WHERE key = 'digest'", (json.dumps(_definition_digest(meta, groups)),))
     con.commit()
     con.close()
+
+
+def _forget_folder(db):
+    """Make ``db`` as hemkit made it before it stored the folder: no ``folder`` key, the checksum still right."""
+    _edit_meta(db, "DELETE FROM meta WHERE key = 'folder'")
 
 
 def _start(plan, db, folder, monkeypatch, runs=2, **options):
@@ -123,13 +128,7 @@ def test_a_damaged_folder_is_refused(fake_perf, plan, tmp_path, monkeypatch):
     a, _ = _folders(tmp_path)
     db = tmp_path / "c.db"
     _start(plan, db, a, monkeypatch)
-    con = sqlite3.connect(db)
-    con.execute("UPDATE meta SET value = '5' WHERE key = 'folder'")
-    meta = dict(con.execute("SELECT key, value FROM meta"))
-    groups = list(con.execute("SELECT gid, events FROM groups"))
-    con.execute("UPDATE meta SET value = ? WHERE key = 'digest'", (json.dumps(_definition_digest(meta, groups)),))
-    con.commit()
-    con.close()
+    _edit_meta(db, "UPDATE meta SET value = '5' WHERE key = 'folder'")
     with pytest.raises(InputError, match="damaged collection database \\(its folder 5\\)"):
         collect(None, None, db, runs=3)
 
