@@ -618,7 +618,7 @@ class CollectionCheck(Result):
     Examples
     --------
     >>> res = collection_check("c.db")  # doctest: +SKIP
-    >>> res.valid == sum(res.machines.runs.values())  # doctest: +SKIP
+    >>> res.stored == sum(res.machines.runs.values())  # doctest: +SKIP
     True
     """
 
@@ -631,17 +631,17 @@ class CollectionCheck(Result):
 
     @property
     def valid(self) -> int:
-        """Valid runs stored."""
-        return int(self.groups["valid"].sum())
-
-    @property
-    def done(self) -> int:
-        """Valid runs that count towards the target (at most the target of each group)."""
+        """Valid runs, counted up to the target of each group (as ``hemkit.collect.CollectResult.valid``)."""
         return int(self.groups["valid"].clip(upper=self.groups["target"]).sum())
 
     @property
-    def target(self) -> int:
-        """Runs planned (this shard's part of the plan's runs, for a shard)."""
+    def stored(self) -> int:
+        """Every valid run stored (a group may hold more than its target)."""
+        return int(self.groups["valid"].sum())
+
+    @property
+    def wanted(self) -> int:
+        """Valid runs the collection wants in all (this shard's part of the plan's runs, for a shard)."""
         return int(self.groups["target"].sum())
 
     @property
@@ -655,24 +655,24 @@ class CollectionCheck(Result):
         return {
             "groups": len(self.groups),
             "valid": self.valid,
-            "target": self.target,
+            "wanted": self.wanted,
             "invalid": self.invalid,
             "hosts": len(m.runs) if m is not None else 0,
             "hosts_differing": len({h for _, h, _ in m.differing(moved=False)}) if m is not None else 0,
         }
 
     def summary(self) -> pd.DataFrame:
-        """One row: groups, valid runs, the target, invalid runs, hosts, hosts that read differently."""
+        """One row: groups, valid runs (to each group's target), runs wanted, invalid runs, hosts, hosts differing."""
         import pandas as pd
 
         return pd.DataFrame([self.row()], index=pd.Index([self.path], name="collection"))
 
     def line(self) -> str:
         """``DB: N of M runs valid (P%), K invalid``."""
-        if not self.target:
+        if not self.wanted:
             return f"{self.path}: no runs planned"
-        share = f"{self.done / self.target:.0%}"
-        return f"{self.path}: {self.done} of {self.target} runs valid ({share}), {self.invalid} invalid"
+        share = f"{self.valid / self.wanted:.0%}"
+        return f"{self.path}: {self.valid} of {self.wanted} runs valid ({share}), {self.invalid} invalid"
 
 
 def collection_check(db_path: str | os.PathLike[str], *, level: float = 0.95, seed: SeedLike = 0) -> CollectionCheck:
