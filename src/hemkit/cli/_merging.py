@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
+from hemkit.cli._options import given as given_on_command_line
 from hemkit.merge.api import METHODS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -200,7 +201,7 @@ def merge_options(anchor_help: str = "") -> Callable[[F], F]:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             ctx = click.get_current_context()
-            given = tuple(n for n in NAMES if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE)
+            given = tuple(n for n in NAMES if given_on_command_line(n, ctx))
             choice = MergeChoice(**{name: kwargs.pop(name) for name in NAMES}, given=given)
             return f(*args, merging=choice, **kwargs)
 

@@ -426,6 +426,12 @@ def naming_input(paths: Sequence[Any]) -> Iterator[None]:
         raise InputError(text if text.startswith(where) else f"{where}: {text}") from None
 
 
+def given(name: str, ctx: click.Context | None = None) -> bool:
+    """Whether option ``name`` (its parameter name) was given on the command line, not left at its default."""
+    ctx = ctx if ctx is not None else click.get_current_context()
+    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+
+
 @contextmanager
 def warnings_to_stderr(messages: list[str] | None = None) -> Iterator[None]:
     """Show every :class:`hemkit.HemkitWarning` raised inside as one line ``hemkit: warning: ...`` on stderr.

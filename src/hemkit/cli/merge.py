@@ -19,6 +19,7 @@ from hemkit.cli._options import (
     TablePath,
     check_input_options,
     distinct_outputs,
+    given,
     output_option,
     plot_option,
     quiet_option,
@@ -39,12 +40,6 @@ def _inputs_label(inputs: tuple[str, ...], bundled: str) -> str:
     if len(inputs) <= 3:
         return " ".join(inputs)
     return f"{len(inputs)} files ({Path(inputs[0]).name} ... {Path(inputs[-1]).name})"
-
-
-def _given(name: str) -> bool:
-    """Whether option ``name`` was given on the command line (not its default)."""
-    ctx = click.get_current_context()
-    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
 
 
 def _load(inputs: tuple[str, ...], *, pmcs: int | None, codes: str | None, drop_constant: bool, hrm: bool) -> Any:
@@ -146,7 +141,7 @@ def merge(
     options = merging.kwargs(method, progress=not quiet)
     messages: list[str] = []
     with warnings_to_stderr(messages):
-        if not (pair_intervals or plot) and _given("level"):
+        if not (pair_intervals or plot) and given("level"):
             import warnings
 
             from hemkit.core.errors import Fix, HemkitWarning

@@ -17,6 +17,7 @@ from hemkit.cli._options import (
     PMCS,
     TablePath,
     distinct_outputs,
+    given,
     naming_input,
     output_option,
     plot_option,
@@ -38,11 +39,6 @@ def _finite_level(ctx: Any, param: Any, value: float | None) -> float | None:
     if value is not None and not math.isfinite(value):
         raise click.BadParameter(f"{value} is not a number in (0, 1)")
     return value
-
-
-def _given(ctx: click.Context, name: str) -> bool:
-    """Whether option ``name`` was given on the command line (not its default)."""
-    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
 
 
 def _events(spec: str) -> list[str]:
@@ -349,10 +345,10 @@ def estimate(mpx_files, spec, workload, pattern, wraps, output, totals_path, lev
 
     if totals_path is None:  # --level and --per-run shape the totals only
         ctx = click.get_current_context()
-        given = [f"--{n.replace('_', '-')}" for n in ("level", "per_run") if _given(ctx, n)]
-        if given:
-            verb = "is" if len(given) == 1 else "are"
-            raise click.UsageError(f"{' and '.join(given)} {verb} for the --totals file: give --totals FILE too")
+        stray = [f"--{n.replace('_', '-')}" for n in ("level", "per_run") if given(n, ctx)]
+        if stray:
+            verb = "is" if len(stray) == 1 else "are"
+            raise click.UsageError(f"{' and '.join(stray)} {verb} for the --totals file: give --totals FILE too")
     check_output(output, inputs=mpx_files)
     if totals_path is not None:
         check_output(totals_path, inputs=mpx_files, what="totals")

@@ -19,6 +19,7 @@ from hemkit.cli._options import (
     POSITIVE,
     alias,
     distinct_outputs,
+    given,
     output_option,
     plot_option,
     quiet_option,
@@ -158,9 +159,8 @@ def simulate(
     if bool(paper) == bool(tasks):
         raise click.UsageError("give --paper N or at least one --task NAME:SHARE:GRANULARITY (not both)")
     if paper:  # the paper fixes its set-ups: an option that would be ignored is an error
-        ctx = click.get_current_context()
         for name in ("idle_granularity", "idle_distribution", "units", "interval", "mode", "jitter", "noise"):
-            if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+            if given(name):
                 flag = "--" + name.replace("_", "-")
                 raise click.UsageError(f"{flag} does not apply to --paper (the paper fixes its set-ups); use --task")
     with warnings_to_stderr():
