@@ -19,7 +19,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh18 --out ~/mpx-data/fresh18 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh19 --out ~/mpx-data/fresh19 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh20 --out ~/mpx-data/fresh20 --runs 4
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh21 --out ~/mpx-data/fresh21 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh21 --out ~/mpx-data/fresh21 --runs 4
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh22 --out ~/mpx-data/fresh22 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -753,6 +754,28 @@ def fresh21_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh22_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A twenty-third, disjoint set of programs (issue 26, recorded when ``fresh21`` had been scored).
+
+    Three are single long processes (a JVM tool, a Perl script, a checksum of the text), as the
+    sets of loops of short processes since ``fresh17`` were not.
+    """
+    made = scratch / "fresh22"
+    made.mkdir(parents=True, exist_ok=True)
+    m, text = str(made), str(inputs["text"])
+    jar = str(sorted(Path("/usr/lib/jvm").glob("*/lib/jrt-fs.jar"))[0])
+    return {
+        "jdeps": ["jdeps", "-s", jar],
+        "encguess-text": ["encguess", text],
+        "hmac256": ["sh", "-c", f"for i in 1 2 3 4; do hmac256 key {text} > /dev/null; done"],
+        "dnsdomainname": ["sh", "-c", "for i in $(seq 800); do dnsdomainname > /dev/null; done"],
+        "i386": ["sh", "-c", "for i in $(seq 800); do i386 true; done"],
+        "killall-list": ["sh", "-c", "for i in $(seq 800); do killall -l > /dev/null; done"],
+        "lessecho": ["sh", "-c", "for i in $(seq 1000); do lessecho a b c > /dev/null; done"],
+        "install": ["sh", "-c", f"for i in $(seq 500); do install /etc/hostname {m}/t; rm {m}/t; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -780,6 +803,7 @@ def main() -> None:
         "fresh19": fresh19_workloads,
         "fresh20": fresh20_workloads,
         "fresh21": fresh21_workloads,
+        "fresh22": fresh22_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

@@ -22,6 +22,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh19 --runs 300    # a nineteenth, after the 18th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh20 --runs 300    # a twentieth, after the 19th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh21 --runs 300    # a 21st, after the 20th
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh22 --runs 300    # a 22nd, after the 21st
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -50,7 +51,7 @@ when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10``
 ``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
 ``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
 ``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had;
-``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had.
+``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had; ``--fresh22`` when ``fresh21`` had.
 """
 
 from __future__ import annotations
@@ -776,6 +777,29 @@ def fresh21_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh22_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twenty-second held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s = str(scratch)
+    (scratch / "f.txt").write_text("".join(f"line {i} of the file\n" for i in range(5000)))
+    subprocess.run(["zip", "-q", "-j", str(scratch / "f.zip"), str(scratch / "f.txt")], check=True)
+    subprocess.run(["bzip2", "-k", str(scratch / "f.txt")], check=True)
+    return {
+        "icuinfo": (["sh", "-c", "icuinfo > /dev/null"], False),
+        "javap": (["sh", "-c", "javap java.lang.String > /dev/null"], False),
+        "encguess": (["sh", "-c", f"encguess {s}/f.txt > /dev/null"], False),
+        "dpkg-buildflags": (["sh", "-c", "dpkg-buildflags > /dev/null"], False),
+        "getcap": (["sh", "-c", "getcap -r /usr/bin > /dev/null 2>&1"], False),
+        "funzip": (["sh", "-c", f"funzip {s}/f.zip > /dev/null"], False),
+        "bzgrep-corunner": (["sh", "-c", f"bzgrep 'line 4' {s}/f.txt.bz2 > /dev/null"], True),
+        # input size drawn per run
+        "filefrag-varied": (
+            ["bash", "-c", f"for i in $(seq $((RANDOM % 20 + 1))); do filefrag {s}/f.txt > /dev/null; done"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -821,6 +845,7 @@ def main() -> None:
         "fresh19": fresh19_workloads,
         "fresh20": fresh20_workloads,
         "fresh21": fresh21_workloads,
+        "fresh22": fresh22_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

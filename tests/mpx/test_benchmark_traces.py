@@ -40,8 +40,9 @@ SETS = {
     "fresh18": 8,
     "fresh19": 8,
     "fresh20": 8,
+    "fresh21": 8,
 }
-UNREAD = {"fresh21": 8}
+UNREAD = {"fresh22": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
