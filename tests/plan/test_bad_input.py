@@ -81,6 +81,20 @@ OPTION_CASES = [
         ["must-share set ['a', 'b', 'c'] with 'cycles' needs 4", "budget allows 3 of the 4", "--budget 4"],
     ),
     (plan("--pmcs", "3", "--design", "hrm", "--event-counters", "a=0", "--must-share", "a,b"), []),  # feasible
+    # an event whose only counter is the anchor's: this said "must-share set ['b'] cannot be
+    # placed", naming a set the user never gave and neither counter
+    (
+        plan("--pmcs", "3", "--design", "hrm", "--anchor", "a", "--event-counters", "a=0", "--event-counters", "b=0"),
+        ["event 'b' can never be read with 'a', which is read in every group", "'b' may use counter 0 only"],
+    ),
+    (
+        plan("--pmcs", "3", "--anchor", "a", "--event-counters", "a=0", "--event-counters", "b=0"),
+        ["event 'b' can never be read with 'a'", "'a' counter 0 only"],
+    ),
+    (
+        plan("--pmcs", "3", "--must-share", "b,c", "--event-counters", "b=1", "--event-counters", "c=1"),
+        ["must-share set ['b', 'c']", "'b' may use counter 1 only, 'c' counter 1 only"],
+    ),
     # class I: a plan nobody could run is refused up front, with the reason
     (["plan", *[f"e{i}" for i in range(300)], NO_CHECK, "--pmcs", "2"], ["44850 groups", "Schönheim"]),
     (["plan", *[f"e{i}" for i in range(3100)], NO_CHECK, "--pmcs", "64"], ["3100 events"]),

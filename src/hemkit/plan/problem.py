@@ -238,10 +238,34 @@ class Problem:
                     param=param,
                 )
             if not self.fits_events(u):
-                raise DesignError(f"must-share set {u} cannot be placed on the counters its events may use")
+                raise DesignError(self._unplaceable(u))
         if self.fixed is not None and not self.fits_events([]):
             raise DesignError(f"event {self.fixed!r} cannot be counted on any allowed counter")  # pragma: no cover
         self.uniform = all(w == 1 for w in self.weights) and not self.counters
+
+    def _unplaceable(self, unit: Sequence[str]) -> str:
+        """Why ``unit`` (an event, or a must-share set) fits in no group, naming each event's allowed counters.
+
+        Examples
+        --------
+        >>> p = Problem.__new__(Problem)
+        >>> p.counters, p.fixed, p.n_counters = {"a": [2], "b": [2]}, "a", 4
+        >>> p._unplaceable(["b"]).split(": ")[1]
+        "'b' may use counter 2 only, 'a' counter 2 only"
+        """
+        full = [*unit, *([self.fixed] if self.fixed else [])]
+
+        def allowed(e: str) -> str:
+            cs = self.counters.get(e)
+            if cs is None:
+                return "any counter"
+            return f"counter{'s' if len(cs) > 1 else ''} {','.join(map(str, cs))} only"
+
+        each = ", ".join(f"{e!r} {'may use ' if k == 0 else ''}{allowed(e)}" for k, e in enumerate(full))
+        if len(unit) == 1:  # only an event read in every group can keep a single event out of every group
+            return f"event {unit[0]!r} can never be read with {self.fixed!r}, which is read in every group: {each}"
+        beside = f" beside {self.fixed!r}, which is read in every group" if self.fixed else ""
+        return f"must-share set {list(unit)} cannot be placed on the counters its events may use{beside}: {each}"
 
     def group_limit(self, needed: int) -> tuple[str, tuple[Fix, ...], str | None]:
         """What caps a group, in words, the fix that makes groups of ``needed`` counters, if one can, and the parameter.
