@@ -247,7 +247,11 @@ def holdout(
 )
 @reading_trust_options
 @click.option("--methods", default="much,joint", show_default=True, help=f"Methods to score ({EVAL_METHODS}).")
-@pmcs_option("Counters per run of the MUCH designs (repeatable).", multiple=True, default=(3, 4))
+@pmcs_option(
+    "Counters per run of the MUCH designs, each below the truth's number of events (repeatable).",
+    multiple=True,
+    default=(3, 4),
+)
 @click.option("--impute", type=click.Choice(["maxdet"]), help="Fill pairs never read together.")
 @click.option("--splits", type=click.IntRange(min=1), default=5, show_default=True, help="Splits per --pmcs.")
 @reps_option("Merges per split.", default=3)

@@ -24,7 +24,7 @@ DESIGNS = ("much", "hrm")
 
 
 def check_truth_table(
-    table: pd.DataFrame, source: str = "truth table", *, drop_constant: bool | None = None
+    table: pd.DataFrame, source: str = "truth table", *, drop_constant: bool | None = None, counts: bool = False
 ) -> pd.DataFrame:
     """A numeric runs x events table without NaN, inf, duplicated or constant columns.
 
@@ -42,6 +42,10 @@ def check_truth_table(
         remain.  False: refuse a constant column, naming ``drop_constant=True`` as the way out
         (for callers that take that parameter, :func:`hemkit.evaluate.read_truth`).  None:
         refuse it, saying to drop the column.
+    counts : bool, default False
+        The table holds counts, to be split into readings (:func:`split_truth`): a negative
+        value is refused, naming the column and row (readings refuse it too, but name a group
+        the table never had).
 
     Returns
     -------
@@ -52,7 +56,8 @@ def check_truth_table(
     ------
     InputError
         Not a DataFrame, a column repeated, fewer than 2 columns or 3 runs, or a column that
-        is not numeric, has NaN or an infinite value, or is constant (unless ``drop_constant``).
+        is not numeric, has NaN or an infinite value, is constant (unless ``drop_constant``) or,
+        with ``counts``, negative.
 
     Examples
     --------
@@ -80,13 +85,19 @@ def check_truth_table(
     for c in table.columns:
         col = table[c]
         if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
-            raise InputError(f"{source}: column {str(c)!r} is not numeric")
+            raise InputError(f"{source}: column {str(c)!r} is not numeric{_why_not_numeric(col, cols)}")
         x = col.to_numpy(dtype=float)
         bad = ~np.isfinite(x)
         if bad.any():
             r = int(np.argmax(bad))
             kind = "NaN" if np.isnan(x[r]) else "an infinite value"
             raise InputError(f"{source}: column {str(c)!r} has {kind} in row {r + 1}")
+        if counts and (x < 0).any():
+            r = int(np.argmax(x < 0))
+            raise InputError(
+                f"{source}: column {str(c)!r} has a negative value ({x[r]:g}) in row {r + 1}; "
+                "a truth table to split into readings holds counts, which are never negative"
+            )
         if np.ptp(x) == 0:
             if drop_constant is None:
                 raise InputError(
@@ -118,6 +129,33 @@ def check_truth_table(
     if dropped:
         result.attrs["dropped_constant"] = dropped  # what the command's summary line names
     return result
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _why_not_numeric(col: pd.Series, names: list[str]) -> str:
+    """The first value that is no number and, when some column names are numbers, that the table has no header line.
+
+    Examples
+    --------
+    >>> _why_not_numeric(pd.Series(["7", "cycles"]), ["1", "cycles", "4228393"])  # doctest: +ELLIPSIS
+    " (row 2: 'cycles'); its first line (1,cycles,4228393) is data, not column names: ..."
+    """
+    bad = next(((k, v) for k, v in enumerate(col.astype(object)) if not _is_number(str(v))), None)
+    said = f" (row {bad[0] + 1}: {str(bad[1])!r})" if bad is not None else ""
+    if any(_is_number(n) for n in names):
+        first = ",".join(names[:6]) + (",..." if len(names) > 6 else "")
+        said += (
+            f"; its first line ({first}) is data, not column names: the table needs a header line "
+            "(run,E1,E2,... or run,event,value)"
+        )
+    return said
 
 
 def split_truth(
@@ -155,7 +193,7 @@ def split_truth(
     """
     from hemkit.plan import hrm_design, much_design
 
-    truth = check_truth_table(truth)
+    truth = check_truth_table(truth, counts=True)
     events = list(truth.columns)
     check_scalar(pmcs, "pmcs", min_val=2)  # two counters read a pair together
     if design == "much":

@@ -362,7 +362,8 @@ def read_truth(
     ------
     InputError
         What :func:`read_reference` refuses; readings of several groups (not read together);
-        a constant event unless ``drop_constant``.
+        a constant event unless ``drop_constant``; a negative value (the study splits the
+        table into readings, which hold counts).
 
     Examples
     --------
@@ -390,7 +391,7 @@ def read_truth(
         dropped = [e for _, e, _ in ref.dropped_constant]
         ref = ref[gids[0]]
         ref.attrs["dropped_constant"] = dropped
-    return check_truth_table(ref, source, drop_constant=drop_constant)
+    return check_truth_table(ref, source, drop_constant=drop_constant, counts=True)
 
 
 def evaluate_files(  # noqa: PLR0913 - the reference is read as read_readings reads: one keyword per option

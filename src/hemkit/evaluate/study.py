@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import HemkitWarning
+from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
@@ -263,6 +263,13 @@ def truth_study(  # noqa: PLR0913 - progress and cluster say how it runs, not wh
         a running scheduler's address (``"tcp://node0:8786"``); see
         :mod:`hemkit.external.cluster`.  The numbers are those of a run here with the same seed.
 
+    Raises
+    ------
+    InputError
+        A truth table with NaN, inf, negative, non-numeric, duplicated or constant columns; a
+        counter budget of ``options.pmcs`` below 2, or as large as the number of events (one
+        group would read them all: nothing to merge); an unknown method.
+
     Examples
     --------
     >>> from hemkit.datasets import zen5_br_64kb
@@ -273,7 +280,21 @@ def truth_study(  # noqa: PLR0913 - progress and cluster say how it runs, not wh
     ['much', 'copula']
     """
     opts = options or StudyOptions()
-    truth = check_truth_table(truth)
+    truth = check_truth_table(truth, counts=True)
+    n_events = truth.shape[1]
+    if n_events < 3:  # groups of 2 counters at least: 2 events are always read together
+        raise InputError(
+            f"the truth has {n_events} events, which any design of 2 or more counters reads in one group: nothing "
+            "to split or merge; a study needs 3 events or more"
+        )
+    for pmcs in opts.pmcs:
+        check_scalar(pmcs, "pmcs", min_val=2)  # two counters read a pair together
+        if pmcs >= n_events:  # one group reads every event: nothing to merge, and its MSE ratios are 0/0
+            raise InputError(
+                f"pmcs {pmcs}: the truth's {n_events} events fit in one group of {pmcs} counters, so there is "
+                f"nothing to split or merge; give counters below {n_events}",
+                param="pmcs",
+            )
     names = parse_methods(methods)
     if opts.reference not in names:
         names = [opts.reference, *names]
