@@ -249,7 +249,12 @@ TRUTH_CASES = [
     ("truth-constant", _csv(GOOD_TRUTH.assign(c=0)), ["truth-constant.csv", "column 'c' is constant"]),
     ("truth-duplicate", "a,b,b\n1,2,3\n2,1,4\n3,4,1\n4,3,2\n", ["truth-duplicate.csv", "'b' appears twice"]),
     ("truth-nan", _csv(GOOD_TRUTH.assign(b=[1.0, np.nan, 2, 3, 4])), ["truth-nan.csv", "column 'b' has NaN"]),
-    ("truth-other-events", _csv(GOOD_TRUTH.rename(columns=str.upper)), ["share fewer than 2 events"]),
+    # said "merged data and reference share ...", naming neither file
+    (
+        "truth-other-events",
+        _csv(GOOD_TRUTH.rename(columns=str.upper)),
+        ["merged.csv vs", "truth-other-events.csv", "share fewer than 2 events"],
+    ),
 ]
 
 

@@ -453,7 +453,11 @@ def evaluate_files(  # noqa: PLR0913 - the reference is read as read_readings re
     ref = read_reference(
         reference, pmcs=pmcs, codes=codes, drop_constant=drop_constant, perf=perf, allow_mixed_machines=mixed
     )
-    return evaluate(table, ref, label=Path(os.fspath(merged)).stem)
+    try:
+        return evaluate(table, ref, label=Path(os.fspath(merged)).stem)
+    except InputError as exc:  # both tables were checked when read: what is left is how they match
+        given = [reference] if isinstance(reference, str | os.PathLike) else list(reference)
+        raise exc.reworded(f"{os.fspath(merged)} vs {' '.join(os.fspath(p) for p in given)}: {exc.message}") from None
 
 
 __all__ = [
