@@ -1,10 +1,11 @@
 """Counter restrictions from perf's event tables become plan constraints (issue 27 item 2)."""
 
+import warnings
 from pathlib import Path
 
 import pytest
 
-from hemkit.core.errors import InputError
+from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.io.event_tables import read_event_tables
 from hemkit.plan import Plan
 from hemkit.plan.tables import table_constraints
@@ -82,3 +83,22 @@ def test_cli_plan_with_event_tables(tmp_path, cli):
     assert "'L1D_PEND_MISS.PENDING' and 'L1D_PEND_MISS.PENDING_CYCLES' can never be read together" in res.stderr
     res = cli(["plan", *EVENTS, "--pmcs", "2", "--no-check-events", "--event-table", str(TABLES)])
     assert res.exit_code == 2 and "may only use counter(s) 2" in res.stderr and "--pmcs" in res.stderr
+
+
+def test_an_event_the_tables_lack_but_for_a_typo_is_named(tmp_path, cli):
+    # L1D_PEND_MISS.PENDNG was planned on any counter without a word (the table has
+    # L1D_PEND_MISS.PENDING, which may only use counter 2): with --no-check-events nothing else
+    # knows the names, so the plan was wrong for the machine it was made for
+    table = read_event_tables([TABLES])
+    with pytest.warns(
+        HemkitWarning, match=r"'L1D_PEND_MISS.PENDNG' is in none of the event tables.*'L1D_PEND_MISS.PENDING'"
+    ):
+        assert table_constraints(["L1D_PEND_MISS.PENDNG", "cycles"], table, 4) == ({}, [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # names of no table (generic events, tracepoints) say nothing
+        table_constraints([*EVENTS, "cycles", "task-clock", "syscalls:sys_enter_read"], table, 4)
+    res = cli(
+        ["plan", "L1D_PEND_MISS.PENDNG", "cycles", "--pmcs", "4", "--no-check-events", "--event-table", str(TABLES)]
+    )
+    assert res.exit_code == 0, res.stderr
+    assert "hemkit: warning: event 'L1D_PEND_MISS.PENDNG' is in none of the event tables" in res.stderr

@@ -229,7 +229,8 @@ def plan(  # noqa: PLR0913 - one parameter per option
     if check_events:
         _check_with_perf(split_events(events))
     wanted = split_events(events)
-    from_tables, table_fixed = _from_tables(event_tables, wanted, pmcs)
+    with warnings_to_stderr():  # an event the tables lack but for a typo
+        from_tables, table_fixed = _from_tables(event_tables, wanted, pmcs)
     sets = [split_events([s]) for s in must_share]
     for given, names in zip(must_share, sets):
         if len(set(names)) < 2:  # the library refuses it too, as a 'must-share set': here, the option
