@@ -27,3 +27,16 @@ def test_schonheim_refuses_groups_that_cover_no_pair():
 def test_design_runs_bound_column_is_schonheims():
     t = design_runs((6, 16, 50), pmcs=6, runs_per_group=10).table
     assert t["much_bound"].tolist() == [10, 80, 840]
+
+
+def test_the_summary_line_says_what_each_figure_was_drawn_from(cli, tmp_path):
+    # said "diagnostics: design on raw.csv": the design curve reads no data, whatever INPUT is
+    raw = tmp_path / "raw.csv"
+    raw.write_text(
+        "group,run,event,value\n"
+        + "".join(f"1,{r},{e},{r * k + 1}\n" for r in range(3) for k, e in ((1, "a"), (2, "b")))
+    )
+    res = cli(["evaluate", "diagnostics", str(raw), "--plot-design", str(tmp_path / "d.png"), "--pmcs", "4", "-q"])
+    assert res.exit_code == 0, res.stderr
+    line = res.stdout.strip().splitlines()[-1]
+    assert line.startswith("diagnostics: design (6-60 events on 4 counters); wrote") and "raw.csv" not in line
