@@ -139,3 +139,65 @@ def test_one_host_is_seen_without_reading_the_runs_again_and_said_alike(tmp_path
 def test_machines_used_are_those_of_the_valid_runs(differing):
     with CollectionDB(differing) as db:
         assert sorted(m.host for m in db.machines_used()) == ["node1", "node2"]
+
+
+# ------------------------------------------------------------------ --host: the runs of one host (the reading door)
+def test_host_keeps_one_hosts_runs_in_every_command_that_reads_readings(cli, differing, tmp_path):
+    """merge, export, report, compare: --host NAME reads that host's runs only, and nothing is said of the other."""
+    from hemkit.io import read_machines, read_readings
+
+    one = read_readings(differing, host="node1")
+    assert one.run_counts == {0: 20, 1: 20, 2: 20}
+    assert set(read_machines(differing, host="node1")["host"]) == {"node1"}
+    assert read_readings(differing, host=["node1", "node2"]).run_counts == {0: 40, 1: 40, 2: 40}
+    res = cli(["merge", differing, "-m", "much", "-q", "--host", "node1"])
+    assert res.exit_code == 0, res.stderr
+    assert "differ by host" not in res.stderr and "(60 runs, 3 events)" in res.stdout
+    out = tmp_path / "e.csv"
+    res = cli(["export", differing, "--host", "node2", "-o", out])
+    assert res.exit_code == 0, res.stderr
+    assert len(pd.read_csv(out)) == 60 * 2
+    page = tmp_path / "r.html"
+    res = cli(["report", differing, "-m", "none", "--host", "node2", "-o", page])
+    assert res.exit_code == 0, res.stderr
+    assert "(runs of host 'node2')" in res.stdout and "id='machines'" not in page.read_text()
+
+
+def test_compare_takes_one_host_for_both_sides_or_one_per_side(cli, differing):
+    """The same build on two machines: --host-a node1 --host-b node2 of one database finds node2's 3 % cycles."""
+    res = cli(["compare", differing, differing, "--host-a", "node1", "--host-b", "node2"])
+    assert res.exit_code == 0, res.stderr
+    rows = {line.split()[0]: line for line in res.stdout.splitlines() if line.split()}
+    assert "True" in rows["cycles"] and "False" in rows["faults"], res.stdout
+    assert "A " + differing + " (40+ runs of host node1), B " + differing + " (40+ runs of host node2)" in res.stdout
+    assert "pools runs" not in res.stderr
+    res = cli(["compare", differing, differing, "--host", "node1"])  # one host on both sides: the same runs
+    assert res.exit_code == 0 and "A and B are the same" in res.stderr, res.stderr
+    res = cli(["compare", differing, differing, "--host", "node1", "--host-b", "node2"])  # --host-b wins for B
+    assert res.exit_code == 0 and "(40+ runs of host node2)" in res.stdout, res.stderr
+
+
+def test_an_unknown_host_names_the_hosts_that_exist(bad_input, differing):
+    for args, flag in (
+        (["merge", differing, "--host", "node3"], "--host 'node3'"),
+        (["export", differing, "--host", "node3", "-o", "x.csv"], "--host 'node3'"),
+        (["compare", differing, differing, "--host-b", "nod2"], "B: --host-b 'nod2'"),
+    ):
+        bad_input(args, names=[flag, "'node1' (60 runs), 'node2' (60 runs)"])
+    bad_input(["merge", differing, "--host", "nod1"], names=["did you mean 'node1'?"])
+
+
+def test_host_of_inputs_that_name_no_host_is_refused_not_matched_to_nothing(bad_input, tmp_path):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for k in range(4):
+        (folder / f"run_{k}.csv").write_text(
+            f"{100 + k},,page-faults,1000,100.00,,\n{7 + k},,context-switches,1000,100.00,,\n"
+        )
+    tidy = tmp_path / "t.csv"
+    pd.DataFrame({"group": 1, "run": np.repeat(range(4), 2), "event": ["a", "b"] * 4, "value": range(8)}).to_csv(
+        tidy, index=False
+    )
+    for args in (["merge", folder, "--host", "node1"], ["export", tidy, "--host", "node1", "-o", tmp_path / "o.csv"]):
+        bad_input(args, names=["--host 'node1'", "names no host", "collection databases"], watch=[tmp_path])
+    bad_input(["compare", folder, folder, "--host-a", "n1"], names=["A: --host-a 'n1'", "names no host"])

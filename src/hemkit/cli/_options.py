@@ -284,15 +284,27 @@ def _keep_unusable(ctx: click.Context, param: click.Parameter, value: str | None
     return value
 
 
+#: where ``--host`` is kept for :func:`read_options`
+_HOST = "hemkit.host"
+
+
+def _keep_host(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    if value:
+        ctx.meta[_HOST] = tuple(value)
+    return value
+
+
 def read_options() -> dict[str, Any]:
     """The reading options every command takes without naming them in its signature.
 
-    ``--allow-mixed-machines`` and ``--unusable``; spread into :func:`hemkit.io.read_readings`
-    by every command that reads readings.
+    ``--allow-mixed-machines``, ``--unusable`` and ``--host``; spread into
+    :func:`hemkit.io.read_readings` by every command that reads readings (``host`` only when given).
     """
     ctx = click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
     out: dict[str, Any] = {"allow_mixed_machines": bool(meta.get(_MIXED, False))}
+    if meta.get(_HOST):
+        out["host"] = meta[_HOST]
     if meta.get(_UNUSABLE):
         from hemkit.io import PerfOptions
 
@@ -300,12 +312,27 @@ def read_options() -> dict[str, Any]:
     return out
 
 
+HOST_HELP = (
+    "Read only the runs measured on this host (repeat for several). Collection databases store each run's host; "
+    "perf stat files and tables name none, and are refused with --host."
+)
+
+
 def reading_trust_options(f: F) -> F:
-    """``--allow-mixed-machines`` and ``--unusable``: what to do with readings that cannot be trusted as they are.
+    """``--allow-mixed-machines``, ``--unusable``, ``--host``: which runs to read, what to do with untrusted ones.
 
     Part of :func:`readings_input_options`; alone on a command that reads readings with no other
     input option (``evaluate study --truth``).  :func:`read_options` returns them.
     """
+    f = click.option(
+        "--host",
+        "host",
+        multiple=True,
+        metavar="NAME",
+        expose_value=False,
+        callback=_keep_host,
+        help=HOST_HELP,
+    )(f)
     f = click.option(
         "--allow-mixed-machines",
         is_flag=True,

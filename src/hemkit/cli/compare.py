@@ -30,15 +30,27 @@ from hemkit.core.numbers import format_percent
 SHOWN = ["event", "median_a", "median_b", "ratio", "lower", "upper", "p_value", "changed", "note"]
 
 
-def _read(path: str, side: str, **options: Any) -> tuple[Any, Any]:
-    """The readings of one side, and the host of each of its runs (None where the input names none)."""
+def _read(path: str, side: str, flag: str, **options: Any) -> tuple[Any, Any]:
+    """The readings of one side, and the host of each of its runs (None where the input names none).
+
+    ``flag``: the option that chose the side's host (``--host-a``), named where an error is about it.
+    """
     from hemkit.core.errors import HemkitError
     from hemkit.io import read_machines, read_readings
 
     try:
-        return read_readings(path, min_runs=1, **options), read_machines(path)
+        return read_readings(path, min_runs=1, **options), read_machines(path, host=options.get("host"))
     except HemkitError as exc:
+        if exc.param == "host" and flag != "--host":  # the side's own option, not --host
+            exc = type(exc)(exc.message.replace("host", flag, 1), fix=exc.fixes, details=exc.details)
         raise exc.reworded(f"{side}: {exc.message}") from exc
+
+
+def _side_hosts(host: tuple[str, ...], own: tuple[str, ...], side: str) -> tuple[tuple[str, ...], str]:
+    """The hosts whose runs a side reads (its own --host-a/--host-b, else --host) and the option that chose them."""
+    if own:
+        return own, f"--host-{side.lower()}"
+    return host, "--host"
 
 
 @click.command()
@@ -50,6 +62,19 @@ def _read(path: str, side: str, **options: Any) -> tuple[Any, Any]:
 @click.option("--pairs", type=TablePath(), help="Write the per-pair correlation changes here.")
 @plot_option(help="Figure: ratio B / A per event with intervals, changed events marked.")
 @plot_option("power", help="Figure: smallest detectable change per event, and runs a 1 % change needs.")
+@click.option(
+    "--host-a",
+    multiple=True,
+    metavar="NAME",
+    help="Read only the runs of this host on side A (repeat for several; instead of --host for A).",
+)
+@click.option(
+    "--host-b",
+    multiple=True,
+    metavar="NAME",
+    help="Read only the runs of this host on side B (repeat for several; instead of --host for B): "
+    "the same build on two machines is --host-a n1 --host-b n2.",
+)
 @readings_input_options
 @quiet_option(shows_none=True)
 def compare(
@@ -61,6 +86,8 @@ def compare(
     pairs: str | None,
     plot: str | None,
     plot_power: str | None,
+    host_a: tuple[str, ...],
+    host_b: tuple[str, ...],
     pmcs: int | None,
     codes: str | None,
     drop_constant: bool,
@@ -78,7 +105,9 @@ def compare(
     ratio B / A with its interval at --level, Brunner-Munzel p-value, and changed with
     Benjamini-Hochberg false discovery rate control at 1 - level.  A side of collection
     databases whose runs come from several hosts is checked for hosts that read differently
-    (as hemkit merge does): such a side is named in a warning.
+    (as hemkit merge does): such a side is named in a warning.  --host NAME reads only the
+    runs of that host on both sides; --host-a and --host-b choose each side's own (collection
+    databases store each run's host; perf stat files and tables name none and are refused).
     """
     import warnings
 
@@ -91,14 +120,16 @@ def compare(
         if path:
             check_output(path, inputs=[a, b], what=what)
     options = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant, **read_options()}
-    same = os.path.realpath(a) == os.path.realpath(b)
+    both = tuple(options.pop("host", ()))
+    (chosen_a, flag_a), (chosen_b, flag_b) = _side_hosts(both, host_a, "A"), _side_hosts(both, host_b, "B")
+    same = os.path.realpath(a) == os.path.realpath(b) and chosen_a == chosen_b
     with warnings_to_stderr():
-        ra, hosts_a = _read(a, "A", **options)
+        ra, hosts_a = _read(a, "A", flag_a, **options, **({"host": chosen_a} if chosen_a else {}))
         if same:
             rb, hosts_b = ra, hosts_a
             warnings.warn(f"A and B are the same ({a}): nothing can change", HemkitWarning, stacklevel=1)
         else:
-            rb, hosts_b = _read(b, "B", **options)
+            rb, hosts_b = _read(b, "B", flag_b, **options, **({"host": chosen_b} if chosen_b else {}))
         res = run_compare(ra, rb, level=level, seed=seed, pairs=bool(pairs), hosts=(hosts_a, hosts_b))
     t = res.table
     numbers = [getattr(t, c) for c in SHOWN[1:-2]]
@@ -129,9 +160,11 @@ def compare(
     pair_note = f"; {row['pairs_changed']} of {row['pairs']} pairs' correlations changed" if pairs else ""
     mixed = res.mixed_hosts
     host_note = f"; hosts read differently within {' and '.join(mixed)} (warned)" if mixed else ""
+    on_a = f" of host {', '.join(chosen_a)}" if chosen_a else ""
+    on_b = f" of host {', '.join(chosen_b)}" if chosen_b else ""
     click.echo(
         f"compare: {row['changed']} of {row['events']} events changed at FDR {format_percent(1 - level)} "
-        f"(largest: {row['largest_change']}){pair_note}{host_note}; A {a} ({row['runs_a']}+ runs), "
-        f"B {b} ({row['runs_b']}+ runs){'; ' + ', '.join(one_side) + ' (not compared)' if one_side else ''}; "
+        f"(largest: {row['largest_change']}){pair_note}{host_note}; A {a} ({row['runs_a']}+ runs{on_a}), "
+        f"B {b} ({row['runs_b']}+ runs{on_b}){'; ' + ', '.join(one_side) + ' (not compared)' if one_side else ''}; "
         f"wrote {', '.join(written) or 'nothing'}"
     )

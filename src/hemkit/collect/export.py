@@ -84,6 +84,7 @@ def export(  # noqa: PLR0913 - the reading door's options, passed through
     drop_constant: bool = False,
     allow_mixed_machines: bool = False,
     perf: PerfOptions | None = None,
+    host: str | Sequence[str] | None = None,
 ) -> ExportResult:
     """Write the readings of ``source`` to ``output`` as a tidy CSV or Parquet file (by suffix).
 
@@ -103,6 +104,9 @@ def export(  # noqa: PLR0913 - the reading door's options, passed through
         as one (with a warning) instead of refusing them.
     perf : PerfOptions, optional
         How perf stat files are read (untrusted readings refused or dropped...).
+    host : str or sequence of str, optional
+        Read only the runs of this host (or these hosts) of collection databases, as
+        :func:`hemkit.io.read_readings` does (refused for inputs that name no host).
 
     Raises
     ------
@@ -129,6 +133,7 @@ def export(  # noqa: PLR0913 - the reading door's options, passed through
         drop_constant=drop_constant,
         allow_mixed_machines=allow_mixed_machines,
         perf=perf,
+        host=host,
     )
     table = readings.to_tidy()
     path = write_table(table, Path(os.fspath(output)), inputs=inputs)

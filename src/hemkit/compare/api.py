@@ -167,7 +167,8 @@ def _warn_mixed_hosts(check: MachinesCheck | None, name: str, events: list[str])
         f"{name}: pools runs of {len(check.runs)} hosts that read differently (runs: {hosts}): "
         f"{'; '.join(shown)}{more}; "
         "as one sample its spread is inflated, so a change can be missed or found where there is none: compare "
-        "the runs of one host per side (--shard parts are one host each); hemkit collect --status DB shows "
+        "the runs of one host per side (hemkit compare --host NAME, or --host-a and --host-b; --shard parts are one "
+        "host each); hemkit collect --status DB shows "
         "each database's readings by host",
         HemkitWarning,
         stacklevel=3,

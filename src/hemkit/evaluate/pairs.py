@@ -256,7 +256,7 @@ def read_merged_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     return check_merged_table(read_wide_table(path), os.fspath(path))
 
 
-def read_reference(
+def read_reference(  # noqa: PLR0913 - grouped readings are read as read_readings reads: one keyword per option
     paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     pmcs: int | None = None,
@@ -264,6 +264,7 @@ def read_reference(
     drop_constant: bool = False,
     perf: PerfOptions | None = None,
     allow_mixed_machines: bool = False,
+    host: str | Sequence[str] | None = None,
 ) -> pd.DataFrame | Readings:
     """A truth table or grouped readings (:func:`hemkit.io.evaluation.read_reference_file`), checked.
 
@@ -286,6 +287,9 @@ def read_reference(
         :func:`hemkit.io.read_readings`.
     allow_mixed_machines : bool, default False
         Read collection databases of machines of different CPU models or kernels as one.
+    host : str or sequence of str, optional
+        Read only the runs of this host (or these hosts) of collection databases, as
+        :func:`hemkit.io.read_readings` does (refused for inputs that name no host).
 
     Returns
     -------
@@ -317,6 +321,7 @@ def read_reference(
         drop_constant=drop_constant,
         perf=perf,
         allow_mixed_machines=allow_mixed_machines,
+        host=host,
     )
     if isinstance(ref, Readings):
         return ref
@@ -330,6 +335,7 @@ def read_truth(
     drop_constant: bool = False,
     perf: PerfOptions | None = None,
     allow_mixed_machines: bool = False,
+    host: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """A truth table (runs x events, every event read in every run) from any file that holds one, checked.
 
@@ -351,6 +357,9 @@ def read_truth(
         for :func:`hemkit.io.read_readings`.
     allow_mixed_machines : bool, default False
         Read collection databases of machines of different CPU models or kernels as one.
+    host : str or sequence of str, optional
+        Read only the runs of this host (or these hosts) of collection databases, as
+        :func:`hemkit.io.read_readings` does (refused for inputs that name no host).
 
     Returns
     -------
@@ -379,7 +388,8 @@ def read_truth(
     >>> len(w)
     1
     """
-    ref = read_reference(paths, drop_constant=drop_constant, perf=perf, allow_mixed_machines=allow_mixed_machines)
+    mixed = allow_mixed_machines
+    ref = read_reference(paths, drop_constant=drop_constant, perf=perf, allow_mixed_machines=mixed, host=host)
     source = os.fspath(paths if isinstance(paths, str | os.PathLike) else next(iter(paths), "truth"))
     if isinstance(ref, Readings):
         gids = ref.group_ids
@@ -403,6 +413,7 @@ def evaluate_files(  # noqa: PLR0913 - the reference is read as read_readings re
     drop_constant: bool = False,
     perf: PerfOptions | None = None,
     allow_mixed_machines: bool = False,
+    host: str | Sequence[str] | None = None,
 ) -> Evaluation:
     """Evaluate the merged table in ``merged`` against ``reference`` (a truth table or readings).
 
@@ -425,6 +436,9 @@ def evaluate_files(  # noqa: PLR0913 - the reference is read as read_readings re
         How the reference's perf stat files are read, as for :func:`hemkit.io.read_readings`.
     allow_mixed_machines : bool, default False
         Read reference collection databases of machines of different kinds as one.
+    host : str or sequence of str, optional
+        Read only the runs of this host (or these hosts) of collection databases, as
+        :func:`hemkit.io.read_readings` does (refused for inputs that name no host).
 
     Returns
     -------
@@ -451,7 +465,13 @@ def evaluate_files(  # noqa: PLR0913 - the reference is read as read_readings re
     table = read_merged_table(merged)
     mixed = allow_mixed_machines
     ref = read_reference(
-        reference, pmcs=pmcs, codes=codes, drop_constant=drop_constant, perf=perf, allow_mixed_machines=mixed
+        reference,
+        pmcs=pmcs,
+        codes=codes,
+        drop_constant=drop_constant,
+        perf=perf,
+        allow_mixed_machines=mixed,
+        host=host,
     )
     try:
         return evaluate(table, ref, label=Path(os.fspath(merged)).stem)

@@ -60,6 +60,7 @@ from typing import Any
 
 import pandas as pd
 
+from hemkit.core.checks import did_you_mean
 from hemkit.core.errors import Fix, HemkitError, HemkitWarning, InputError, OutputError
 from hemkit.core.readings import Readings
 from hemkit.io.atomic import atomic_path, check_output
@@ -1133,10 +1134,62 @@ def _files_key(paths: Sequence[Path]) -> tuple[Any, ...] | None:
 _last_machines: list[Any] = [None, None]
 
 
+def check_hosts(host: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """``host`` as a tuple of host names (None: every host); refuses what names no host.
+
+    Examples
+    --------
+    >>> check_hosts("node1"), check_hosts(["node1", "node2"]), check_hosts(None)
+    (('node1',), ('node1', 'node2'), None)
+    """
+    if host is None:
+        return None
+    items = [host] if isinstance(host, str) else host
+    if isinstance(items, bytes | bytearray) or not isinstance(items, Sequence):
+        raise InputError(f"host must be a host name or a sequence of them, got {type(host).__name__}", param="host")
+    names = tuple(items)
+    if not names or any(not isinstance(h, str) or not h.strip() for h in names):
+        raise InputError(f"host must be a host name or a sequence of them, got {host!r}", param="host")
+    return tuple(dict.fromkeys(h.strip() for h in names))
+
+
+def _hosts_shown(counts: Mapping[str, int]) -> str:
+    items = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = ", ".join(f"{h!r} ({n} run{'s' if n != 1 else ''})" for h, n in items[:10])
+    return shown + (f" ... ({len(items)} hosts in all)" if len(items) > 10 else "")
+
+
+def _select_hosts(
+    paths: Sequence[Path], tables: list[pd.DataFrame], machines: list[pd.DataFrame], hosts: tuple[str, ...]
+) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
+    """The runs of ``hosts`` only, in each database's tidy table and machines; a host of no run is refused."""
+    counts: dict[str, int] = {}
+    for frame in machines:
+        for h in frame["host"].astype(str).tolist():
+            counts[h] = counts.get(h, 0) + 1
+    unknown = [h for h in hosts if h not in counts]
+    if unknown:
+        where = " ".join(map(str, paths))
+        close = did_you_mean(unknown[0], list(counts))
+        raise InputError(
+            f"host {unknown[0]!r} measured no valid run of {where}; its runs are of "
+            f"{'host' if len(counts) == 1 else 'hosts'} {_hosts_shown(counts)}{close}",
+            param="host",
+        )
+    kept_tables, kept_machines = [], []
+    for table, frame in zip(tables, machines):
+        keep = frame[frame["host"].astype(str).isin(hosts)]
+        runs = set(zip(keep["group"].tolist(), keep["run"].tolist()))
+        inside = [k in runs for k in zip(table["group"].tolist(), table["run"].tolist())]
+        kept_tables.append(table[inside])
+        kept_machines.append(keep)
+    return kept_tables, kept_machines
+
+
 def _collection_tables(
-    db_paths: Sequence[PathLike], allow_mixed_machines: bool | None
+    db_paths: Sequence[PathLike], allow_mixed_machines: bool | None, hosts: tuple[str, ...] | None = None
 ) -> tuple[list[Path], pd.DataFrame, pd.DataFrame]:
-    """The tidy table of several collections read as one, and the machine of each of its runs."""
+    """The tidy table of several collections read as one, and the machine of each of its runs (of ``hosts``)."""
     paths = [Path(os.fspath(p)) for p in db_paths]
     tables: list[pd.DataFrame] = []
     machines: list[pd.DataFrame] = []
@@ -1184,6 +1237,8 @@ def _collection_tables(
         to_first = {gid: first_groups[k][i] for k, gids in by_events.items() for i, gid in enumerate(gids)}
         tables.append(table.assign(group=table["group"].map(to_first)))
         machines.append(machine.assign(group=machine["group"].map(to_first)))
+    if hosts is not None:  # before the machines' kinds are compared: only the runs asked for count
+        tables, machines = _select_hosts(paths, tables, machines, hosts)
     if allow_mixed_machines is not None:  # None: the machines are what is asked for
         _check_machines(paths, machines, allow_mixed_machines)
     keys = [set(zip(t["group"].tolist(), t["run"].tolist())) for t in machines]
@@ -1195,7 +1250,7 @@ def _collection_tables(
         machines = [t.assign(run=[f"{label}:{r}" for r in t["run"].tolist()]) for t, label in zip(machines, labels)]
     table = pd.concat(tables, ignore_index=True).sort_values(["group"], kind="stable", ignore_index=True)
     machine = pd.concat(machines, ignore_index=True).sort_values(["group"], kind="stable", ignore_index=True)
-    _last_machines[:] = [_files_key(paths), machine]
+    _last_machines[:] = [(_files_key(paths), hosts), machine]
     return paths, table, machine
 
 
@@ -1205,6 +1260,7 @@ def load_collections(
     min_runs: int = 3,
     drop_constant: bool = False,
     allow_mixed_machines: bool = False,
+    host: str | Sequence[str] | None = None,
 ) -> Readings:
     """The valid runs of several collection databases of the same plan and command, as one :class:`Readings`.
 
@@ -1221,23 +1277,32 @@ def load_collections(
     The folder each database's command ran in is not compared: shards measured on other
     machines have other paths, and a collector refuses to continue a database from another
     folder (:func:`hemkit.collect.collect`), so each database's runs are of one folder.
+    ``host`` (a host name or several) keeps the runs measured on those hosts only (every run
+    stores its host); the machines' kinds are then compared among those runs alone.
 
     Raises
     ------
     InputError
-        Naming both files and what differs, or a database :class:`CollectionDB` refuses.
+        Naming both files and what differs, or a database :class:`CollectionDB` refuses; a
+        ``host`` that measured no valid run (naming the hosts that did).
 
     Examples
     --------
     >>> r = load_collections(["monday.db", "tuesday.db"])  # doctest: +SKIP
     """
-    paths, table, _ = _collection_tables(db_paths, allow_mixed_machines)
+    hosts = check_hosts(host)
+    paths, table, _ = _collection_tables(db_paths, allow_mixed_machines, hosts)
     source = " ".join(map(str, paths))
     try:
         readings = Readings.from_tidy(table, source=source, min_runs=min_runs, drop_constant=drop_constant)
     except InputError as exc:
-        fewest = int(table.groupby("group")["run"].nunique().min())
+        fewest = int(table.groupby("group")["run"].nunique().min()) if len(table) else 0
         too_few = fewest < min_runs and f"at least {min_runs} are needed" in exc.message
+        if too_few and hosts is not None:
+            raise exc.reworded(
+                f"{exc.message} (only the runs of {'host' if len(hosts) == 1 else 'hosts'} "
+                f"{', '.join(map(repr, hosts))} were read)"
+            ) from None
         hint = _rest_of_the_runs(paths) if too_few else ""
         if not hint:
             raise
@@ -1284,12 +1349,12 @@ def _rest_of_the_runs(paths: list[Path]) -> str:
     return ""
 
 
-def run_machines(db_paths: PathLike | Sequence[PathLike]) -> pd.DataFrame:
+def run_machines(db_paths: PathLike | Sequence[PathLike], *, host: str | Sequence[str] | None = None) -> pd.DataFrame:
     """The machine of every valid run of one or several collections, labelled as :func:`load_collections` does.
 
     Columns ``group, run, host, cpu_model, kernel, perf_version``: one row per run of the
-    :class:`Readings` the same files give (for the check that machines are alike; runs of
-    machines of different kinds are given as they are).
+    :class:`Readings` the same files (and ``host``) give (for the check that machines are
+    alike; runs of machines of different kinds are given as they are).
 
     Examples
     --------
@@ -1297,10 +1362,11 @@ def run_machines(db_paths: PathLike | Sequence[PathLike]) -> pd.DataFrame:
     """
     items = [db_paths] if isinstance(db_paths, (str, os.PathLike)) else list(db_paths)
     paths = [Path(os.fspath(p)) for p in items]
+    hosts = check_hosts(host)
     key = _files_key(paths)
-    if key is not None and key == _last_machines[0]:  # read just now, unchanged since
+    if key is not None and (key, hosts) == _last_machines[0]:  # read just now, unchanged since
         return _last_machines[1].copy()
-    return _collection_tables(paths, None)[2]
+    return _collection_tables(paths, None, hosts)[2]
 
 
 def collection_status(db_path: PathLike) -> pd.DataFrame:
@@ -1419,6 +1485,7 @@ __all__ = [
     "StoredRun",
     "WriterLock",
     "check_database_output",
+    "check_hosts",
     "collection_status",
     "load_collections",
     "load_readings",

@@ -72,7 +72,7 @@ def read_wide_table(path: PathLike) -> pd.DataFrame:
     return _wide(p, read_table(p))
 
 
-def read_reference_file(
+def read_reference_file(  # noqa: PLR0913 - grouped readings are read as read_readings reads them
     paths: PathLike | Sequence[PathLike],
     *,
     pmcs: int | None = None,
@@ -80,10 +80,11 @@ def read_reference_file(
     drop_constant: bool = False,
     perf: PerfOptions | None = None,
     allow_mixed_machines: bool = False,
+    host: str | Sequence[str] | None = None,
 ) -> pd.DataFrame | Readings:
     """A truth table (runs x events, its numbers not yet checked) or grouped readings (see the module docstring).
 
-    ``perf`` and ``allow_mixed_machines`` say how grouped readings are read, as for
+    ``perf``, ``allow_mixed_machines`` and ``host`` say how grouped readings are read, as for
     :func:`hemkit.io.read_readings` (perf stat files, collection databases).
     """
     from hemkit.io.readings import read_readings, sniff
@@ -91,7 +92,8 @@ def read_reference_file(
     many = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     if not many:
         raise InputError("no reference file given")
-    read = partial(read_readings, drop_constant=drop_constant, perf=perf, allow_mixed_machines=allow_mixed_machines)
+    mixed = allow_mixed_machines
+    read = partial(read_readings, drop_constant=drop_constant, perf=perf, allow_mixed_machines=mixed, host=host)
     if len(many) > 1 or pmcs is not None or sniff(many[0]) == "database":
         return read(many if len(many) > 1 else many[0], pmcs=pmcs, codes=codes)
     p = Path(os.fspath(many[0]))
@@ -102,6 +104,12 @@ def read_reference_file(
     if table is None or set(TIDY_COLUMNS) <= {str(c) for c in table.columns}:
         # grouped readings: a tidy table, perf stat output or another readings format
         return read(p, codes=codes)
+    if host is not None:  # refused, rather than matching no run
+        raise InputError(
+            f"host {host!r} cannot select runs of {p}: a table of runs x events names no host for its runs "
+            "(only hemkit collection databases store the host of each run); read it without a host",
+            param="host",
+        )
     return _wide(p, table)
 
 

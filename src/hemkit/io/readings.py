@@ -285,7 +285,9 @@ def _check_database(path: Path) -> None:
         raise InputError(f"{path}: a SQLite database, but not a hemkit collection (no table {missing[0]!r})")
 
 
-def _load_databases(paths: list[Path], *, min_runs: int, drop_constant: bool, allow_mixed_machines: bool) -> Readings:
+def _load_databases(
+    paths: list[Path], *, min_runs: int, drop_constant: bool, allow_mixed_machines: bool, host: tuple[str, ...] | None
+) -> Readings:
     """One or several collection databases (of one plan and command) as one set of readings."""
     import sqlite3
 
@@ -295,7 +297,11 @@ def _load_databases(paths: list[Path], *, min_runs: int, drop_constant: bool, al
         _check_database(path)
     try:
         return load_collections(
-            paths, min_runs=min_runs, drop_constant=drop_constant, allow_mixed_machines=allow_mixed_machines
+            paths,
+            min_runs=min_runs,
+            drop_constant=drop_constant,
+            allow_mixed_machines=allow_mixed_machines,
+            host=host,
         )
     except InputError:
         raise
@@ -353,6 +359,18 @@ def _read_table_file(
     raise InputError(f"{path}: not a readings file (no columns {', '.join(TIDY_COLUMNS)}); {RECOGNISED}")
 
 
+def _refuse_host(paths: list[Path], kinds: list[str], hosts: tuple[str, ...]) -> None:
+    """``host`` given for inputs that name no host: say so, rather than match no run."""
+    perf = any(k in ("folder", "perf-csv", "perf-json") for k in kinds) or len(paths) > 1
+    what = "perf stat output names" if perf else "a table names"
+    where = str(paths[0]) if len(paths) == 1 else f"{paths[0]} ... ({len(paths)} inputs)"
+    raise InputError(
+        f"host {', '.join(map(repr, hosts))} cannot select runs of {where}: {what} no host for its runs "
+        "(only hemkit collection databases store the host of each run); read it without a host",
+        param="host",
+    )
+
+
 def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind of input it reads
     source: PathLike | Sequence[PathLike],
     *,
@@ -362,6 +380,7 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
     min_runs: int = 3,
     perf: PerfOptions | None = None,
     allow_mixed_machines: bool = False,
+    host: str | Sequence[str] | None = None,
 ) -> Readings:
     """Read readings from any supported input (see the module docstring).
 
@@ -387,12 +406,17 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
     allow_mixed_machines : bool, default False
         Read collection databases whose runs were measured on machines of different CPU
         models or kernels as one (with a warning) instead of refusing them.
+    host : str or sequence of str, optional
+        Keep only the runs measured on this host (or these hosts).  Collection databases
+        store the host of every run; no other input names one (perf stat files, tables,
+        mergingTools files), so ``host`` is refused for them rather than matching nothing.
 
     Raises
     ------
     InputError
         Anything that cannot be read or recognised, naming the file (and the line, event,
-        run or group at fault) and what was expected.  Never another exception.
+        run or group at fault) and what was expected; a ``host`` that measured no run (naming
+        the hosts that did), or given for an input that names no host.  Never another exception.
 
     Examples
     --------
@@ -409,8 +433,15 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
 
         if not isinstance(perf, PerfOptions):
             raise InputError(f"perf must be a PerfOptions, got {type(perf).__name__}")
+    hosts = None
+    if host is not None:  # the collection module (and pandas) loads only when asked for
+        from hemkit.io.collection import check_hosts
+
+        hosts = check_hosts(host)
     paths = _database_folders(paths)
     kinds = [sniff(p) for p in paths]
+    if hosts is not None and "database" not in kinds:
+        _refuse_host(paths, kinds, hosts)
     if "database" in kinds:
         if any(k != "database" for k in kinds):
             other = paths[next(i for i, k in enumerate(kinds) if k != "database")]
@@ -423,7 +454,11 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
             if value is not None:
                 _ignored(name, value, paths[0], "a collection database")
         return _load_databases(
-            paths, min_runs=min_runs, drop_constant=drop_constant, allow_mixed_machines=allow_mixed_machines
+            paths,
+            min_runs=min_runs,
+            drop_constant=drop_constant,
+            allow_mixed_machines=allow_mixed_machines,
+            host=hosts,
         )
     kind = kinds[0] if len(paths) == 1 else "several"
     if kind in ("folder", "several", "perf-csv", "perf-json"):
@@ -444,13 +479,16 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
         raise InputError(f"{path}: {mixed}") from None
 
 
-def read_machines(source: PathLike | Sequence[PathLike]) -> pd.DataFrame | None:
+def read_machines(
+    source: PathLike | Sequence[PathLike], *, host: str | Sequence[str] | None = None
+) -> pd.DataFrame | None:
     """The machine of every run :func:`read_readings` reads from ``source``, or None where it names none.
 
     Collection databases (or folders of them) store the host, CPU model, kernel and perf
     version of every run: their :func:`hemkit.io.collection.run_machines`, with the runs
     labelled as :func:`read_readings` labels them (columns ``group, run, host, cpu_model,
-    kernel, perf_version``).  Other inputs (perf stat files, tables) name no machine: None.
+    kernel, perf_version``; with ``host``, the runs of those hosts, as :func:`read_readings`
+    keeps them).  Other inputs (perf stat files, tables) name no machine: None.
 
     Raises
     ------
@@ -469,7 +507,7 @@ def read_machines(source: PathLike | Sequence[PathLike]) -> pd.DataFrame | None:
         return None
     from hemkit.io.collection import run_machines
 
-    return run_machines(paths)
+    return run_machines(paths, host=host)
 
 
 def read_anchor(source: PathLike | Sequence[PathLike]) -> str | None:

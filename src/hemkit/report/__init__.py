@@ -222,7 +222,7 @@ def _read(source: Any, read_options: Mapping[str, Any]) -> tuple[Readings, list[
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HemkitWarning)
         readings = read_readings(source, **dict(read_options))
-        hosts = read_machines(source)  # just read: not read again
+        hosts = read_machines(source, host=read_options.get("host"))  # just read: not read again
     notes = []
     for w in caught:
         text = " ".join(str(w.message).split())
@@ -230,6 +230,14 @@ def _read(source: Any, read_options: Mapping[str, Any]) -> tuple[Readings, list[
             notes.append(text)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return readings, notes, hosts
+
+
+def _host_label(host: Any) -> str:
+    """`` (runs of host 'n1')`` when the runs read were those of some hosts only, else ``""``."""
+    if not host:
+        return ""
+    names = [host] if isinstance(host, str) else list(host)
+    return f" (runs of host{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))})"
 
 
 def _with_reading_notes(section: Section, notes: list[str]) -> Section:
@@ -386,7 +394,7 @@ def build_report(
     hosts_a = hosts_b = None
     if not isinstance(readings, Readings):
         paths = [readings] if isinstance(readings, str | os.PathLike) else list(readings)
-        source = source or " ".join(str(os.fspath(p)) for p in paths)
+        source = (source or " ".join(str(os.fspath(p)) for p in paths)) + _host_label((read_options or {}).get("host"))
         collection = _collection(paths[0]) if len(paths) == 1 else None
         readings, notes, hosts_a = _read(paths[0] if len(paths) == 1 else paths, read_options or {})
     source = source or "readings"
@@ -408,7 +416,10 @@ def build_report(
             except HemkitError as exc:
                 raise exc.reworded(f"compare (B): {exc.message}") from exc
             notes += [f"B: {n}" for n in b_notes]
-            other = (b_read, " ".join(str(os.fspath(p)) for p in b_paths))
+            other = (
+                b_read,
+                " ".join(str(os.fspath(p)) for p in b_paths) + _host_label((read_options or {}).get("host")),
+            )
     parts = _readings_sections(
         readings, source, collection, options, seed, None if other is None else (*other, (hosts_a, hosts_b))
     )

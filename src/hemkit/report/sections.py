@@ -796,7 +796,8 @@ def comparison(
         paragraphs.append(
             f"{side} pools runs of {len(check.runs)} hosts ({', '.join(check.hosts)}) that read differently: "
             f"{said}. As one sample its spread is inflated, so a change can be missed or found where there is "
-            "none: compare the runs of one host per side."
+            "none: compare the runs of one host per side (hemkit report --host NAME reads one host's runs on both "
+            "sides; hemkit compare --host-a and --host-b one per side)."
         )
     if res.only_a or res.only_b:
         paragraphs.append(
