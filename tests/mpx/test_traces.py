@@ -154,3 +154,37 @@ def test_split_workloads_keeps_runs_together_and_is_seeded():
 def test_bad_perf_lines_name_the_culprit(text, match):
     with pytest.raises(InputError, match=match):
         parse_trace(text, run="x")
+
+
+def test_a_wrapped_count_in_a_multiplexed_run_drops_that_events_reading_alone():
+    """A multiplexed run's events already miss intervals: the wrapped one's becomes a gap, the others' stay
+    (fails before: the interval was dropped for every event, so cycles and branches lost its counts)."""
+    from hemkit.mpx.traces import read_multiplexed
+
+    path = DATA / "mpx_wrap_r1.csv"
+    with pytest.warns(HemkitWarning, match=r"'instructions' at step 3 .*its reading of the interval dropped"):
+        tr = read_trace(path, ocoe=False)
+    assert tr["step"].max() == 5 and len(tr) == 18  # every interval kept
+    at = tr[tr["step"] == 3].set_index("event")
+    assert at.loc["cycles", "value"] == 30_300_000 and at.loc["branches", "value"] == 9_302_000
+    assert np.isnan(at.loc["instructions", "value"]) and at.loc["instructions", "time_running"] == 0
+    with pytest.warns(HemkitWarning):
+        m = read_multiplexed(path)
+    events = m.keys["event"].tolist()
+    raw = m.raw[events.index("instructions")]
+    assert np.isnan(raw[[1, 3]]).all() and np.isfinite(raw[[0, 2, 4, 5]]).all()  # a gap, as at <not counted>
+    assert np.isfinite(m.raw[events.index("cycles")]).all() and m.length.tolist() == [6, 6, 6]
+    assert m.enabled[events.index("instructions"), 3] == pytest.approx(10_012_345, rel=1e-3)  # the interval's time
+    # read as a ground truth (not multiplexed), the interval is still dropped for all: the emulation needs them aligned
+    with pytest.warns(HemkitWarning, match="interval dropped"):
+        truth = read_trace(DATA / "zen5_py_r3.csv", wraps="drop", ocoe=False)
+    assert truth["step"].max() == 58
+
+
+def test_mpx_estimate_keeps_the_other_events_totals_of_a_wrapped_interval(cli, tmp_path):
+    out, totals = tmp_path / "e.csv", tmp_path / "t.csv"
+    res = cli(["mpx", "estimate", DATA / "mpx_wrap_r1.csv", "-o", out, "--totals", totals, "-m", "fixed"])
+    assert res.exit_code == 0, res.stderr
+    assert "its reading of the interval dropped" in res.stderr
+    est = pd.read_csv(out)
+    assert est.groupby("event")["step"].nunique().to_dict() == {"branches": 6, "cycles": 6, "instructions": 6}

@@ -55,8 +55,9 @@ def trace_inputs(f: Any) -> Any:
         type=click.Choice(["repair", "drop", "error"]),
         default="repair",
         show_default=True,
-        help="Counts >= 2^47 (counter wrap-arounds): repair them when plausible (else drop the interval), "
-        "drop the interval, or stop with an error.",
+        help="Counts >= 2^47 (counter wrap-arounds): repair them when plausible (else drop them), drop them, or stop "
+        "with an error. A dropped count of a multiplexed run is a gap of its event alone; of a run read without "
+        "multiplexing, the whole interval.",
     )(f)
     f = click.option(
         "--workload-pattern",

@@ -444,7 +444,7 @@ def read_trace(
                     f"{path}: run {run!r} is also in {seen[run]}; give each run its own id (rename the file)"
                 )
             seen[run] = path
-        parts.append(handle_wraps(table, wraps, source=str(path)))
+        parts.append(handle_wraps(table, wraps, source=str(path), ocoe=ocoe))
     if own:
         given = f"the workload {workload!r}" if workload is not None else f"the workload pattern {pattern!r}"
         warnings.warn(
@@ -459,13 +459,41 @@ def read_trace(
 
 
 # --------------------------------------------------------------------------- wrap-arounds
-def handle_wraps(trace: pd.DataFrame, wraps: str = "repair", *, source: str = "trace") -> pd.DataFrame:
+def _multiplexed_runs(trace: pd.DataFrame) -> set[str]:
+    """The runs of a trace some event of which was off a counter in some interval (a multiplexed run)."""
+    if "running" in trace.columns and "enabled" in trace.columns:  # hemkit's emulated or estimated tables
+        run = trace["running"].to_numpy(float)
+        off = np.nan_to_num(run) < trace["enabled"].to_numpy(float) * (1 - 1e-6)
+    elif "percent" in trace.columns:  # perf stat -I: its running percentage, or <not counted> (NaN)
+        off = (trace["percent"].to_numpy(float) < 99.5) | trace["value"].isna().to_numpy()
+    else:
+        return set()
+    return set(trace.loc[off, "run"].astype(str))
+
+
+def _gap(out: pd.DataFrame, i: int, col: str) -> None:
+    """Row ``i``'s event had no counter in its interval: what a multiplexed run says of such an interval."""
+    out.iloc[i, out.columns.get_loc(col)] = np.nan
+    for c, v in (("running", 0.0), ("time_running", 0.0), ("percent", 0.0)):
+        if c in out.columns:
+            out.iloc[i, out.columns.get_loc(c)] = v
+
+
+def handle_wraps(
+    trace: pd.DataFrame, wraps: str = "repair", *, source: str = "trace", ocoe: bool = True
+) -> pd.DataFrame:
     """Repair or drop counts of 2^47 and more (counter wrap-arounds), with a warning for each.
 
     A wrapped count ``v`` is repaired to ``v mod 2^47`` when that is at most 4 x the largest
     unwrapped count of the event in the run (a plausible count); otherwise, or with
-    ``wraps="drop"``, the interval is dropped: the run loses that step for all its events
-    (they were read together) and later steps move up by one.
+    ``wraps="drop"``, the count is dropped.  In a run read without multiplexing (``ocoe``, or
+    every event on a counter all the time, or a table with the true counts) the interval is
+    dropped: the run loses that step for all its events, whose readings the multiplexing
+    emulation takes together, and later steps move up by one.  In a multiplexed run
+    (``ocoe=False`` and some event off a counter somewhere) an event already misses
+    intervals, so only that event's reading of the interval is dropped: it becomes a gap,
+    as where the event had no counter, and the other events keep theirs (their totals
+    would otherwise lose that interval's counts).
 
     Examples
     --------
@@ -493,6 +521,7 @@ def handle_wraps(trace: pd.DataFrame, wraps: str = "repair", *, source: str = "t
         )
     out = trace.copy()
     drop: set[tuple[str, int]] = set()
+    gaps = set() if ocoe or "truth" in out.columns else _multiplexed_runs(out)
     for i in np.flatnonzero(wrapped):
         row = out.iloc[i]
         run, ev, step = row["run"], row["event"], int(row["step"])
@@ -507,6 +536,15 @@ def handle_wraps(trace: pd.DataFrame, wraps: str = "repair", *, source: str = "t
             warnings.warn(
                 f"{source}: run {run!r}: event {ev!r} at {when}: count {format_count(row[col])} >= 2^47 is a counter "
                 f"wrap-around; repaired to {format_count(fixed)}",
+                HemkitWarning,
+                stacklevel=3,
+            )
+        elif str(run) in gaps:
+            _gap(out, int(i), col)
+            warnings.warn(
+                f"{source}: run {run!r}: event {ev!r} at {when}: count {format_count(row[col])} >= 2^47 is a counter "
+                "wrap-around; its reading of the interval dropped (a gap, as where it had no counter; the other "
+                "events keep theirs)",
                 HemkitWarning,
                 stacklevel=3,
             )
