@@ -188,3 +188,21 @@ def test_mpx_estimate_keeps_the_other_events_totals_of_a_wrapped_interval(cli, t
     assert "its reading of the interval dropped" in res.stderr
     est = pd.read_csv(out)
     assert est.groupby("event")["step"].nunique().to_dict() == {"branches": 6, "cycles": 6, "instructions": 6}
+
+
+def test_one_workload_named_for_files_of_several_workloads_is_refused(bad_input, tmp_path):
+    """-w NAME on a folder of runs of two programs pooled them as one workload (their totals pooled, one split):
+    refused, naming both workloads; files of one workload, or names the pattern does not match, are named."""
+    with pytest.raises(InputError, match=r"workload 'mine' would pool the runs of 2 workloads.*'zen5_phases' \(3 runs"):
+        read_quiet(ZEN5, workload="mine")
+    with pytest.raises(InputError, match=r"'phases' .*'py'"):
+        read_quiet(ZEN5, workload="mine", pattern=r"zen5_([a-z]+)_r\d")
+    assert set(read_quiet(ZEN5[:3], workload="mine")["workload"]) == {"mine"}  # the three runs of phases
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for k, src in enumerate(ZEN5[2:4]):  # names that say no workload: -w names them
+        (folder / f"run{k}.csv").write_bytes(src.read_bytes())
+    assert set(read_quiet(folder, workload="mine")["workload"]) == {"mine"}
+    for sub in ("estimate", "score"):
+        extra = ["--pmcs", "2"] if sub == "score" else ["-o", tmp_path / "e.csv"]
+        bad_input(["mpx", sub, *ZEN5, "-w", "mine", *extra], names=["--workload 'mine'", "'zen5_py'"], watch=[tmp_path])

@@ -67,7 +67,11 @@ def trace_inputs(f: Any) -> Any:
         "default: the name without its run suffix (gzip_r3.csv -> gzip).",
     )(f)
     f = click.option(
-        "-w", "--workload", default=None, help="The workload of every input file (when they carry no workload column)."
+        "-w",
+        "--workload",
+        default=None,
+        help="The workload of every input file (when they carry no workload column); refused for files whose "
+        "names say several workloads (gzip_r1.csv, bzip2_r1.csv), which it would pool as one.",
     )(f)
     return f
 

@@ -123,6 +123,43 @@ def workload_name(path: PathLike, pattern: str | None = None) -> str:
     return name
 
 
+def _named_workload(path: Path, pattern: str | None) -> str | None:
+    """The workload the name of ``path`` gives by ``pattern`` (default :data:`DEFAULT_PATTERN`), else None."""
+    try:
+        rx = re.compile(pattern or DEFAULT_PATTERN)
+    except re.error:
+        return None  # said by workload_name where the pattern is used
+    stem = strip_compression_suffix(path.name)
+    suffix = _trace_suffix(path.name)
+    stem = stem[: -len(suffix)] if suffix and stem.lower().endswith(suffix) else stem
+    m = rx.search(stem)
+    if m is None:
+        return None
+    return m.groupdict().get("workload") or (m.group(1) if rx.groups else m.group(0)) or None
+
+
+def _refuse_pooling(files: list[Path], workload: str, pattern: str | None) -> None:
+    """``workload`` names every run's workload: refused where the files' names say they are of several workloads."""
+    named: dict[str, list[Path]] = {}
+    for path in files:
+        name = _named_workload(path, pattern)
+        if name is not None:
+            named.setdefault(name, []).append(path)
+    if len(named) < 2:
+        return
+    shown = ", ".join(
+        f"{n!r} ({len(p)} run{'s' if len(p) != 1 else ''}: {p[0].name}{' ...' if len(p) > 1 else ''})"
+        for n, p in list(named.items())[:5]
+    )
+    more = f" ... ({len(named)} in all)" if len(named) > 5 else ""
+    raise InputError(
+        f"workload {workload!r} would pool the runs of {len(named)} workloads as one: their file names say {shown}"
+        f"{more}; runs of one workload are pooled and kept together, so give the files of one workload, or leave "
+        "the workload out and let each file's name give its run's workload",
+        param="workload",
+    )
+
+
 def _is_tidy(path: Path) -> bool:
     """A table (Parquet, by content, or CSV with ``event`` and ``value`` columns), not raw perf output."""
     head = read_head(path, 4096)  # decompressed
@@ -382,13 +419,15 @@ def read_trace(
     source : path or sequence of paths
         Files, or folders of files (see the module docstring).
     workload : str, optional
-        Name every run's workload (when the files carry no ``workload`` column).
+        Name every run's workload (when the files carry no ``workload`` column).  Refused
+        where the file names (by ``pattern``) say the runs are of several workloads
+        (``gzip_r1.csv``, ``bzip2_r1.csv``): runs of one workload are pooled and kept together.
     pattern : str, optional
         Regular expression naming the workload from a file name (group ``workload`` or the
         first group); default :data:`DEFAULT_PATTERN`.
     wraps : {"repair", "drop", "error"}
         What to do with counts of 2^47 and more (counter wrap-arounds): repair them when the
-        repaired count is plausible (else drop the interval), drop the interval, or refuse.
+        repaired count is plausible (else drop them), drop them, or refuse (see :func:`handle_wraps`).
     ocoe : bool
         The traces are ground truth (not multiplexed); see :func:`parse_trace`.
 
@@ -419,7 +458,10 @@ def read_trace(
     parts = []
     seen: dict[str, Path] = {}
     own: list[str] = []  # files whose workload column wins over the workload or pattern given
-    for path in _files(source):
+    files = _files(source)
+    if workload is not None and len(files) > 1:
+        _refuse_pooling([p for p in files if not _is_tidy(p)], workload, pattern)
+    for path in files:
         if _is_tidy(path):
             table = _tidy_from_table(read_table(path, comment="#"), str(path), ocoe=ocoe)
             if "workload" not in table.columns or table["workload"].isna().any():
