@@ -367,6 +367,8 @@ def test_report_refuses_a_mistyped_anchor_and_keeps_the_page(tmp_path, cli, bad_
     bad_input(args, names=["c.db", "'task-clok'", "did you mean 'task-clock'"], watch=[tmp_path])
     merged = cli(["merge", db, "-m", "hrm", "--anchor", "task-clok"])
     assert merged.exit_code == 2 and "unknown anchor 'task-clok'" in merged.stderr
+    # as the report says it: the file, and the event meant (merge named neither)
+    assert f"{db}: unknown anchor" in merged.stderr and "did you mean 'task-clock'?" in merged.stderr
 
 
 # ------------------------------------------------------------------ every figure

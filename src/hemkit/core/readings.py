@@ -686,9 +686,12 @@ class Readings:
     def check_anchor(self, anchor: str) -> None:
         """Raise unless ``anchor`` is read in every group."""
         if anchor not in self._events:
+            from hemkit.core.checks import did_you_mean
+
+            where = f"{self.source}: " if self.source else ""
             raise InputError(
-                f"unknown anchor {_q(anchor)}: not among the events ({', '.join(self._events[:8])}"
-                f"{', ...' if len(self._events) > 8 else ''})"
+                f"{where}unknown anchor {_q(anchor)}: not among the events ({', '.join(self._events[:8])}"
+                f"{', ...' if len(self._events) > 8 else ''}){did_you_mean(str(anchor), self._events)}"
             )
         for g, grp in self._arrays.items():
             if anchor not in grp.events:
