@@ -362,3 +362,62 @@ def test_a_scheduler_lost_mid_collection_is_one_error_naming_the_cluster_and_the
         for p in (worker, scheduler):
             p.kill()
             p.wait(timeout=60)
+
+
+# ------------------------------------------------------------------ refused before any worker
+@pytest.fixture
+def clusters_started(monkeypatch):
+    """The clusters ``collect`` starts or reaches, in order: each is recorded, then started as ever (real Dask)."""
+    import contextlib
+
+    from hemkit.external.cluster import dask_client
+
+    started = []
+
+    @contextlib.contextmanager
+    def recorded(cluster):
+        started.append(str(cluster))
+        with dask_client(cluster) as client:
+            yield client
+
+    monkeypatch.setattr("hemkit.collect.collector.dask_client", recorded)
+    return started
+
+
+def test_what_needs_no_worker_is_refused_before_the_cluster_starts(
+    fake_perf, plan, plan_file, tmp_path, monkeypatch, bad_input, clusters_started
+):
+    """collect --cluster local:2 started its Dask workers (seconds) before it refused a database made with a
+    co-runner, one made in another folder, one of another command, a damaged one or one in use, and a pin with
+    several local workers: every such refusal came only after the cluster was up.  Now none starts a cluster."""
+    from hemkit.io.collection import WriterLock
+
+    from .test_folder import READ, _folders
+
+    a, b = _folders(tmp_path)
+    monkeypatch.chdir(a)
+    made_with_corunner, here, damaged = tmp_path / "co.db", tmp_path / "here.db", tmp_path / "damaged.db"
+    collect(plan, READ, made_with_corunner, runs=1, options=CollectOptions(corunner="sleep 100"))
+    collect(plan, READ, here, runs=1)
+    collect(plan, READ, damaged, runs=1)
+    con = __import__("sqlite3").connect(damaged)
+    con.execute("UPDATE readings SET value = value + 1 WHERE rowid = 1")  # a reading changed outside hemkit
+    con.commit()
+    con.close()
+    on_cluster = ["--runs", "2", "--cluster", "local:2"]
+    cases = [
+        (a, [plan_file, "-o", made_with_corunner, *on_cluster], ["co.db", "co-runner", "--cluster"]),
+        (b, [plan_file, "-o", here, *on_cluster], ["here.db", f"folder {a}", "--allow-other-folder"]),
+        (a, [plan_file, "-o", here, *on_cluster, "--", "false"], ["here.db", "was collected with command"]),
+        (a, [plan_file, "-o", damaged, *on_cluster], ["damaged.db"]),
+        (a, [plan_file, "-o", tmp_path / "new.db", *on_cluster, "--pin", "0", "--", "true"], ["--pin 0", "local:1"]),
+    ]
+    watch = [tmp_path / "a", tmp_path / "b", *tmp_path.glob("*.db")]
+    for cwd, args, names in cases:
+        bad_input(["collect", *args], names=names, watch=watch, cwd=cwd)
+        assert clusters_started == [], (args, clusters_started)
+    with WriterLock(here):  # another collector writes it
+        bad_input(["collect", plan_file, "-o", here, *on_cluster], names=["here.db", "in use by pid"], cwd=a)
+    assert clusters_started == []
+    res = collect(None, None, here, runs=2, options=CollectOptions(cluster="local:2", timeout=60))  # and a good one
+    assert clusters_started == ["local:2"] and res.complete

@@ -689,79 +689,102 @@ def collect(
         command = None
     exe = find_perf(opts.perf) if opts.cluster is None else ""  # on a cluster: the workers' perf
     path = Path(os.fspath(db_path))
-    with _client(opts) as client, open_for_writing(path) as (lock, existing):
+    # everything that needs no worker is checked before a cluster is started or reached: a refusal is
+    # immediate, and no worker process is started for nothing (local:N took seconds to refuse a typo)
+    with open_for_writing(path) as (lock, existing):
         if existing is not None:
             existing.verify()  # a run changed outside hemkit: refused now, not when the collection is read
         s = _resolve(existing, plan, command, runs, opts)
-        if client is not None:
-            if s.corunner:
-                raise InputError(f"{path}: was collected with a co-runner, which {_NO_CORUNNER}", param="cluster")
-            spec = parse_cluster(str(opts.cluster))
-            if s.pin is not None and (spec.local_workers or 0) > 1:
-                raise InputError(
-                    f"pin {s.pin} with {spec.local_workers} local workers would measure {spec.local_workers} runs "
-                    "at once on one CPU of this machine, each disturbing the others; measure unpinned, or with one "
-                    "worker",
-                    param="pin",
-                    fix=Fix("cluster", "local:1"),
-                )
-            from hemkit.collect.cluster import preflight
+        if opts.cluster is not None:
+            _check_for_cluster(path, s, opts)
+        with _client(opts) as client:
+            return _collect_here_or_on(client, path, lock, existing, s, opts, exe, progress)
 
-            exe, version, info = preflight(
-                client, str(opts.cluster), s.command[0], s.plan.events, opts.perf, machine_info, cwd=s.folder
+
+def _check_for_cluster(path: Path, s: _Settings, opts: CollectOptions) -> None:
+    """Refuse what a collection on ``opts.cluster`` cannot do, before any worker is started or asked."""
+    if s.corunner:
+        raise InputError(f"{path}: was collected with a co-runner, which {_NO_CORUNNER}", param="cluster")
+    spec = parse_cluster(str(opts.cluster))
+    if s.pin is not None and (spec.local_workers or 0) > 1:
+        raise InputError(
+            f"pin {s.pin} with {spec.local_workers} local workers would measure {spec.local_workers} runs "
+            "at once on one CPU of this machine, each disturbing the others; measure unpinned, or with one "
+            "worker",
+            param="pin",
+            fix=Fix("cluster", "local:1"),
+        )
+
+
+def _collect_here_or_on(  # noqa: PLR0913 - the checked call: where (client), the database (path, lock), what
+    client: Any,
+    path: Path,
+    lock: Any,
+    existing: CollectionDB | None,
+    s: _Settings,
+    opts: CollectOptions,
+    exe: str,
+    progress: ProgressLike,
+) -> CollectResult:
+    """Check the program and events (on a worker or here), make or continue the database, and collect."""
+    if client is not None:
+        from hemkit.collect.cluster import preflight
+
+        exe, version, info = preflight(
+            client, str(opts.cluster), s.command[0], s.plan.events, opts.perf, machine_info, cwd=s.folder
+        )
+    else:
+        info = machine_info()
+        resolve_program(s.command[0])
+        check_perf_events(s.plan.events, perf=exe)  # every unknown event named before the first run
+        say_counter_settings(s.plan.events, s.pin)
+        if s.corunner:
+            resolve_program(s.corunner[0], what="co-runner")
+        version = perf_version(exe)
+    if existing is not None:
+        existing.prepare_for_writing()
+        before = existing.meta().get("perf_version")
+        if before and before != version:
+            warnings.warn(
+                f"{path}: this perf ({version}) is not the one the collection began with ({before})",
+                HemkitWarning,
+                stacklevel=2,
             )
-        else:
-            info = machine_info()
-            resolve_program(s.command[0])
-            check_perf_events(s.plan.events, perf=exe)  # every unknown event named before the first run
-            say_counter_settings(s.plan.events, s.pin)
-            if s.corunner:
-                resolve_program(s.corunner[0], what="co-runner")
-            version = perf_version(exe)
-        if existing is not None:
-            existing.prepare_for_writing()
-            before = existing.meta().get("perf_version")
-            if before and before != version:
-                warnings.warn(
-                    f"{path}: this perf ({version}) is not the one the collection began with ({before})",
-                    HemkitWarning,
-                    stacklevel=2,
-                )
-            db = existing
-        else:
-            db = CollectionDB.create(
-                path,
-                s.plan.groups,
-                {
-                    "plan": s.plan.to_dict(),
-                    "command": s.command,
-                    "folder": s.folder,  # where the command runs: a continuation from another folder is refused
-                    "pin": s.pin,
-                    "corunner": s.corunner,
-                    "format": s.fmt,
-                    "perf": exe,
-                    "perf_version": version,
-                    "machine": info,  # on a cluster: a worker's
-                    "hemkit_version": __version__,
-                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                    "runs": s.target,
-                    **({"shard": list(s.shard)} if s.shard else {}),
-                },
-                lock=lock,
-            )
-        try:
-            return _run_collection(db, s, opts, exe, local_machine(exe, version), progress, client)
-        except BaseException:
-            if db is not existing and not _has_valid_runs(db):
-                # made by this call and holding no valid run: nothing to continue, and keeping it
-                # would tie the database to a command that failed (e.g. a typo) -- remove it
-                db.close()
-                with contextlib.suppress(OSError):
-                    path.unlink()
-            raise
-        finally:
-            if db is not existing:
-                db.close()
+        db = existing
+    else:
+        db = CollectionDB.create(
+            path,
+            s.plan.groups,
+            {
+                "plan": s.plan.to_dict(),
+                "command": s.command,
+                "folder": s.folder,  # where the command runs: a continuation from another folder is refused
+                "pin": s.pin,
+                "corunner": s.corunner,
+                "format": s.fmt,
+                "perf": exe,
+                "perf_version": version,
+                "machine": info,  # on a cluster: a worker's
+                "hemkit_version": __version__,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "runs": s.target,
+                **({"shard": list(s.shard)} if s.shard else {}),
+            },
+            lock=lock,
+        )
+    try:
+        return _run_collection(db, s, opts, exe, local_machine(exe, version), progress, client)
+    except BaseException:
+        if db is not existing and not _has_valid_runs(db):
+            # made by this call and holding no valid run: nothing to continue, and keeping it
+            # would tie the database to a command that failed (e.g. a typo) -- remove it
+            db.close()
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise
+    finally:
+        if db is not existing:
+            db.close()
 
 
 def say_counter_settings(events: Sequence[str], pin: int | None) -> list[str]:
