@@ -40,15 +40,12 @@ import platform
 import shlex
 import shutil
 import signal
-import sys
-import threading
 import time
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import pandas as pd
@@ -60,6 +57,7 @@ from hemkit.core.checks import check_scalar
 from hemkit.core.errors import Fix, HemkitWarning, InputError, MeasurementError
 from hemkit.core.progress import ProgressLike, ProgressTask, as_progress
 from hemkit.core.results import Result, result
+from hemkit.core.stops import StopRequests
 from hemkit.external.cluster import dask_client, parse_cluster
 from hemkit.external.perf import (
     PerfStatOptions,
@@ -428,61 +426,6 @@ class CollectionInterrupted(KeyboardInterrupt):
         super().__init__(f"{result.db}: interrupted by {signal.Signals(signum).name}")
         self.result = result
         self.signum = signum
-
-
-class _StopRequests:
-    """Ctrl-C / SIGTERM during a collection: the first stops after the current run, the second at once.
-
-    The second raises KeyboardInterrupt, held back while a run is being stored.
-    """
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.signum: int = signal.SIGINT
-        self._storing = False
-        self._pending = False
-        self._old: dict[int, Any] = {}
-
-    def __enter__(self) -> _StopRequests:
-        if threading.current_thread() is threading.main_thread():
-            for s in self.SIGNALS:
-                self._old[s] = signal.signal(s, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for s, old in self._old.items():
-            signal.signal(s, old)
-        self._old.clear()
-
-    def _handle(self, signum: int, frame: FrameType | None) -> None:
-        self.count += 1
-        self.signum = signum
-        if self.count == 1:
-            if sys.stderr is not None and sys.stderr.isatty():
-                sys.stderr.write("\nhemkit: stopping after the current run (press Ctrl-C again to stop at once)\n")
-            return
-        if self._storing:
-            self._pending = True
-            return
-        raise KeyboardInterrupt
-
-    @property
-    def requested(self) -> bool:
-        return self.count > 0
-
-    @contextlib.contextmanager
-    def storing(self) -> Iterator[None]:
-        """A run being written is finished before a second signal stops everything."""
-        self._storing = True
-        try:
-            yield
-        finally:
-            self._storing = False
-            if self._pending:
-                self._pending = False
-                raise KeyboardInterrupt
 
 
 @dataclass
@@ -860,7 +803,7 @@ class _Context:
     s: _Settings
     opts: CollectOptions
     exe: str
-    stops: _StopRequests
+    stops: StopRequests
     machine: Machine
     client: Any = None
     per_worker: Counter[str] = field(default_factory=Counter)
@@ -893,7 +836,7 @@ def _run_collection(  # noqa: PLR0913 - what to run, and where: here (exe, machi
     reps = shard_reps(s.target, s.shard)
     todo = [(gid, rep) for rep in reps for gid in range(n_groups) if (gid, rep) not in done]
     tally = _Tally()
-    stops = _StopRequests()
+    stops = StopRequests()
     ctx = _Context(db, s, opts, exe, stops, machine, client)
 
     def outcome() -> CollectResult:
@@ -926,6 +869,7 @@ def _run_collection(  # noqa: PLR0913 - what to run, and where: here (exe, machi
                     info = f"group {gid}, run {rep}" + (f"; {tally.invalid} invalid, re-run" if tally.invalid else "")
                     task.advance(info=info)
         except KeyboardInterrupt:  # the second signal: stop at once
+            stops.wind_up()
             stops.count = max(stops.count, 1)
             if proc is not None:
                 stop(proc)
@@ -934,7 +878,8 @@ def _run_collection(  # noqa: PLR0913 - what to run, and where: here (exe, machi
         finally:
             if proc is not None:
                 stop(proc)
-    res = outcome()
+        stops.wind_up()  # another Ctrl-C now would lose the count of runs stored
+        res = outcome()
     if stops.requested:
         raise CollectionInterrupted(res, stops.signum)
     return res
