@@ -149,21 +149,25 @@ def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, same_
     is multiplexed by perf (input for 'mpx estimate'): perf starts with the first events
     listed and rotates, so run k lists the set from its k-th event on, and pooled totals
     average out more of what each run's gaps hid (--same-order lists every run as given).
+    Ctrl-C stops after the current run (twice: at once, dropping that run); the files of the
+    finished runs stay and the command that records the rest is printed; exit code 130.
     """
-    from hemkit.mpx.record import TraceOptions, record_traces
+    from hemkit.mpx.record import TraceOptions, TracesInterrupted, record_traces
 
     options = TraceOptions(
         interval_ms=interval_ms, runs=runs, timeout=timeout, allow_failure=allow_failure, same_order=same_order
     )
-    with warnings_to_stderr():
-        rec = record_traces(
-            list(command),
-            [_events(s) for s in event_sets],
-            output,
-            workload=workload,
-            options=options,
-            progress=not quiet,
-        )
+    sets = [_events(s) for s in event_sets]
+    try:
+        with warnings_to_stderr():
+            rec = record_traces(list(command), sets, output, workload=workload, options=options, progress=not quiet)
+    except TracesInterrupted as exc:
+        _trace_interrupted(exc.recording, sets, output, workload, list(command))
+    _trace_line(rec, output)
+
+
+def _trace_line(rec: Any, output: str) -> None:
+    """The one line of a recording: the files written, their intervals, and failing runs kept."""
     failed = int((rec.runs["status"] != "ok").sum())
     names = [Path(f).name for f in rec.files]
     span = names[0] if len(names) == 1 else f"{names[0]} .. {names[-1]}"
@@ -171,6 +175,42 @@ def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, same_
         f"wrote {len(names)} trace file(s) in {output} ({span}): {int(rec.runs['intervals'].sum())} intervals"
         + (f"; kept {failed} run(s) of a failing program ({rec.runs['status'].iloc[-1]})" if failed else "")
     )
+
+
+def _trace_interrupted(rec: Any, sets: list[list[str]], output: str, workload: str | None, command: list[str]) -> None:
+    """Ctrl-C or SIGTERM: say which runs were kept and the command that records the rest; exit 130."""
+    import shlex
+    import sys
+
+    if not rec.files:
+        click.echo("hemkit: interrupted: no run finished, so nothing was written; run the same command again", err=True)
+        sys.exit(130)
+    _trace_line(rec, output)
+    ctx = click.get_current_context()
+    name = workload or Path(command[0]).name
+    rest = []
+    for number, runs in rec.missing.items():  # each set's missing runs, numbered on after the files written
+        args = ["hemkit", "mpx", "trace", "-e", ",".join(sets[number - 1]), "--runs", str(runs)]
+        if given("interval_ms", ctx):
+            args += ["-I", str(ctx.params["interval_ms"])]
+        if len(sets) > 1:  # alone, a set's files would lose their _s<k>: the workload name keeps it
+            args += ["-w", f"{name}_s{number}"]
+        elif workload:
+            args += ["-w", workload]
+        if ctx.params.get("timeout") is not None:
+            args += ["--timeout", f"{ctx.params['timeout']:g}"]
+        args += [
+            flag
+            for flag, on in (("--allow-failure", "allow_failure"), ("--same-order", "same_order"))
+            if ctx.params.get(on)
+        ]
+        rest.append(shlex.join([*args, "-o", output, "--", *command]))
+    click.echo(
+        f"hemkit: interrupted: kept {len(rec.files)} of {rec.wanted} runs in {output}; record the rest with: "
+        + " && ".join(rest),
+        err=True,
+    )
+    sys.exit(130)
 
 
 # ------------------------------------------------------------------------------ emulate

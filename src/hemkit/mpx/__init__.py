@@ -32,7 +32,7 @@ from hemkit.mpx.estimators import (
 from hemkit.mpx.evaluation import ScoreOptions, score_traces
 from hemkit.mpx.fitting import FitOptions, MpxFit, fit_estimator
 from hemkit.mpx.phase import PhaseInterpolation
-from hemkit.mpx.record import TraceOptions, TraceRecording, record_traces
+from hemkit.mpx.record import TraceOptions, TraceRecording, TracesInterrupted, record_traces
 from hemkit.mpx.registry import DEFAULT_ESTIMATOR, load_estimator, make_estimator
 from hemkit.mpx.results import MpxEstimate
 from hemkit.mpx.scores import MpxScores, dtw_cost, relative_accuracy, run_to_run, score_table, total_error
@@ -48,6 +48,7 @@ __all__ = [
     "ScoreOptions",
     "TraceOptions",
     "TraceRecording",
+    "TracesInterrupted",
     "clean_runs",
     "fit_estimator",
     "read_multiplexed",

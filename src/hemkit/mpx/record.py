@@ -9,6 +9,13 @@ with several event sets), numbered after the runs already in the folder, and eac
 written atomically as soon as its run ends, so an interrupted recording keeps every
 finished run.
 
+**Ctrl-C** (or SIGTERM), as in ``hemkit collect`` (:mod:`hemkit.core.stops`): the first stops
+after the run in progress (perf and the program run in their own session, so the signal does
+not cut the run short), a second stops at once, dropping the run in progress.  Either way the
+files of the finished runs stay, no file is half written, and :class:`TracesInterrupted` (a
+:class:`KeyboardInterrupt`) carries them and the runs of each set not recorded; a folder this
+call made is removed when no run finished.
+
 **The program sees the user's environment.**  perf itself changes the environment of the
 program it starts: it prepends its own folders to ``PATH`` (``/usr/lib/perf-core`` and,
 when perf is started by its full path as hemkit does, ``/usr/bin``) and adds
@@ -28,10 +35,11 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -40,6 +48,7 @@ from hemkit.core.checks import check_scalar
 from hemkit.core.errors import Fix, InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
+from hemkit.core.stops import StopRequests
 from hemkit.external.perf import check_perf_events, find_perf
 from hemkit.external.process import Program, describe_status, run
 from hemkit.io.atomic import check_output_dir
@@ -47,6 +56,8 @@ from hemkit.io.traces import parse_trace, write_perf_text
 
 PERF_ENV = ("PATH", "PREFIX", "PERF_BUILDID_DIR")
 """Variables perf changes in the environment of the program it starts."""
+RUN_COLUMNS = ["file", "workload", "set", "events", "intervals", "seconds", "status"]
+"""The columns of :attr:`TraceRecording.runs`."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,8 @@ class TraceRecording(Result):
         The trace files written, one per run.
     runs : DataFrame
         One row per run: ``file, workload, set, events, intervals, seconds, status``.
+    missing : Mapping[int, int]
+        Interrupted: event set (1, 2, ...) -> its runs not recorded (empty when every run was).
 
     Examples
     --------
@@ -128,10 +141,33 @@ class TraceRecording(Result):
 
     files: tuple[Path, ...]
     runs: pd.DataFrame
+    missing: Mapping[int, int] = field(default_factory=dict)
 
     def summary(self) -> pd.DataFrame:
         """One row per run."""
         return self.runs.set_index("file")
+
+    @property
+    def wanted(self) -> int:
+        """Runs asked for: those recorded and those missing."""
+        return len(self.files) + sum(self.missing.values())
+
+
+class TracesInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped :func:`record_traces`; ``recording`` holds the runs written.
+
+    ``recording.missing`` maps each event set (1, 2, ...) to its runs not recorded.
+
+    Examples
+    --------
+    >>> issubclass(TracesInterrupted, KeyboardInterrupt)
+    True
+    """
+
+    def __init__(self, recording: TraceRecording, signum: int):
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+        self.recording = recording
+        self.signum = signum
 
 
 def user_command(command: Sequence[str], status_file: str | os.PathLike[str]) -> list[str]:
@@ -243,6 +279,9 @@ def record_traces(
     MeasurementError
         The program exited non-zero or was killed (without ``allow_failure``), perf failed,
         or a run overran the time limit.
+    TracesInterrupted
+        Ctrl-C or SIGTERM: the first stops after the run in progress, a second at once;
+        ``.recording`` holds the files written and the runs missing.
 
     Examples
     --------
@@ -270,38 +309,65 @@ def record_traces(
     created = not folder.exists()
     folder.mkdir(exist_ok=True)
     files: list[Path] = []
+    rows: list[dict[str, object]] = []
+    done = [0] * len(sets)
+    stops = StopRequests()
     try:
-        rows: list[dict[str, object]] = []
-        with as_progress(progress).task(f"recording {Path(command[0]).name}", total=len(sets) * options.runs) as task:
-            for si, events in enumerate(sets):
-                stem = name if len(sets) == 1 else f"{name}_s{si + 1}"
-                first = _next_index(folder, stem)
-                for k in range(first, first + options.runs):
-                    target = folder / f"{stem}_r{k}.csv"
-                    listed = events if options.same_order else run_order(events, k)
-                    text, status, seconds = _one_run(perf, listed, list(command), options)
-                    trace = parse_trace(text, run=target.stem, source=str(target))
-                    write_perf_text(text, target)
-                    files.append(target)
-                    n = int(trace["step"].max()) + 1
-                    rows.append(
-                        {
-                            "file": str(target),
-                            "workload": name,
-                            "set": si + 1,
-                            "events": ",".join(listed),
-                            "intervals": n,
-                            "seconds": round(seconds, 3),
-                            "status": status,
-                        }
-                    )
-                    task.advance(info=f"{target.name}: {n} intervals, {seconds:.1f} s")
+        with stops:
+            try:
+                with as_progress(progress).task(
+                    f"recording {Path(command[0]).name}", total=len(sets) * options.runs
+                ) as task:
+                    for si, events in enumerate(sets):
+                        stem = name if len(sets) == 1 else f"{name}_s{si + 1}"
+                        first = _next_index(folder, stem)
+                        for k in range(first, first + options.runs):
+                            if stops.requested:
+                                break
+                            target = folder / f"{stem}_r{k}.csv"
+                            listed = events if options.same_order else run_order(events, k)
+                            text, status, seconds = _one_run(perf, listed, list(command), options)
+                            trace = parse_trace(text, run=target.stem, source=str(target))
+                            n = int(trace["step"].max()) + 1
+                            with stops.storing():  # a second Ctrl-C waits for the file and its row
+                                write_perf_text(text, target)
+                                files.append(target)
+                                done[si] += 1
+                                rows.append(
+                                    {
+                                        "file": str(target),
+                                        "workload": name,
+                                        "set": si + 1,
+                                        "events": ",".join(listed),
+                                        "intervals": n,
+                                        "seconds": round(seconds, 3),
+                                        "status": status,
+                                    }
+                                )
+                            task.advance(info=f"{target.name}: {n} intervals, {seconds:.1f} s")
+            except KeyboardInterrupt:  # the second signal (or one from elsewhere): at once, the run in progress dropped
+                stops.count = max(stops.count, 1)
+            stops.wind_up()  # another Ctrl-C now would lose what was kept
+            rec = _recording(files, rows, done, options.runs, stops.requested)
     except BaseException:
         if created and not files:  # nothing recorded: leave no empty folder behind
             with contextlib.suppress(OSError):
                 folder.rmdir()
         raise
-    return TraceRecording(tuple(files), pd.DataFrame(rows))
+    if stops.requested:
+        if created and not files:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise TracesInterrupted(rec, stops.signum)
+    return rec
+
+
+def _recording(
+    files: list[Path], rows: list[dict[str, object]], done: list[int], runs: int, interrupted: bool
+) -> TraceRecording:
+    """What was recorded; interrupted, with each set's runs missing."""
+    missing = {si + 1: runs - n for si, n in enumerate(done) if n < runs} if interrupted else {}
+    return TraceRecording(tuple(files), pd.DataFrame(rows, columns=RUN_COLUMNS), missing)
 
 
 def run_order(events: Sequence[str], k: int) -> list[str]:
@@ -359,4 +425,12 @@ def _one_run(perf: str, events: list[str], command: list[str], options: TraceOpt
     return text, status, seconds
 
 
-__all__ = ["TraceOptions", "TraceRecording", "describe_exit", "record_traces", "run_order", "user_command"]
+__all__ = [
+    "TraceOptions",
+    "TraceRecording",
+    "TracesInterrupted",
+    "describe_exit",
+    "record_traces",
+    "run_order",
+    "user_command",
+]
