@@ -311,7 +311,9 @@ def test_evaluate_summaries_name_the_constant_events_dropped(cli, tmp_path):
     pd.DataFrame({"X1": np.arange(30.0), "X2": np.arange(30.0) % 7}).to_csv(merged, index=False)
     res = cli(["evaluate", "pairs", merged, "--truth", raw, "--pmcs", "2", "--drop-constant"])
     assert res.exit_code == 0, res.stderr
-    assert "X3" in res.stderr and "dropped: 1 (see warnings)" in res.stdout.splitlines()[-1]
+    assert "X3" in res.stderr and res.stdout.splitlines()[-1].endswith(
+        f"; dropped: constant event(s) 'X3' ({raw}: group 2)"
+    )
 
 
 def _hrm_collection(path, runs=12):
@@ -349,3 +351,23 @@ def test_an_hrm_collection_is_merged_by_its_plans_anchor(cli, bad_input, tmp_pat
     (tmp_path / "t").mkdir()
     assert cli(["export", db, "-o", tmp_path / "t" / "h.csv", "-q"]).exit_code == 0
     bad_input(["merge", tmp_path / "t" / "h.csv", "-m", "hrm"], names=["--anchor", "names none"], watch=[tmp_path])
+
+
+def test_the_summary_line_says_which_runs_were_dropped_and_why(cli, tmp_path):
+    """It said 'dropped: 2 (see warnings)': what was dropped, and why, is now in the line itself (the first three)."""
+    import shutil
+    from pathlib import Path
+
+    runs = tmp_path / "runs"
+    shutil.copytree(Path(__file__).parents[1] / "io" / "data" / "runs_csv", runs)
+    for k in (4, 7, 10, 13):  # perf scaled task-clock: multiplexed runs, dropped with --unusable drop
+        f = runs / f"run_{k:02d}.csv"
+        f.write_text(f.read_text().replace("100.00", "87.00", 1))
+    res = cli(["merge", runs, "-m", "much", "--unusable", "drop", "-q"])
+    assert res.exit_code == 0, res.stderr
+    last = res.stdout.splitlines()[-1]
+    said = "run 'run_{:02d}' (event 'task-clock' was multiplexed)"
+    assert last.endswith("; dropped: " + "; ".join(said.format(k) for k in (4, 7, 10)) + "; 1 more (see warnings)"), (
+        last
+    )
+    assert len([x for x in res.stderr.splitlines() if "dropped run" in x]) == 4 and "run_13" in res.stderr

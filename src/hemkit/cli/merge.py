@@ -8,6 +8,7 @@ written and dropped.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -52,6 +53,62 @@ def _load(inputs: tuple[str, ...], *, pmcs: int | None, codes: str | None, drop_
     return read_inputs(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant)
 
 
+#: warnings of things dropped that the summary line names one by one (the rest it counts)
+SHOW_DROPPED = 3
+#: where a perf stat reading is (``run_2.csv: line 5 (interval 1.0 s, CPU0, event 'cycles')``): its event tells
+_PERF_LINE = re.compile(r"\S+: line \d+ \((?:[^()']*, )*(event '[^']*')\)")
+_LACKS = re.compile(
+    r"(?P<where>.+?) lacks \d+ event\(s\) of the \w+: (?P<names>.+?); their (?P<n>\d+) pair\(s\) are dropped"
+)
+_DROPPED = re.compile(r"(?:(?P<where>.+?): )?dropped (?P<what>.+)")
+
+
+def _first_clause(text: str, limit: int = 60) -> str:
+    """``text`` up to its first aside (`` (``, ``; ``, ``: ``), and at most ``limit`` characters."""
+    for sep in (" (", "; ", ": "):
+        i = text.find(sep, 10)
+        if i > 0:
+            text = text[:i]
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def _dropped_item(message: str) -> str:
+    """A warning that something was dropped, in a few words for the summary line: what, where, and why.
+
+    Examples
+    --------
+    >>> _dropped_item("raw.csv: group 2: dropped constant event(s) 'X3'")
+    "constant event(s) 'X3' (raw.csv: group 2)"
+    >>> _dropped_item("dropped run 'run_3': runs/run_3.csv: line 4 (event 'page-faults') was multiplexed (on a "
+    ...              "counter 87% of the time; perf scaled its count)")
+    "run 'run_3' (event 'page-faults' was multiplexed)"
+    >>> _dropped_item("group 1: dropped event(s) 'cycles', printed in 1 of its 3 run(s): r/run_2.csv: line 2 "
+    ...              "(event 'cycles') is <not supported> by perf")
+    "event(s) 'cycles' (group 1; <not supported> by perf)"
+    >>> _dropped_item("t.csv: dropped 2 constant events (no correlation): c (7), d (0)")
+    'constant event(s) c (7), d (0) (t.csv)'
+    >>> _dropped_item("the merged table lacks 1 event(s) of the reference: 'c'; their 2 pair(s) are dropped from "
+    ...              "the comparison (not compared: (a, c), (b, c))")
+    "2 pair(s) of 'c' (not in the merged table)"
+    """
+    text = _PERF_LINE.sub(r"\1", " ".join(message.split()))
+    m = _LACKS.match(text)
+    if m:
+        return f"{m['n']} pair(s) of {m['names']} (not in {m['where']})"
+    m = _DROPPED.match(text)
+    if m is None:
+        return _first_clause(text)
+    where, (what, _, why) = m["where"] or "", m["what"].partition(": ")
+    if "<not supported>" in why:
+        what, why = what.split(", printed in ")[0], "<not supported> by perf"
+    elif re.fullmatch(r"\d+ constant events? \(no correlation\)", what):  # truth tables: 'c (7), d (0)'
+        what, why = f"constant event(s) {why}", ""
+    why = _first_clause(why) if why else ""
+    aside = "; ".join(x for x in (where, why) if x)
+    what = what if len(what) <= 80 else what[:77].rstrip() + "..."
+    return f"{what} ({aside})" if aside else what
+
+
 def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
     """What the command left out or filled in, counted and named (the end of its one summary line)."""
     parts = []
@@ -66,8 +123,9 @@ def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
         parts.append(what)
     # without the readings (a reference read inside the library), their constant events are in the warnings
     other = [m for m in caught if "dropped" in m and (readings is None or "dropped constant event" not in m)]
-    if other:
-        parts.append(f"{len(other)} more (see warnings)" if parts else f"{len(other)} (see warnings)")
+    parts += [_dropped_item(m) for m in other[:SHOW_DROPPED]]
+    if len(other) > SHOW_DROPPED:
+        parts.append(f"{len(other) - SHOW_DROPPED} more (see warnings)")
     text = f"dropped: {'; '.join(parts)}" if parts else "dropped: nothing"
     imputed = list(imputed or ())
     if imputed:
