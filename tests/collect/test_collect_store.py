@@ -105,7 +105,7 @@ def test_other_plan_command_pin_or_corunner_refused(fake_perf, plan, tmp_path):
         collect(plan, ["false"], db, runs=1, progress=False)
     with pytest.raises(InputError, match="pin 0 would mix two kinds of runs: it was collected unpinned"):
         collect(plan, ["true"], db, runs=2, options=CollectOptions(pin=0), progress=False)
-    with pytest.raises(InputError, match="collected with co-runner 'none'"):
+    with pytest.raises(InputError, match="collected without a co-runner, so runs with co-runner 'sleep 100' would mix"):
         collect(plan, ["true"], db, runs=2, options=CollectOptions(corunner="sleep 100"), progress=False)
     assert db.read_bytes() == before  # refused before anything was written
 

@@ -525,8 +525,12 @@ def _resolve(
     stored_co = meta.get("corunner")
     stored_co = corunner_args(stored_co) if stored_co else None
     if corunner is not None and corunner != stored_co:
-        shown = shlex.join(stored_co) if stored_co else "none"
-        raise InputError(f"{where}: was collected with co-runner {shown!r}; use another database file")
+        was = f"with co-runner {shlex.join(stored_co)!r}" if stored_co else "without a co-runner"
+        raise InputError(
+            f"{where}: was collected {was}, so runs with co-runner {shlex.join(corunner)!r} would mix two kinds of "
+            "runs; use another database file",
+            param="corunner",
+        )
     try:
         stored_target = int(meta.get("runs", 0))
     except (TypeError, ValueError):

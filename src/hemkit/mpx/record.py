@@ -419,8 +419,9 @@ def _one_run(perf: str, events: list[str], command: list[str], options: TraceOpt
         )
     if not has_lines:
         raise MeasurementError(
-            f"perf stat printed no interval for {prog!r}: it ran {seconds:.3f} s, less than one "
-            f"{options.interval_ms} ms interval (use a shorter interval or a longer run)"
+            f"perf stat printed no interval for {prog!r}: it ended before the first {options.interval_ms} ms "
+            f"interval (perf and the program took {seconds:.3f} s in all); use a shorter interval_ms or a longer run",
+            param="interval_ms",
         )
     return text, status, seconds
 
