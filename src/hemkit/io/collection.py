@@ -1356,6 +1356,13 @@ def run_machines(db_paths: PathLike | Sequence[PathLike], *, host: str | Sequenc
     :class:`Readings` the same files (and ``host``) give (for the check that machines are
     alike; runs of machines of different kinds are given as they are).
 
+    Parameters
+    ----------
+    db_paths : path or sequence of paths
+        Collection databases.
+    host : str or sequence of str, optional
+        Only the runs measured on these hosts (as :func:`load_collections` keeps them).
+
     Examples
     --------
     >>> run_machines(["part_1.db", "part_2.db"])["host"].value_counts()  # doctest: +SKIP

@@ -490,6 +490,13 @@ def read_machines(
     kernel, perf_version``; with ``host``, the runs of those hosts, as :func:`read_readings`
     keeps them).  Other inputs (perf stat files, tables) name no machine: None.
 
+    Parameters
+    ----------
+    source : path or sequence of paths
+        What :func:`read_readings` reads: files, folders, collection databases.
+    host : str or sequence of str, optional
+        Only the runs measured on these hosts, as :func:`read_readings` keeps them.
+
     Raises
     ------
     InputError
