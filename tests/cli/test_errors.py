@@ -82,3 +82,16 @@ def test_an_interruption_is_one_line_without_an_empty_one_before(cli, monkeypatc
     res = cli(["export", table, "-o", tmp_path / "o.csv"])
     assert res.exit_code == 130
     assert res.stderr.splitlines() == ["hemkit: interrupted"], repr(res.stderr)
+
+
+def test_holdout_does_not_offer_drop_constant_for_an_event_constant_only_in_one_half(cli, tmp_path):
+    rows = []
+    for r in range(20):  # 'c' is 0 in 17 of group 1's 20 runs: seed 1's split leaves one half all 0
+        rows += [(1, r, "a", (r * 7) % 11 + 1.0), (1, r, "c", 0.0 if r < 17 else r + 0.0)]
+        rows += [(2, r, "a", (r * 5) % 13 + 1.0), (2, r, "c", (r * 3) % 7 + 1.0)]
+    path = tmp_path / "t.csv"
+    pd.DataFrame(rows, columns=["group", "run", "event", "value"]).to_csv(path, index=False)
+    res = cli(["evaluate", "holdout", path, "--drop-constant", "--methods", "much", "--seed", "1", "-q"])
+    assert res.exit_code == 2
+    assert "event 'c' varies in group 1 but is constant (0) in the 10 runs of one part" in res.stderr
+    assert "another seed may split it so" in res.stderr and "--drop-constant" not in res.stderr

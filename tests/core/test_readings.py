@@ -122,6 +122,30 @@ def test_split_runs_is_a_partition():
         five.split_runs(0.5)
 
 
+def test_split_runs_names_an_event_constant_in_one_part_only_without_offering_drop_constant():
+    # 'c' varies in group 1 (3 of 20 runs differ from 0), so drop_constant cannot drop it; a split whose
+    # one part drew only its zeros said "constant (0) in every run of group 1 ...; pass drop_constant=True"
+    c = np.where(np.arange(20) < 17, 0.0, 5.0 + np.arange(20))
+    r = Readings({1: pd.DataFrame({"a": np.arange(20.0) % 7, "c": c})}, source="t.csv")
+    messages = set()
+    for seed in range(8):
+        try:
+            r.split_runs(0.5, seed=seed)
+        except InputError as exc:
+            assert not exc.fixes
+            messages.add(exc.message)
+    assert messages == {
+        "cannot split the runs in two parts: t.csv: event 'c' varies in group 1 but is constant (0) in the 10 runs "
+        "of one part (of the group's 20 runs, only 3 differ from 0); a correlation in each part needs it to vary in "
+        "both, and dropping constant events does not drop it: another seed may split it so, as may more runs of "
+        "group 1; or leave the event out"
+    }
+    whole = Readings({1: pd.DataFrame({"a": np.arange(20.0) % 7, "c": np.zeros(20)})})
+    with pytest.raises(InputError, match=r"constant \(0\) in every run of group 1") as info:
+        whole.split_runs(0.5)
+    assert info.value.fixes  # constant in the whole group: drop_constant does help
+
+
 def test_drop_constant_warns_and_keeps_the_rest():
     from hemkit import HemkitWarning
 

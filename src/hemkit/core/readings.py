@@ -888,11 +888,36 @@ class Readings:
         try:
             kw: dict[str, Any] = {"source": self.source, "min_runs": self.min_runs, "copy": False}
             parts = Readings.from_arrays(a, **kw), Readings.from_arrays(b, **kw)
+            self._check_varying_in_parts(parts)
             for part in parts:  # both parts are for correlations: an event must vary in each
                 part.check_varying("a correlation in each part")
             return parts
         except InputError as exc:
             raise exc.reworded(f"cannot split the runs in two parts: {exc.message}") from exc
+
+    def _check_varying_in_parts(self, parts: tuple[Readings, Readings]) -> None:
+        """Refuse an event that varies within a group but is constant in one part of it (split by chance).
+
+        ``drop_constant`` cannot help there (it drops events constant in the whole group), so the
+        error says what is wrong and what does help: another split, more runs, or no such event.
+        """
+        whole = {(g, e) for g, e, _ in self.constant}
+        for part in parts:
+            for g, e, v in part.constant:
+                if (g, e) in whole:
+                    continue  # constant in the whole group: check_varying says so, with drop_constant
+                grp = self._arrays[g]
+                col = grp.values[:, grp.events.index(e)]
+                values, counts = np.unique(col, return_counts=True)
+                others = len(col) - int(counts.max())
+                where = f"{self.source}: " if self.source else ""
+                raise InputError(
+                    f"{where}event {_q(e)} varies in group {_q(g)} but is constant ({format_count(v)}) in the "
+                    f"{part.run_counts[g]} runs of one part (of the group's {len(col)} runs, only {others} differ "
+                    f"from {format_count(values[counts.argmax()])}); a correlation in each part needs it to vary in "
+                    f"both, and dropping constant events does not drop it: another seed may split it so, as may more "
+                    f"runs of group {_q(g)}; or leave the event out"
+                )
 
 
 def _restore(groups: dict, source: str, min_runs: int) -> Readings:
