@@ -163,6 +163,31 @@ def test_host_keeps_one_hosts_runs_in_every_command_that_reads_readings(cli, dif
     assert "(runs of host 'node2')" in res.stdout and "id='machines'" not in page.read_text()
 
 
+def test_report_with_host_lists_that_hosts_runs_only(cli, tmp_path):
+    """The runs section listed every run of the database, all hosts, valid and invalid, under --host NAME."""
+    from hemkit.report import build_report
+
+    path = _write(tmp_path / "c.db", ["node1", "node2"], runs=10)
+    with WriterLock(path) as lock, CollectionDB(path, lock=lock) as db:  # two invalid runs, both on node1
+        for gid in (0, 1):
+            db.record_run(StoredRun(gid, 10, "invalid", "multiplexed", machine=Machine("node1", *KIND)), pd.DataFrame())
+    with CollectionDB(path) as db:
+        assert db.status("node2")[["valid", "invalid"]].sum().tolist() == [15, 0]
+        assert db.status(["node1", "node2"])[["valid", "invalid"]].sum().tolist() == [30, 2]
+        assert len(db.runs("node1")) == 17 and set(db.runs()["id"]) == set(db.runs(["node1", "node2"])["id"])
+        assert db.counted("node2")["counted_s"].notna().all()
+    rep = build_report(path, read_options={"host": ("node2",)})
+    runs = next(s for s in rep.sections if s.key == "runs")
+    assert runs.paragraphs[0].startswith(
+        "15 valid and 0 invalid runs of host 'node2' over 3 groups (the runs of other hosts are not shown)."
+    )
+    table = runs.tables[-1][1]
+    assert runs.tables[0][0] == "The measured command and the machine the collection was made on."
+    assert table["valid"].tolist() == [5, 5, 5] and table["invalid"].tolist() == [0, 0, 0]
+    everything = next(s for s in build_report(path).sections if s.key == "runs")
+    assert everything.paragraphs[0].startswith("30 valid and 2 invalid runs over 3 groups.")
+
+
 def test_compare_takes_one_host_for_both_sides_or_one_per_side(cli, differing):
     """The same build on two machines: --host-a node1 --host-b node2 of one database finds node2's 3 % cycles."""
     res = cli(["compare", differing, differing, "--host-a", "node1", "--host-b", "node2"])

@@ -839,10 +839,30 @@ class CollectionDB:
         """The (group, repetition) pairs that have a valid run."""
         return {(int(g), int(r)) for g, r in self._read("SELECT gid, rep FROM runs NOT INDEXED WHERE status='valid'")}
 
-    def runs(self) -> pd.DataFrame:
-        """All runs, valid and invalid, with their status and reason."""
-        rows = self._read(f"SELECT {_RUN_COLUMNS} FROM runs NOT INDEXED ORDER BY id")
+    def runs(self, host: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """All runs, valid and invalid, with their status and reason (of some hosts only: ``host``).
+
+        Parameters
+        ----------
+        host : str or sequence of str, optional
+            Keep the runs measured on this host (or these hosts) only; a run stored before
+            runs named their machine is of the host of the collection's metadata.
+        """
+        join, where, params = self._host_filter(host)
+        columns = ", ".join(f"r.{c.strip()}" for c in _RUN_COLUMNS.split(","))
+        rows = self._read(f"SELECT {columns} FROM runs r NOT INDEXED{join} WHERE 1{where} ORDER BY r.id", params)
         return pd.DataFrame(rows, columns=[c.strip() for c in _RUN_COLUMNS.split(",")])
+
+    def _host_filter(self, host: str | Sequence[str] | None) -> tuple[str, str, list[Any]]:
+        """SQL keeping the runs ``r`` of ``host``: a join, a condition to AND, its parameters (all empty: every run)."""
+        hosts = check_hosts(host)
+        if hosts is None:
+            return "", "", []
+        default = Machine.from_meta(self.meta()).host  # the host of runs that name no machine
+        if self.version < 2:
+            return "", "" if default in hosts else " AND 0", []
+        marks = ",".join("?" * len(hosts))
+        return " LEFT JOIN machines m ON r.machine = m.id", f" AND COALESCE(m.host, ?) IN ({marks})", [default, *hosts]
 
     def shard(self) -> tuple[int, int] | None:
         """``(K, N)`` of a collection made with ``shard=(K, N)`` (a part of a plan's runs), else None."""
@@ -887,16 +907,21 @@ class CollectionDB:
         used = [Machine(*map(str, row)) if row[0] is not None else Machine.from_meta(self.meta()) for row in rows]
         return list(dict.fromkeys(used))
 
-    def status(self) -> pd.DataFrame:
+    def status(self, host: str | Sequence[str] | None = None) -> pd.DataFrame:
         """Per group: events, valid and invalid runs, target runs, main invalid reason.
 
         The target of a shard is its part of the plan's runs (:func:`shard_reps`).
+
+        Parameters
+        ----------
+        host : str or sequence of str, optional
+            Count the runs measured on this host (or these hosts) only (see :meth:`runs`).
         """
         try:
             target = len(shard_reps(int(self.meta().get("runs", 0)), self.shard()))
         except (TypeError, ValueError):
             raise InputError(f"{self.path}: damaged collection database (the target number of runs)") from None
-        runs = self.runs()
+        runs = self.runs(host)
         rows = []
         for gid, events in enumerate(self.groups()):
             r = runs[runs["gid"] == gid]
@@ -913,7 +938,7 @@ class CollectionDB:
             )
         return pd.DataFrame(rows, columns=["group", "events", "valid", "invalid", "target", "last_invalid_reason"])
 
-    def counted(self) -> pd.DataFrame:
+    def counted(self, host: str | Sequence[str] | None = None) -> pd.DataFrame:
         """Per group, what perf says was counted: how long, at what running percentage, and ``<not counted>``.
 
         Columns ``group``, ``counted_s`` (median over valid runs of the longest time an event
@@ -921,14 +946,22 @@ class CollectionDB:
         of a valid reading: 100 unless multiplexed readings were kept), ``not_counted``
         (``"cycles (3 runs)"``: events perf printed ``<not counted>``, in the runs stored as
         invalid) and ``not_counted_runs``.
+
+        Parameters
+        ----------
+        host : str or sequence of str, optional
+            Of the runs measured on this host (or these hosts) only (see :meth:`runs`).
         """
+        join, where, params = self._host_filter(host)
         per_run = self._read(
-            "SELECT r.gid, r.id, MAX(g.run_time_ns), MIN(g.percent) FROM readings g JOIN runs r ON g.run_id = r.id "
-            "WHERE r.status = 'valid' AND g.status = 'ok' GROUP BY r.id"
+            f"SELECT r.gid, r.id, MAX(g.run_time_ns), MIN(g.percent) FROM readings g JOIN runs r ON g.run_id = r.id"
+            f"{join} WHERE r.status = 'valid' AND g.status = 'ok'{where} GROUP BY r.id",
+            params,
         )
         missed = self._read(
-            "SELECT r.gid, g.event, COUNT(DISTINCT r.id) FROM readings g JOIN runs r ON g.run_id = r.id "
-            "WHERE g.status = 'not counted' GROUP BY r.gid, g.event ORDER BY r.gid, COUNT(DISTINCT r.id) DESC"
+            f"SELECT r.gid, g.event, COUNT(DISTINCT r.id) FROM readings g JOIN runs r ON g.run_id = r.id{join} "
+            f"WHERE g.status = 'not counted'{where} GROUP BY r.gid, g.event ORDER BY r.gid, COUNT(DISTINCT r.id) DESC",
+            params,
         )
         runs = pd.DataFrame(per_run, columns=["group", "run", "ns", "pct"])
         runs = runs.apply(pd.to_numeric, errors="coerce")

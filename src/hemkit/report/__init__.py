@@ -175,10 +175,11 @@ class _Collection:
     meta: dict
     groups: list[list[str]]
     counted: pd.DataFrame | None = None
+    host: Any = None  # the runs are those of these hosts only (--host), None: every run
 
 
-def _collection(source: Any) -> _Collection | None:
-    """Runs, status, metadata and planned groups when ``source`` is one collection database."""
+def _collection(source: Any, host: Any = None) -> _Collection | None:
+    """Runs, status, metadata and planned groups when ``source`` is one collection database (runs of ``host``)."""
     from hemkit.io.readings import sniff
 
     if isinstance(source, Readings) or not isinstance(source, str | os.PathLike):
@@ -188,7 +189,7 @@ def _collection(source: Any) -> _Collection | None:
     from hemkit.io.collection import CollectionDB
 
     with CollectionDB(os.fspath(source)) as db, db.snapshot():  # one moment, while a collector may write
-        return _Collection(db.runs(), db.status(), db.meta(), db.groups(), db.counted())
+        return _Collection(db.runs(host), db.status(host), db.meta(), db.groups(), db.counted(host), host)
 
 
 def _unique_keys(parts: Sequence[Section]) -> list[Section]:
@@ -273,7 +274,9 @@ def _readings_sections(
             "runs",
             "Runs",
             lambda: (
-                sec.runs_of_collection(collection.runs, collection.status, collection.meta, collection.counted)
+                sec.runs_of_collection(
+                    collection.runs, collection.status, collection.meta, collection.counted, host=collection.host
+                )
                 if collection is not None
                 else sec.runs_of_readings(readings)
             ),
@@ -395,7 +398,7 @@ def build_report(
     if not isinstance(readings, Readings):
         paths = [readings] if isinstance(readings, str | os.PathLike) else list(readings)
         source = (source or " ".join(str(os.fspath(p)) for p in paths)) + _host_label((read_options or {}).get("host"))
-        collection = _collection(paths[0]) if len(paths) == 1 else None
+        collection = _collection(paths[0], (read_options or {}).get("host")) if len(paths) == 1 else None
         readings, notes, hosts_a = _read(paths[0] if len(paths) == 1 else paths, read_options or {})
     source = source or "readings"
     anchor = options.anchor if options.method == "hrm" else None

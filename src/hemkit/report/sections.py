@@ -151,12 +151,18 @@ def _runs_table(table: pd.DataFrame) -> tuple[str, pd.DataFrame]:
 
 
 def runs_of_collection(
-    runs: pd.DataFrame, status: pd.DataFrame, meta: Mapping[str, Any], counted: pd.DataFrame | None = None
+    runs: pd.DataFrame,
+    status: pd.DataFrame,
+    meta: Mapping[str, Any],
+    counted: pd.DataFrame | None = None,
+    *,
+    host: str | Sequence[str] | None = None,
 ) -> Section:
     """Per group of a collection: runs, valid, invalid and why, what was counted; the command and the machine.
 
     ``counted`` (:meth:`hemkit.io.collection.CollectionDB.counted`) adds, per group, how long
     its events were on counters, their lowest running percentage and any ``<not counted>``.
+    ``host``: the runs given are those of this host (or these hosts) only, which the section says.
     """
     reasons = []
     for gid in status["group"]:
@@ -194,13 +200,17 @@ def runs_of_collection(
         series=[("#4e9a06", "valid"), ("#cc0000", "invalid (re-run)")],
         line=(target, "target runs") if target > 0 else None,
     )
+    hosts = [host] if isinstance(host, str) else list(host or ())
+    of_hosts = f" of host{'s' if len(hosts) > 1 else ''} {', '.join(map(repr, hosts))}" if hosts else ""
     paragraph = (
-        f"{int(status['valid'].sum())} valid and {int(status['invalid'].sum())} invalid runs over {len(status)} "
-        "groups. Invalid runs stay in the database with their reason and are run again; only valid runs are read."
+        f"{int(status['valid'].sum())} valid and {int(status['invalid'].sum())} invalid runs{of_hosts} over "
+        f"{len(status)} groups{' (the runs of other hosts are not shown)' if hosts else ''}. Invalid runs stay in the "
+        "database with their reason and are run again; only valid runs are read."
     )
     if counted is not None and len(counted):
         paragraph += " " + _counted_paragraph(counted)
-    tables = [("The measured command and the machine.", _described(meta))] if meta else []
+    made_on = " the collection was made on" if hosts else ""  # not necessarily that of the hosts shown
+    tables = [(f"The measured command and the machine{made_on}.", _described(meta))] if meta else []
     tables.append(_runs_table(table))
     return Section(
         "runs",
