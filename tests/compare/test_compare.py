@@ -111,10 +111,25 @@ def test_constant_zero_and_tiny_events_are_said_never_nan():
     assert t.loc["moved", "changed"] and "changed, without noise" in t.loc["moved", "note"]
     assert t.loc["moved", "ratio"] == pytest.approx(46 / 45)
     assert t.loc["zeros", "ratio"] == np.inf and "0 in every run of A" in t.loc["zeros", "note"]
-    assert t.loc["rare", "ratio"] == pytest.approx(7 / 4) and "ratio of means" in t.loc["rare", "note"]
+    assert t.loc["rare", "ratio"] == pytest.approx(7 / 4)  # means' ratio, of 3 non-zero runs a side: too few
+    assert t.loc["rare", "note"] == "0 in 27 of 30 runs of A and 27 of 30 of B: too few non-zero runs to judge a ratio"
     assert not t.loc["huge", "changed"]
     far = compare(a, _readings({1: {"huge": 1000 * a.pooled("huge")}}), seed=0).to_frame().set_index("event")
     assert far.loc["huge", "ratio"] == pytest.approx(1000) and "B is 1e+03 x A" in far.loc["huge", "note"]
+
+
+def test_an_event_almost_always_0_says_no_ratio_can_be_judged():
+    """context-switches 1 in one of 30 runs of A, two of B said 'ratio 2 [0.18, 21.7]' and 'a median is 0: ratio
+    of means', as if it had doubled; 1 in 30 against 11 in 30 added 'another program, unit or scale?'."""
+    x = np.random.default_rng(0).normal(100, 3, 30)
+    a = _readings({1: {"cs": np.r_[np.zeros(29), 1.0], "many": np.r_[np.zeros(20), np.ones(10)], "t": x}})
+    b = _readings({1: {"cs": np.r_[np.zeros(28), 1.0, 1.0], "many": np.r_[np.zeros(15), np.ones(15)], "t": x + 1}})
+    t = compare(a, b, seed=0).to_frame().set_index("event")
+    assert t.loc["cs", "note"] == "0 in 29 of 30 runs of A and 28 of 30 of B: too few non-zero runs to judge a ratio"
+    assert t.loc["cs", "ratio"] == pytest.approx(2) and not t.loc["cs", "changed"]  # the numbers and test as before
+    assert t.loc["many", "note"] == "0 in 20 of 30 runs of A and 15 of 30 of B: ratio of means"
+    far = compare(a, _readings({1: {"cs": np.r_[np.zeros(29), 11.0], "many": np.ones(30), "t": x}}), seed=0)
+    assert far.to_frame().set_index("event").loc["cs", "note"].endswith("too few non-zero runs to judge a ratio")
 
 
 def test_level_is_checked():

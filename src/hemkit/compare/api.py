@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level
+from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level, mostly_zero_note
 from hemkit.compare.result import CompareResult, EventTable
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
@@ -100,7 +100,7 @@ def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray], changed: np.
             else:
                 notes.append(f"constant on each side ({a0:g} in A, {b0:g} in B): changed, without noise")
         elif basis == "mean":
-            notes.append("a median is 0: ratio of means")
+            notes.append(mostly_zero_note(sa[i], sb[i], ratios.lower[i], ratios.upper[i]))
         elif basis == "zero":
             side = "A" if ratios.mean_a[i] == 0 else "B"
             notes.append(f"0 in every run of {side}: ratio {'infinite' if side == 'A' else '0'}; see difference")
@@ -112,7 +112,7 @@ def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray], changed: np.
         if changed[i] and basis == "median" and ratios.lower[i] <= 1.0 <= ratios.upper[i]:
             shape = "changed in spread or shape: the medians' ratio interval holds 1"
             notes[-1] = f"{notes[-1]}; {shape}" if notes[-1] else shape
-        if basis in ("median", "mean") and (r > 10 or r < 0.1):
+        if basis in ("median", "mean") and (r > 10 or r < 0.1) and "too few non-zero" not in notes[-1]:
             far = f"B is {r:.3g} x A: another program, unit or scale?"
             notes[-1] = f"{notes[-1]}; {far}" if notes[-1] else far
     return notes

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level
+from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level, mostly_zero_note
 from hemkit.core.errors import HemkitWarning, InputError
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
@@ -170,7 +170,7 @@ def _note(basis: str, host: np.ndarray, other: np.ndarray, differs: bool, lower:
             else f"constant on each side ({host[0]:g} here, {other[0]:g} on the others): differs, without noise"
         )
     elif basis == "mean":
-        notes.append("a median is 0: ratio of means")
+        notes.append(mostly_zero_note(host, other, lower, upper, ("this host", "the others")))
     elif basis == "zero":
         notes.append("0 in every run of the others: ratio infinite" if other[-1] == 0 else "0 in every run here")
     if differs and basis == "median" and lower <= 1.0 <= upper:
