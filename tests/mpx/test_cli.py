@@ -1,6 +1,7 @@
 """The ``hemkit mpx`` commands end to end: recorded fixtures, real perf where it counts, the user's environment."""
 
 import os
+import shlex
 import shutil
 import stat
 from pathlib import Path
@@ -286,6 +287,26 @@ def test_a_failing_program_is_an_error_naming_it(cli, bad_input, tmp_path, softw
     r = _trace(cli, tmp_path, "sh", "-c", "sleep 0.05; exit 3", extra=["--allow-failure"])
     assert r.exit_code == 0, r.stderr
     assert "exit code 3" in r.stdout
+
+
+def test_trace_failing_in_a_later_run_says_which_files_stay_and_how_to_record_the_rest(cli, tmp_path, software_perf):
+    """The program failed in run 3 of 4 without --allow-failure: runs 1 and 2's files stayed, unsaid."""
+    count = tmp_path / "count"
+    script = f"n=$(cat {count} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {count}; sleep 0.05; [ $n -lt 3 ]"
+    out = tmp_path / "t"
+    r = _trace(cli, tmp_path, "sh", "-c", script, extra=["--runs", 4, "-w", "prog", "-q"])
+    assert r.exit_code == 2
+    assert sorted(p.name for p in out.iterdir()) == ["prog_r1.csv", "prog_r2.csv"]
+    lines = [x for x in r.stderr.splitlines() if x.strip()]
+    assert len(lines) == 2 and "Traceback" not in r.stderr, r.stderr
+    error = "hemkit: error: the measured program 'sh' failed: exit code 1; fix it, or keep such runs"
+    assert lines[1] == error + "; pass --allow-failure"
+    rest = shlex.join(["hemkit", "mpx", "trace", "-e", "task-clock,page-faults", "--runs", "2", "-w", "prog"])
+    assert lines[0] == (
+        f"hemkit: kept 2 of 4 runs in {out} (prog_r1.csv .. prog_r2.csv); record the rest with: {rest} -o {out} -- "
+        + shlex.join(["sh", "-c", script])
+    )
+    assert r.stdout.startswith(f"wrote 2 trace file(s) in {out} (prog_r1.csv .. prog_r2.csv)")
 
 
 # ---------------------------------------------------------------------------- totals with intervals

@@ -150,9 +150,12 @@ def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, same_
     listed and rotates, so run k lists the set from its k-th event on, and pooled totals
     average out more of what each run's gaps hid (--same-order lists every run as given).
     Ctrl-C stops after the current run (twice: at once, dropping that run); the files of the
-    finished runs stay and the command that records the rest is printed; exit code 130.
+    finished runs stay and the command that records the rest is printed; exit code 130. A run
+    that fails after others were recorded is an error (exit code 2) that keeps their files
+    likewise and prints the command that records the rest.
     """
-    from hemkit.mpx.record import TraceOptions, TracesInterrupted, record_traces
+    from hemkit.core.errors import HemkitError
+    from hemkit.mpx.record import TraceOptions, TracesInterrupted, record_traces, recorded_before
 
     options = TraceOptions(
         interval_ms=interval_ms, runs=runs, timeout=timeout, allow_failure=allow_failure, same_order=same_order
@@ -163,29 +166,55 @@ def trace(event_sets, runs, interval_ms, workload, timeout, allow_failure, same_
             rec = record_traces(list(command), sets, output, workload=workload, options=options, progress=not quiet)
     except TracesInterrupted as exc:
         _trace_interrupted(exc.recording, sets, output, workload, list(command))
+    except HemkitError as exc:
+        kept = recorded_before(exc)
+        if kept is not None:  # said before the error line, which the command line then writes (exit 2)
+            _trace_line(kept, output)
+            click.echo(
+                f"hemkit: kept {len(kept.files)} of {kept.wanted} runs in {output} ({_span(kept)}); record the rest "
+                "with: " + " && ".join(_rest_commands(kept, sets, output, workload, list(command))),
+                err=True,
+            )
+        raise
     _trace_line(rec, output)
+
+
+def _span(rec: Any) -> str:
+    """``a_r1.csv`` or ``a_r1.csv .. a_r4.csv``: the files of a recording."""
+    names = [Path(f).name for f in rec.files]
+    return names[0] if len(names) == 1 else f"{names[0]} .. {names[-1]}"
 
 
 def _trace_line(rec: Any, output: str) -> None:
     """The one line of a recording: the files written, their intervals, and failing runs kept."""
     failed = int((rec.runs["status"] != "ok").sum())
-    names = [Path(f).name for f in rec.files]
-    span = names[0] if len(names) == 1 else f"{names[0]} .. {names[-1]}"
     click.echo(
-        f"wrote {len(names)} trace file(s) in {output} ({span}): {int(rec.runs['intervals'].sum())} intervals"
+        f"wrote {len(rec.files)} trace file(s) in {output} ({_span(rec)}): {int(rec.runs['intervals'].sum())} intervals"
         + (f"; kept {failed} run(s) of a failing program ({rec.runs['status'].iloc[-1]})" if failed else "")
     )
 
 
 def _trace_interrupted(rec: Any, sets: list[list[str]], output: str, workload: str | None, command: list[str]) -> None:
     """Ctrl-C or SIGTERM: say which runs were kept and the command that records the rest; exit 130."""
-    import shlex
     import sys
 
     if not rec.files:
         click.echo("hemkit: interrupted: no run finished, so nothing was written; run the same command again", err=True)
         sys.exit(130)
     _trace_line(rec, output)
+    rest = _rest_commands(rec, sets, output, workload, command)
+    click.echo(
+        f"hemkit: interrupted: kept {len(rec.files)} of {rec.wanted} runs in {output}; record the rest with: "
+        + " && ".join(rest),
+        err=True,
+    )
+    sys.exit(130)
+
+
+def _rest_commands(rec: Any, sets: list[list[str]], output: str, workload: str | None, command: list[str]) -> list[str]:
+    """The commands that record the runs ``rec`` misses, per event set, numbered on after the files written."""
+    import shlex
+
     ctx = click.get_current_context()
     name = workload or Path(command[0]).name
     rest = []
@@ -205,12 +234,7 @@ def _trace_interrupted(rec: Any, sets: list[list[str]], output: str, workload: s
             if ctx.params.get(on)
         ]
         rest.append(shlex.join([*args, "-o", output, "--", *command]))
-    click.echo(
-        f"hemkit: interrupted: kept {len(rec.files)} of {rec.wanted} runs in {output}; record the rest with: "
-        + " && ".join(rest),
-        err=True,
-    )
-    sys.exit(130)
+    return rest
 
 
 # ------------------------------------------------------------------------------ emulate

@@ -45,7 +45,7 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.checks import check_scalar
-from hemkit.core.errors import Fix, InputError, MeasurementError, SetupError
+from hemkit.core.errors import Fix, HemkitError, InputError, MeasurementError, SetupError
 from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
 from hemkit.core.stops import StopRequests
@@ -151,6 +151,20 @@ class TraceRecording(Result):
     def wanted(self) -> int:
         """Runs asked for: those recorded and those missing."""
         return len(self.files) + sum(self.missing.values())
+
+
+def recorded_before(exc: BaseException) -> TraceRecording | None:
+    """The runs :func:`record_traces` wrote before the error ``exc`` stopped it (None when it wrote none).
+
+    Their files stay; ``missing`` maps each event set to the runs not recorded (the failed one
+    among them).
+
+    Examples
+    --------
+    >>> recorded_before(ValueError("x")) is None
+    True
+    """
+    return getattr(exc, "_recorded", None)
 
 
 class TracesInterrupted(KeyboardInterrupt):
@@ -283,6 +297,9 @@ def record_traces(
         Ctrl-C or SIGTERM: the first stops after the run in progress, a second at once;
         ``.recording`` holds the files written and the runs missing.
 
+    A run that fails after others were recorded leaves their files in ``output``;
+    :func:`recorded_before` of the error gives them and the runs missing.
+
     Examples
     --------
     >>> import tempfile
@@ -347,6 +364,10 @@ def record_traces(
                             task.advance(info=f"{target.name}: {n} intervals, {seconds:.1f} s")
             except KeyboardInterrupt:  # the second signal (or one from elsewhere): at once, the run in progress dropped
                 stops.count = max(stops.count, 1)
+            except HemkitError as exc:  # a run failed: the files of the runs before it stay, and the error says so
+                if files:
+                    exc._recorded = _recording(files, rows, done, options.runs, True)  # type: ignore[attr-defined]
+                raise
             stops.wind_up()  # another Ctrl-C now would lose what was kept
             rec = _recording(files, rows, done, options.runs, stops.requested)
     except BaseException:
@@ -432,6 +453,7 @@ __all__ = [
     "TracesInterrupted",
     "describe_exit",
     "record_traces",
+    "recorded_before",
     "run_order",
     "user_command",
 ]
