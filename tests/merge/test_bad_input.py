@@ -282,7 +282,13 @@ STUDY_CASES = [
     # or near 0 (its trivial splits pulled every method's geometric mean down)
     ("study-one-group", _csv(STUDY_TRUTH), ["--pmcs", "4"], ["--pmcs 4", "4 events fit in one group"]),
     ("study-default-pmcs", _csv(STUDY_TRUTH), [], ["--pmcs 4", "nothing to split or merge"]),
-    ("study-two-events", _csv(STUDY_TRUTH[["a", "b"]]), [], ["2 events", "3 events or more"]),
+    # named no file: 'the truth has 2 events, ...'
+    (
+        "study-two-events",
+        _csv(STUDY_TRUTH[["a", "b"]]),
+        [],
+        ["study-two-events.csv: the truth has 2 events", "3 events or more"],
+    ),
     # perf-like run,event,value,pct lines without a header (shared/data/zen5/truth): said only
     # "column 'a' is not numeric", of a column named by its first data line
     ("study-headerless", HEADERLESS, ["--pmcs", "2"], ["study-headerless.csv", "is data, not column names"]),

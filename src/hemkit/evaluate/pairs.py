@@ -401,7 +401,9 @@ def read_truth(
         dropped = [e for _, e, _ in ref.dropped_constant]
         ref = ref[gids[0]]
         ref.attrs["dropped_constant"] = dropped
-    return check_truth_table(ref, source, drop_constant=drop_constant, counts=True)
+    out = check_truth_table(ref, source, drop_constant=drop_constant, counts=True)
+    out.attrs["source"] = source  # what a study of it names in its messages
+    return out
 
 
 def evaluate_files(  # noqa: PLR0913 - the reference is read as read_readings reads: one keyword per option

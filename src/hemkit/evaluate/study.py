@@ -280,18 +280,20 @@ def truth_study(  # noqa: PLR0913 - progress and cluster say how it runs, not wh
     ['much', 'copula']
     """
     opts = options or StudyOptions()
-    truth = check_truth_table(truth, counts=True)
+    source = str(truth.attrs.get("source") or "") if isinstance(truth, pd.DataFrame) else ""  # read_truth's file
+    where = f"{source}: " if source else ""
+    truth = check_truth_table(truth, source or "truth table", counts=True)
     n_events = truth.shape[1]
     if n_events < 3:  # groups of 2 counters at least: 2 events are always read together
         raise InputError(
-            f"the truth has {n_events} events, which any design of 2 or more counters reads in one group: nothing "
-            "to split or merge; a study needs 3 events or more"
+            f"{where}the truth has {n_events} events, which any design of 2 or more counters reads in one group: "
+            "nothing to split or merge; a study needs 3 events or more"
         )
     for pmcs in opts.pmcs:
         check_scalar(pmcs, "pmcs", min_val=2)  # two counters read a pair together
         if pmcs >= n_events:  # one group reads every event: nothing to merge, and its MSE ratios are 0/0
             raise InputError(
-                f"pmcs {pmcs}: the truth's {n_events} events fit in one group of {pmcs} counters, so there is "
+                f"{where}pmcs {pmcs}: the truth's {n_events} events fit in one group of {pmcs} counters, so there is "
                 f"nothing to split or merge; give counters below {n_events}",
                 param="pmcs",
             )
