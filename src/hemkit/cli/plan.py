@@ -19,6 +19,7 @@ from hemkit.cli._options import (
     show_table,
     warnings_to_stderr,
 )
+from hemkit.core.checks import did_you_mean
 
 
 class _OldCounters(AliasOption):
@@ -92,6 +93,35 @@ def parse_event_counters(specs: tuple[str, ...]) -> dict[str, list[int]]:
                 f"{spec!r}: expected EVENT=C1,C2,... (counter numbers from 0)", param_hint="'--event-counters'"
             ) from None
     return out
+
+
+def check_event_counters(specs: tuple[str, ...], events: list[str], pmcs: int) -> None:
+    """Each ``--event-counters`` value names an event to plan and counters below ``--pmcs``, else the option and value.
+
+    Examples
+    --------
+    >>> check_event_counters(("a=0,1",), ["a", "b"], 2)
+    >>> try:
+    ...     check_event_counters(("a=2",), ["a", "b"], 2)
+    ... except click.BadParameter as exc:
+    ...     print(exc.format_message())
+    'a=2': counter 2 is beyond --pmcs 2 (counters are numbered from 0 to 1)
+    """
+    for spec in specs:
+        event, _, cs = spec.rpartition("=")
+        if event not in events:
+            shown = ", ".join(events[:8]) + (", ..." if len(events) > 8 else "")
+            raise click.BadParameter(
+                f"{spec!r}: event {event!r} is not among the events to plan ({shown}){did_you_mean(event, events)}",
+                param_hint="'--event-counters'",
+            )
+        for c in (int(x) for x in cs.split(",") if x.strip() != ""):
+            if not 0 <= c < pmcs:
+                where = f"is beyond --pmcs {pmcs}" if c >= pmcs else f"is not a counter of --pmcs {pmcs}"
+                raise click.BadParameter(
+                    f"{spec!r}: counter {c} {where} (counters are numbered from 0 to {pmcs - 1})",
+                    param_hint="'--event-counters'",
+                )
 
 
 def _check_with_perf(events: list[str]) -> None:
@@ -238,9 +268,11 @@ def plan(  # noqa: PLR0913 - one parameter per option
                 f"{given!r} names one event, which shares a group with nothing; give two or more (E1,E2)",
                 param_hint="'--must-share'",
             )
+    given_counters = parse_event_counters(event_counters)
+    check_event_counters(event_counters, wanted, pmcs)  # the library's words would not name the option
     constraints = Constraints(
         must_share=sets,
-        counters={**from_tables, **parse_event_counters(event_counters)},  # given on the command line wins
+        counters={**from_tables, **given_counters},  # given on the command line wins
         budget=budget,
     )
     on_fixed = _fixed(fixed, wanted, check_events)
