@@ -105,7 +105,7 @@ def check_event_counters(specs: tuple[str, ...], events: list[str], pmcs: int) -
     ...     check_event_counters(("a=2",), ["a", "b"], 2)
     ... except click.BadParameter as exc:
     ...     print(exc.format_message())
-    'a=2': counter 2 is beyond --pmcs 2 (counters are numbered from 0 to 1)
+    Invalid value for '--event-counters': 'a=2': counter 2 is beyond --pmcs 2 (counters are numbered from 0 to 1)
     """
     for spec in specs:
         event, _, cs = spec.rpartition("=")
