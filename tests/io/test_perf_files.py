@@ -282,7 +282,7 @@ def test_export_names_the_file_of_a_dropped_unsupported_event(cli, tmp_path):
     folder = _runs_one_with_an_extra_unsupported_event(tmp_path / "runs")
     res = cli(["export", folder, "--unusable", "drop", "-o", tmp_path / "r.csv"])
     assert res.exit_code == 0, res.stderr
-    assert "read " in res.stdout and "1 groups, 2 events, 3 runs" in res.stdout
+    assert "read " in res.stdout and "1 group, 2 events, 3 runs" in res.stdout
     assert res.stderr.strip() == (
         f"hemkit: warning: group 1: dropped event(s) 'cycles', printed in 1 of its 3 run(s): {folder / 'run_2.csv'}: "
         "line 2 (event 'cycles') is <not supported> by perf"
@@ -372,7 +372,7 @@ def test_a_run_file_cut_short_at_a_line_end_is_named_as_maybe_cut_short(tmp_path
     with pytest.raises(InputError) as e:
         read_readings(runs)
     msg = str(e.value)
-    assert "has 1 runs" in msg and "reading task-clock (run_04)" in msg
+    assert "has 1 run;" in msg and "reading task-clock (run_04)" in msg
     assert "the first 1 of the 3 events group 1 reads (task-clock, page-faults, context-switches)" in msg
     assert "cut short?" in msg
     # a small group of other events is not told so

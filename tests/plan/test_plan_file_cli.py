@@ -217,3 +217,13 @@ def test_an_event_name_holding_several_events_is_refused(tmp_path, bad_input):
     plan.write_text('groups = [["task-clock", "page-faults,minor-faults"]]\n')
     names = [str(plan), "'page-faults,minor-faults' holds several events"]
     bad_input(["collect", plan, "--runs", "3", "--", "true"], names=names, watch=[tmp_path])
+
+
+def test_summary_lines_say_1_event_in_1_group(cli):
+    """'much plan: 1 events in 1 groups ...' and 'planned 1 events into 1 groups ...'."""
+    res = cli(["plan", "task-clock", "--pmcs", "2", "--no-check-events", "-q"])
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.startswith("much plan: 1 event in 1 group of at most 2 counters")
+    assert "planned 1 event into 1 group of at most 2 counters" in res.stdout
+    two = cli(["plan", "task-clock", "page-faults", "--pmcs", "2", "--no-check-events", "-q"])
+    assert two.stdout.startswith("much plan: 2 events in 1 group of")

@@ -34,6 +34,7 @@ from hemkit.cli._options import (
     wrote,
 )
 from hemkit.cli.merge import _dropped, _inputs_label, _load
+from hemkit.core.numbers import plural
 
 EVAL_METHODS = "joint, copula, much, much-paper, hrm"
 
@@ -223,7 +224,8 @@ def holdout(
         write_figure(res.plot().figure, plot)
         written.append(plot)
     summary = (
-        f"holdout: {len(readings)} groups of {_inputs_label(inputs, 'bundled T2080 MUCH data')} split in halves "
+        f"holdout: {plural(len(readings), 'group')} of {_inputs_label(inputs, 'bundled T2080 MUCH data')} split in "
+        "halves "
         f"(seed {seed}); {', '.join(res.evaluations)} merged one half, compared with the other"
         + (f" (Dask tasks on {cluster})" if cluster else "")
     )

@@ -31,6 +31,7 @@ from hemkit.cli._options import (
     warnings_to_stderr,
     wrote,
 )
+from hemkit.core.numbers import plural
 
 
 def _inputs_label(inputs: tuple[str, ...], bundled: str) -> str:
@@ -243,7 +244,8 @@ def merge(
             rows_note += f" (the most-read event has {most} readings; capped, pass --rows for more)"
     source = _inputs_label(inputs, "bundled T2080 " + ("HRM" if method == "hrm" else "MUCH") + " data")
     click.echo(
-        f"{method}: read {len(readings)} groups ({n_runs} runs, {len(readings.events)} events) from {source}; "
-        f"merged into {rows_note} x {n_events} events; wrote {', '.join(written) or 'nothing'}; "
+        f"{method}: read {plural(len(readings), 'group')} ({plural(n_runs, 'run')}, "
+        f"{plural(len(readings.events), 'event')}) from {source}; "
+        f"merged into {rows_note} x {plural(n_events, 'event')}; wrote {', '.join(written) or 'nothing'}; "
         f"{_dropped(messages, readings, res.diagnostics.get('imputed'))}"
     )

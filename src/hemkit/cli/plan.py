@@ -20,6 +20,7 @@ from hemkit.cli._options import (
     warnings_to_stderr,
 )
 from hemkit.core.checks import did_you_mean
+from hemkit.core.numbers import plural
 
 
 class _OldCounters(AliasOption):
@@ -290,7 +291,7 @@ def plan(  # noqa: PLR0913 - one parameter per option
     how = p.diagnostics.get("construction")
     end = f"; wrote {output}" if output else ""
     click.echo(
-        f"planned {len(p.events)} events into {p.size} groups of at most {_group_size(p)}"
+        f"planned {plural(len(p.events), 'event')} into {plural(p.size, 'group')} of at most {_group_size(p)}"
         f"{f' + {len(p.fixed_counters)} fixed' if p.fixed_counters else ''}"
         f"{f' ({how})' if how and p.design == 'much' else ''} in {seconds:.1f} s{end}"
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from hemkit.core.numbers import plural
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.io.atomic import check_output
@@ -64,7 +65,8 @@ class ExportResult(Result):
         """One line: what was read and what was written."""
         r = self.readings
         return (
-            f"read {_label(self.sources)}: {len(r)} groups, {len(r.events)} events, {int(r.n_runs.sum())} runs; "
+            f"read {_label(self.sources)}: {plural(len(r), 'group')}, {plural(len(r.events), 'event')}, "
+            f"{plural(int(r.n_runs.sum()), 'run')}; "
             f"wrote {self.path} ({self.rows} rows)"
         )
 

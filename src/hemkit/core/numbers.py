@@ -1,4 +1,7 @@
-"""Numbers in messages: one way to print a count (:func:`format_count`) and a level (:func:`format_percent`).
+"""Numbers in messages: one way to print a count, a level and a number of things.
+
+:func:`format_count` prints a count, :func:`format_percent` a level, :func:`plural` a number
+of things (``1 group``, ``3 groups``).
 
 A count a counter can hold (below 2^64) is printed with all its digits, because the digits
 tell a wrap-around (2^47 + 6122 = 140737488361450) from a real count; anything larger,
@@ -42,4 +45,17 @@ def format_percent(fraction: float) -> str:
     return f"{100 * float(fraction):.4g}%"
 
 
-__all__ = ["COUNTER_LIMIT", "format_count", "format_percent"]
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """``n`` and ``noun``, in the plural unless ``n`` is 1 (``many``: a plural other than noun + s).
+
+    The one way summary lines say how many: ``1 event in 1 group``, never ``1 events in 1 groups``.
+
+    Examples
+    --------
+    >>> plural(1, "group"), plural(3, "event"), plural(0, "run"), plural(2, "series", "series")
+    ('1 group', '3 events', '0 runs', '2 series')
+    """
+    return f"{n} {noun if n == 1 else (many or noun + 's')}"
+
+
+__all__ = ["COUNTER_LIMIT", "format_count", "format_percent", "plural"]

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hemkit.core.errors import HemkitWarning, InputError
-from hemkit.core.numbers import format_count
+from hemkit.core.numbers import format_count, plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -212,7 +212,7 @@ def _check_group(gid: Hashable, group: Group, min_runs: int, source: str, drop_c
         r, c = np.argwhere(arr < 0)[0]
         raise InputError(f"{where}: event {_q(events[c])} has a negative count {arr[r, c]:g} in run {_q(runs[r])}")
     if len(arr) < min_runs:
-        raise InputError(f"{where}: has {len(arr)} runs; at least {min_runs} are needed")
+        raise InputError(f"{where}: has {plural(len(arr), 'run')}; at least {min_runs} are needed")
     repeat = first_repeat(runs)
     if repeat is not None:
         raise InputError(f"{where}: run {_q(repeat)} appears twice")

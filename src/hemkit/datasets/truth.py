@@ -17,6 +17,7 @@ import pandas as pd
 
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import Fix, HemkitWarning, InputError
+from hemkit.core.numbers import plural
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, as_generator
 
@@ -80,7 +81,7 @@ def check_truth_table(
     if table.shape[1] < 2:
         raise InputError(f"{source}: has {table.shape[1]} event column(s); at least 2 are needed")
     if len(table) < 3:
-        raise InputError(f"{source}: has {len(table)} runs; at least 3 are needed")
+        raise InputError(f"{source}: has {plural(len(table), 'run')}; at least 3 are needed")
     constant: list[tuple[str, float]] = []
     for c in table.columns:
         col = table[c]

@@ -29,6 +29,7 @@ from typing import Any, NoReturn
 import pandas as pd
 
 from hemkit.core.errors import InputError
+from hemkit.core.numbers import plural
 from hemkit.core.results import Result
 from hemkit.io.perf_files import core_pmu_of
 from hemkit.plan.problem import check_name, missing_pairs
@@ -329,7 +330,7 @@ class Plan(Result):
             pm = f" of at most {self.pmcs} counters" if self.pmcs else ""
         if self.fixed_counters:
             pm += f" + {len(self.fixed_counters)} fixed ({', '.join(self.fixed_counters)})"
-        return f"{self.design} plan: {len(self.events)} events in {self.size} groups{pm}{tail}"
+        return f"{self.design} plan: {plural(len(self.events), 'event')} in {plural(self.size, 'group')}{pm}{tail}"
 
     # --------------------------------------------------------------- plain data
     def to_dict(self) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hemkit.core.numbers import format_count, format_percent
+from hemkit.core.numbers import format_count, format_percent, plural
 from hemkit.core.readings import Readings
 from hemkit.report.html import Figure, Section
 
@@ -749,7 +749,9 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
                 every[cols],
             )
         )
-    paragraphs.insert(0, f"{method} merge of {len(use)} groups into {len(data)} runs x {k} events.")
+    paragraphs.insert(
+        0, f"{method} merge of {plural(len(use), 'group')} into {plural(len(data), 'run')} x {plural(k, 'event')}."
+    )
     imputed = list(res.diagnostics.get("imputed") or ())
     if imputed:
         shown = ", ".join(f"{a} / {b}" for a, b in imputed[:10]) + (
