@@ -295,3 +295,25 @@ def test_export_help_says_constant_events_are_written(cli, tmp_path):
     text = " ".join(cli(["export", "--help"]).stdout.split())
     assert "no constant event unless" not in text and "within a group (else an error" not in text
     assert "Events constant within a group are written as read, unless --drop-constant" in text
+
+
+def test_each_output_is_named_once_in_the_summary_line(cli, tmp_path):
+    """evaluate, merge, compare and report printed 'wrote F' and then a summary line saying it again."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    rows = [(g, r, e, float(rng.integers(1, 100))) for g in (1, 2) for r in range(12) for e in ("a", "b", "c")]
+    data = tmp_path / "d.csv"
+    pd.DataFrame(rows, columns=["group", "run", "event", "value"]).to_csv(data, index=False)
+    runs = [
+        ["evaluate", "holdout", data, "--methods", "much", "-o", tmp_path / "h.csv"],
+        ["merge", data, "-m", "much", "-o", tmp_path / "m.csv"],
+        ["compare", data, data, "-o", tmp_path / "c.csv"],
+        ["report", data, "-m", "none", "-o", tmp_path / "r.html"],
+    ]
+    for args in runs:
+        res = cli([*args, "-q"])
+        assert res.exit_code == 0, res.stderr
+        assert res.stdout.count(f"wrote {args[-1]}") == 1, res.stdout
+        assert res.stdout.splitlines()[-1].count(str(args[-1])) == 1, res.stdout

@@ -23,7 +23,6 @@ from hemkit.cli._options import (
     seed_option,
     show_rows,
     warnings_to_stderr,
-    wrote,
 )
 from hemkit.core.numbers import format_percent
 
@@ -149,8 +148,6 @@ def compare(
     if plot_power:
         write_figure(res.plot_power().figure, plot_power)
         written.append(plot_power)
-    for p in written:
-        wrote(p)
     row = res.row()
     one_side = []
     if res.only_a:

@@ -31,7 +31,6 @@ from hemkit.cli._options import (
     seed_option,
     show_table,
     warnings_to_stderr,
-    wrote,
 )
 from hemkit.cli.merge import _dropped, _inputs_label, _load
 from hemkit.core.numbers import plural
@@ -103,9 +102,7 @@ def _check_outputs(inputs: tuple[str, ...], **paths: str | None) -> None:
 def _finish(
     summary: str, written: list[str], messages: list[str], readings: Any = None, dropped: str | None = None
 ) -> None:
-    """The outputs and the one summary line; ``dropped``: what was dropped, when the readings cannot say it."""
-    for p in written:
-        wrote(p)
+    """The one summary line, naming the outputs; ``dropped``: what was dropped, when the readings cannot say it."""
     click.echo(f"{summary}; wrote {', '.join(written) or 'nothing'}; {dropped or _dropped(messages, readings)}")
 
 

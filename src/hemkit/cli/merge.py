@@ -29,7 +29,6 @@ from hemkit.cli._options import (
     seed_option,
     show_row,
     warnings_to_stderr,
-    wrote,
 )
 from hemkit.core.numbers import plural
 
@@ -227,8 +226,6 @@ def merge(
     if plot:
         write_figure(res.plot().figure, plot)
         written.append(plot)
-    for p in written:
-        wrote(p)
     n_runs = sum(readings.run_counts.values())
     n_rows, n_events = res.shape
     rows_note = f"{n_rows} rows"

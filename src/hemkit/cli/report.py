@@ -14,7 +14,6 @@ from hemkit.cli._options import (
     readings_inputs,
     seed_option,
     warnings_to_stderr,
-    wrote,
 )
 
 
@@ -150,5 +149,6 @@ def report(
         rep = build_report(source, source=" ".join(paths), options=options, seed=seed, read_options=read)
     write_text(output, rep.html, inputs=[*inputs, *traces, *profiles], what="report")
     failed = f"; {len(rep.failed)} failed ({', '.join(rep.failed)}: see the warnings)" if rep.failed else ""
-    click.echo(f"report: {len(rep.sections)} sections, {rep.n_figures} figures from {rep.source}{failed}")
-    wrote(output)
+    click.echo(
+        f"report: {len(rep.sections)} sections, {rep.n_figures} figures from {rep.source}{failed}; wrote {output}"
+    )
