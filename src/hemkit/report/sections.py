@@ -85,9 +85,11 @@ def overview(readings: Readings, source: str, constants: Sequence[Constant] = ()
         "events": len(readings.events),
         "runs per group": f"{int(runs.min())}–{int(runs.max())}" if runs.min() != runs.max() else str(int(runs.min())),
         "runs in all": int(runs.sum()),
-        # one event constant in three groups is one event (three readings), as the constant events section says
-        "events constant within a group": str(events)
-        + (f" ({len(constants)} readings: an event in a group)" if len(constants) != events else ""),
+        # one event constant in three groups is one event (three readings), as the constant events section says;
+        # one form whatever the counts (it was '1' for one reading, '1 (3 readings: ...)' for three)
+        "events constant within a group": f"{events} ({plural(len(constants), 'reading')}: an event in a group)"
+        if constants
+        else "0",
         "pairs never read together": len(readings.missing_pairs()),
     }
     table = pd.DataFrame({"value": [str(v) for v in rows.values()]}, index=pd.Index(list(rows)))
@@ -506,7 +508,8 @@ def constants_section(constants: Sequence[Constant], readings: Readings) -> Sect
     ).set_index(["group", "event"])
     events = list(dict.fromkeys(e for _, e, _ in constants))
     paragraph = (
-        f"{len(constants)} reading(s) of {len(events)} event(s) did not change over the runs of their group "
+        f"{plural(len(constants), 'reading')} of {plural(len(events), 'event')} did not change over the runs of "
+        "their group "
         f"({', '.join(events)}). They are shown everywhere else as they were read, but a value that never changes "
         "carries no correlation information, so no merge can use it: the merge section leaves these readings "
         "out, as reading with drop_constant=True does."
