@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,3 +114,24 @@ def bad_input():
         return errors[0]
 
     return check
+
+
+@pytest.fixture
+def spawn_cli():
+    """``spawn_cli(args, env=None, cwd=None)``: hemkit in a subprocess, in its own session like a shell job."""
+    import subprocess
+
+    def spawn(args, env=None, cwd=None):
+        env = dict(os.environ if env is None else env)
+        env["PYTHONPATH"] = os.pathsep.join(sys.path)
+        return subprocess.Popen(
+            [sys.executable, "-c", "from hemkit.cli import main; main()", *map(str, args)],
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+
+    return spawn

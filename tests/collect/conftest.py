@@ -54,27 +54,6 @@ def plan_file(plan, tmp_path):
     return plan.to_file(tmp_path / "plan.toml")
 
 
-@pytest.fixture
-def spawn_cli():
-    """``spawn_cli(args, env=None, cwd=None)``: hemkit in a subprocess, in its own session like a shell job."""
-    import subprocess
-
-    def spawn(args, env=None, cwd=None):
-        env = dict(os.environ if env is None else env)
-        env["PYTHONPATH"] = os.pathsep.join(sys.path)
-        return subprocess.Popen(
-            [sys.executable, "-c", "from hemkit.cli import main; main()", *map(str, args)],
-            env=env,
-            cwd=cwd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-
-    return spawn
-
-
 def count_valid(db) -> int:
     """Valid runs in a collection database (0 when it does not exist or cannot be read yet)."""
     import sqlite3

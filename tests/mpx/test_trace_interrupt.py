@@ -10,27 +10,11 @@ in progress lost), and the user could not tell what was kept nor how to get the 
 import os
 import shlex
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
 EVENTS = "task-clock,context-switches,page-faults"
-
-
-def _spawn(args, cwd):
-    """hemkit in a subprocess, in its own session like a shell job (a Ctrl-C reaches its process group)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    return subprocess.Popen(
-        [sys.executable, "-c", "from hemkit.cli import main; main()", *map(str, args)],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
 
 
 def _program(tmp_path, seconds):
@@ -62,11 +46,13 @@ def _one_line(err):
 
 
 def test_ctrl_c_stops_after_the_current_run_keeps_the_runs_finished_and_says_how_to_record_the_rest(
-    tmp_path, software_perf
+    tmp_path, software_perf, spawn_cli
 ):
     command, marks = _program(tmp_path, 0.6)
     out = tmp_path / "t"
-    proc = _spawn(["mpx", "trace", "-e", EVENTS, "--runs", 4, "-w", "prog", "-q", "-o", out, "--", *command], tmp_path)
+    proc = spawn_cli(
+        ["mpx", "trace", "-e", EVENTS, "--runs", 4, "-w", "prog", "-q", "-o", out, "--", *command], cwd=tmp_path
+    )
     _wait(proc, lambda: _starts(marks) == 2)  # the second run has begun
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal does
     _, err = proc.communicate(timeout=60)
@@ -78,7 +64,7 @@ def test_ctrl_c_stops_after_the_current_run_keeps_the_runs_finished_and_says_how
     assert rest == shlex.join(["hemkit", "mpx", "trace", "-e", EVENTS, "--runs", "2", "-w", "prog", "-o", str(out)]) + (
         " -- " + shlex.join(command)
     )
-    proc = _spawn([*shlex.split(rest)[1:], "-q"], tmp_path)
+    proc = spawn_cli([*shlex.split(rest)[1:], "-q"], cwd=tmp_path)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert _files(out) == [f"prog_r{k}.csv" for k in range(1, 5)]  # numbered on: as if never interrupted
@@ -87,12 +73,12 @@ def test_ctrl_c_stops_after_the_current_run_keeps_the_runs_finished_and_says_how
 
 
 def test_a_second_ctrl_c_stops_at_once_dropping_the_run_in_progress_and_no_file_is_half_written(
-    tmp_path, software_perf
+    tmp_path, software_perf, spawn_cli
 ):
     command, marks = _program(tmp_path, 5)
     out = tmp_path / "t"
     sets = ["-e", "task-clock", "-e", "context-switches,page-faults"]
-    proc = _spawn(["mpx", "trace", *sets, "--runs", 2, "-w", "prog", "-q", "-o", out, "--", *command], tmp_path)
+    proc = spawn_cli(["mpx", "trace", *sets, "--runs", 2, "-w", "prog", "-q", "-o", out, "--", *command], cwd=tmp_path)
     _wait(proc, lambda: _starts(marks) == 1)
     _wait(proc, lambda: _starts(marks) == 2)  # the second run of the first set has begun
     t0 = time.monotonic()
@@ -114,13 +100,15 @@ def test_a_second_ctrl_c_stops_at_once_dropping_the_run_in_progress_and_no_file_
 
 
 @pytest.mark.parametrize("existing", [False, True])
-def test_no_run_finished_writes_nothing_and_leaves_the_folder_as_it_was(tmp_path, software_perf, existing):
+def test_no_run_finished_writes_nothing_and_leaves_the_folder_as_it_was(tmp_path, software_perf, spawn_cli, existing):
     command, marks = _program(tmp_path, 5)
     out = tmp_path / "t"
     if existing:
         out.mkdir()
         (out / "prog_r1.csv").write_text("an earlier recording\n")
-    proc = _spawn(["mpx", "trace", "-e", EVENTS, "--runs", 3, "-w", "prog", "-q", "-o", out, "--", *command], tmp_path)
+    proc = spawn_cli(
+        ["mpx", "trace", "-e", EVENTS, "--runs", 3, "-w", "prog", "-q", "-o", out, "--", *command], cwd=tmp_path
+    )
     _wait(proc, lambda: _starts(marks) == 1)
     os.killpg(proc.pid, signal.SIGINT)
     time.sleep(0.2)
