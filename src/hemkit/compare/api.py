@@ -23,6 +23,7 @@ import numpy as np
 from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level, mostly_zero_note
 from hemkit.compare.result import CompareResult, EventTable
 from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.numbers import plural
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, child
 from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, null_placements, sort_samples
@@ -73,7 +74,7 @@ def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarra
         x = parts[0] if len(parts) == 1 else np.concatenate(parts)
         if len(x) < MIN_RUNS:
             raise InputError(
-                f"{_name(readings, side)}: event {e!r} has {len(x)} run{'s' if len(x) != 1 else ''}; a comparison "
+                f"{_name(readings, side)}: event {e!r} has {plural(len(x), 'run')}; a comparison "
                 f"needs at least {MIN_RUNS} on each side (and warns under {FEW_RUNS})"
             )
         if len(x) < FEW_RUNS:

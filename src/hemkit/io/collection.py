@@ -62,6 +62,7 @@ import pandas as pd
 
 from hemkit.core.checks import did_you_mean
 from hemkit.core.errors import Fix, HemkitError, HemkitWarning, InputError, OutputError
+from hemkit.core.numbers import plural
 from hemkit.core.readings import Readings
 from hemkit.io.atomic import atomic_path, check_output
 from hemkit.io.atomic import describe_os_error as _oserror  # one wording of OS errors for every output
@@ -972,7 +973,7 @@ class CollectionDB:
         notes: dict[int, list[str]] = {}
         n_runs: dict[int, int] = {}
         for gid, event, n in missed:
-            notes.setdefault(int(gid), []).append(f"{event} ({int(n)} run{'s' if n != 1 else ''})")
+            notes.setdefault(int(gid), []).append(f"{event} ({plural(int(n), 'run')})")
             n_runs[int(gid)] = max(n_runs.get(int(gid), 0), int(n))
         out["not_counted"] = [", ".join(notes.get(int(g), [])) for g in out.index]
         out["not_counted_runs"] = [n_runs.get(int(g), 0) for g in out.index]
@@ -1188,7 +1189,7 @@ def check_hosts(host: str | Sequence[str] | None) -> tuple[str, ...] | None:
 
 def _hosts_shown(counts: Mapping[str, int]) -> str:
     items = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = ", ".join(f"{h!r} ({n} run{'s' if n != 1 else ''})" for h, n in items[:10])
+    shown = ", ".join(f"{h!r} ({plural(n, 'run')})" for h, n in items[:10])
     return shown + (f" ... ({len(items)} hosts in all)" if len(items) > 10 else "")
 
 

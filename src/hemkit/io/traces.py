@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.errors import Fix, HemkitWarning, InputError
-from hemkit.core.numbers import COUNTER_LIMIT, format_count
+from hemkit.core.numbers import COUNTER_LIMIT, format_count, plural
 from hemkit.io.atomic import write_text
 from hemkit.io.formats import PARQUET_MAGIC, PARQUET_SUFFIXES, open_input, read_head, strip_compression_suffix
 from hemkit.io.perf_stat import scan_perf_stat
@@ -148,7 +148,7 @@ def _refuse_pooling(files: list[Path], workload: str, pattern: str | None) -> No
     if len(named) < 2:
         return
     shown = ", ".join(
-        f"{n!r} ({len(p)} run{'s' if len(p) != 1 else ''}: {p[0].name}{' ...' if len(p) > 1 else ''})"
+        f"{n!r} ({plural(len(p), 'run')}: {p[0].name}{' ...' if len(p) > 1 else ''})"
         for n, p in list(named.items())[:5]
     )
     more = f" ... ({len(named)} in all)" if len(named) > 5 else ""
