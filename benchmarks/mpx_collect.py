@@ -20,7 +20,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh19 --out ~/mpx-data/fresh19 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh20 --out ~/mpx-data/fresh20 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh21 --out ~/mpx-data/fresh21 --runs 4
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh22 --out ~/mpx-data/fresh22 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh22 --out ~/mpx-data/fresh22 --runs 4
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh23 --out ~/mpx-data/fresh23 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -776,6 +777,24 @@ def fresh22_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh23_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A twenty-fourth, disjoint set of programs (issue 26, recorded when ``fresh22`` had been scored)."""
+    made = scratch / "fresh23"
+    made.mkdir(parents=True, exist_ok=True)
+    m, csrc = str(made), str(inputs["csrc"])
+    modules = str(sorted(Path("/usr/lib/jvm").glob("*/lib/modules"))[0])
+    return {
+        "jimage": ["sh", "-c", f"for i in 1 2; do jimage list {modules} > /dev/null; done"],
+        "cscope": ["sh", "-c", f"for i in $(seq 300); do cscope -b -f {m}/cs.out {csrc}; done"],
+        "gsettings": ["sh", "-c", "for i in $(seq 800); do gsettings list-schemas > /dev/null; done"],
+        "fc-list": ["sh", "-c", "for i in $(seq 500); do fc-list > /dev/null; done"],
+        "gpgv": ["sh", "-c", "for i in $(seq 800); do gpgv --version > /dev/null; done"],
+        "appstreamcli": ["sh", "-c", "for i in $(seq 300); do appstreamcli --version > /dev/null; done"],
+        "gencnval": ["sh", "-c", "for i in $(seq 800); do gencnval --help > /dev/null 2>&1; done"],
+        "elfedit": ["sh", "-c", "for i in $(seq 800); do elfedit --version > /dev/null; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -804,6 +823,7 @@ def main() -> None:
         "fresh20": fresh20_workloads,
         "fresh21": fresh21_workloads,
         "fresh22": fresh22_workloads,
+        "fresh23": fresh23_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

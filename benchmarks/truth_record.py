@@ -23,6 +23,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh20 --runs 300    # a twentieth, after the 19th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh21 --runs 300    # a 21st, after the 20th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh22 --runs 300    # a 22nd, after the 21st
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh23 --runs 300    # a 23rd, after the 22nd
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -51,7 +52,8 @@ when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10``
 ``--fresh11`` when ``fresh10`` had; ``--fresh12`` when ``fresh11`` had; ``--fresh13`` when ``fresh12`` had;
 ``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
 ``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had;
-``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had; ``--fresh22`` when ``fresh21`` had.
+``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had; ``--fresh22`` when ``fresh21`` had;
+``--fresh23`` when ``fresh22`` had.
 """
 
 from __future__ import annotations
@@ -800,6 +802,32 @@ def fresh22_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh23_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twenty-third held-out set: programs in none of the earlier sets (set-up files made once, here)."""
+    scratch = root / "scratch"
+    s = str(scratch)
+    with open(scratch / "c.c", "w") as f:  # a C file for etags
+        for k in range(300):
+            f.write(f"static int f{k}(int x) {{ return x * {k + 1} + f{max(k - 1, 0)}(x - 1); }}\n")
+    return {
+        "keytool": (["sh", "-c", "keytool -list -cacerts -storepass changeit > /dev/null"], False),
+        "fc-match": (["sh", "-c", "fc-match sans > /dev/null"], False),
+        "dpkg-vendor": (["sh", "-c", "dpkg-vendor --query vendor > /dev/null"], False),
+        "etags": (["sh", "-c", f"etags -o {s}/TAGS {s}/c.c"], False),
+        "glib-compile-schemas": (
+            ["sh", "-c", "glib-compile-schemas --strict --dry-run /usr/share/glib-2.0/schemas"],
+            False,
+        ),
+        "ctest": (["sh", "-c", "ctest --version > /dev/null"], False),
+        "gio-corunner": (["sh", "-c", "gio info /etc/hostname > /dev/null"], True),
+        # input size drawn per run
+        "dbus-uuidgen-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do dbus-uuidgen > /dev/null; done"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -846,6 +874,7 @@ def main() -> None:
         "fresh20": fresh20_workloads,
         "fresh21": fresh21_workloads,
         "fresh22": fresh22_workloads,
+        "fresh23": fresh23_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

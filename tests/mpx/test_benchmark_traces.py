@@ -41,8 +41,9 @@ SETS = {
     "fresh19": 8,
     "fresh20": 8,
     "fresh21": 8,
+    "fresh22": 8,
 }
-UNREAD = {"fresh22": 8}
+UNREAD = {"fresh23": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
