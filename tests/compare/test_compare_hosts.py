@@ -194,7 +194,7 @@ def test_real_collections_on_two_fake_hosts_one_given_another_input(software_per
     hemkit = [sys.executable, "-m", "hemkit"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     plan = tmp_path / "plan.toml"
-    subprocess.run([*hemkit, "plan", "page-faults", "task-clock", "--pmcs", "2", "-o", plan], check=True, env=env)
+    subprocess.run([*hemkit, "plan", "page-faults", "minor-faults", "--pmcs", "2", "-o", plan], check=True, env=env)
     command = ["sh", "-c", "exec dd if=/dev/zero of=/dev/null bs=$(cat bs.txt) count=1 status=none"]
     for side, sizes in (("differs", ("4M", "6M")), ("alike", ("4M", "4M"))):
         (tmp_path / side).mkdir()

@@ -1238,7 +1238,7 @@ def multiplexing(
         f"<not counted> intervals); hemkit's {est.estimator} estimator fills those gaps from what the other "
         "events show (see hemkit mpx estimate). hemkit's series tell when the counts happened (its relative "
         "accuracy is the better one on held-out workloads); the default estimator's totals are estimated apart "
-        "from its series; on the held-out trace sets of BENCHMARKS.md their median error was 0.41-0.91x that of "
+        "from its series; on the held-out trace sets of BENCHMARKS.md their median error was 0.30-0.91x that of "
         "perf's scaling pooled over the runs of a workload (as here when the traces hold several runs of one "
         "workload) and 0.30-1.00x for a run alone, though for a few bursty sparse events (kmem_cache_alloc, brk, "
         "openat; branch misses on Zen 5) perf's total is still the closer one.",
