@@ -22,6 +22,7 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh21 --out ~/mpx-data/fresh21 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh22 --out ~/mpx-data/fresh22 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh23 --out ~/mpx-data/fresh23 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh24 --out ~/mpx-data/fresh24 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -795,6 +796,23 @@ def fresh23_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh24_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A twenty-fifth, disjoint set of programs (issue 26, recorded when ``fresh23`` had been scored).
+
+    Three are single processes of a second or so (node, the JVM, Tcl), the rest loops of short processes."""
+    tcl = "set s 0; for {set i 0} {$i < 3000000} {incr i} {incr s $i}; puts $s"
+    return {
+        "npm": ["sh", "-c", "for i in 1 2 3; do npm --version > /dev/null; done"],
+        "jshell": ["sh", "-c", "jshell --version > /dev/null"],
+        "tclsh": ["sh", "-c", f"echo '{tcl}' | tclsh8.6 > /dev/null"],
+        "dirmngr": ["sh", "-c", "for i in $(seq 500); do dirmngr --version > /dev/null; done"],
+        "kbxutil": ["sh", "-c", "for i in $(seq 800); do kbxutil --version > /dev/null; done"],
+        "gprof": ["sh", "-c", "for i in $(seq 800); do gprof --version > /dev/null; done"],
+        "gpgsplit": ["sh", "-c", "for i in $(seq 800); do gpgsplit --help > /dev/null; done"],
+        "gpgparsemail": ["sh", "-c", "for i in $(seq 800); do gpgparsemail --help > /dev/null 2>&1; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -824,6 +842,7 @@ def main() -> None:
         "fresh21": fresh21_workloads,
         "fresh22": fresh22_workloads,
         "fresh23": fresh23_workloads,
+        "fresh24": fresh24_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

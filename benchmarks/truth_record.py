@@ -24,6 +24,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh21 --runs 300    # a 21st, after the 20th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh22 --runs 300    # a 22nd, after the 21st
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh23 --runs 300    # a 23rd, after the 22nd
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh24 --runs 300    # a 24th, after the 23rd
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -53,7 +54,7 @@ when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10``
 ``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
 ``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had;
 ``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had; ``--fresh22`` when ``fresh21`` had;
-``--fresh23`` when ``fresh22`` had.
+``--fresh23`` when ``fresh22`` had; ``--fresh24`` when ``fresh23`` had.
 """
 
 from __future__ import annotations
@@ -828,6 +829,24 @@ def fresh23_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh24_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twenty-fourth held-out set: programs in none of the earlier sets."""
+    return {
+        "pg_config": (["sh", "-c", "pg_config > /dev/null"], False),
+        "pkg-config": (["sh", "-c", "pkg-config --cflags --libs libcrypto xft > /dev/null"], False),
+        "whatis": (["sh", "-c", "whatis ls cp mv > /dev/null"], False),
+        "lexgrog": (["sh", "-c", "lexgrog /usr/share/man/man1/ls.1.gz /usr/share/man/man1/cp.1.gz > /dev/null"], False),
+        "gpgsm": (["sh", "-c", "gpgsm --version > /dev/null"], False),
+        "psql": (["sh", "-c", "psql --version > /dev/null"], False),
+        "wget-corunner": (["sh", "-c", "wget --version > /dev/null"], True),
+        # input size drawn per run
+        "watchgnupg-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do watchgnupg --version > /dev/null; done"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -875,6 +894,7 @@ def main() -> None:
         "fresh21": fresh21_workloads,
         "fresh22": fresh22_workloads,
         "fresh23": fresh23_workloads,
+        "fresh24": fresh24_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
