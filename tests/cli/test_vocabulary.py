@@ -311,9 +311,16 @@ def test_each_output_is_named_once_in_the_summary_line(cli, tmp_path):
         ["merge", data, "-m", "much", "-o", tmp_path / "m.csv"],
         ["compare", data, data, "-o", tmp_path / "c.csv"],
         ["report", data, "-m", "none", "-o", tmp_path / "r.html"],
+        # derive printed 'wrote the analysis to F' and 'wrote the variability figure to P', a line each
+        ["derive", "analyze", "--family", "branch", "--plot", tmp_path / "v.png", "-o", tmp_path / "a.json"],
+        ["derive", "report", tmp_path / "a.json", "--plot", tmp_path / "v2.png", "-o", tmp_path / "t.csv"],
     ]
     for args in runs:
         res = cli([*args, "-q"])
         assert res.exit_code == 0, res.stderr
         assert res.stdout.count(f"wrote {args[-1]}") == 1, res.stdout
         assert res.stdout.splitlines()[-1].count(str(args[-1])) == 1, res.stdout
+        assert [line for line in res.stdout.splitlines() if line.startswith("wrote")] == [], res.stdout
+        if "--plot" in args:  # every file written, named once, in the last line
+            plot = str(args[args.index("--plot") + 1])
+            assert res.stdout.count(plot) == 1 and plot in res.stdout.splitlines()[-1], res.stdout

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -577,6 +577,15 @@ def _rich_table(title: str, index: str, columns: list, rows: list[tuple[str, lis
     Console().print(table)
 
 
-def wrote(path: Any, what: str = "") -> None:
-    """The one line every command prints for each file it wrote."""
-    click.echo(f"wrote {what + ' ' if what else ''}{path}")
+def wrote(paths: Iterable[Any]) -> str:
+    """``; wrote a.csv, b.png``: the part of a command's one summary line naming the files it wrote ("" for none).
+
+    Every command names each file it wrote once, in the line that ends it, never on a line of its own.
+
+    Examples
+    --------
+    >>> wrote(["r.json", "fig.png"]), wrote([])
+    ('; wrote r.json, fig.png', '')
+    """
+    names = [str(p) for p in paths if p]
+    return f"; wrote {', '.join(names)}" if names else ""

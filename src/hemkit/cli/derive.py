@@ -148,8 +148,8 @@ def run(
         write_measurements(m, output)
     show_table(m.summary(), f"{family}: counts per iteration ({m.backend})")
     geometry = f", caches {m.params['cache']}" if m.backend == "valgrind" else ""
-    click.echo(f"{m.line()}{geometry}; backend {m.backend}: {m.params.get('backend_reason', '')}")
-    wrote(output, f"{len(m.data)} measurements to")
+    reason = m.params.get("backend_reason", "")
+    click.echo(f"{m.line()}{geometry}; backend {m.backend}: {reason}{wrote([output])} ({len(m.data)} measurements)")
 
 
 @derive.command()
@@ -202,10 +202,7 @@ def analyze(measurements, family, signatures, tau, alpha, proj_tol, define_tol, 
             write_figure(ax.figure, plot)
             plt.close(ax.figure)
     show_table(res.summary(), f"{res.family}: metric definitions ({res.signatures} signatures)")
-    click.echo(f"read {source}: {res.line()}")
-    wrote(output, "the analysis to")
-    if plot:
-        wrote(plot, "the variability figure to")
+    click.echo(f"read {source}: {res.line()}{wrote([output, plot])}")
 
 
 @derive.command()
@@ -247,8 +244,4 @@ def report(result, output, plot, presets, quiet):
             write_figure(figure, plot)
             plt.close(figure)
     show_table(defs.summary(), f"{res.family}: metric definitions")
-    click.echo(f"read {result}: {defs.line()}")
-    if output:
-        wrote(output, "the definition table to")
-    if plot:
-        wrote(plot, "the variability figure to")
+    click.echo(f"read {result}: {defs.line()}{wrote([output, plot])}")

@@ -27,6 +27,7 @@ from hemkit.cli._options import (
     runs_option,
     seed_option,
     warnings_to_stderr,
+    wrote,
 )
 from hemkit.core.numbers import format_percent
 
@@ -80,10 +81,6 @@ def _write_figures(figures: dict[str, tuple[str | None, Any]]) -> list[str]:
             plt.close(ax.figure)
         written.append(str(path))
     return written
-
-
-def _wrote(paths: list[str]) -> str:
-    return f"; wrote {', '.join(paths)}" if paths else ""
 
 
 @click.group()
@@ -207,7 +204,7 @@ def simulate(
                 "histogram": (plot_histogram, hist_plot),
             }
         )
-    click.echo(f"sampling simulate: {read}{_wrote(written)}")
+    click.echo(f"sampling simulate: {read}{wrote(written)}")
 
 
 @sampling.command()
@@ -257,7 +254,7 @@ def profile(source, by, comm, event, level, method, top, output, plot, quiet):
     left = len(samples) - p.n_samples
     dropped = f", {left} of other commands/events left out" if left else ""
     click.echo(
-        f"sampling profile: read {len(samples)} samples from {source}{dropped}; {len(p.table)} rows{_wrote(written)}"
+        f"sampling profile: read {len(samples)} samples from {source}{dropped}; {len(p.table)} rows{wrote(written)}"
     )
 
 
@@ -300,7 +297,7 @@ def model(shares, ratios, samples, half_width, level, output, plot, quiet):
             write_table(m.to_frame().reset_index(), output, what="table")
             written.append(output)
         written += _write_figures({"plot": (plot, m.plot)})
-    click.echo(f"sampling model: {len(shares)} share(s), {samples} samples{_wrote(written)}")
+    click.echo(f"sampling model: {len(shares)} share(s), {samples} samples{wrote(written)}")
 
 
 @sampling.command()
@@ -358,7 +355,7 @@ def check(periods, freqs, granularities, threads, runs, event, level, methods, s
         written += _write_figures({"plot": (plot, res.plot)})
     overall = res.summary().xs("all", level="setting")["coverage"]
     cover = ", ".join(f"{key[-1]} {v:.3f}" for key, v in overall.items())
-    click.echo(f"sampling check: {options.n_runs} perf record runs of {res.event}, coverage {cover}{_wrote(written)}")
+    click.echo(f"sampling check: {options.n_runs} perf record runs of {res.event}, coverage {cover}{wrote(written)}")
 
 
 @sampling.command()
@@ -407,4 +404,4 @@ def diff(a, b, by, comm, event, level, top, output, plot, quiet):
             write_table(d.to_frame(), output, inputs=[a, b], what="table")
             written.append(output)
         written += _write_figures({"plot": (plot, lambda: d.plot(top=top))})
-    click.echo(f"sampling diff: {d.line()}{_wrote(written)}")
+    click.echo(f"sampling diff: {d.line()}{wrote(written)}")
