@@ -34,6 +34,22 @@ def test_unsupported_and_zero(fake_perf, monkeypatch):
     # an event without a count showed cv 0 beside its NaN median, a variation measured as none
     cv = res.events.set_index("event")["cv"]
     assert cv.isna().tolist() == [True, True, False], cv
+    # the table shown said NaN where the counts were: it says perf's words, and no CV
+    s = res.summary()
+    assert s["alone"].tolist()[:2] == ["<not supported>"] * 2 and s["cv"].tolist()[:2] == ["", ""], s
+    assert s.loc["page-faults", "alone"] == res.events.set_index("event").loc["page-faults", "alone"] > 0
+    assert "NaN" not in repr(res) and "nan" not in repr(res)
+
+
+def test_cli_probe_without_a_pmu_shows_no_nan(fake_perf, cli, monkeypatch):
+    """On a machine without a PMU the probe table showed NaN as the count and CV of every hardware event."""
+    monkeypatch.setenv("FAKE_PERF_UNSUPPORTED", "cycles,instructions")
+    res = cli(["probe", "cycles", "instructions", "page-faults", "--runs", "2", "--", "true"])
+    assert res.exit_code == 0, res.stderr
+    assert "NaN" not in res.stdout and "nan" not in res.stdout, res.stdout
+    rows = {line.split()[0]: line.split()[1:] for line in res.stdout.splitlines()[2:-1]}
+    assert rows["cycles"] == ["hardware", "<not", "supported>", "unsupported"], res.stdout
+    assert rows["page-faults"][0] == "software" and float(rows["page-faults"][1]) > 0, res.stdout
 
 
 def test_result_object(fake_perf):

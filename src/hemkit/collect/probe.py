@@ -86,6 +86,14 @@ class ProbeOptions:
             raise InputError(f"timeout must be a number of seconds above 0, got {self.timeout}", param="timeout")
 
 
+#: what the probe table shows where an event has no count, by its verdict (perf's words where perf said it)
+_NO_COUNT = {
+    "unsupported": "<not supported>",
+    "not counted even alone": "<not counted>",
+    "no output from perf": "no output",
+}
+
+
 @result
 class ProbeResult(Result):
     """Outcome of :func:`probe`.
@@ -93,8 +101,8 @@ class ProbeResult(Result):
     Attributes
     ----------
     events : DataFrame
-        One row per event: ``event``, ``kind``, ``alone`` (median count), ``cv`` (NaN without a
-        count), ``verdict``.
+        One row per event: ``event``, ``kind``, ``alone`` (median count; NaN without one),
+        ``cv`` (NaN without a count), ``verdict``.
     steps : DataFrame
         The growing-group trials: ``size``, ``added``, ``ok``, ``note``.
     budget : int or None
@@ -133,8 +141,20 @@ class ProbeResult(Result):
     settings: CounterSettings | None = None
 
     def summary(self) -> pd.DataFrame:
-        """Per event: kind, median count alone, run-to-run CV and the verdict."""
-        return self.events.set_index("event")
+        """Per event: kind, median count alone, run-to-run CV and the verdict.
+
+        An event without a count says why in perf's words (``<not supported>``,
+        ``<not counted>``) where its count would be, and has no CV: never NaN
+        (:attr:`events` keeps the numbers, NaN there).
+        """
+        table = self.events.set_index("event")
+        missing = table["alone"].isna().to_numpy()
+        if not missing.any():
+            return table
+        out = table.astype({"alone": object, "cv": object})
+        out.loc[missing, "alone"] = [_NO_COUNT.get(v, "no count") for v in table.loc[missing, "verdict"]]
+        out.loc[missing, "cv"] = ""
+        return out
 
     def line(self) -> str:
         """The finding in one line, with the number of perf runs it took."""
