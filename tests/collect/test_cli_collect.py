@@ -119,6 +119,34 @@ def test_export_drop_constant_and_raw_files(tmp_path, cli):
     assert pd.read_csv(tmp_path / "d.csv")["event"].unique().tolist() == ["a"]
 
 
+def test_export_of_interval_files_writes_the_sums_perf_printed(tmp_path, cli):
+    """export summed perf stat -I intervals in floats and wrote task-clock 51.96000000000001 for 51.96 msec."""
+    from decimal import Decimal
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    ms = [
+        ["8.26", "7.91", "5.11", "9.19", "7.78", "8.21", "5.52"],
+        ["5.11", "9.19", "7.78", "8.21", "5.93", "9.96", "9.3"],
+        ["3.14", "5.9", "4.33"],
+    ]
+    for r, clock in enumerate(ms):  # written in the layout of perf 6.1's 'perf stat -I 10 -x,'; the values made up
+        lines = ["# started on Sun Nov 22 00:13:16 2026", ""]
+        for k, v in enumerate(clock):
+            t, ns = f"{0.01 * (k + 1) + 0.002315594:.9f}", int(float(v) * 1e6) + 17 * r
+            lines += [f"     {t},{v},msec,task-clock,{ns},100.00,0.582,CPUs utilized"]
+            lines += [f"     {t},{3928 + 1000 * k + r},,page-faults,{ns},100.00,675.307,K/sec"]
+        (folder / f"run_{r + 1}.csv").write_text("\n".join(lines) + "\n")
+    res = cli(["export", folder, "-o", tmp_path / "r.csv"])
+    assert res.exit_code == 0, res.stderr
+    text = (tmp_path / "r.csv").read_text().splitlines()[1:]
+    got = {(f.split(",")[1], f.split(",")[2]): f.split(",")[3] for f in text}
+    for r, clock in enumerate(ms):
+        assert sum(map(float, clock)) != float(sum(map(Decimal, clock)))  # float sums add digits here
+        assert got[(f"run_{r + 1}", "task-clock")] == str(sum(map(Decimal, clock))), text
+        assert got[(f"run_{r + 1}", "page-faults")] == f"{sum(3928 + 1000 * k + r for k in range(len(clock)))}.0"
+
+
 def test_deprecated_collect_export(fake_perf, plan_file, tmp_path, cli):
     cli(["collect", plan_file, "--runs", "3", "--", "true"])
     res = cli(["collect", "--export", tmp_path / "plan.db", tmp_path / "x.csv"])

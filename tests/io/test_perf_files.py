@@ -179,11 +179,30 @@ def test_a_folder_of_one_interval_file_is_not_told_to_give_a_folder(tmp_path, ba
 
 def test_intervals_are_summed_and_idle_intervals_count_zero():
     (run,) = read_perf_file(PERF / "interval.csv")
-    assert run.values == {"task-clock": 1.14 + 0.18, "page-faults": 74.0, "context-switches": 7.0}
+    # 1.14 + 0.18 msec as printed: 1.32 (adding the floats gives 1.3199999999999998)
+    assert run.values == {"task-clock": 1.32, "page-faults": 74.0, "context-switches": 7.0}
     (jrun,) = read_perf_file(PERF / "interval.json")
     lines = [json.loads(s) for s in (PERF / "interval.json").read_text().splitlines() if s.startswith("{")]
     want = sum(float(o["counter-value"]) for o in lines if o["event"] == "page-faults" and o["event-runtime"])
     assert jrun.values["page-faults"] == want
+
+
+def test_interval_sums_are_the_printed_numbers_summed_without_float_noise():
+    """Summing -I intervals in floats gave a run's task-clock 96.14999999999999 msec for the 96.15 perf printed."""
+    from decimal import Decimal
+
+    from hemkit.core.numbers import exact_sum
+
+    real = Path(__file__).parents[1] / "mpx" / "data" / "ocoe_interval.csv"  # real perf -I output, 20 intervals
+    fields = [s.split(",") for s in real.read_text().splitlines() if s.strip() and not s.startswith("#")]
+    (run,) = read_perf_file(real)
+    clock = [f[1] for f in fields if f[3] == "task-clock"]
+    assert sum(map(float, clock)) != 96.15 and run.values["task-clock"] == 96.15 == float(sum(map(Decimal, clock)))
+    faults = sum(int(f[1]) for f in fields if f[3] == "page-faults")
+    assert run.values["page-faults"] == faults and run.values["page-faults"].is_integer()
+    # whole numbers of any size sum as integers; decimals as the decimals they are
+    assert exact_sum([2.0**53, 1.0, 1.0]) == 2.0**53 + 2 and exact_sum([0.1, 0.2]) == 0.3
+    assert exact_sum([0.1, float("inf")]) == float("inf")
 
 
 @pytest.mark.parametrize("name", ["interval.csv", "interval.json"])

@@ -11,6 +11,8 @@ fractional, infinite or NaN is printed compactly (``5.8e+90``), never as 90 digi
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 #: counts of 64-bit counters are below this; larger numbers are no count perf can print
@@ -58,4 +60,29 @@ def plural(n: int, noun: str, many: str | None = None) -> str:
     return f"{n} {noun if n == 1 else (many or noun + 's')}"
 
 
-__all__ = ["COUNTER_LIMIT", "format_count", "format_percent", "plural"]
+def exact_sum(values: Iterable[float]) -> float:
+    """The sum of counts as the numbers they were written as, with no digit of float rounding added.
+
+    Whole numbers are summed as integers (exact at any size, and the result is the whole
+    number).  Otherwise each value is taken as the shortest decimal that reads back as it
+    (``repr``: the digits perf printed, ``5.82``), those are summed exactly, and the result
+    is the float nearest that decimal: ``3.14 + 5.9 + 4.33`` is ``13.37``, where adding the
+    floats gives ``13.370000000000001`` (and so does :func:`math.fsum`, which sums the floats'
+    binary values exactly, not the decimals they stand for).
+
+    Examples
+    --------
+    >>> exact_sum([3.14, 5.9, 4.33]), sum([3.14, 5.9, 4.33])
+    (13.37, 13.370000000000001)
+    >>> exact_sum([3928.0, 5753.0]), exact_sum([])
+    (9681.0, 0.0)
+    """
+    vals = list(values)
+    if all(v.is_integer() for v in map(float, vals)):
+        return float(sum(int(v) for v in vals))
+    if not all(math.isfinite(v) for v in vals):
+        return math.fsum(vals)  # inf or NaN: what adding them gives
+    return float(sum((Decimal(repr(float(v))) for v in vals), Decimal(0)))
+
+
+__all__ = ["COUNTER_LIMIT", "exact_sum", "format_count", "format_percent", "plural"]

@@ -20,12 +20,16 @@ Rules
   others, ``<not supported>``, reads what they read and is one of their group.
 - **Intervals** (``-I``): the run's count of an event is the sum of its interval counts, which
   is what perf prints without ``-I``; an interval printed ``<not counted>`` with zero running
-  time (the task did not run) counts 0.  If perf printed its own total (``--summary``), that
-  total is used.  An interval without a line for an event the others print is refused: perf
-  prints every event in every interval, so the file was cut short and its sum is not the run's.
+  time (the task did not run) counts 0.  The sum is of the numbers as printed
+  (:func:`hemkit.core.numbers.exact_sum`): whole counts give the whole number, ``msec`` values
+  their decimals, never float noise (``13.370000000000001``).  If perf printed its own total
+  (``--summary``), that total is used.  An interval without a line for an event the others
+  print is refused: perf prints every event in every interval, so the file was cut short and
+  its sum is not the run's.
 - **Per CPU** (``-A``, ``--per-core``, ``--per-socket``, ``--per-die``, ``--per-node``,
-  ``--per-thread``): the counts are summed over CPUs (``per_cpu="sum"``, what perf prints
-  without these options) or kept apart as events ``task-clock@CPU0`` (``per_cpu="split"``).
+  ``--per-thread``): the counts are summed over CPUs as intervals are (``per_cpu="sum"``, what
+  perf prints without these options) or kept apart as events ``task-clock@CPU0``
+  (``per_cpu="split"``).
 - **Refused** (an :class:`~hemkit.core.errors.InputError` naming the file, line and event):
   ``perf stat -r N`` output (perf's mean of N runs; the single runs are lost), decimal commas
   (``LC_ALL=C perf stat ...``), an event printed twice, a line that is not perf's, one run in two
@@ -61,7 +65,7 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.errors import Fix, HemkitWarning, InputError
-from hemkit.core.numbers import format_count
+from hemkit.core.numbers import exact_sum, format_count
 from hemkit.core.readings import Readings
 from hemkit.io.formats import input_stem, read_input
 from hemkit.io.perf_stat import PerfLine, scan_perf_stat
@@ -326,7 +330,7 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
         _check_intervals(path, lines)
     use = totals or lines  # perf's own total (no -I, or --summary) wins over summing intervals
     seen: dict[tuple[str, str, float], int] = {}  # (event, aggr, interval time or -1): line
-    values: dict[str, float] = {}
+    counts: dict[str, list[float]] = {}  # event -> its counts: one, or one per interval or CPU
     unsupported: dict[str, str] = {}
     ran = _core_pmus(use)
     problem, kept = _migrated(path, use, ran), []
@@ -337,7 +341,7 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
             raise InputError(f"{_where(path, p)} is printed twice (also line {seen[key]}); one run per file")
         seen[key] = p.line
         event = f"{p.event}@{p.aggr}" if p.aggr and options.per_cpu == "split" else p.event
-        values.setdefault(event, 0.0)
+        counts.setdefault(event, [])
         if p.status == "not supported":
             unsupported.setdefault(event, _where(path, p))
             continue
@@ -351,10 +355,12 @@ def _run(path: Path, block: int, lines: list[PerfLine], options: PerfOptions) ->
         else:
             problem = problem or why
         if p.status == "ok":
-            values[event] += p.value
+            counts[event].append(p.value)
     if kept:
         more = f" and {len(kept) - 1} more reading(s)" if len(kept) > 1 else ""
         warnings.warn(f"{kept[0]}{more}: kept perf's estimate", HemkitWarning, stacklevel=4)
+    # summed as the numbers perf printed: whole counts stay whole, 3.14 + 5.9 + 4.33 msec is 13.37 (not ...0001)
+    values = {e: exact_sum(c) for e, c in counts.items()}
     events = tuple(values)
     for e in [*unsupported, *idle]:
         del values[e]
