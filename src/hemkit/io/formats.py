@@ -266,6 +266,82 @@ def read_input(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
         raise InputError(f"{name}: cannot be read ({exc.strerror or type(exc).__name__})") from None
 
 
+def cut_last_line(text: str | bytes) -> str | None:
+    """The last line of ``text`` if it does not end with a newline (a file cut short), else None.
+
+    hemkit and perf end every line they write, the last one too; a last line without its
+    newline is where a copy, a download or a full disk stopped, possibly inside a number
+    (``123`` of ``123456``, which reads as a count all the same).  A last line of blanks
+    only cut nothing and is not reported.
+
+    Examples
+    --------
+    >>> cut_last_line("run,value\\n1,123456\\n"), cut_last_line("run,value\\n1,123"), cut_last_line(b"")
+    (None, '1,123', None)
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    last = text[text.rfind("\n") + 1 :]
+    return last if last.strip() and not last.endswith("\r") else None
+
+
+def check_last_line(path: str | os.PathLike[str], text: str | bytes | None = None) -> None:
+    """Refuse a text input whose last line is cut (no newline at its end): see :func:`cut_last_line`.
+
+    ``text`` is the file's content when the caller has read it already; else the file's end is
+    read (decompressed: a compressed file is read through to its end).
+
+    Raises
+    ------
+    InputError
+        ``FILE: the last line is cut (no newline at the end): '...'``, with what to do if the
+        file is complete after all.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> _ = open(p, "w").write("group,run,event,value\\n1,1,a,123")
+    >>> check_last_line(p)
+    Traceback (most recent call last):
+    ...
+    hemkit.core.errors.InputError: ...t.csv: the last line is cut (no newline at the end): '1,1,a,123'; ...
+    """
+    if text is None:
+        text = read_tail(path)
+    last = cut_last_line(text)
+    if last is None:
+        return
+    shown = last if len(last) <= 80 else f"{last[:77]}..."
+    raise InputError(
+        f"{path}: the last line is cut (no newline at the end): {shown!r}; hemkit and perf end every line "
+        "they write, so the file was cut short and its last value may be part of a number; copy it again, "
+        "or end it with a newline if it is complete"
+    )
+
+
+def read_tail(path: str | os.PathLike[str], n: int = 4096) -> bytes:
+    """The last ``n`` bytes of an input file's content (decompressed: :func:`open_input`), or all of a shorter one.
+
+    Examples
+    --------
+    >>> import gzip, os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.csv.gz")
+    >>> _ = open(p, "wb").write(gzip.compress(b"a,b\\n1,2\\n"))
+    >>> read_tail(p, 4)
+    b'1,2\\n'
+    """
+    with open_input(path, "rb") as fh:
+        if compression(path) is None:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - n))
+            return fh.read()
+        tail = b""
+        while chunk := fh.read(1 << 20):
+            tail = (tail + chunk)[-n:]
+        return tail
+
+
 def input_stem(path: str | os.PathLike[str]) -> str:
     """A file's name without its compression suffix and then its suffix: ``run_7.csv.gz`` -> ``run_7``.
 
@@ -540,14 +616,17 @@ __all__ = [
     "TABLE_VERSION",
     "TABLE_VERSION_KEY",
     "check_figure_name",
+    "check_last_line",
     "check_plain_name",
     "check_table_name",
     "check_version",
     "compression",
+    "cut_last_line",
     "input_stem",
     "is_parquet_name",
     "open_input",
     "read_head",
     "read_input",
+    "read_tail",
     "strip_compression_suffix",
 ]

@@ -33,7 +33,9 @@ Rules
 - **Refused** (an :class:`~hemkit.core.errors.InputError` naming the file, line and event):
   ``perf stat -r N`` output (perf's mean of N runs; the single runs are lost), decimal commas
   (``LC_ALL=C perf stat ...``), an event printed twice, a line that is not perf's, one run in two
-  files (a copy: every count and nanosecond running time alike).
+  files (a copy: every count and nanosecond running time alike), a file whose last line has no
+  newline (perf ends every line: the file was cut short, maybe inside a percentage, ``100.00``
+  -> ``10``).
 - **Readings that cannot be trusted** are refused, naming the file, run, line and event,
   unless ``unusable="drop"``: ``<not supported>`` (the event cannot be counted here: it is
   dropped from its group), ``<not counted>``, a percentage below 100 (multiplexed: perf
@@ -67,7 +69,7 @@ import pandas as pd
 from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.numbers import exact_sum, format_count
 from hemkit.core.readings import Readings
-from hemkit.io.formats import input_stem, read_input
+from hemkit.io.formats import check_last_line, input_stem, read_input
 from hemkit.io.perf_stat import PerfLine, scan_perf_stat
 
 #: counts at or above this are counter wrap-arounds or scaled garbage (48-bit counters)
@@ -419,7 +421,9 @@ def read_perf_file(path: str | os.PathLike[str], options: PerfOptions | None = N
     """
     options = options or PerfOptions()
     path = Path(os.fspath(path))
-    scan = scan_perf_stat(read_text(path), source=str(path))
+    text = read_text(path)
+    check_last_line(path, text)  # cut inside its last line: perf ends every line, the last one too
+    scan = scan_perf_stat(text, source=str(path))
     if not scan.lines:
         raise InputError(f"{path}: no event lines (perf stat -x, or -j output expected)")
     var = next((p for p in scan.lines if math.isfinite(p.variance)), None)

@@ -36,12 +36,15 @@ from hemkit.io.formats import (
     PARQUET_MAGIC,
     TABLE_VERSION,
     TABLE_VERSION_KEY,
+    check_last_line,
     check_table_name,
     check_version,
     compression,
+    cut_last_line,
     is_parquet_name,
     open_input,
     read_head,
+    read_tail,
 )
 
 if TYPE_CHECKING:
@@ -174,8 +177,9 @@ def read_table(
     Raises
     ------
     InputError
-        Missing, a folder, empty, not UTF-8, unreadable as CSV or Parquet, a column name
-        given twice, a Parquet file of a newer hemkit.
+        Missing, a folder, empty, not UTF-8, unreadable as CSV or Parquet, a CSV file whose
+        last line is cut (no newline at its end: :func:`hemkit.io.formats.check_last_line`),
+        a column name given twice, a Parquet file of a newer hemkit.
 
     Examples
     --------
@@ -211,7 +215,13 @@ def read_table(
     except MemoryError:
         raise InputError(f"{path}: too large to read") from None
     except Exception as exc:  # pandas and pyarrow raise many kinds of exception on bad bytes
+        if not parquet:
+            check_last_line(path)  # a file cut inside a quoted cell: the cut is what to say
         raise InputError(f"{path}: cannot be read as {'Parquet' if parquet else 'CSV'} ({_first_line(exc)})") from None
+    if not parquet:
+        # a last line without its newline was cut short, maybe inside a number ('123' of '123456'), which
+        # reads as a value all the same: refused (a row with fewer fields, which reads as a hole, too)
+        check_last_line(path)
     _check_header(path, names)
     return table
 
@@ -433,6 +443,8 @@ def numeric_csv(path: PathLike) -> tuple[list[str], np.ndarray] | None:
         return None
     if values.shape[0] and values.shape[1] != len(header):
         return None
+    if cut_last_line(read_tail(path)) is not None:
+        return None  # read_table says it is cut
     return header, values.reshape(-1, len(header))
 
 

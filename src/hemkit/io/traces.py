@@ -22,7 +22,8 @@ each file gzip, bzip2 or xz compressed or not (``gzip_r3.csv.gz``: told by its f
 read as the file it holds, the run and workload named as for ``gzip_r3.csv``)
 
 and refuses, naming the file, run, event and interval, everything an estimator must never
-see: an event printed twice for one interval, a missing interval, negative, infinite or
+see: a file cut short inside its last line (no newline at its end), an event printed twice
+for one interval, a missing interval, negative, infinite or
 unreadable counts, negative or fractional steps, steps that jump (a huge step would ask for
 all the memory), ``<not supported>`` events, and, for a ground-truth trace, a run that was
 multiplexed (``percent`` < 100).  Counts of 2^47 and more are counter wrap-arounds (the
@@ -51,7 +52,14 @@ import pandas as pd
 from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.numbers import COUNTER_LIMIT, format_count, plural
 from hemkit.io.atomic import write_text
-from hemkit.io.formats import PARQUET_MAGIC, PARQUET_SUFFIXES, open_input, read_head, strip_compression_suffix
+from hemkit.io.formats import (
+    PARQUET_MAGIC,
+    PARQUET_SUFFIXES,
+    check_last_line,
+    open_input,
+    read_head,
+    strip_compression_suffix,
+)
 from hemkit.io.perf_stat import scan_perf_stat
 from hemkit.io.table import read_table, write_table
 
@@ -476,6 +484,7 @@ def read_trace(
                     text = fh.read()
             except OSError as exc:
                 raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+            check_last_line(path, text)  # perf ends every line: a file without its last newline was cut short
             name = strip_compression_suffix(path.name)  # gzip_r1.csv.gz is run gzip_r1, as gzip_r1.csv
             run = name.rsplit(".", 1)[0] if "." in name else name
             table = parse_trace(text, run=run, ocoe=ocoe, source=str(path))
