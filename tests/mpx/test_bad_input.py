@@ -200,6 +200,17 @@ MPX_TABLES = {
         lambda p: mpx_table().sort_values(["event", "step"]).iloc[:-4].to_csv(p, index=False),
         ["'c'", "cut short"],
     ),
+    # cut at an event boundary in its last run (written run by run, event by event, as 'mpx emulate' writes):
+    # that run lost its last event whole, every interval check passed and its series were left out, exit 0
+    "cut short in the last run": (
+        lambda p: (
+            pd.concat([mpx_table(), mpx_table().assign(run="r2")])
+            .sort_values(["run", "event", "step"])
+            .iloc[:-12]
+            .to_csv(p, index=False)
+        ),
+        ["m.csv", "run 'r2', the file's last, has 2 events, run 'r1' of its workload 3", "'c'", "cut short"],
+    ),
 }
 
 
@@ -209,6 +220,20 @@ def test_bad_multiplexed_input_to_estimate(bad_input, tmp_path, case):
     bad = tmp_path / "m.csv"
     write(bad)
     bad_input(["mpx", "estimate", bad, "-o", tmp_path / "e.csv"], names=names, watch=[tmp_path])
+
+
+def test_a_table_whose_last_run_lacks_events_is_read_only_where_that_cannot_be_a_cut(cli, tmp_path):
+    """The check of a cut last run compares runs of one workload: another workload may read other events."""
+    two = pd.concat([mpx_table().assign(workload="w1"), mpx_table().assign(run="r2", workload="w2")])
+    two[~((two["run"] == "r2") & (two["event"] == "c"))].to_csv(tmp_path / "two.csv", index=False)
+    r = cli(["mpx", "estimate", tmp_path / "two.csv", "-o", tmp_path / "e.csv"])
+    assert r.exit_code == 0, r.stderr
+    # a ground-truth trace (mpx emulate and score read them) cut the same way is refused as well
+    truth = pd.concat([mpx_table(), mpx_table().assign(run="r2")]).rename(columns={"raw": "value"})
+    truth["value"] = 5.0
+    truth.sort_values(["run", "event", "step"]).iloc[:-12].to_csv(tmp_path / "t.csv", index=False)
+    r = cli(["mpx", "emulate", tmp_path / "t.csv", "-o", tmp_path / "m.csv"])
+    assert r.exit_code == 2 and "the file's last, has 2 events" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize(

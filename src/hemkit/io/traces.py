@@ -409,7 +409,36 @@ def _tidy_from_table(table: pd.DataFrame, where: str, *, ocoe: bool) -> pd.DataF
             f"other events of the run {lengths.loc[run] + 1}: the events of a run are read together "
             "(was the file cut short?)"
         )
+    _check_last_run(out, where)
     return out
+
+
+def _check_last_run(table: pd.DataFrame, where: str) -> None:
+    """Refuse a table whose last run reads fewer events than another run of its workload: a file cut short.
+
+    ``hemkit mpx emulate`` writes a run's events one after the other, so a file cut at
+    an event boundary leaves its last run without its last events, each remaining one whole: every
+    interval check passes, and the run's missing events would simply be left out.
+    """
+    runs = table["run"].to_numpy()
+    last = runs[-1]
+    same = runs != last
+    if "workload" in table.columns and not table["workload"].isna().any():
+        workload = table["workload"].to_numpy()
+        same &= workload == workload[-1]
+    if not same.any():
+        return  # the only run (of its workload): nothing to tell a cut by
+    have = set(table.loc[runs == last, "event"])
+    for run, events in table[same].groupby("run", sort=False)["event"]:
+        read = list(dict.fromkeys(events))
+        if have < set(read):
+            missing = [e for e in read if e not in have]
+            names = ", ".join(repr(e) for e in missing[:5]) + (" ..." if len(missing) > 5 else "")
+            raise InputError(
+                f"{where}: run {last!r}, the file's last, has {len(have)} events, run {run!r} of its workload "
+                f"{len(read)}: it has no rows for {names}; the file ends inside that run (was it cut short?); "
+                "a run that read fewer events on purpose goes in a file of its own"
+            )
 
 
 def read_trace(
