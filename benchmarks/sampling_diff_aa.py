@@ -12,13 +12,18 @@ any key flagged is a false discovery.
     python benchmarks/sampling_diff_aa.py record --dir /tmp/hemkit-aa --runs 6
     # 2. keys flagged and pairs flagging anything, per program, with the library as it is
     python benchmarks/sampling_diff_aa.py score --dir /tmp/hemkit-aa [--set choice|check|fresh|fresh2|all] [--show]
+    # 3. several recordings a side: every split of a program's 6 recordings into 3 against 3 (10 splits)
+    python benchmarks/sampling_diff_aa.py splits --dir /tmp/hemkit-aa [--set ...] [--per-side 3] [--prior-df 4]
 
 Programs come in four sets: ``choice`` (looked at while choosing
 :func:`hemkit.sampling.profile.execution_variance`: its burst floor and scale), ``check``
 (scored once, with the choice frozen), ``fresh`` (recorded after that, scored once; what still
 flagged there led to :func:`hemkit.sampling.profile.execution_terms`) and ``fresh2`` (recorded
-after that, scored once).
-Results: BENCHMARKS.md, "Two profiles compared".
+after that, scored once).  With several recordings a side (``splits``: ``diff_recordings``, the
+moderated t) the prior weight :data:`hemkit.sampling.diff.PRIOR_DF` was chosen on ``choice``
+and the result checked on ``check``, ``fresh`` and ``fresh2``; ``fresh3`` (recorded for it) was
+scored once.
+Results: BENCHMARKS.md, "Two profiles compared" and "Several recordings a side".
 """
 
 from __future__ import annotations
@@ -35,8 +40,8 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.errors import HemkitWarning
-from hemkit.sampling.diff import profile_diff
-from hemkit.sampling.profile import read_samples
+from hemkit.sampling.diff import DiffOptions, diff_recordings, profile_diff
+from hemkit.sampling.profile import profile_shares, read_samples
 
 FREQ = 999
 PYTHON_LOOP = "d = {}\nfor i in range(2_500_000):\n    k = str(i % 50_000)\n    d[k] = d.get(k, 0) + i * i\n"
@@ -53,6 +58,8 @@ PERL_STRINGS = (
     'my %h; for my $i (1..6000000) { my $k = "w" . ($i % 70000); $h{$k} .= "x" if length($h{$k} // "") < 20 }'
 )
 PYTHON_SORT = "import random\nr = random.Random(1)\na = [r.random() for _ in range(3_000_000)]\na.sort()\n"
+JSON_ROWS = "[{'a%d' % i: [i, str(i), i * 0.5]} for i in range(150000)]"
+PYTHON_JSON = "import json\nfor _ in range(2):\n    json.loads(json.dumps(" + JSON_ROWS + "))\n"
 #: name -> (set, argv); INPUT is replaced by the generated text file
 PROGRAMS = {
     "sort": ("choice", ["sort", "-f", "-k2,2", "-k7n", "INPUT"]),
@@ -83,6 +90,14 @@ PROGRAMS = {
     "sqlite3-sort": ("fresh2", ["sqlite3", ":memory:", SQL_SORT]),
     "perl-hs0": ("fresh2", ["env", "PERL_HASH_SEED=0", "perl", "-e", PERL_STRINGS]),
     "python-sort": ("fresh2", ["env", "PYTHONHASHSEED=0", sys.executable, "-c", PYTHON_SORT]),
+    # recorded for several recordings a side (split 3 vs 3) before that diff was scored anywhere but on
+    # the choice set: scored once
+    "lz4": ("fresh3", ["lz4", "-12", "-c", "INPUT"]),
+    "b2sum": ("fresh3", ["b2sum"] + ["INPUT"] * 48),
+    "sed": ("fresh3", ["sed", "-E", "s/([a-z]+) ([0-9]+)/\\2 \\1/g", "INPUT"]),
+    "bc": ("fresh3", ["sh", "-c", "echo 'scale=2000; 4*a(1)' | bc -l"]),
+    "jq": ("fresh3", ["jq", "-R", "-n", '[inputs | split(" ") | length] | add', "INPUT"]),
+    "python-json": ("fresh3", ["env", "PYTHONHASHSEED=0", sys.executable, "-c", PYTHON_JSON]),
 }
 
 
@@ -187,6 +202,70 @@ def score(folder: str, which: str, show: bool) -> pd.DataFrame:
     return table
 
 
+def split_halves(n: int, k: int) -> list[tuple[list[int], list[int]]]:
+    """Every split of ``n`` recordings into ``k`` against ``k`` (disjoint), each unordered pair of sides once."""
+    out, seen = [], set()
+    for a in itertools.combinations(range(n), k):
+        for b in itertools.combinations([i for i in range(n) if i not in a], k):
+            if (b, a) in seen:
+                continue
+            seen.add((a, b))
+            out.append((list(a), list(b)))
+    return out
+
+
+def score_splits(folder: str, which: str, per_side: int, prior_df: float, show: bool) -> pd.DataFrame:
+    """A/A with several recordings a side: every split of each program's recordings, by symbol and by DSO."""
+    names = [n for n, (s, _) in PROGRAMS.items() if which in ("all", s)]
+    data = load(folder, names)
+    rows = []
+    for name, runs in data.items():
+        if len(runs) < 2 * per_side:
+            continue
+        for by in ("sym", "dso"):
+            profiles = [profile_shares(r, by=by) for r in runs]
+            splits = keys = flagged = any_ = 0
+            for a, b in split_halves(len(runs), per_side):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", HemkitWarning)
+                    d = diff_recordings(
+                        [profiles[i] for i in a],
+                        [profiles[i] for i in b],
+                        by=by,
+                        options=DiffOptions(prior_df=prior_df),
+                    )
+                ch = d.table["changed"].to_numpy(dtype=bool)
+                splits += 1
+                keys += len(ch)
+                flagged += int(ch.sum())
+                any_ += bool(ch.any())
+                if show and ch.any():
+                    for key, row in d.table[ch].iterrows():
+                        print(
+                            f"    {name} {a}/{b} {by}: {key}: {100 * row['share_a']:.2f} % -> "
+                            f"{100 * row['share_b']:.2f} % (spread {100 * row['spread_a']:.2f}, "
+                            f"{100 * row['spread_b']:.2f}), p {row['p_value']:.2g}"
+                        )
+            rows.append(
+                {
+                    "program": name,
+                    "set": PROGRAMS[name][0],
+                    "by": by,
+                    "splits": splits,
+                    "keys": keys,
+                    "flagged": flagged,
+                    "splits_any": any_,
+                }
+            )
+    table = pd.DataFrame(rows)
+    total = table.groupby(["set", "by"], sort=False)[["splits", "keys", "flagged", "splits_any"]].sum().reset_index()
+    total["program"] = "all"
+    table = pd.concat([table, total], ignore_index=True)
+    table["keys flagged"] = (table["flagged"] / table["keys"]).round(4)
+    table["splits flagging any"] = (table["splits_any"] / table["splits"]).round(3)
+    return table
+
+
 def markdown(table: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(map(str, row)) + " |" for row in table.itertuples(index=False)]
@@ -195,15 +274,19 @@ def markdown(table: pd.DataFrame) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["record", "score"])
+    ap.add_argument("what", choices=["record", "score", "splits"])
     ap.add_argument("--dir", default="/tmp/hemkit-aa")
     ap.add_argument("--runs", type=int, default=6)
-    ap.add_argument("--set", default="all", choices=["choice", "check", "fresh", "fresh2", "all"])
+    ap.add_argument("--set", default="all", choices=["choice", "check", "fresh", "fresh2", "fresh3", "all"])
     ap.add_argument("--show", action="store_true", help="print every key flagged")
+    ap.add_argument("--per-side", type=int, default=3, help="recordings a side (splits)")
+    ap.add_argument("--prior-df", type=float, default=4.0, help="DiffOptions.prior_df (splits; inf: the model alone)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     if args.what == "record":
         record(args.dir, args.runs)
+    elif args.what == "splits":
+        print(markdown(score_splits(args.dir, args.set, args.per_side, args.prior_df, args.show)))
     else:
         print(markdown(score(args.dir, args.set, args.show)))
     print(f"\n({time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f})")

@@ -362,7 +362,7 @@ def check(periods, freqs, granularities, threads, runs, event, level, methods, s
 @click.argument("a", type=click.Path())
 @click.argument("b", type=click.Path())
 @BY_OPTION
-@click.option("--comm", help="Only samples of this command (both profiles).")
+@click.option("--comm", help="Only samples of this command (both sides).")
 @click.option("--event", help="Only samples of this event (default: the most sampled one of several).")
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Interval level; FDR is 1 - level.")
 @click.option("--top", type=POSITIVE, default=20, show_default=True, help="Rows to show (and to plot).")
@@ -370,34 +370,30 @@ def check(periods, freqs, granularities, threads, runs, event, level, methods, s
 @plot_option(help="Figure: the largest share changes with their intervals, changed ones marked.")
 @quiet_option()
 def diff(a, b, by, comm, event, level, top, output, plot, quiet):
-    """Which functions' shares changed from profile A to profile B, with a controlled false discovery rate.
+    """Which functions' shares changed from A to B, with a controlled false discovery rate.
 
     \b
     perf record -e cpu-clock -F 997 -o before.data -- ./prog    # the build before the change
     perf record -e cpu-clock -F 997 -o after.data -- ./prog     # ... and after, under the same name
     hemkit sampling diff before.data after.data --plot diff.png -o diff.csv
+    for i in 1 2 3; do perf record -e cpu-clock -F 997 -o before/$i.data -- ./prog; done   # and after/
+    hemkit sampling diff before/ after/ -o diff.csv             # several executions a side
 
-    Per key: share in A and B, the difference with its interval (from each profile's own
-    error of each share between executions: se_exec of sampling profile), and changed with
-    Benjamini-Hochberg at 1 - level.  --by tid needs two profiles of one recording (thread ids
-    of two executions never match): compare two executions --by comm.
+    A and B are each a perf.data file (or perf script text) or a folder of them, one execution
+    per file.  Per key: share in A and B, the difference with its interval, and changed with
+    Benjamini-Hochberg at 1 - level.  With one recording a side each share's error between
+    executions is modelled (se_exec of sampling profile); with several a side (a folder on both
+    sides) each share is measured per execution and the test is a moderated t: the measured
+    spread between executions shrunk toward the modelled one (columns recordings_a/_b,
+    spread_a/_b).  --by tid needs one recording a side (thread ids of two executions never
+    match): compare executions --by comm.
     """
-    from hemkit.core.errors import HemkitError
     from hemkit.io import write_table
-    from hemkit.sampling.diff import profile_diff
-    from hemkit.sampling.profile import read_samples
-
-    def _samples(path: str, side: str) -> Any:
-        try:
-            return read_samples(path, progress=not quiet)
-        except HemkitError as exc:
-            raise exc.reworded(f"{side}: {exc.message}") from exc
+    from hemkit.sampling.diff import DiffOptions, diff_recordings
 
     with warnings_to_stderr():
         _check_outputs({"table": output, "plot": plot}, inputs=[a, b])
-        sa = _samples(a, "A")
-        sb = sa if os.path.realpath(a) == os.path.realpath(b) else _samples(b, "B")
-        d = profile_diff(sa, sb, by=by, level=level, comm=comm, event=event)
+        d = diff_recordings(a, b, by=by, level=level, options=DiffOptions(comm=comm, event=event), progress=not quiet)
         _show(d.summary(top), f"share B - A by {by} ({format_percent(level)} intervals), largest changes first:")
         written = []
         if output:

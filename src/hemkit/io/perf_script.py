@@ -901,6 +901,51 @@ def read_perf_script(path: str | Path) -> pd.DataFrame:
     return parse_perf_script(data, source=str(p))
 
 
+def recording_files(source: str | os.PathLike[str]) -> list[Path]:
+    """The recordings a path stands for: the file itself, or every file of a folder in natural order.
+
+    A folder holds the recordings of one side of a comparison, one execution per file
+    (``perf record -o before/1.data``, ``before/2.data`` ...: ``perf.data`` or ``perf script``
+    text); hidden files (``.DS_Store``, editor backups) are left out.  Whether each file is a
+    recording is told when it is read.
+
+    Raises
+    ------
+    InputError
+        A path that does not exist, a folder that cannot be listed, holds a folder, or holds no
+        file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> for name in ("r10.data", "r2.data", ".hidden"):
+    ...     _ = (d / name).write_bytes(MAGIC)
+    >>> [p.name for p in recording_files(d)]
+    ['r2.data', 'r10.data']
+    """
+    from hemkit.io.perf_files import natural_key
+
+    p = Path(os.fspath(source))
+    if not p.is_dir():
+        if not p.exists():
+            raise InputError(f"{p}: no such file or folder")
+        return [p]
+    try:
+        entries = sorted((e for e in p.iterdir() if not e.name.startswith(".")), key=natural_key)
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be listed ({exc.strerror or type(exc).__name__})") from None
+    inner = next((e for e in entries if e.is_dir()), None)
+    if inner is not None:
+        raise InputError(
+            f"{p}: holds a folder {inner.name!r}; a folder is read as the recordings of one side, one perf.data "
+            "file per execution"
+        )
+    if not entries:
+        raise InputError(f"{p}: no perf.data files in the folder (a folder holds one recording per file)")
+    return entries
+
+
 __all__ = [
     "COLUMNS",
     "RECORD",
@@ -914,5 +959,6 @@ __all__ = [
     "perf_data_command",
     "recorded_program",
     "read_perf_script",
+    "recording_files",
     "warn_replaced",
 ]

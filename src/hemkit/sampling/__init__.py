@@ -12,7 +12,9 @@
   command or thread, with standard errors and intervals calibrated for periodic sampling
   (:func:`profile_shares`, :func:`systematic_variance`).
 - :mod:`hemkit.sampling.diff` -- which shares changed between two profiles, with intervals
-  from both profiles' errors and the false discovery rate held across keys (:func:`profile_diff`).
+  from both profiles' errors and the false discovery rate held across keys (:func:`profile_diff`),
+  or between several recordings a side, the spread between executions measured
+  (:func:`diff_recordings`, a moderated t).
 - :mod:`hemkit.sampling.record` -- perf record of a known-share C workload; interval coverage.
 - :mod:`hemkit.sampling.plots` -- the figures (``ax=None`` -> Axes).
 
@@ -28,7 +30,7 @@ Examples
 True
 """
 
-from hemkit.sampling.diff import ProfileDiff, profile_diff
+from hemkit.sampling.diff import DiffOptions, ProfileDiff, diff_recordings, profile_diff
 from hemkit.sampling.model import (
     ShareModel,
     bound_interval,
@@ -47,6 +49,7 @@ from hemkit.sampling.states import RunningStates, Task, Workload, generate_state
 __all__ = [
     "CheckOptions",
     "CoverageResult",
+    "DiffOptions",
     "KnownShareRun",
     "ProfileDiff",
     "RunningStates",
@@ -58,6 +61,7 @@ __all__ = [
     "Workload",
     "bound_interval",
     "capture_variance",
+    "diff_recordings",
     "generate_states",
     "profile_diff",
     "profile_shares",

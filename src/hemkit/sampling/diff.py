@@ -21,19 +21,23 @@ periods are compared as shares, and the result says so.
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from hemkit.core.errors import Fix, HemkitWarning, InputError
+from hemkit.core.errors import Fix, HemkitError, HemkitWarning, InputError
 from hemkit.core.normal import ndtri
 from hemkit.core.numbers import format_percent
+from hemkit.core.progress import ProgressLike, as_progress
 from hemkit.core.results import Result, result
-from hemkit.core.stats import fdr_bh, normal_sf
-from hemkit.io.perf_script import FIELDS, dso_name
+from hemkit.core.stats import fdr_bh, normal_sf, t_sf
+from hemkit.io.perf_script import FIELDS, dso_name, recording_files
 from hemkit.sampling.profile import (
     BY,
     SamplingProfile,
@@ -80,6 +84,12 @@ class ProfileDiff(Result):
     period_a, period_b : float
         Mean period (events per sample) of each side: where they differ the profiles are
         still compared as shares, and the result says so.
+    recordings_a, recordings_b : int
+        Recordings (executions) on each side: 1 and 1 for two profiles; with several a side
+        (:func:`diff_recordings`) the table has the columns of :data:`SEVERAL_COLUMNS`.
+    df : float
+        Degrees of freedom of the test and intervals: ``inf`` (normal) for two profiles,
+        the moderated t's ``prior_df + recordings_a + recordings_b - 2`` with several a side.
 
     Examples
     --------
@@ -118,6 +128,9 @@ class ProfileDiff(Result):
     samples_b: int
     period_a: float
     period_b: float
+    recordings_a: int = 1
+    recordings_b: int = 1
+    df: float = math.inf
 
     @property
     def changed(self) -> list[str]:
@@ -151,10 +164,17 @@ class ProfileDiff(Result):
             one_side.append(f"{len(self.only_a)} only in A")
         if self.only_b:
             one_side.append(f"{len(self.only_b)} only in B")
+        if self.recordings_a > 1 or self.recordings_b > 1:
+            sides = (
+                f"A {self.source_a} ({self.recordings_a} recordings, {self.samples_a} samples), "
+                f"B {self.source_b} ({self.recordings_b} recordings, {self.samples_b} samples); "
+                f"spread between executions measured (moderated t, {self.df:g} df)"
+            )
+        else:
+            sides = f"A {self.source_a} ({self.samples_a} samples), B {self.source_b} ({self.samples_b} samples)"
         return (
             f"{len(ch)} of {len(self.table)} {self.by} keys changed share at FDR "
-            f"{format_percent(1 - self.level)}{biggest}; "
-            f"A {self.source_a} ({self.samples_a} samples), B {self.source_b} ({self.samples_b} samples)"
+            f"{format_percent(1 - self.level)}{biggest}; {sides}"
             f"{'; ' + ', '.join(one_side) if one_side else ''}{events}"
         )
 
@@ -491,4 +511,453 @@ def profile_diff(
     )
 
 
-__all__ = ["COLUMNS", "ProfileDiff", "profile_diff"]
+# --------------------------------------------------------------------------------------------
+# several recordings a side: the spread between executions measured
+
+
+#: Prior degrees of freedom of the moderated variance: how many executions' worth the modelled
+#: variance (``se_exec``) counts for beside the measured spread (chosen on the A/A ``choice`` set
+#: of ``benchmarks/sampling_diff_aa.py``: BENCHMARKS.md, "Several recordings a side").
+PRIOR_DF = 4.0
+
+#: columns of the table with several recordings a side (:func:`diff_recordings`), after the key
+SEVERAL_COLUMNS = (*COLUMNS[:-1], "recordings_a", "recordings_b", "spread_a", "spread_b", "note")
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """What :func:`diff_recordings` compares, besides the key and the level.
+
+    Attributes
+    ----------
+    comm, event : str, optional
+        Keep only samples of this command / event (on both sides).
+    prior_df : float, default :data:`PRIOR_DF`
+        With several recordings a side: the degrees of freedom of the modelled variance, the
+        weight it gets beside the measured spread (``inf``: the modelled variance alone, scaled
+        as :func:`_prior_scale` says; 0: the measured spread alone, a plain pooled t).
+    """
+
+    comm: str | None = None
+    event: str | None = None
+    prior_df: float = PRIOR_DF
+
+
+def _t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile (``p >= 0.5``) of Student's t with ``df`` degrees of freedom (bisection on :func:`t_sf`)."""
+    if math.isinf(df):
+        return float(ndtri(p))
+    lo, hi = 0.0, 1.0
+    while t_sf(hi, df) > 1.0 - p:
+        hi *= 2.0
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        if t_sf(mid, df) > 1.0 - p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def _side(x: Any, side: str) -> list[tuple[str, Any]]:
+    """The recordings of one side: ``(name, item)`` for a file, a folder's files, a sequence or one object."""
+    if isinstance(x, str | os.PathLike):
+        try:
+            return [(str(f), f) for f in recording_files(x)]
+        except InputError as exc:
+            raise exc.reworded(f"{side}: {exc.message}") from exc
+    if isinstance(x, Sequence) and not isinstance(x, str | bytes):
+        out: list[tuple[str, Any]] = []
+        for item in x:
+            out += _side(item, side)
+        if not out:
+            raise InputError(f"{side}: no recordings given")
+        return out
+    if isinstance(x, pd.DataFrame):
+        return [(str(x.attrs.get("source", "samples")), x)]
+    if isinstance(x, SamplingProfile):
+        return [(x.source, x)]
+    raise InputError(
+        f"{side} must be a file, a folder, samples, a profile or a sequence of them, got {type(x).__name__}"
+    )
+
+
+def _read_one(name: str, item: Any, side: str, progress: Any) -> Any:
+    """A path's samples (any error names the side); anything else as it is."""
+    if isinstance(item, str | os.PathLike):
+        try:
+            return read_samples(item, progress=progress)
+        except HemkitError as exc:
+            raise exc.reworded(f"{side}: {exc.message}") from exc
+    return item
+
+
+def _selected(samples: pd.DataFrame, comm: str | None) -> pd.DataFrame:
+    return samples if comm is None or "comm" not in samples.columns else samples[samples["comm"] == comm]
+
+
+def _recordings_event(sides: dict[str, list[tuple[str, pd.DataFrame]]], comm: str | None) -> str | None:
+    """The event every recording is profiled on: refused where the recordings sampled no event in common.
+
+    Two profiles of different events are compared as shares (with a warning), but a measured spread of
+    recordings of different events is a spread of different things.
+    """
+    counts = {}
+    for side, recs in sides.items():
+        for name, df in recs:
+            kept = _selected(df, comm)
+            if "event" in df.columns and len(kept):  # one without samples of comm is refused when profiled
+                counts[(side, name)] = kept["event"].astype(str).value_counts()
+    if not counts:
+        return None
+    common: set[str] = set.intersection(*(set(c.index) for c in counts.values()))
+    if not common:
+        items = list(counts.items())
+        (s1, n1), c1 = items[0]
+        differs = [(k, c) for k, c in items[1:] if set(c.index) != set(c1.index)]
+        (s2, n2), c2 = next(((k, c) for k, c in differs if not set(c.index) & set(c1.index)), differs[0])
+        raise InputError(
+            f"recordings of different events: {s1} {n1} sampled {', '.join(c1.index)}, {s2} {n2} "
+            f"{', '.join(c2.index)}; record every execution with the same perf record -e"
+        )
+    total = sum((c.reindex(sorted(common)) for c in counts.values()), pd.Series(0, index=sorted(common)))
+    chosen = str(total.sort_values(ascending=False, kind="stable").index[0])
+    several = [(k, c) for k, c in counts.items() if len(c) > 1]
+    if several:
+        (side, name), c = several[0]
+        said = ", ".join(f"{e} {n}" for e, n in c.items())
+        other = [Fix("event", e) for e in sorted(common) if e != chosen][:1]
+        warnings.warn(
+            HemkitWarning(
+                f"{side}: {name}: samples of {len(c)} events ({said}); compared {chosen}, the most sampled of "
+                f"those every recording has" + (f" ({len(several)} recordings alike)" if len(several) > 1 else ""),
+                fix=other,
+            ),
+            stacklevel=3,
+        )
+    return chosen
+
+
+def _check_commands(side: str, recs: list[tuple[str, pd.DataFrame]], event: str | None) -> None:
+    """A side is several executions of one program: its recordings' most sampled commands must agree."""
+    if not recs or "comm" not in recs[0][1].columns:
+        return
+    top = []
+    for name, df in recs:
+        kept = df if event is None or "event" not in df.columns else df[df["event"].astype(str) == event]
+        counts = kept["comm"].astype(str).value_counts()
+        if len(counts):  # one without samples of the event is refused when profiled
+            top.append((name, str(counts.index[0]), set(counts.index)))
+    if len({t for _, t, _ in top}) <= 1:
+        return  # one command (or none to tell)
+    first = top[0]
+    other = next(t for t in top if t[1] != first[1])
+    shared = set.intersection(*(c for _, _, c in top))
+    raise InputError(
+        f"{side}: recordings of different commands ({first[0]}: {first[1]}, {other[0]}: {other[1]}): the "
+        "recordings of a side are executions of one program, whose spread is measured",
+        fix=[Fix("comm", first[1])] if first[1] in shared else [],
+    )
+
+
+def _several_keys(profiles: list[SamplingProfile], by: str) -> list[pd.Index]:
+    """Every profile's keys as the same thing is named in all of them (as :func:`profile_diff` matches two)."""
+    keys = [_raw_keys(p) for p in profiles]
+    if by == "dso":
+        shorts = [pd.Index(k.astype(str)).map(dso_name) for k in keys]
+        clash: set[str] = set()
+        for k, short in zip(keys, shorts):
+            paths = pd.Series(k.astype(str).to_numpy()).groupby(short.to_numpy()).nunique()
+            clash |= set(paths.index[paths > 1])
+        keys = [
+            pd.Index(np.where(short.isin(clash), k.astype(str), short), name="dso") for k, short in zip(keys, shorts)
+        ]
+    if by in ("sym", "dso"):
+        keys = [_jit_keys(k) for k in keys]
+    kinds = [isinstance(k, pd.MultiIndex) for k in keys]
+    if any(kinds) and not all(kinds):
+        bare = profiles[kinds.index(False)]
+        raise InputError(
+            f"{bare.source}: the samples carry no DSO names and other recordings' do, so their symbols cannot be "
+            f"matched; decode the perf.data with 'perf script -F {FIELDS}' (or diff them --by comm)"
+        )
+    return keys
+
+
+def _fill_variances(var: np.ndarray, n: np.ndarray, cols: list[int], other: list[int]) -> np.ndarray:
+    """Modelled variances of keys a recording did not sample: what their share would have there under no change.
+
+    The variance of a share falls as 1 / samples: a key's ``var x samples`` in the recordings of its side
+    that sampled it (else of the other side), at the samples of the recording that did not.
+    """
+    out = var.copy()
+    scaled = var * n[None, :]
+    for pool in (cols, other):
+        present = ~np.isnan(scaled[:, pool])
+        mean = np.where(
+            present.any(axis=1), np.nansum(scaled[:, pool], axis=1) / np.maximum(present.sum(axis=1), 1), np.nan
+        )
+        for j in cols:
+            gap = np.isnan(out[:, j])
+            out[gap, j] = mean[gap] / n[j]
+    return out
+
+
+def _prior_scale(measured: np.ndarray, model: np.ndarray, d: int) -> float:
+    """How much more the executions vary than modelled, over all keys: at least 1.
+
+    limma's estimate of the prior variance (Smyth 2004, Sec. 6.2, for a prior of infinite weight):
+    ``exp(mean(log(s^2 / s0^2)) - E[log(chi2_d / d)])`` over the keys with a measured spread, where
+    ``E[log(chi2_d / d)] = digamma(d / 2) - log(d / 2)``.  Below 1 it is taken as 1: the modelled
+    variance is deliberately generous for most keys (rare keys' binomial floor, the scale 1.5), and
+    scaling it down would undo that for the keys it is not generous to.
+    """
+    ok = (measured > 0) & (model > 0) & np.isfinite(measured) & np.isfinite(model)
+    if ok.sum() < 2:
+        return 1.0
+    expected = _digamma(d / 2.0) - math.log(d / 2.0)
+    return max(1.0, math.exp(float(np.mean(np.log(measured[ok] / model[ok]))) - expected))
+
+
+def _digamma(x: float) -> float:
+    """The digamma function for ``x > 0`` (recurrence to ``x >= 6``, then the asymptotic series)."""
+    out = 0.0
+    while x < 6.0:
+        out -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    return out + math.log(x) - 0.5 / x - f * (1 / 12 - f * (1 / 120 - f * (1 / 252 - f * (1 / 240 - f / 132))))
+
+
+def _several(
+    pa: list[SamplingProfile], pb: list[SamplingProfile], by: str, level: float, prior_df: float, sources: tuple
+) -> ProfileDiff:
+    """The moderated t of every key's mean share over the executions of each side (see :func:`diff_recordings`)."""
+    profiles = [*pa, *pb]
+    na, nb = len(pa), len(pb)
+    keyed = _several_keys(profiles, by)
+    keys = keyed[0]
+    for k in keyed[1:]:
+        keys = keys.append(k.difference(keys, sort=False))
+    m = len(keys)
+    share = np.zeros((m, na + nb))
+    count = np.zeros((m, na + nb), dtype=np.int64)
+    var = np.full((m, na + nb), np.nan)
+    for j, (p, k) in enumerate(zip(profiles, keyed)):
+        at = keys.get_indexer(k)
+        share[at, j] = p.table["share"].to_numpy(dtype=float)
+        count[at, j] = p.table["samples"].to_numpy()
+        var[at, j] = _se_between(p) ** 2
+    n = np.array([max(p.n_samples, 1) for p in profiles], dtype=float)
+    a, b = list(range(na)), list(range(na, na + nb))
+    model = np.empty_like(var)
+    model[:, a] = _fill_variances(var, n, a, b)[:, a]
+    model[:, b] = _fill_variances(var, n, b, a)[:, b]
+    mean_a, mean_b = share[:, a].mean(axis=1), share[:, b].mean(axis=1)
+    resid = ((share[:, a] - mean_a[:, None]) ** 2).sum(axis=1) + ((share[:, b] - mean_b[:, None]) ** 2).sum(axis=1)
+    d = na + nb - 2
+    measured = resid / d
+    prior = np.nan_to_num(model.mean(axis=1))
+    prior = prior * _prior_scale(measured, prior, d)
+    moderated = prior if math.isinf(prior_df) else (prior_df * prior + d * measured) / (prior_df + d)
+    se = np.sqrt(moderated * (1 / na + 1 / nb))
+    df = prior_df + d
+    diff = mean_b - mean_a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stat = np.abs(diff) / se
+    tail = normal_sf if math.isinf(df) else (lambda x: t_sf(x, df))
+    pv = np.array([min(1.0, 2.0 * tail(s)) if np.isfinite(s) else (1.0 if x == 0 else 0.0) for s, x in zip(stat, diff)])
+    q = fdr_bh(pv)
+    z = _t_quantile(0.5 + level / 2.0, df)
+    in_a, in_b = count[:, a].sum(axis=1) > 0, count[:, b].sum(axis=1) > 0
+    note = np.where(in_a & in_b, "", np.where(in_a, "only in A", "only in B"))
+    table = pd.DataFrame(
+        {
+            "share_a": mean_a,
+            "share_b": mean_b,
+            "difference": diff,
+            "lower": diff - z * se,
+            "upper": diff + z * se,
+            "p_value": pv,
+            "q_value": q,
+            "changed": q <= 1.0 - level,
+            "samples_a": count[:, a].sum(axis=1),
+            "samples_b": count[:, b].sum(axis=1),
+            "recordings_a": na,
+            "recordings_b": nb,
+            "spread_a": share[:, a].std(axis=1, ddof=1),
+            "spread_b": share[:, b].std(axis=1, ddof=1),
+            "note": note,
+        },
+        index=_labels(keys, by),
+    )
+    table = table.iloc[np.lexsort((-np.maximum(mean_a, mean_b), -np.abs(diff)))]
+    _warn_disjoint(keys, by, mean_a, mean_b, in_a, in_b)
+    labels = table.index.astype(str)
+
+    def period(side: list[SamplingProfile]) -> float:
+        return float(sum(p.table["period"].sum() for p in side) / max(sum(p.n_samples for p in side), 1))
+
+    return ProfileDiff(
+        table=table,
+        level=float(level),
+        by=by,
+        only_a=tuple(labels[table["note"].to_numpy() == "only in A"]),
+        only_b=tuple(labels[table["note"].to_numpy() == "only in B"]),
+        source_a=sources[0],
+        source_b=sources[1],
+        event_a=pa[0].event,
+        event_b=pb[0].event,
+        samples_a=int(sum(p.n_samples for p in pa)),
+        samples_b=int(sum(p.n_samples for p in pb)),
+        period_a=period(pa),
+        period_b=period(pb),
+        recordings_a=na,
+        recordings_b=nb,
+        df=float(df),
+    )
+
+
+def _side_name(x: Any, recs: list[tuple[str, Any]]) -> str:
+    if isinstance(x, str | os.PathLike):
+        return os.fspath(x)
+    return recs[0][0] if len(recs) == 1 else f"{recs[0][0]} and {len(recs) - 1} more"
+
+
+def diff_recordings(
+    a: Any,
+    b: Any,
+    *,
+    by: str = "sym",
+    level: float = 0.95,
+    options: DiffOptions | None = None,
+    progress: ProgressLike = None,
+) -> ProfileDiff:
+    """Which keys' shares changed from A to B, each side one recording or several executions.
+
+    With one recording a side this is :func:`profile_diff` (each share's error between
+    executions modelled: ``se_exec``).  With several a side, each key's share is measured in
+    every execution; a side's share is their mean, and the test uses the spread between
+    executions that was measured, moderated as limma's moderated t does (Smyth 2004): the
+    pooled variance of the per-execution shares around their side's mean, ``s^2`` with
+    ``d = n_a + n_b - 2`` degrees of freedom, is shrunk toward the modelled variance of one
+    execution's share ``s0^2`` (the mean ``se_exec^2`` of the key's recordings, times how much
+    more all keys' executions varied than modelled where they did, :func:`_prior_scale`),
+    which counts for ``d0 = prior_df`` degrees of freedom::
+
+        s~^2 = (d0 s0^2 + d s^2) / (d0 + d),   t = (mean_b - mean_a) / (s~ sqrt(1/n_a + 1/n_b))
+
+    and ``t`` is referred to Student's t with ``d0 + d`` degrees of freedom; the interval is
+    ``difference +- t_q s~ sqrt(1/n_a + 1/n_b)``; Benjamini-Hochberg across keys as with two
+    profiles.  A key whose speed varies between executions (a memory-bound phase) gets the
+    spread it showed; a key measured alike in every execution keeps about the model's error,
+    and with 3 recordings a side a raw variance on 4 degrees of freedom alone would be far
+    too noisy.  ``d0`` is fixed (:data:`PRIOR_DF`), not fitted across keys as limma does: a
+    profile by DSO has a handful of keys, and the modelled variances are generous for most
+    keys and short for a few, which a fit reads as a prior to scale down (BENCHMARKS.md,
+    "Several recordings a side").
+
+    Parameters
+    ----------
+    a, b : path, samples, profile, or a sequence of them
+        Each side: a ``perf.data`` / ``perf script`` file, a folder of them (one execution
+        per file, natural order), samples from :func:`~hemkit.sampling.profile.read_samples`,
+        a :class:`~hemkit.sampling.profile.SamplingProfile`, or a sequence of these.
+    by : {"sym", "dso", "comm", "tid"}
+        ``"tid"`` needs one recording a side (thread ids of two executions never match).
+    level : float in (0, 1), default 0.95
+        Level of the intervals; ``changed`` holds the false discovery rate at ``1 - level``.
+    options : DiffOptions, optional
+        ``comm``, ``event`` and ``prior_df``.
+    progress : bool or Progress, optional
+        Report the decoding of the recordings (see :mod:`hemkit.core.progress`).
+
+    Returns
+    -------
+    ProfileDiff
+        With several recordings a side, the columns of :data:`SEVERAL_COLUMNS`: also each
+        side's ``recordings`` and the measured ``spread`` (SD of the per-execution shares).
+
+    Raises
+    ------
+    InputError
+        Anything :func:`profile_diff` refuses; a folder without recordings; a file that is not
+        perf data (named); several recordings on one side and one on the other; recordings
+        that sampled no event in common; a side whose recordings are of different commands;
+        ``by="tid"`` with several recordings a side.
+
+    Examples
+    --------
+    Three executions a side, in which ``parse`` takes 30 % (then 40 %) of the time give or
+    take a point between executions:
+
+    >>> rng = np.random.default_rng(0)
+    >>> def run(parse):
+    ...     p = int(round(100 * (parse + rng.normal(0, 0.01))))
+    ...     seq = (["main"] * 5 + ["parse"] * p + ["solve"] * (95 - p)) * 20
+    ...     return pd.DataFrame({"sym": seq, "dso": "/usr/bin/app", "period": 1_000_000, "comm": "app",
+    ...                          "event": "cpu-clock", "tid": 1, "time": np.arange(len(seq))})
+    >>> d = diff_recordings([run(0.3) for _ in range(3)], [run(0.4) for _ in range(3)])
+    >>> d.changed, d.recordings_a, d.recordings_b, d.df
+    (['parse', 'solve'], 3, 3, 8.0)
+    """
+    options = options or DiffOptions()
+    if by not in BY:
+        raise InputError(f"cannot compare profiles by {by!r} (use {', '.join(BY)})")
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
+        raise InputError(f"level must be a number in (0, 1), got {level!r}", param="level")
+    prior = options.prior_df
+    if isinstance(prior, bool) or not isinstance(prior, int | float) or not prior >= 0:
+        raise InputError(f"prior_df must be a number of at least 0 (or inf), got {prior!r}", param="prior_df")
+    ra, rb = _side(a, "A"), _side(b, "B")
+    bar = as_progress(progress)
+    if len(ra) == 1 and len(rb) == 1:  # two profiles: exactly profile_diff
+        sa = _read_one(*ra[0], "A", bar)
+        same = all(isinstance(x, str | os.PathLike) for x in (ra[0][1], rb[0][1])) and os.path.realpath(
+            ra[0][1]
+        ) == os.path.realpath(rb[0][1])
+        sb = sa if same else _read_one(*rb[0], "B", bar)
+        return profile_diff(sa, sb, by=by, level=level, comm=options.comm, event=options.event)
+    if len(ra) == 1 or len(rb) == 1:
+        one, many = ("A", "B") if len(ra) == 1 else ("B", "A")
+        counts = {"A": len(ra), "B": len(rb)}
+        raise InputError(
+            f"{many} has {counts[many]} recordings and {one} one: the spread between executions is measured on "
+            f"each side, so give several recordings (a folder of them) on both sides, or one on each"
+        )
+    if by == "tid":
+        raise InputError(
+            "by 'tid' needs one recording a side: thread ids of two executions never match; compare the "
+            "executions' threads by command",
+            param="by",
+            fix=Fix("by", "comm"),
+        )
+    sides: dict[str, list[tuple[str, Any]]] = {}
+    for side, recs in (("A", ra), ("B", rb)):
+        sides[side] = [(name, _read_one(name, item, side, bar)) for name, item in recs]
+    frames = {s: [(n, x) for n, x in recs if isinstance(x, pd.DataFrame)] for s, recs in sides.items()}
+    event = options.event if options.event is not None else _recordings_event(frames, options.comm)
+    for side, recs in frames.items():
+        _check_commands(side, [(n, _selected(x, options.comm)) for n, x in recs], event)
+    profiles: dict[str, list[SamplingProfile]] = {}
+    for side, recs in sides.items():
+        profiles[side] = []
+        for name, x in recs:
+            if isinstance(x, pd.DataFrame) and name != x.attrs.get("source"):
+                x = x.copy(deep=False)
+                x.attrs["source"] = name
+            with warnings.catch_warnings():  # the event chosen above was said once
+                warnings.filterwarnings("ignore", message=".*samples of .* events", category=HemkitWarning)
+                prof = _profile(x, side, by, level, comm=options.comm, event=event)
+            if "se" not in prof.table.columns:
+                raise InputError(f"{side}: {prof.source}: the profile has no standard errors ('se'); profile it again")
+            profiles[side].append(prof)
+    events = {p.event for p in profiles["A"] + profiles["B"] if p.event}
+    if len(events) > 1:  # profiles given ready-made
+        raise InputError(
+            f"recordings of different events ({', '.join(sorted(events))}); profile every execution on one event"
+        )
+    return _several(profiles["A"], profiles["B"], by, level, float(prior), (_side_name(a, ra), _side_name(b, rb)))
+
+
+__all__ = ["COLUMNS", "PRIOR_DF", "SEVERAL_COLUMNS", "DiffOptions", "ProfileDiff", "diff_recordings", "profile_diff"]
