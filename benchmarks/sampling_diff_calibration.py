@@ -13,8 +13,10 @@ bodies running a known number of work units each, calls interleaved at random) i
    the coverage of its difference interval of the true difference (the CPU time shares the
    workload measured itself).
 3. ``perf diff`` on the first pairs, side by side with hemkit's difference and interval.
+4. With ``--per-side K`` (K >= 2): the same with K recordings a side (``diff_recordings``, the
+   moderated t): A/A of disjoint groups of K base runs, and base group g against shifted group g.
 
-    python benchmarks/sampling_diff_calibration.py [--runs 20] [--samples 1600] [--granularity 50]
+    python benchmarks/sampling_diff_calibration.py [--runs 20] [--samples 1600] [--granularity 50] [--per-side 3]
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from hemkit.core.errors import HemkitWarning
-from hemkit.sampling.diff import profile_diff
+from hemkit.sampling.diff import diff_recordings, profile_diff
 from hemkit.sampling.profile import read_samples
 from hemkit.sampling.record import _parse_truth, default_event, workload
 
@@ -110,6 +112,9 @@ def run_one(args: argparse.Namespace, granularity: int, event: str, base_units: 
         half = np.median([100 * (r["upper"] - r["lower"]) / 2 for _, r, _ in rows])
         print(f"| {args.runs} | {flag / args.runs:.3f} | {cover / args.runs:.3f} | {half:.2f} |")
 
+        if args.per_side > 1:
+            several(samples, truths, args.per_side)
+
         # 3. perf diff, side by side
         print("\n## perf diff on the first pairs (work_0, percentage points)")
         print("| pair | true difference | perf diff delta | hemkit difference [interval] | hemkit: changed |")
@@ -122,6 +127,36 @@ def run_one(args: argparse.Namespace, granularity: int, event: str, base_units: 
             )
 
 
+def several(samples: dict, truths: dict, k: int) -> None:
+    """A/A and the shift with ``k`` recordings a side: disjoint groups of consecutive runs."""
+    base, moved = samples["base"], samples["moved"]
+    groups = [list(range(i, i + k)) for i in range(0, len(base) - k + 1, k)]
+    aa = [(groups[i], groups[i + 1]) for i in range(0, len(groups) - 1, 2)]
+    any_ = keys = flagged = 0
+    for ga, gb in aa:
+        d = diff_recordings([base[i] for i in ga], [base[i] for i in gb])
+        ch = d.table["changed"].to_numpy(dtype=bool)
+        any_ += bool(ch.any())
+        keys += len(ch)
+        flagged += int(ch.sum())
+    flag = cover = 0
+    half = []
+    for g in groups:
+        d = diff_recordings([base[i] for i in g], [moved[i] for i in g])
+        row = d.table.loc["work_0"]
+        true = np.mean([truths["moved"][i]["work_0"] for i in g]) - np.mean([truths["base"][i]["work_0"] for i in g])
+        flag += bool(row["changed"])
+        cover += bool(row["lower"] <= true <= row["upper"])
+        half.append(100 * (row["upper"] - row["lower"]) / 2)
+    print(f"\n## {k} recordings a side (moderated t)")
+    print(
+        "| A/A comparisons | keys compared | keys flagged | flagging any key | shift comparisons | work_0 flagged "
+        "| interval covers the true difference | median half-width (points) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    print(f"| {len(aa)} | {keys} | {flagged} | {any_} | {len(groups)} | {flag} | {cover} | {np.median(half):.2f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=20)
@@ -129,6 +164,7 @@ def main() -> None:
     ap.add_argument("--granularity", type=int, nargs="+", default=[500, 50])
     ap.add_argument("--shift", type=float, default=0.03)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--per-side", type=int, default=1, help="also compare groups of this many recordings a side")
     args = ap.parse_args()
     t0 = time.perf_counter()
     event = default_event()

@@ -1,5 +1,9 @@
 """``profile_diff(a, b)``: which functions' (DSOs', commands') shares changed between two profiles.
 
+With several recordings a side, :func:`diff_recordings` measures each share in every execution
+and tests with a moderated t (the measured spread between executions shrunk toward the modelled
+one, as limma does); with one a side it is :func:`profile_diff`, described here.
+
 Per key (a symbol with its DSO, a DSO, a command or a thread) present in either profile:
 ``share_a``, ``share_b``, their ``difference`` with an interval at ``level``, and ``changed``
 with the false discovery rate held at ``1 - level`` across keys (Benjamini-Hochberg, as
@@ -535,7 +539,7 @@ class DiffOptions:
     prior_df : float, default :data:`PRIOR_DF`
         With several recordings a side: the degrees of freedom of the modelled variance, the
         weight it gets beside the measured spread (``inf``: the modelled variance alone, scaled
-        as :func:`_prior_scale` says; 0: the measured spread alone, a plain pooled t).
+        up where all keys varied more than modelled; 0: the measured spread alone, a pooled t).
     """
 
     comm: str | None = None
@@ -842,7 +846,8 @@ def diff_recordings(
     pooled variance of the per-execution shares around their side's mean, ``s^2`` with
     ``d = n_a + n_b - 2`` degrees of freedom, is shrunk toward the modelled variance of one
     execution's share ``s0^2`` (the mean ``se_exec^2`` of the key's recordings, times how much
-    more all keys' executions varied than modelled where they did, :func:`_prior_scale`),
+    more all keys' executions varied than modelled, where they did: limma's estimate of the
+    prior variance, taken as 1 below 1),
     which counts for ``d0 = prior_df`` degrees of freedom::
 
         s~^2 = (d0 s0^2 + d s^2) / (d0 + d),   t = (mean_b - mean_a) / (s~ sqrt(1/n_a + 1/n_b))
