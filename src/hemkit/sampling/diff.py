@@ -540,6 +540,11 @@ class DiffOptions:
         With several recordings a side: the degrees of freedom of the modelled variance, the
         weight it gets beside the measured spread (``inf``: the modelled variance alone, scaled
         up where all keys varied more than modelled; 0: the measured spread alone, a pooled t).
+
+    Examples
+    --------
+    >>> DiffOptions(comm="sort").prior_df == PRIOR_DF
+    True
     """
 
     comm: str | None = None
