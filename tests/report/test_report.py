@@ -77,6 +77,31 @@ def test_report_of_a_collection_shows_runs_and_invalid_reasons(tmp_path, cli):
     assert "<h2>Runs</h2>" in page and "c: not counted" in page and "./prog --size 3" in page
 
 
+def test_report_of_an_unfinished_collection_shows_its_runs(tmp_path, cli):
+    """A collection stopped early (Ctrl-C, invalid runs in a row) is what a report is for: its page is made,
+    with every run stored; only the merge, which needs 3 runs a group, says it cannot be made and why."""
+    path = tmp_path / "c.db"
+    groups = [["task-clock", "page-faults"], ["task-clock", "b"], ["page-faults", "b"]]
+    meta = {"runs": 10, "command": ["./prog"], "perf_version": "perf version 6.1"}
+    rng = np.random.default_rng(1)
+    with WriterLock(path) as lock, CollectionDB.create(path, groups, meta, lock=lock) as db:
+        for rep, gid in [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]:  # stopped in the second round
+            values = rng.normal(1000, 50, len(groups[gid]))
+            counts = pd.DataFrame(
+                {"event": groups[gid], "value": values, "percent": 100.0, "run_time_ns": 1e6, "status": "ok"}
+            )
+            db.record_run(StoredRun(gid, rep), counts)
+    out = tmp_path / "report.html"
+    res = cli(["report", path, "-o", out])
+    assert res.exit_code == 0, res.stderr
+    page = out.read_text()
+    assert "<h2>Runs</h2>" in page and "5 valid and 0 invalid runs over 3 groups" in page
+    assert "no joint merge: group 0 has 2 runs (and 2 more groups under 3)" in page
+    assert "hemkit: warning: report section 'merge' failed: no joint merge: group 0 has 2 runs" in res.stderr
+    assert "unfinished collection" in res.stderr
+    assert "1 failed (merge" in res.stdout
+
+
 def test_report_renders_in_chromium_with_every_figure(tmp_path, cli):
     db = _collection(tmp_path)
     out = tmp_path / "report.html"

@@ -347,7 +347,8 @@ def build_report(
         ``options.profiles``).
     read_options : mapping, optional
         Keyword arguments of :func:`hemkit.io.read_readings` for paths (``pmcs``, ``codes``,
-        ``drop_constant`` ...).
+        ``drop_constant`` ...); ``min_runs`` is 1 unless given: the page shows every run read
+        (an unfinished collection too), and the merge section alone asks for 3 a group.
 
     Returns
     -------
@@ -395,11 +396,14 @@ def build_report(
     collection = None
     paths: list[PathLike] = []
     hosts_a = hosts_b = None
+    # every run read is shown, however few (an unfinished collection, two perf stat files): the
+    # sections that need more, the merge's three a group and the comparison's five, say so themselves
+    read_options = {"min_runs": 1, **(read_options or {})}
     if not isinstance(readings, Readings):
         paths = [readings] if isinstance(readings, str | os.PathLike) else list(readings)
-        source = (source or " ".join(str(os.fspath(p)) for p in paths)) + _host_label((read_options or {}).get("host"))
-        collection = _collection(paths[0], (read_options or {}).get("host")) if len(paths) == 1 else None
-        readings, notes, hosts_a = _read(paths[0] if len(paths) == 1 else paths, read_options or {})
+        source = (source or " ".join(str(os.fspath(p)) for p in paths)) + _host_label(read_options.get("host"))
+        collection = _collection(paths[0], read_options.get("host")) if len(paths) == 1 else None
+        readings, notes, hosts_a = _read(paths[0] if len(paths) == 1 else paths, read_options)
     source = source or "readings"
     anchor = options.anchor if options.method == "hrm" else None
     if anchor is not None and anchor not in readings.events:
@@ -415,13 +419,13 @@ def build_report(
         else:
             b_paths = [b] if isinstance(b, str | os.PathLike) else list(b)
             try:
-                b_read, b_notes, hosts_b = _read(b_paths[0] if len(b_paths) == 1 else b_paths, read_options or {})
+                b_read, b_notes, hosts_b = _read(b_paths[0] if len(b_paths) == 1 else b_paths, read_options)
             except HemkitError as exc:
                 raise exc.reworded(f"compare (B): {exc.message}") from exc
             notes += [f"B: {n}" for n in b_notes]
             other = (
                 b_read,
-                " ".join(str(os.fspath(p)) for p in b_paths) + _host_label((read_options or {}).get("host")),
+                " ".join(str(os.fspath(p)) for p in b_paths) + _host_label(read_options.get("host")),
             )
     parts = _readings_sections(
         readings, source, collection, options, seed, None if other is None else (*other, (hosts_a, hosts_b))

@@ -676,13 +676,18 @@ def _pairs_figure(iv: pd.DataFrame, level: float, method: str, total: int) -> An
     )
 
 
+#: fewest runs a group may have for the merge section (as :func:`hemkit.io.read_readings` asks by default)
+MERGE_MIN_RUNS = 3
+
+
 def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Constant] = ()) -> Section:
     """Merged correlations as a heatmap, and each pair's estimate with its interval.
 
     Constant readings (``constants``) are left out first (the section says which, and which
     events that leaves out entirely).  A merge the data do not allow (pairs never read
     together without ``impute``, naming those only dropping a constant left unread) is the
-    section's ``error``, worded by ``options.explain`` (default ``str``).
+    section's ``error``, worded by ``options.explain`` (default ``str``), as is a group of fewer
+    than :data:`MERGE_MIN_RUNS` runs (the report reads every run, however few).
     """
     from hemkit.core.errors import HemkitError
     from hemkit.merge import merge
@@ -696,6 +701,15 @@ def merged(readings: Readings, options: Any, seed: Any, constants: Sequence[Cons
     paragraphs: list[str] = []
     notes: list[str] = []
     use = readings
+    few = readings.n_runs[readings.n_runs < MERGE_MIN_RUNS]
+    if len(few):  # the report shows every run read; a merge of correlations needs a few runs a group
+        more = f" (and {plural(len(few) - 1, 'more group')} under {MERGE_MIN_RUNS})" if len(few) > 1 else ""
+        return Section(
+            "merge",
+            title,
+            error=f"no {method} merge: group {few.index[0]} has {plural(int(few.iloc[0]), 'run')}{more}; a merge needs "
+            f"at least {MERGE_MIN_RUNS} runs in every group: collect more (an unfinished collection: continue it)",
+        )
     if constants:
         use = without_constant(readings)
         gone = [e for e in readings.events if e not in use.events]
