@@ -414,6 +414,17 @@ def test_folder_rules(tmp_path):
     (tmp_path / "runs" / "notes.csv").write_text("group,run,event,value\n1,1,a,1\n")
     with pytest.raises(InputError, match=r"notes.csv: is not perf stat output \(it reads as a CSV table\)"):
         read_readings(tmp_path / "runs")
+    # one unrelated file in the folder: the message says what to do with it, and calls text no table
+    (tmp_path / "runs" / "notes.csv").unlink()
+    (tmp_path / "runs" / "notes.txt").write_text("measured on monday, before the patch\n")
+    with pytest.raises(InputError) as e:
+        read_readings(tmp_path / "runs")
+    message = str(e.value)
+    assert "notes.txt: is not perf stat output;" in message, message
+    assert f"move it out of {tmp_path / 'runs'}, or give the run files themselves" in message, message
+    with pytest.raises(InputError, match="notes.txt: is not perf stat output; .*: leave it out, or read it alone"):
+        read_readings([DATA / "runs_csv" / "run_01.csv", tmp_path / "runs" / "notes.txt"])
+    (tmp_path / "runs" / "notes.txt").unlink()
     with pytest.raises(InputError, match="given twice"):
         read_readings([DATA / "runs_csv" / "run_01.csv", DATA / "runs_csv" / "run_01.csv", DATA / "runs_csv"])
 

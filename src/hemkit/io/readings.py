@@ -102,6 +102,13 @@ def _looks_like_perf(text: str) -> str | None:
     return None
 
 
+def _tidy_header(path: Path) -> bool:
+    """Whether the first line of text of ``path`` names the tidy columns (a readings table, not perf's)."""
+    text = _text(_head(path)) or ""
+    first = next((s for s in text.splitlines() if s.strip()), "")
+    return all(c in first for c in TIDY_COLUMNS)
+
+
 def _mixed_in(path: Path) -> str:
     """Why ``path``, not perf stat output, is still perf's: lines before perf's own (``""`` if it is not).
 
@@ -244,18 +251,30 @@ def _database_folders(paths: list[Path]) -> list[Path]:
 def _perf_files(paths: list[Path]) -> tuple[list[Path], str]:
     """Expand folders; every file must be perf stat output (several inputs are always perf runs)."""
     files: list[Path] = []
+    folder_of: dict[Path, Path] = {}  # a file found in a folder given as input: the folder
     for p in paths:
-        files += _folder_files(p) if sniff(p) == "folder" else [p]
+        if sniff(p) == "folder":
+            found = _folder_files(p)
+            files += found
+            folder_of.update(dict.fromkeys(found, p))
+        else:
+            files.append(p)
     for f in files:
         kind = sniff(f)
         if not kind.startswith("perf"):
             mixed = _mixed_in(f) if kind == "csv" else ""
             if mixed:
                 raise InputError(f"{f}: {mixed}")
+            what = "a " + kind if kind != "csv" else ("a CSV table" if _tidy_header(f) else "")
+            fix = (
+                f"move it out of {folder_of[f]}, or give the run files themselves"
+                if f in folder_of
+                else "leave it out, or read it alone"
+            )
+            shown = f" (it reads as {what})" if what else ""
             raise InputError(
-                f"{f}: is not perf stat output (it reads as {'a ' + kind if kind != 'csv' else 'a CSV table'}); "
-                "several files (other than collection databases), or a folder, are read as perf stat runs, "
-                "one run per file"
+                f"{f}: is not perf stat output{shown}; several files (other than collection databases), or a "
+                f"folder, are read as perf stat runs, one run per file: {fix}"
             )
     source = f"{paths[0]}" if len(paths) == 1 else ""
     return files, source
