@@ -161,6 +161,23 @@ def test_single_run_file_says_give_all_runs():
         read_readings(PERF / "software.csv")
 
 
+def test_a_run_that_never_finished_is_named_as_such(tmp_path, bad_input):
+    """perf stat -o writes its '# started on' line first: a program perf could not start (or a perf
+    stopped before it wrote) leaves that line alone, which was 'no event lines (... expected)'."""
+    folder = tmp_path / "runs"
+    shutil.copytree(DATA / "runs_csv", folder)
+    (folder / "run_99.csv").write_text("# started on Sat Nov 28 08:33:10 2026\n\n")
+    bad_input(
+        ["merge", folder, "-o", tmp_path / "m.csv"],
+        names=["run_99.csv: perf stat's '# started on' line but no counts: that run did not finish", "record it again"],
+        watch=[tmp_path],
+    )
+    # a file of no perf lines at all is still not perf stat output
+    (tmp_path / "x.csv").write_text("\n\n")
+    with pytest.raises(InputError, match="no event lines"):
+        read_perf_file(tmp_path / "x.csv")
+
+
 def test_a_folder_of_one_interval_file_is_not_told_to_give_a_folder(tmp_path, bad_input):
     """A folder holding one perf stat -I file was told 'give the files of all runs (several files or a folder)'."""
     folder = tmp_path / "runs"

@@ -70,7 +70,7 @@ from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.numbers import exact_sum, format_count
 from hemkit.core.readings import Readings
 from hemkit.io.formats import check_last_line, input_stem, read_input
-from hemkit.io.perf_stat import PerfLine, scan_perf_stat
+from hemkit.io.perf_stat import _STARTED, PerfLine, scan_perf_stat
 
 #: counts at or above this are counter wrap-arounds or scaled garbage (48-bit counters)
 MAX_COUNT = 2.0**47
@@ -425,6 +425,12 @@ def read_perf_file(path: str | os.PathLike[str], options: PerfOptions | None = N
     check_last_line(path, text)  # cut inside its last line: perf ends every line, the last one too
     scan = scan_perf_stat(text, source=str(path))
     if not scan.lines:
+        if any(_STARTED.match(s) for s in text.splitlines()):
+            # what perf -o writes before the program starts: the run never got to its counts
+            raise InputError(
+                f"{path}: perf stat's '# started on' line but no counts: that run did not finish (perf could not "
+                "start the program, or was stopped before it wrote); record it again, or leave the file out"
+            )
         raise InputError(f"{path}: no event lines (perf stat -x, or -j output expected)")
     var = next((p for p in scan.lines if math.isfinite(p.variance)), None)
     if var is not None:
