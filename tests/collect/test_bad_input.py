@@ -130,6 +130,14 @@ CASES = [
     ("status-format", ["collect", "--status", f"{W}/c.db", "--format", "json"], ["--format", "--status"]),
     ("status-plan", ["collect", f"{W}/plan.toml", "--status", f"{W}/c.db"], ["PLAN_FILE", "--status"]),
     ("status-command", ["collect", "--status", f"{W}/c.db", "--", "true"], ["command after --", "--status"]),
+    # the measured command given without --: click said 'Got unexpected extra arguments (./prog 1000)'
+    (
+        "command-without-dashdash",
+        ["collect", f"{W}/plan.toml", "./prog", "1000", "--runs", "3"],
+        ["./prog 1000", "goes after --", "PLAN_FILE -- ./prog 1000"],
+    ),
+    ("program-option-without-dashdash", ["collect", f"{W}/plan.toml", "sort", "-n", "x"], ["'-n'", "after --"]),
+    ("probe-program-option-without-dashdash", ["probe", "task-clock", "./prog", "-n", "2"], ["'-n'", "after --"]),
     # ------------------------------------------------------- the program and the co-runner
     ("program-missing", ["collect", f"{W}/plan.toml", "--", "no-such-program-here"], ["no-such-program-here"]),
     ("program-path-missing", ["collect", f"{W}/plan.toml", "--", "./no-such-prog"], ["./no-such-prog"]),

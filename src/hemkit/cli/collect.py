@@ -79,7 +79,30 @@ class _DashDash(click.Command):
             i = args.index("--")
             ctx.meta["hemkit_command"] = args[i + 1 :]
             args = args[:i]
-        return super().parse_args(ctx, args)
+            return super().parse_args(ctx, args)
+        # no --: words left over are a command given without it ('hemkit collect plan.toml ./prog 1000'),
+        # which click would call 'Got unexpected extra arguments (./prog 1000)'
+        ctx.allow_extra_args = True
+        try:
+            rest = super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:  # 'hemkit collect plan.toml sort -n data': the program's option
+            if exc.possibilities:  # a typo of one of ours: click names it
+                raise
+            hint = f"No such option {exc.option_name!r}; if it is the measured program's, give the command after --"
+            raise click.NoSuchOption(exc.option_name, hint, ctx=exc.ctx) from None
+        if ctx.args:
+            extra = shlex.join(ctx.args)
+            raise click.UsageError(
+                f"unexpected argument(s) {extra}: the command to measure goes after --, as in "
+                f"'{ctx.command_path} [OPTIONS] {self._usage_args()}-- {extra}'",
+                ctx,
+            )
+        return rest
+
+    def _usage_args(self) -> str:
+        """The positional arguments as the usage line names them (``PLAN_FILE `` for collect)."""
+        names = [p.human_readable_name.upper() for p in self.params if isinstance(p, click.Argument)]
+        return "".join(f"{n} " for n in names)
 
 
 def _given_command() -> tuple[str, ...]:
