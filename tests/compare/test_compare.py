@@ -316,6 +316,36 @@ def test_log_axis_tick_labels_do_not_overprint_over_several_decades():
     assert np.log10(hi / lo) > 2  # the case at hand: a figure over more than two decades
 
 
+def test_a_ratio_axis_of_half_a_decade_labels_more_than_its_1():
+    """Two builds (-O0, -O2): task-clock x0.69, context-switches x1.2 with an interval to 1.6. The axis ran
+    from 0.64 to 1.7, where no tick is 2, 3 or 5 times a power of ten, so '1' was its one label, no tick
+    stood between 1 and 1.7, and the ratio of the changed event could not be read off the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rng = np.random.default_rng(4)
+
+    def switches():
+        return rng.poisson(24, 15) * rng.uniform(0.5, 1.5, 15)
+
+    a = _readings({1: {"task": rng.normal(210, 3, 15), "switches": switches()}})
+    b = _readings({1: {"task": rng.normal(146, 3, 15), "switches": 1.2 * switches()}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)  # fewer than 20 runs
+        res = compare(a, b, seed=0)
+    ax = res.plot()
+    lo, hi = ax.get_xlim()
+    assert 0.4 < np.log10(hi / lo) < 0.6 and lo > 0.5 and hi < 2, (lo, hi)  # the case at hand
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    ticks = [t for t in ax.xaxis.get_majorticklabels() + ax.xaxis.get_minorticklabels() if t.get_text()]
+    ticks = [t for t in ticks if lo <= t.get_position()[0] <= hi]
+    shown = [t.get_position()[0] for t in ticks]
+    assert len(ticks) >= 5 and min(shown) < 0.9 and max(shown) > 1.1, [t.get_text() for t in ticks]
+    boxes = sorted((t.get_window_extent(renderer) for t in ticks), key=lambda b: b.x0)
+    assert all(p.x1 <= q.x0 for p, q in zip(boxes, boxes[1:])), [t.get_text() for t in ticks]
+
+
 def test_pairs_left_out_for_an_event_constant_on_a_side_are_said():
     """An event 0 in every run of A (cpu-migrations of a short program) has no correlation there: its pairs
     were left out of the pair table without a word ('0 of 3 pairs changed' of 4 events)."""

@@ -35,9 +35,19 @@ def _plain_log_ticks(ax: Any) -> None:
     The minor ticks (2, 3, ... 9 times a power of ten) are labelled as matplotlib's log axis
     labels them, by the span drawn: all of them within 0.4 decade, 2, 3 and 5 within one, none
     beyond (the powers of ten say it).  Labelling every minor tick overprinted them as soon as
-    the figure spanned two decades (detectable changes from 0.1 % to 50 %).
+    the figure spanned two decades (detectable changes from 0.1 % to 50 %).  Within 0.6 decade
+    the ticks are evenly stepped plain numbers instead (0.7, 0.8 ... 1.6): a ratio axis from 0.64
+    to 1.7 has no power of ten but 1, and no 2, 3 or 5 times one, so '1' was its one label and
+    there was no tick at all from 1 to 1.7.
     """
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+
+    lo, hi = sorted(ax.get_xlim())
+    if lo > 0 and np.log10(hi / lo) <= 0.6:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=12, steps=[1, 2, 2.5, 5, 10]))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.4g}"))
+        return
 
     def minor(v: float, _: Any) -> str:
         lo, hi = sorted(ax.get_xlim())
