@@ -496,6 +496,30 @@ def test_a_value_that_does_not_exist_is_a_dash_not_nan():
     assert "NaN" not in page and "\u2014" in page
 
 
+def test_report_ratio_figure_of_half_a_decade_has_ticks_on_both_sides_of_1():
+    """Two builds: task-clock x0.69, context-switches x1.2 [0.9, 1.6]. The figure's axis (0.64-1.7) was ticked
+    at 1 and 1.5 only: nothing below 1, where the one change was."""
+    import warnings
+
+    from hemkit.core.errors import HemkitWarning
+    from hemkit.report import ReportOptions
+    from hemkit.report import sections as sec
+
+    rng = np.random.default_rng(4)
+
+    def switches():
+        return rng.poisson(24, 30) * rng.uniform(0.5, 1.5, 30)
+
+    a = Readings({1: pd.DataFrame({"task": rng.normal(210, 3, 30), "switches": switches()})})
+    b = Readings({1: pd.DataFrame({"task": rng.normal(146, 3, 30), "switches": 1.2 * switches()})})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HemkitWarning)
+        section = sec.comparison(a, (b, "b"), ReportOptions(), 0)
+    (figure,) = section.figures
+    labels = [float(x) for x in re.findall(r">([0-9.]+)</text>", figure.svg)]
+    assert [x for x in labels if 0.6 < x < 1] and [x for x in labels if 1 < x < 2], labels
+
+
 def test_report_compare_section_names_what_changed_and_survives_bad_b(cli, tmp_path):
     from pathlib import Path
 

@@ -274,8 +274,9 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
     ticks = [t for t in (10.0**k for k in range(a, b + 1, step)) if lo <= t <= hi]
     if len(ticks) < 3:
         ticks = sorted(t for t in {*ticks, *(m * 10.0**k for k in range(a, b + 1) for m in (1, 2, 5))} if lo <= t <= hi)
-    if len(ticks) < 3:  # less than a factor of 5: round values, as on a linear axis
-        ticks = [t for t in nice_ticks(lo, hi, 4) if t > 0]
+    if len(ticks) < 3:  # less than a factor of 5: round values, as on a linear axis, a step a tenth of it or so
+        # (4 steps gave [1, 1.5] on the ratios 0.64-1.7 of two builds: nothing below 1, where the change was)
+        ticks = [t for t in nice_ticks(lo, hi, 6) if t > 0]
     return ticks
 
 
