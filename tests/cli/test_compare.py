@@ -151,3 +151,24 @@ def test_bad_output_as_a_new_file_of_an_input_folder(bad_input, tmp_path):
     out = folder / "readings.csv"
     bad_input(["export", folder, "-o", out], names=["readings.csv", "inside the input folder"], watch=[tmp_path])
     bad_input(["compare", folder, folder, "--plot", folder / "c.png"], names=["c.png", "outside"], watch=[tmp_path])
+
+
+def test_bad_host_on_a_side_that_names_none_says_which_option_selects_the_other(bad_input, cli, tmp_path):
+    """A tidy export against a collection database: --host (both sides) cannot select the table's runs. The
+    error said 'read it without a host', not that --host-b selects B's runs alone, which is what works."""
+    from hemkit.io import read_machines
+
+    host = str(read_machines(KERNEL_B)["host"].iloc[0])
+    tidy = tmp_path / "a.csv"
+    assert cli(["export", KERNEL_A, "-o", tidy]).exit_code == 0
+    bad_input(
+        ["compare", tidy, KERNEL_B, "--host", host],
+        names=["A: ", "a.csv", f"pass --host-b {host} instead of --host"],
+        watch=[tmp_path],
+    )
+    bad_input(
+        ["compare", KERNEL_B, tidy, "--host", host],
+        names=["B: ", "a.csv", f"pass --host-a {host} instead of --host"],
+        watch=[tmp_path],
+    )
+    assert cli(["compare", tidy, KERNEL_B, "--host-b", host]).exit_code == 0  # what the message says works

@@ -42,6 +42,14 @@ def _read(path: str, side: str, flag: str, **options: Any) -> tuple[Any, Any]:
     except HemkitError as exc:
         if exc.param == "host" and flag != "--host":  # the side's own option, not --host
             exc = type(exc)(exc.message.replace("host", flag, 1), fix=exc.fixes, details=exc.details)
+        elif exc.param == "host" and "read it without a host" in exc.message:
+            # --host is both sides': the other side's own option selects its runs alone
+            other, mine = ("B", "--host-b") if side == "A" else ("A", "--host-a")
+            hosts = " ".join(f"{mine} {h}" for h in options.get("host") or ())
+            message = exc.message.replace(
+                "read it without a host", f"to select the runs of {other} alone, pass {hosts} instead of --host"
+            )
+            exc = exc.reworded(message)
         raise exc.reworded(f"{side}: {exc.message}") from exc
 
 
