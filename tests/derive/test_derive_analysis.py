@@ -414,3 +414,23 @@ def test_parse_combination_refuses_garbage():
 def test_a_sign_glued_to_a_name_is_part_of_it():
     assert parse_combination("1xA-0x0") == {"A-0x0": 1.0}
     assert parse_combination("2xL1-dcache-loads - 1.5e-3xB +1xC") == {"L1-dcache-loads": 2.0, "B": -1.5e-3, "C": 1.0}
+
+
+@pytest.mark.parametrize("family", ["branch", "dcache"])
+def test_summary_line_counts_every_event_measured(family):
+    """'13 events, 9 dropped as noisy or all zero, 1 outside the basis, 2 chosen': the events the pivoted QR
+    left out as combinations of the chosen ones (Dr of the branch kernels) were in no count."""
+    import re
+
+    from hemkit.derive import example_measurements
+
+    res = analyze(example_measurements(family))
+    line = res.line()
+    m = re.search(
+        r"(\d+) events, (\d+) dropped as noisy or all zero, (\d+) outside the basis, (\d+) dependent on others, "
+        r"(\d+) chosen",
+        line,
+    )
+    assert m, line
+    total, *parts = map(int, m.groups())
+    assert total == sum(parts) == len(res.variability), line

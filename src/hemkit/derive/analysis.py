@@ -324,15 +324,20 @@ class DeriveAnalysis(Result):
         return to_markdown(self.table())
 
     def line(self) -> str:
-        """One line: events measured, dropped at each step, chosen, metrics defined."""
+        """One line: events measured, dropped at each step, left out as dependent, chosen, metrics defined.
+
+        Every event measured is in one of the counts: those in the basis that the pivoted QR did
+        not pick (combinations of the chosen ones) were in none, so 13 events read as 9 + 1 + 2.
+        """
         counts = self.dropped.groupby("step").size().to_dict() if not self.dropped.empty else {}
         verdicts = self.definitions["verdict"].value_counts().to_dict()
+        dependent = len([e for e in self.X.columns if e not in self.chosen])
         return (
             f"{self.family} ({self.backend or 'unknown backend'}, {self.signatures} signatures): "
             f"{len(self.variability)} events, {counts.get('noise', 0)} dropped as noisy or all zero, "
-            f"{counts.get('projection', 0)} outside the basis, {len(self.chosen)} chosen "
-            f"({', '.join(self.chosen) or 'none'}); {verdicts.get('defined', 0)} of {len(self.definitions)} "
-            f"metrics defined"
+            f"{counts.get('projection', 0)} outside the basis, {dependent} dependent on others, "
+            f"{len(self.chosen)} chosen ({', '.join(self.chosen) or 'none'}); {verdicts.get('defined', 0)} of "
+            f"{len(self.definitions)} metrics defined"
         )
 
     def plot(self, ax: Any = None) -> Any:
