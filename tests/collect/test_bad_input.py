@@ -187,6 +187,22 @@ def test_bad_input(world, bad_input, args, names):
     bad_input(args, names=names, watch=[world], cwd=world)
 
 
+def test_an_option_of_ours_after_the_command_is_said(world, cli):
+    """'hemkit collect plan.toml -- ./prog 1000 --runs 3': --runs goes to the program (as after -- it must), which
+    ignores it, and the collection ran 50 runs a group without a word. Now a warning says so, at once."""
+    res = cli(["collect", world / "plan.toml", "-o", world / "new.db", "--", "no-such-program-here", "--runs", "3"])
+    assert res.exit_code == 2
+    warning = [line for line in res.stderr.splitlines() if line.startswith("hemkit: warning: ")]
+    assert warning == [
+        "hemkit: warning: --runs after -- is an argument of no-such-program-here, not an option of hemkit collect, "
+        "whose options go before --"
+    ], res.stderr
+    assert not (world / "new.db").exists()
+    # the program's own short options are its own: no word
+    res = cli(["probe", "task-clock", "--", "no-such-program-here", "-o", "x", "--verbose"])
+    assert "hemkit: warning" not in res.stderr, res.stderr
+
+
 def test_every_case_names_something():
     assert len({c[0] for c in CASES}) == len(CASES)
     assert all(c[2] for c in CASES)

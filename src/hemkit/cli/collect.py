@@ -78,6 +78,7 @@ class _DashDash(click.Command):
         if "--" in args:
             i = args.index("--")
             ctx.meta["hemkit_command"] = args[i + 1 :]
+            self._warn_misplaced(ctx, args[i + 1 :])
             args = args[:i]
             return super().parse_args(ctx, args)
         # no --: words left over are a command given without it ('hemkit collect plan.toml ./prog 1000'),
@@ -98,6 +99,25 @@ class _DashDash(click.Command):
                 ctx,
             )
         return rest
+
+    def _warn_misplaced(self, ctx: click.Context, command: list[str]) -> None:
+        """Say so when the command's arguments hold a long option of this command (``-- ./prog 1000 --runs 3``).
+
+        It goes to the program, as after -- it must, but the program most likely ignores it and the
+        collection runs with the default instead (50 runs a group where 3 were meant).  Short options
+        (``sort -o out``, ``-n``) are the programs' own too often to be worth a word.
+        """
+        ours = {o for p in self.params if isinstance(p, click.Option) for o in (*p.opts, *p.secondary_opts)}
+        found = [w for w in command[1:] if w.startswith("--") and w.split("=", 1)[0] in ours]
+        if found and not getattr(ctx, "resilient_parsing", False):
+            names = list(dict.fromkeys(w.split("=", 1)[0] for w in found))
+            one = len(names) == 1
+            what = f"{names[0]} after -- is an argument" if one else f"{', '.join(names)} after -- are arguments"
+            click.echo(
+                f"hemkit: warning: {what} of {command[0]}, not {'an option' if one else 'options'} of "
+                f"hemkit {ctx.info_name}, whose options go before --",
+                err=True,
+            )
 
     def _usage_args(self) -> str:
         """The positional arguments as the usage line names them (``PLAN_FILE `` for collect)."""
