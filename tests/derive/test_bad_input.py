@@ -180,6 +180,11 @@ RESULTS = {
     "not JSON": ("{", ["bad.json", "malformed JSON"]),
     "binary": (b"\xff\xfe\x00\x81", ["bad.json", "not UTF-8"]),
     "a list": ("[]", ["bad.json", "not a hemkit derive result"]),
+    # the measurements given for the result: said as such, with the step between them ('malformed JSON' before)
+    "measurements": (
+        "family,backend,kernel,size,run,event,code,count,iterations,value\nbranch,valgrind,nt,1,0,Ir,Ir,3,1,3.0\n",
+        ["bad.json", "holds derive measurements", "hemkit derive analyze"],
+    ),
     "foreign object": ('{"a": 1}', ["bad.json", "format"]),
     "NaN constant": (
         _mutate(lambda d: d.update(family="branch")).replace('"tau": 1e-10', '"tau": NaN'),

@@ -94,6 +94,12 @@ def read_analysis(path: PathLike) -> dict[str, Any]:
     try:
         d = json.loads(text, parse_constant=no_constants)
     except (ValueError, RecursionError) as exc:
+        header = {c.strip() for c in text.lstrip().split("\n", 1)[0].split(",")}
+        if {"kernel", "size", "run", "event", "value"} <= header:  # what 'hemkit derive run' writes
+            raise InputError(
+                f"{p}: holds derive measurements (what 'hemkit derive run' writes), not a result; analyze them "
+                f"first: hemkit derive analyze {p} -o result.json"
+            ) from None
         raise InputError(f"{p}: not a hemkit derive result (malformed JSON: {exc})") from None
     if isinstance(d, dict) and d.get("format") == ANALYSIS_FORMAT:
         check_version(p, d.get("version"), ANALYSIS_VERSION, "derive analysis")
