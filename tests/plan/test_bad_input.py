@@ -37,9 +37,13 @@ OPTION_CASES = [
     (plan("--pmcs", "3", "--time-budget", "1e9"), ["--time-budget"]),
     (plan("--pmcs", "3", "--time-budget", "nan"), ["--time-budget must", "nan"]),
     (plan("--pmcs", "3", "--design", "foo"), ["--design", "foo"]),
-    (plan("--pmcs", "3", "--design", "hrm", "--anchor", "nosuch"), ["anchor 'nosuch'"]),
-    (plan("--pmcs", "3", "--anchor", "nosuch"), ["anchor 'nosuch'"]),
-    (plan("--pmcs", "3", "--must-share", "a,nosuch"), ["'nosuch'"]),
+    # an event an option names that EVENTS lack: the option, and the closest event (a typo), were not said
+    (plan("--pmcs", "3", "--design", "hrm", "--anchor", "nosuch"), ["--anchor", "'nosuch' is not among EVENTS"]),
+    (plan("--pmcs", "3", "--anchor", "nosuch"), ["--anchor", "'nosuch' is not among EVENTS"]),
+    (plan("--pmcs", "3", "--anchor", "cycels"), ["--anchor", "'cycels'", "did you mean 'cycles'?"]),
+    (plan("--pmcs", "3", "--must-share", "a,nosuch"), ["--must-share", "'nosuch' is not among EVENTS"]),
+    (plan("--pmcs", "3", "--must-share", "a,cycels"), ["--must-share", "did you mean 'cycles'?"]),
+    (plan("--pmcs", "3", "--fixed", "cycels"), ["--fixed", "did you mean 'cycles'?"]),
     # the library's words named no option: "counter restriction names unknown event 'nosuch'",
     # "event 'a': counter must be an integer from 0 to 2, got 7"
     (plan("--pmcs", "3", "--event-counters", "nosuch=0"), ["--event-counters", "'nosuch=0'", "not among the events"]),

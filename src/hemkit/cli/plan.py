@@ -96,6 +96,25 @@ def parse_event_counters(specs: tuple[str, ...]) -> dict[str, list[int]]:
     return out
 
 
+def _check_named(option: str, names: list[str], events: list[str]) -> None:
+    """Every event an option names is one of EVENTS, else the option, the event and the closest of EVENTS.
+
+    Examples
+    --------
+    >>> try:
+    ...     _check_named("--anchor", ["page-falts"], ["cycles", "page-faults"])
+    ... except click.BadParameter as exc:
+    ...     print(exc.format_message())
+    Invalid value for '--anchor': 'page-falts' is not among EVENTS (cycles, page-faults); did you mean 'page-faults'?
+    """
+    stray = next((e for e in names if e not in events), None)
+    if stray is not None:
+        shown = ", ".join(events[:8]) + (", ..." if len(events) > 8 else "")
+        raise click.BadParameter(
+            f"{stray!r} is not among EVENTS ({shown}){did_you_mean(stray, events)}", param_hint=f"'{option}'"
+        )
+
+
 def check_event_counters(specs: tuple[str, ...], events: list[str], pmcs: int) -> None:
     """Each ``--event-counters`` value names an event to plan and counters below ``--pmcs``, else the option and value.
 
@@ -156,9 +175,7 @@ def _fixed(fixed: str, events: list[str], this_machine: bool) -> list[str]:
     if fixed == "auto":
         return fixed_counter_events(events, counter_settings()) if this_machine else []
     given = split_events([fixed])
-    stray = next((e for e in given if e not in events), None)
-    if stray is not None:
-        raise click.BadParameter(f"{stray!r} is not among EVENTS", param_hint="'--fixed'")
+    _check_named("--fixed", given, events)
     return given
 
 
@@ -271,6 +288,8 @@ def plan(  # noqa: PLR0913 - one parameter per option
             )
     given_counters = parse_event_counters(event_counters)
     check_event_counters(event_counters, wanted, pmcs)  # the library's words would not name the option
+    for option, names in (("--anchor", [anchor] if anchor else []), *(("--must-share", n) for n in sets)):
+        _check_named(option, names, wanted)
     constraints = Constraints(
         must_share=sets,
         counters={**from_tables, **given_counters},  # given on the command line wins
