@@ -76,6 +76,14 @@ def test_profile_refuses_bad_files(bad_input, files, name, args, message):
     )
 
 
+def test_profile_of_a_collection_database_is_refused_without_a_warning_of_its_bytes(bad_input, cli):
+    """A hemkit collection database given for a profile drew '1337 byte sequence(s) that are not UTF-8 ...; perf
+    prints command and symbol names as the binaries hold them' before the error that it is binary data."""
+    db = Path(__file__).parents[1] / "data" / "compare" / "kernel_a.db"
+    bad_input(["sampling", "profile", db], names=[f"{db}: neither perf.data nor perf script text (binary data"])
+    assert cli(["sampling", "profile", db]).stderr.count("\n") == 1  # the error alone
+
+
 def test_profile_refuses_a_folder(bad_input, files):
     bad_input(["sampling", "profile", files], names=[f"{files}: is a folder"], watch=[files])
 

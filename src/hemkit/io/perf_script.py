@@ -891,7 +891,8 @@ def read_perf_script(path: str | Path) -> pd.DataFrame:
                 raise InputError(
                     f"{p}: neither perf.data nor perf script text (not UTF-8 at byte {exc.start})"
                 ) from None
-            warn_replaced(text, str(p))
+            if b"\x00" not in data:  # binary (a collection database): refused below, without a warning of its bytes
+                warn_replaced(text, str(p))
             data = text.encode("utf-8")
     if b"\x00" in data:
         raise InputError(f"{p}: neither perf.data nor perf script text (binary data at byte {data.index(0)})")
