@@ -336,6 +336,25 @@ def test_not_counted_refused_or_dropped(tmp_path, name):
     assert r.n_runs.tolist() == [8] and any("dropped run 'not_counted'" in w for w in warned)
 
 
+def test_a_group_whose_every_run_is_dropped_says_what_goes_with_it(tmp_path):
+    """Every run of a group <not counted> with --unusable drop: six 'dropped run' lines, then compare said
+    'only in B: page-faults, ...' of events A had read, as if A had never read them."""
+    folder = tmp_path / "runs"
+    shutil.copytree(DATA / "runs_csv", folder)
+    group = sorted(folder.iterdir())[::3]  # the 8 runs of group 1
+    for f in group:
+        lines = f.read_text().splitlines()
+        i = next(k for k, line in enumerate(lines) if "task-clock" in line)
+        lines[i] = "<not counted>,msec,task-clock,0,0.00,,"
+        f.write_text("\n".join(lines) + "\n")
+    r, warned = caught(lambda: read_readings(folder, perf=PerfOptions(unusable="drop")))
+    assert r.n_runs.tolist() == [8, 8]
+    said = [w for w in warned if "group 1" in w]
+    assert len(said) == 1, warned
+    assert said[0].startswith("group 1: dropped all 8 of its runs, and with them its readings of 'task-clock'"), said
+    assert "(and 7 more run(s))" in said[0] and not any("dropped run" in w for w in warned)
+
+
 def multiplexed_copy(tmp_path):
     """A copy of run_07.csv whose page-faults line says 62.50% (as perf prints a multiplexed event)."""
     folder = tmp_path / "runs"

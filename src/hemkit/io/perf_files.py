@@ -656,12 +656,19 @@ def _usable(gid: int, members: list[PerfRun], options: PerfOptions) -> list[Perf
             HemkitWarning,
             stacklevel=4,
         )
-    keep = []
+    keep = [r for r in members if not r.problem]
+    if not keep and len(members) > 1:  # the whole group: one warning that says what goes with it
+        gone = ", ".join(map(repr, [e for e in members[0].events if e not in unsupported]))
+        warnings.warn(
+            f"group {gid}: dropped all {len(members)} of its runs, and with them its readings of {gone}: "
+            f"{members[0].problem} in run {members[0].run!r} (and {len(members) - 1} more run(s))",
+            HemkitWarning,
+            stacklevel=4,
+        )
+        return keep
     for r in members:
         if r.problem:
             warnings.warn(f"dropped run {r.run!r}: {r.problem}", HemkitWarning, stacklevel=4)
-        else:
-            keep.append(r)
     return keep
 
 
