@@ -172,3 +172,12 @@ def test_bad_host_on_a_side_that_names_none_says_which_option_selects_the_other(
         watch=[tmp_path],
     )
     assert cli(["compare", tidy, KERNEL_B, "--host-b", host]).exit_code == 0  # what the message says works
+
+
+def test_the_table_shows_the_q_value_changed_is_decided_on(cli):
+    """The table showed p_value beside changed, which Benjamini-Hochberg decides on q_value: a run of another
+    program in A's folder gave task-clock p = 0.038 and changed False, with nothing on screen to say why."""
+    res = cli(["compare", KERNEL_A, KERNEL_B])
+    assert res.exit_code == 0, res.stderr
+    header = next(line for line in res.stdout.splitlines() if line.startswith("event "))
+    assert header.split()[6:9] == ["p_value", "q_value", "changed"], header

@@ -26,7 +26,8 @@ from hemkit.cli._options import (
 )
 from hemkit.core.numbers import format_percent
 
-SHOWN = ["event", "median_a", "median_b", "ratio", "lower", "upper", "p_value", "changed", "note"]
+# q_value beside p_value: changed is decided on it (Benjamini-Hochberg), as the report and sampling diff show it
+SHOWN = ["event", "median_a", "median_b", "ratio", "lower", "upper", "p_value", "q_value", "changed", "note"]
 
 
 def _read(path: str, side: str, flag: str, **options: Any) -> tuple[Any, Any]:
