@@ -324,3 +324,12 @@ def test_each_output_is_named_once_in_the_summary_line(cli, tmp_path):
         if "--plot" in args:  # every file written, named once, in the last line
             plot = str(args[args.index("--plot") + 1])
             assert res.stdout.count(plot) == 1 and plot in res.stdout.splitlines()[-1], res.stdout
+
+
+@pytest.mark.parametrize("command", [["report"], ["compare"], ["merge"]])
+def test_drop_constant_help_is_true_of_every_command_that_takes_it(cli, command):
+    """'--drop-constant: ... a merge refuses them' was read in 'hemkit report --help', whose merge section
+    leaves constant events out itself and says so, and in compare's, which merges nothing."""
+    text = " ".join(cli([*command, "--help"]).stdout.split())
+    assert "a merge refuses them" not in text
+    assert "no merge can use them, and each command that merges names them" in text

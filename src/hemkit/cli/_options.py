@@ -359,7 +359,9 @@ def readings_input_options(f: F) -> F:
     f = click.option(
         "--drop-constant",
         is_flag=True,
-        help="Drop events constant within a group (else they are read as they are; a merge refuses them, naming them).",
+        # 'a merge refuses them' was untrue of the report, whose merge section leaves them out and says so
+        help="Drop events constant within a group when reading (else they are kept as read; no merge can use them, "
+        "and each command that merges names them).",
     )(f)
     f = click.option(
         "--codes",
