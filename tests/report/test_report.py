@@ -100,6 +100,12 @@ def test_report_of_an_unfinished_collection_shows_its_runs(tmp_path, cli):
     assert "hemkit: warning: report section 'merge' failed: no joint merge: group 0 has 2 runs" in res.stderr
     assert "unfinished collection" in res.stderr
     assert "1 failed (merge" in res.stdout
+    # one perf stat file given alone is still the mistake its error explains, not a page of one run
+    from pathlib import Path
+
+    one = sorted((Path(__file__).resolve().parents[1] / "merge" / "data" / "perf_runs").iterdir())[0]
+    res = cli(["report", one, "-o", tmp_path / "one.html"])
+    assert res.exit_code == 2 and "give the files of all runs" in res.stderr, res.stderr
 
 
 def test_report_renders_in_chromium_with_every_figure(tmp_path, cli):

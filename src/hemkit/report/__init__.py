@@ -347,8 +347,9 @@ def build_report(
         ``options.profiles``).
     read_options : mapping, optional
         Keyword arguments of :func:`hemkit.io.read_readings` for paths (``pmcs``, ``codes``,
-        ``drop_constant`` ...); ``min_runs`` is 1 unless given: the page shows every run read
-        (an unfinished collection too), and the merge section alone asks for 3 a group.
+        ``drop_constant`` ...); ``min_runs`` is 1 for one collection database unless given: the
+        page of an unfinished collection shows every run stored, and the merge section alone
+        asks for 3 a group.
 
     Returns
     -------
@@ -396,14 +397,16 @@ def build_report(
     collection = None
     paths: list[PathLike] = []
     hosts_a = hosts_b = None
-    # every run read is shown, however few (an unfinished collection, two perf stat files): the
-    # sections that need more, the merge's three a group and the comparison's five, say so themselves
-    read_options = {"min_runs": 1, **(read_options or {})}
+    read_options = dict(read_options or {})
     if not isinstance(readings, Readings):
         paths = [readings] if isinstance(readings, str | os.PathLike) else list(readings)
         source = (source or " ".join(str(os.fspath(p)) for p in paths)) + _host_label(read_options.get("host"))
         collection = _collection(paths[0], read_options.get("host")) if len(paths) == 1 else None
-        readings, notes, hosts_a = _read(paths[0] if len(paths) == 1 else paths, read_options)
+        # a collection shows every run it stored, however few (one stopped early): the merge section, which
+        # needs 3 runs a group, says so itself. Perf stat files keep the readers' 3: one file given alone is
+        # a mistake their error explains (give the files of all runs)
+        minimum = {"min_runs": 1} if collection is not None else {}
+        readings, notes, hosts_a = _read(paths[0] if len(paths) == 1 else paths, {**minimum, **read_options})
     source = source or "readings"
     anchor = options.anchor if options.method == "hrm" else None
     if anchor is not None and anchor not in readings.events:
