@@ -73,8 +73,9 @@ def test_disjoint_events_are_refused_naming_both_sides():
 def test_fewer_than_5_runs_are_refused_naming_side_and_event_and_under_20_warn():
     a = _readings({1: {"x": np.arange(30.0)}}, source="a.csv")
     b = _readings({1: {"x": np.arange(4.0)}}, source="b.csv")
-    with pytest.raises(InputError, match=r"B: b.csv: event 'x' has 4 runs; a comparison needs at least 5"):
+    with pytest.raises(InputError, match=r"B: b.csv: event 'x' has 4 runs; a comparison needs at least 5") as e:
         compare(a, b)
+    assert str(e.value).endswith("record more runs of it (a collection stopped early: continue it with hemkit collect)")
     c = _readings({1: {"x": np.arange(12.0)}}, source="c.csv")
     with pytest.warns(HemkitWarning, match=r"B: c.csv: 1 event\(s\) have fewer than 20 runs \('x': 12\)"):
         compare(a, c)

@@ -75,7 +75,8 @@ def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarra
         if len(x) < MIN_RUNS:
             raise InputError(
                 f"{_name(readings, side)}: event {e!r} has {plural(len(x), 'run')}; a comparison "
-                f"needs at least {MIN_RUNS} on each side (and warns under {FEW_RUNS})"
+                f"needs at least {MIN_RUNS} on each side (and warns under {FEW_RUNS}): record more runs of it "
+                "(a collection stopped early: continue it with hemkit collect)"
             )
         if len(x) < FEW_RUNS:
             few.append((e, len(x)))
