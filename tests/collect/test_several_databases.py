@@ -57,6 +57,10 @@ def test_another_command_or_plan_refused_naming_both(tmp_path, fake_perf, plan, 
     with pytest.raises(InputError, match="different commands") as exc:
         read_readings([a, other_cmd])
     assert str(a) in str(exc.value) and str(other_cmd) in str(exc.value)
+    # two builds given together where a comparison was meant: the message says how to compare them
+    assert str(exc.value).endswith(
+        "(to compare two such collections: hemkit compare A B, or hemkit report A --compare B)"
+    )
     pinned = tmp_path / "pinned.db"
     collect(plan, ["true"], pinned, runs=3, options=CollectOptions(pin=0))
     with pytest.raises(InputError, match="different pins") as exc:

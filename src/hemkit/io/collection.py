@@ -1117,6 +1117,10 @@ def load_readings(
     )
 
 
+#: what two collections given together for one set of readings (two builds, before and after) may have been meant for
+TO_COMPARE = " (to compare two such collections: hemkit compare A B, or hemkit report A --compare B)"
+
+
 def _same_setting(first: Path, path: Path, what: str, a: Any, b: Any) -> None:
     if a != b:  # a setting not given (no pin, no co-runner) is said as such, not as Python's 'None'
         shown = [
@@ -1125,7 +1129,7 @@ def _same_setting(first: Path, path: Path, what: str, a: Any, b: Any) -> None:
         ]
         raise InputError(
             f"{path} and {first}: collected with different {what}s ({shown[1]} and {shown[0]}); "
-            "only collections of the same plan and command are read as one set of readings"
+            f"only collections of the same plan and command are read as one set of readings{TO_COMPARE}"
         )
 
 
@@ -1264,7 +1268,7 @@ def _collection_tables(
             example = f" (group {', '.join(only[0])} is in one only)" if only else ""
             raise InputError(
                 f"{path} and {first_path}: collected with different plans{example}; "
-                "only collections of the same plan and command are read as one set of readings"
+                f"only collections of the same plan and command are read as one set of readings{TO_COMPARE}"
             )
         for key, what in (("command", "command"), ("pin", "pin"), ("corunner", "co-runner")):
             _same_setting(first_path, path, what, first_meta.get(key), meta.get(key))
