@@ -69,6 +69,7 @@ import pandas as pd
 from hemkit.core.errors import Fix, HemkitWarning, InputError
 from hemkit.core.numbers import exact_sum, format_count
 from hemkit.core.readings import Readings
+from hemkit.core.strays import warn_strays
 from hemkit.io.formats import check_last_line, input_stem, read_input
 from hemkit.io.perf_stat import _STARTED, PerfLine, scan_perf_stat
 
@@ -563,7 +564,7 @@ def read_perf_runs(
     if not groups:
         raise InputError(f"{source}: no usable runs left")
     try:
-        return Readings(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
+        readings = Readings(groups, source=source, min_runs=min_runs, drop_constant=drop_constant)
     except InputError as exc:
         culprit = next((g for g in described if f"group {g}:" in str(exc)), None)
         if culprit is None:
@@ -571,6 +572,26 @@ def read_perf_runs(
         if len(files) == 1 and len(runs) == 1:
             raise _one_run(files[0], runs[0], source) from None
         raise exc.reworded(f"{exc.message}; {described[culprit]}{_cut_short(culprit, printed)}") from None
+    _warn_strays(readings, runs)
+    return readings
+
+
+def _warn_strays(readings: Readings, runs: list[PerfRun]) -> None:
+    """Warn of a run far out of line with its group (:mod:`hemkit.core.strays`), naming its file.
+
+    perf stat files do not name the measured program: one run of another program recorded
+    into the folder of a build's runs reads as one more run of it.
+    """
+    of = {r.run: r for r in runs}
+
+    def name(gid: Hashable, run: Hashable) -> str:
+        r = of[str(run)]
+        return f"{r.path}" if runs_in[r.path] == 1 else f"{r.path} (run {run!r})"
+
+    runs_in: dict[Path, int] = {}
+    for r in runs:
+        runs_in[r.path] = runs_in.get(r.path, 0) + 1
+    warn_strays(readings.arrays, name, " (perf stat files do not name it); if so, leave the file out")
 
 
 def _cut_short(gid: int, printed: dict[int, list[str]]) -> str:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from hemkit.core.checks import check_scalar
 from hemkit.core.errors import Fix, HemkitError, HemkitWarning, InputError
 from hemkit.core.readings import TIDY_COLUMNS, Readings
+from hemkit.core.strays import warn_strays
 from hemkit.io.formats import PARQUET_MAGIC, SQLITE_MAGIC, read_head
 from hemkit.io.perf_stat import scan_perf_stat
 
@@ -490,12 +491,23 @@ def read_readings(  # noqa: PLR0913 - the one reading door: one keyword per kind
         return read_perf_runs(files, perf, min_runs=min_runs, drop_constant=drop_constant, source=where)
     path = paths[0]
     try:
-        return _read_table_file(path, pmcs=pmcs, codes=codes, drop_constant=drop_constant, min_runs=min_runs)
+        readings = _read_table_file(path, pmcs=pmcs, codes=codes, drop_constant=drop_constant, min_runs=min_runs)
     except InputError:
         mixed = _mixed_in(path)
         if not mixed:
             raise
         raise InputError(f"{path}: {mixed}") from None
+    # a table, like perf stat files, does not name the program of its runs (a database stores its command)
+    warn_strays(
+        readings.arrays,
+        lambda gid, run: f"{path}: run {_quote(run)}",
+        " (a table does not name the program of its runs); if so, leave its rows out",
+    )
+    return readings
+
+
+def _quote(run: object) -> str:
+    return repr(run.item() if hasattr(run, "item") else run)
 
 
 def read_machines(
