@@ -292,6 +292,19 @@ def _warn_disjoint(
     with their DSO), two different programs, or thread ids (a new run has new ones).
     """
     alone_a, alone_b = float(share_a[~in_b].sum()), float(share_b[~in_a].sum())
+    if by in ("sym", "dso", "comm") and max(alone_a, alone_b) > DISJOINT:
+        names = _main_names(keys, by, share_a, share_b)
+        if names is not None:
+            what = {"sym": "functions", "dso": "programs", "comm": "commands"}[by]
+            warnings.warn(
+                f"A and B were recorded under different names ({names[0]} in A, {names[1]} in B): their {what} "
+                f"cannot be matched ({by} keys carry the program's name), so {100 * alone_a:.0f} % of A's "
+                f"samples and {100 * alone_b:.0f} % of B's are on {by} keys 'only in' one side, compared against 0; "
+                "record both under the same name (copy each build to one path, e.g. ./prog, and perf record -- ./prog)",
+                HemkitWarning,
+                stacklevel=3,
+            )
+            return
     if alone_a <= DISJOINT or alone_b <= DISJOINT:
         return
     what = f"{100 * alone_a:.0f} % of A's samples and {100 * alone_b:.0f} % of B's are on {by} keys the other lacks"
@@ -314,6 +327,36 @@ def _warn_disjoint(
     else:
         why = "different programs?"
     warnings.warn(f"{what} ({why}); such keys are compared against 0", HemkitWarning, stacklevel=3)
+
+
+def _is_program(name: str) -> bool:
+    """Whether a DSO's short name is a program's: not the kernel's (``[kernel.kallsyms]``) nor a library's."""
+    return not name.startswith("[") and ".so" not in name and name not in ("", "nan", "unknown")
+
+
+def _main_names(keys: pd.Index, by: str, share_a: np.ndarray, share_b: np.ndarray) -> tuple[str, str] | None:
+    """The most sampled program (DSO; command ``by="comm"``) of each side where each is absent from the other.
+
+    Two builds recorded under different names (``prog_O0``, ``prog_O2``): None where the sides'
+    programs are one, or either is sampled on both sides.
+    """
+    if by == "comm":
+        names = pd.Index(keys.astype(str))
+    else:
+        dso = keys.get_level_values("dso") if isinstance(keys, pd.MultiIndex) else keys
+        names = pd.Index(dso.astype(str)).map(lambda d: d.rsplit("/", 1)[-1])
+    weight_a = pd.Series(share_a, index=names).groupby(level=0).sum()
+    weight_b = pd.Series(share_b, index=names).groupby(level=0).sum()
+    programs = [n for n in weight_a.index if by == "comm" or _is_program(str(n))]
+    if not programs:
+        return None
+    main_a = weight_a[programs].idxmax()
+    main_b = weight_b[programs].idxmax()
+    if main_a == main_b or weight_a[main_a] <= 0 or weight_b[main_b] <= 0:
+        return None
+    if weight_b[main_a] > 0 or weight_a[main_b] > 0:
+        return None
+    return str(main_a), str(main_b)
 
 
 def _read(x: Any, side: str) -> Any:
