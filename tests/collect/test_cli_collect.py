@@ -103,6 +103,16 @@ def test_export_command(fake_perf, plan_file, tmp_path, cli, suffix):
     assert res.exit_code == 0 and pd.read_csv(tmp_path / "again.csv").equals(pd.read_csv(out) if suffix == "csv" else t)
 
 
+def test_export_of_an_unfinished_collection_writes_every_stored_run(fake_perf, plan_file, tmp_path, cli):
+    """A collection stopped at 2 runs a group was refused ('group 0: has 2 runs; at least 3 are needed'):
+    export writes the stored runs out, however few, as hemkit report shows them."""
+    cli(["collect", plan_file, "--runs", "2", "--", "true"])
+    res = cli(["export", tmp_path / "plan.db", "-o", tmp_path / "r.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert "6 groups, 4 events, 12 runs" in res.stdout
+    assert pd.read_csv(tmp_path / "r.csv").groupby("group")["run"].nunique().tolist() == [2] * 6
+
+
 def test_export_drop_constant_and_raw_files(tmp_path, cli):
     from hemkit.datasets import t2080_path
 

@@ -381,7 +381,8 @@ def export(inputs, output, pmcs, codes, drop_constant, quiet):
 
     The file has the columns group, run, event, value; it is written only if INPUT reads
     cleanly (no holes, no NaN). Events constant within a group are written as read, unless
-    --drop-constant.
+    --drop-constant. Collection databases are written with every run stored, however few (an
+    unfinished collection); other inputs need 3 runs a group.
     """
     check_input_options(pmcs, codes)
     _export(list(inputs), output, pmcs=pmcs, codes=codes, drop_constant=drop_constant, **read_options())

@@ -18,7 +18,7 @@ from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.io.atomic import check_output
 from hemkit.io.perf_files import PerfOptions
-from hemkit.io.readings import read_readings
+from hemkit.io.readings import database_files, read_readings
 from hemkit.io.table import write_table
 
 PathLike = str | os.PathLike[str]
@@ -87,6 +87,7 @@ def export(  # noqa: PLR0913 - the reading door's options, passed through
     allow_mixed_machines: bool = False,
     perf: PerfOptions | None = None,
     host: str | Sequence[str] | None = None,
+    min_runs: int | None = None,
 ) -> ExportResult:
     """Write the readings of ``source`` to ``output`` as a tidy CSV or Parquet file (by suffix).
 
@@ -109,6 +110,10 @@ def export(  # noqa: PLR0913 - the reading door's options, passed through
     host : str or sequence of str, optional
         Read only the runs of this host (or these hosts) of collection databases, as
         :func:`hemkit.io.read_readings` does (refused for inputs that name no host).
+    min_runs : int, optional
+        Fewest runs a group may have.  Default: 1 for collection databases (an unfinished
+        collection's stored runs are written, however few), else the readers' 3 (one perf
+        stat file given alone is a mistake their error explains).
 
     Raises
     ------
@@ -128,8 +133,12 @@ def export(  # noqa: PLR0913 - the reading door's options, passed through
     sources = [source] if isinstance(source, str | os.PathLike) else list(source)
     inputs = [*sources, codes]
     check_output(output, inputs=inputs)
+    if min_runs is None:
+        # a collection's stored runs are its data, however few (one stopped early, or still running)
+        min_runs = 1 if database_files(source) is not None else 3
     readings = read_readings(
         source,
+        min_runs=min_runs,
         pmcs=pmcs,
         codes=codes,
         drop_constant=drop_constant,
