@@ -194,12 +194,14 @@ def test_compare_takes_one_host_for_both_sides_or_one_per_side(cli, differing):
     assert res.exit_code == 0, res.stderr
     rows = {line.split()[0]: line for line in res.stdout.splitlines() if line.split()}
     assert "True" in rows["cycles"] and "False" in rows["faults"], res.stdout
-    assert "A " + differing + " (40+ runs of host node1), B " + differing + " (40+ runs of host node2)" in res.stdout
+    # 60 runs of each host, each event read in 40 of them (it said '40+ runs', as if 40 were read)
+    said = "A " + differing + " (60 runs of host node1, 40 per event), B " + differing + " (60 runs of host node2, 40"
+    assert said in res.stdout
     assert "pools runs" not in res.stderr
     res = cli(["compare", differing, differing, "--host", "node1"])  # one host on both sides: the same runs
     assert res.exit_code == 0 and "A and B are the same" in res.stderr, res.stderr
     res = cli(["compare", differing, differing, "--host", "node1", "--host-b", "node2"])  # --host-b wins for B
-    assert res.exit_code == 0 and "(40+ runs of host node2)" in res.stdout, res.stderr
+    assert res.exit_code == 0 and "(60 runs of host node2, 40 per event)" in res.stdout, res.stderr
 
 
 def test_an_unknown_host_names_the_hosts_that_exist(bad_input, differing):

@@ -381,3 +381,19 @@ def test_the_warnings_of_a_sides_merge_name_the_side():
     assert res.pairs.set_index(["event_a", "event_b"]).loc[("x", "y"), "how_b"] == "merged"
     about_groups = [str(w.message) for w in caught if "group 1 has 20 runs" in str(w.message)]
     assert about_groups and all(m.startswith("B: b.db: group 1 has 20 runs") for m in about_groups), about_groups
+
+
+def test_the_summary_line_counts_the_runs_read_not_the_fewest_of_an_event(tmp_path, cli):
+    """12 runs in two groups of 6 read 'A ... (6+ runs)', as if 6 were read: the fewest runs of an event."""
+    rng = np.random.default_rng(5)
+    for side in ("a", "b"):
+        rows = [
+            (g, f"{g}-{r}", e, float(rng.normal(1000, 30)))
+            for g, events in ((1, ("x", "y")), (2, ("x", "z")))
+            for r in range(6)
+            for e in events
+        ]
+        pd.DataFrame(rows, columns=["group", "run", "event", "value"]).to_csv(tmp_path / f"{side}.csv", index=False)
+    res = cli(["compare", tmp_path / "a.csv", tmp_path / "b.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert f"A {tmp_path / 'a.csv'} (12 runs, 6-12 per event), B {tmp_path / 'b.csv'} (12 runs, 6-12" in res.stdout

@@ -61,6 +61,18 @@ def _side_hosts(host: tuple[str, ...], own: tuple[str, ...], side: str) -> tuple
     return host, "--host"
 
 
+def _runs(readings: Any, per_event: Any, on: str) -> str:
+    """``12 runs``, or ``12 runs, 6 per event`` / ``12 runs, 6-12 per event`` where events were read in fewer.
+
+    '6+ runs' (the fewest runs of an event) read as if 6 files were read where 12 were.
+    """
+    total = sum(readings.run_counts.values())
+    lo, hi = (int(per_event.min()), int(per_event.max())) if len(per_event) else (total, total)
+    if lo == hi == total:
+        return f"{total} runs{on}"
+    return f"{total} runs{on}, " + (f"{lo} per event" if lo == hi else f"{lo}-{hi} per event")
+
+
 @click.command()
 @click.argument("a", type=click.Path(dir_okay=True))
 @click.argument("b", type=click.Path(dir_okay=True))
@@ -170,7 +182,7 @@ def compare(
     on_b = f" of host {', '.join(chosen_b)}" if chosen_b else ""
     click.echo(
         f"compare: {row['changed']} of {row['events']} events changed at FDR {format_percent(1 - level)} "
-        f"(largest: {row['largest_change']}){pair_note}{host_note}; A {a} ({row['runs_a']}+ runs{on_a}), "
-        f"B {b} ({row['runs_b']}+ runs{on_b}){'; ' + ', '.join(one_side) + ' (not compared)' if one_side else ''}; "
+        f"(largest: {row['largest_change']}){pair_note}{host_note}; A {a} ({_runs(ra, t.runs_a, on_a)}), "
+        f"B {b} ({_runs(rb, t.runs_b, on_b)}){'; ' + ', '.join(one_side) + ' (not compared)' if one_side else ''}; "
         f"wrote {', '.join(written) or 'nothing'}"
     )
