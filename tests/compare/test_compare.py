@@ -77,8 +77,13 @@ def test_fewer_than_5_runs_are_refused_naming_side_and_event_and_under_20_warn()
         compare(a, b)
     assert str(e.value).endswith("record more runs of it (a collection stopped early: continue it with hemkit collect)")
     c = _readings({1: {"x": np.arange(12.0)}}, source="c.csv")
-    with pytest.warns(HemkitWarning, match=r"B: c.csv: 1 event\(s\) have fewer than 20 runs \('x': 12\)"):
+    with pytest.warns(HemkitWarning, match=r"B: c.csv: every event has 12 runs, fewer than 20: only large changes"):
         compare(a, c)
+    # events read in different numbers of runs are listed, each with its count
+    a2 = _readings({1: {"x": np.arange(30.0)}, 2: {"y": np.arange(30.0)}}, source="a.csv")
+    d = _readings({1: {"x": np.arange(12.0)}, 2: {"y": np.arange(25.0)}}, source="d.csv")
+    with pytest.warns(HemkitWarning, match=r"B: d.csv: 1 event has fewer than 20 runs \('x': 12\): only large"):
+        compare(a2, d)
 
 
 def test_constant_zero_and_tiny_events_are_said_never_nan():

@@ -82,10 +82,15 @@ def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarra
             few.append((e, len(x)))
         out.append(x)
     if few:
+        counts = {n for _, n in few}
+        if len(few) == len(events) and len(counts) == 1:  # every event read in the same few runs: say it once
+            which = f"every event has {plural(counts.pop(), 'run')}, fewer than {FEW_RUNS}"
+        else:
+            listed = ", ".join(f"{e!r}: {n}" for e, n in few[:5]) + (" ..." if len(few) > 5 else "")
+            verb = "has" if len(few) == 1 else "have"
+            which = f"{plural(len(few), 'event')} {verb} fewer than {FEW_RUNS} runs ({listed})"
         warnings.warn(
-            f"{_name(readings, side)}: {len(few)} event(s) have fewer than {FEW_RUNS} runs "
-            f"({', '.join(f'{e!r}: {n}' for e, n in few[:5])}{' ...' if len(few) > 5 else ''}): only large changes "
-            "can be seen (see the detectable change)",
+            f"{_name(readings, side)}: {which}: only large changes can be seen (see the detectable change)",
             HemkitWarning,
             stacklevel=3,
         )
