@@ -56,7 +56,11 @@ def files(tmp_path):
         ("empty.txt", [], "empty.txt: empty file, no samples"),
         ("blank.txt", [], "blank.txt: empty file, no samples"),
         ("nul.txt", [], "nul.txt: neither perf.data nor perf script text (binary data"),
-        ("perfstat.csv", [], "perfstat.csv: line 1 is not a perf script sample"),
+        (
+            "perfstat.csv",
+            [],
+            "line 1 is not a perf script sample: '1234,,task-clock,1234,100.00,,'; it is a line of perf stat -x output",
+        ),
         ("half.txt", [], "half.txt: line 61 is not a perf script sample: 'truncated lin'"),
         ("cut.txt", [], "cut.txt: ends in the middle of line 60 (cut short?)"),
         ("truncated.data", [], "truncated.data: perf.data is truncated"),

@@ -113,6 +113,10 @@ def dso_name(dso: str) -> str:
     return os.path.basename(dso.rstrip("/")) or dso
 
 
+#: a line of ``perf stat -x,`` output: a count (or perf's ``<not counted>`` / ``<not supported>``), a unit, an event
+_PERF_STAT_LINE = re.compile(r"^(?:[\d.]+|<not (?:counted|supported)>),[^,]*,[^,\s][^,]*,")
+
+
 class _Parser:
     """One pass over the lines; ``rows`` collects the samples."""
 
@@ -123,7 +127,13 @@ class _Parser:
         self.in_chain = False  # frames may follow the last header
 
     def fail(self, lineno: int, line: str, why: str = "is not a perf script sample") -> InputError:
-        return InputError(f"{self.source}: line {lineno} {why}: {line.strip()[:80]!r}")
+        hint = ""
+        if why == "is not a perf script sample" and _PERF_STAT_LINE.match(line.strip()):
+            hint = (
+                "; it is a line of perf stat -x output (counts, not samples): hemkit merge, compare and report "
+                "read those; sampling reads perf record's perf.data or perf script text"
+            )
+        return InputError(f"{self.source}: line {lineno} {why}: {line.strip()[:80]!r}{hint}")
 
     def line(self, lineno: int, line: str) -> None:
         stripped = line.strip()
