@@ -405,6 +405,40 @@ def _common_event(a: Any, b: Any, comm: str | None) -> str | None:
     return chosen
 
 
+def _tested(diff: np.ndarray, se: np.ndarray, level: float, df: float) -> dict[str, np.ndarray]:
+    """The test columns of a diff table: ``difference``, its interval, ``p_value``, ``q_value`` and ``changed``.
+
+    Each difference against its standard error: a normal test (``df = inf``, two profiles) or Student's t on
+    ``df`` degrees of freedom (several recordings a side); Benjamini-Hochberg across keys at ``1 - level``.
+    A difference whose standard error is 0 is certain: p 1 where it is 0, else 0.
+
+    Examples
+    --------
+    >>> t = _tested(np.array([0.0, 0.1]), np.array([0.01, 0.01]), 0.95, math.inf)
+    >>> t["changed"].tolist(), [round(float(x), 4) for x in t["upper"]]
+    ([False, True], [0.0196, 0.1196])
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stat = np.abs(diff) / se
+    tail = normal_sf if math.isinf(df) else (lambda x: t_sf(x, df))
+    p = np.array([min(1.0, 2.0 * tail(s)) if np.isfinite(s) else (1.0 if x == 0 else 0.0) for s, x in zip(stat, diff)])
+    q = fdr_bh(p)
+    z = _t_quantile(0.5 + level / 2.0, df)
+    return {
+        "difference": diff,
+        "lower": diff - z * se,
+        "upper": diff + z * se,
+        "p_value": p,
+        "q_value": q,
+        "changed": q <= 1.0 - level,
+    }
+
+
+def _one_side_note(in_a: np.ndarray, in_b: np.ndarray) -> np.ndarray:
+    """``only in A`` / ``only in B`` for keys sampled on one side alone, else empty."""
+    return np.where(in_a & in_b, "", np.where(in_a, "only in A", "only in B"))
+
+
 def profile_diff(
     a: SamplingProfile | pd.DataFrame | str | os.PathLike[str],
     b: SamplingProfile | pd.DataFrame | str | os.PathLike[str],
@@ -499,33 +533,18 @@ def profile_diff(
     scale = np.sqrt(max(pb.n_samples, 1) / max(pa.n_samples, 1))
     se_a = np.where(in_a, se_a, se_b * scale)
     se_b = np.where(in_b, se_b, se_a / scale)
-    diff = share_b - share_a
-    se = np.sqrt(se_a**2 + se_b**2)
-    z = float(ndtri(0.5 + level / 2.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        stat = np.abs(diff) / se
-    p = np.array(
-        [min(1.0, 2.0 * normal_sf(s)) if np.isfinite(s) else (1.0 if d == 0 else 0.0) for s, d in zip(stat, diff)]
-    )
-    q = fdr_bh(p)
-    note = np.where(in_a & in_b, "", np.where(in_a, "only in A", "only in B"))
     table = pd.DataFrame(
         {
             "share_a": share_a,
             "share_b": share_b,
-            "difference": diff,
-            "lower": diff - z * se,
-            "upper": diff + z * se,
-            "p_value": p,
-            "q_value": q,
-            "changed": q <= 1.0 - level,
+            **_tested(share_b - share_a, np.sqrt(se_a**2 + se_b**2), level, math.inf),
             "samples_a": ta["samples"].fillna(0).to_numpy(dtype=np.int64),
             "samples_b": tb["samples"].fillna(0).to_numpy(dtype=np.int64),
-            "note": note,
+            "note": _one_side_note(in_a, in_b),
         },
         index=_labels(keys, by),
     )
-    order = np.lexsort((-np.maximum(share_a, share_b), -np.abs(diff)))
+    order = np.lexsort((-np.maximum(share_a, share_b), -np.abs(share_b - share_a)))
     table = table.iloc[order]
     if pa.event and pb.event and pa.event != pb.event:
         warnings.warn(
@@ -799,36 +818,23 @@ def _several(
     moderated = prior if math.isinf(prior_df) else (prior_df * prior + d * measured) / (prior_df + d)
     se = np.sqrt(moderated * (1 / na + 1 / nb))
     df = prior_df + d
-    diff = mean_b - mean_a
-    with np.errstate(divide="ignore", invalid="ignore"):
-        stat = np.abs(diff) / se
-    tail = normal_sf if math.isinf(df) else (lambda x: t_sf(x, df))
-    pv = np.array([min(1.0, 2.0 * tail(s)) if np.isfinite(s) else (1.0 if x == 0 else 0.0) for s, x in zip(stat, diff)])
-    q = fdr_bh(pv)
-    z = _t_quantile(0.5 + level / 2.0, df)
     in_a, in_b = count[:, a].sum(axis=1) > 0, count[:, b].sum(axis=1) > 0
-    note = np.where(in_a & in_b, "", np.where(in_a, "only in A", "only in B"))
     table = pd.DataFrame(
         {
             "share_a": mean_a,
             "share_b": mean_b,
-            "difference": diff,
-            "lower": diff - z * se,
-            "upper": diff + z * se,
-            "p_value": pv,
-            "q_value": q,
-            "changed": q <= 1.0 - level,
+            **_tested(mean_b - mean_a, se, level, df),
             "samples_a": count[:, a].sum(axis=1),
             "samples_b": count[:, b].sum(axis=1),
             "recordings_a": na,
             "recordings_b": nb,
             "spread_a": share[:, a].std(axis=1, ddof=1),
             "spread_b": share[:, b].std(axis=1, ddof=1),
-            "note": note,
+            "note": _one_side_note(in_a, in_b),
         },
         index=_labels(keys, by),
     )
-    table = table.iloc[np.lexsort((-np.maximum(mean_a, mean_b), -np.abs(diff)))]
+    table = table.iloc[np.lexsort((-np.maximum(mean_a, mean_b), -np.abs(mean_b - mean_a)))]
     _warn_disjoint(keys, by, mean_a, mean_b, in_a, in_b)
     labels = table.index.astype(str)
 
