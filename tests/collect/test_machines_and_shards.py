@@ -349,15 +349,17 @@ def test_the_machines_of_a_collection_just_read_are_not_read_again(tmp_path, mon
     assert set(run_machines([c])["host"]) == {"node3"}
 
 
-def test_one_shard_of_too_few_runs_says_to_read_all_the_shards(tmp_path, bad_input):
+def test_one_shard_of_too_few_runs_says_to_read_all_the_shards(tmp_path, cli):
     """A shard of 2 runs per group was refused ('has 2 runs; at least 3 are needed'), no word of the other shards."""
     one = _write(tmp_path / "part1.db", GROUPS, 6, [NODE1], meta={"shard": [1, 3]}, reps=shard_reps(6, (1, 3)))
-    line = bad_input(
-        ["export", one, "-o", tmp_path / "out.csv"],
-        names=[str(one), "has 2 runs", "is shard 1/3", "give the databases of all 3 shards together"],
-        watch=[tmp_path],
-    )
-    assert "unfinished" not in line
+    with pytest.raises(InputError, match=r"has 2 runs.*is shard 1/3.*give the databases of all 3 shards together") as e:
+        load_collections([one])
+    assert "unfinished" not in str(e.value)
+    # export writes every run stored (min_runs 1 for collection databases), and says the shard is one of 3
+    res = cli(["export", one, "-o", tmp_path / "out.csv"])
+    assert res.exit_code == 0, res.stderr
+    assert "is shard 1/3" in res.stderr and "give the databases of all 3 shards together" in res.stderr
+    assert len(pd.read_csv(tmp_path / "out.csv")) == 3 * 2 * len(GROUPS[0])
     two = _write(tmp_path / "part2.db", GROUPS, 3, [NODE1], meta={"shard": [2, 3]}, reps=shard_reps(3, (2, 3)))
     one.unlink()
     _write(one, GROUPS, 3, [NODE1], meta={"shard": [1, 3]}, reps=shard_reps(3, (1, 3)))
