@@ -23,6 +23,7 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh22 --out ~/mpx-data/fresh22 --runs 4
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh23 --out ~/mpx-data/fresh23 --runs 4  # the next
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh24 --out ~/mpx-data/fresh24 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh25 --out ~/mpx-data/fresh25 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -813,6 +814,23 @@ def fresh24_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh25_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A twenty-sixth, disjoint set of programs (issue 26, recorded when ``fresh24`` had been scored).
+
+    Three are single processes of about a second (llvm-objdump twice, jps twice (a JVM each), llvm-stress piped
+    into llvm-as), the rest loops of short processes."""
+    return {
+        "llvm-objdump": ["sh", "-c", "for i in 1 2; do llvm-objdump -d /usr/bin/bash > /dev/null; done"],
+        "jps": ["sh", "-c", "for i in 1 2; do jps > /dev/null; done"],
+        "llvm-stress": ["sh", "-c", "llvm-stress -size 100000 | llvm-as -o /dev/null"],
+        "llvm-strings": ["sh", "-c", "for i in $(seq 150); do llvm-strings /usr/bin/ls > /dev/null; done"],
+        "llvm-dwarfdump": ["sh", "-c", "for i in $(seq 100); do llvm-dwarfdump /usr/bin/bash > /dev/null; done"],
+        "gcov": ["sh", "-c", "for i in $(seq 1500); do gcov --version > /dev/null; done"],
+        "mountpoint": ["sh", "-c", "for i in $(seq 800); do mountpoint -q /; done"],
+        "fc-pattern": ["sh", "-c", "for i in $(seq 500); do fc-pattern sans > /dev/null; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -843,6 +861,7 @@ def main() -> None:
         "fresh22": fresh22_workloads,
         "fresh23": fresh23_workloads,
         "fresh24": fresh24_workloads,
+        "fresh25": fresh25_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

@@ -25,6 +25,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh22 --runs 300    # a 22nd, after the 21st
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh23 --runs 300    # a 23rd, after the 22nd
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh24 --runs 300    # a 24th, after the 23rd
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh25 --runs 300    # a 25th, after the 24th
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -54,7 +55,7 @@ when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10``
 ``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
 ``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had;
 ``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had; ``--fresh22`` when ``fresh21`` had;
-``--fresh23`` when ``fresh22`` had; ``--fresh24`` when ``fresh23`` had.
+``--fresh23`` when ``fresh22`` had; ``--fresh24`` when ``fresh23`` had; ``--fresh25`` when ``fresh24`` had.
 """
 
 from __future__ import annotations
@@ -847,6 +848,24 @@ def fresh24_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh25_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twenty-fifth held-out set: programs in none of the earlier sets."""
+    return {
+        "llvm-size": (["sh", "-c", "llvm-size /usr/bin/bash > /dev/null"], False),
+        "llvm-mc": (["sh", "-c", "echo nop | llvm-mc > /dev/null"], False),
+        "manpath": (["sh", "-c", "manpath > /dev/null"], False),
+        "fc-cat": (["sh", "-c", "fc-cat > /dev/null"], False),
+        "mimetype": (["sh", "-c", "mimetype /etc/hostname > /dev/null"], False),
+        "icupkg": (["sh", "-c", "icupkg --help > /dev/null 2>&1"], False),
+        "gcov-dump-corunner": (["sh", "-c", "gcov-dump --version > /dev/null"], True),
+        # input size drawn per run
+        "lsirq-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do lsirq > /dev/null; done"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -895,6 +914,7 @@ def main() -> None:
         "fresh22": fresh22_workloads,
         "fresh23": fresh23_workloads,
         "fresh24": fresh24_workloads,
+        "fresh25": fresh25_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

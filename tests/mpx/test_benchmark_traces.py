@@ -43,8 +43,9 @@ SETS = {
     "fresh21": 8,
     "fresh22": 8,
     "fresh23": 8,
+    "fresh24": 8,
 }
-UNREAD = {"fresh24": 8}
+UNREAD = {"fresh25": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
