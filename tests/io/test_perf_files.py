@@ -352,7 +352,7 @@ def test_a_group_whose_every_run_is_dropped_says_what_goes_with_it(tmp_path):
     said = [w for w in warned if "group 1" in w]
     assert len(said) == 1, warned
     assert said[0].startswith("group 1: dropped all 8 of its runs, and with them its readings of 'task-clock'"), said
-    assert "(and 7 more run(s))" in said[0] and not any("dropped run" in w for w in warned)
+    assert "(and 7 more runs)" in said[0] and not any("dropped run" in w for w in warned)
 
 
 def multiplexed_copy(tmp_path):

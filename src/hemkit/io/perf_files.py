@@ -67,11 +67,11 @@ from pathlib import Path
 import pandas as pd
 
 from hemkit.core.errors import Fix, HemkitWarning, InputError
-from hemkit.core.numbers import exact_sum, format_count
+from hemkit.core.numbers import exact_sum, format_count, plural
 from hemkit.core.readings import Readings
 from hemkit.core.strays import warn_strays
 from hemkit.io.formats import check_last_line, input_stem, read_input
-from hemkit.io.perf_stat import _STARTED, PerfLine, scan_perf_stat
+from hemkit.io.perf_stat import PerfLine, scan_perf_stat
 
 #: counts at or above this are counter wrap-arounds or scaled garbage (48-bit counters)
 MAX_COUNT = 2.0**47
@@ -426,7 +426,7 @@ def read_perf_file(path: str | os.PathLike[str], options: PerfOptions | None = N
     check_last_line(path, text)  # cut inside its last line: perf ends every line, the last one too
     scan = scan_perf_stat(text, source=str(path))
     if not scan.lines:
-        if any(_STARTED.match(s) for s in text.splitlines()):
+        if scan.started:
             # what perf -o writes before the program starts: the run never got to its counts
             raise InputError(
                 f"{path}: perf stat's '# started on' line but no counts: that run did not finish (perf could not "
@@ -682,7 +682,7 @@ def _usable(gid: int, members: list[PerfRun], options: PerfOptions) -> list[Perf
         gone = ", ".join(map(repr, [e for e in members[0].events if e not in unsupported]))
         warnings.warn(
             f"group {gid}: dropped all {len(members)} of its runs, and with them its readings of {gone}: "
-            f"{members[0].problem} in run {members[0].run!r} (and {len(members) - 1} more run(s))",
+            f"{members[0].problem} in run {members[0].run!r} (and {plural(len(members) - 1, 'more run')})",
             HemkitWarning,
             stacklevel=4,
         )

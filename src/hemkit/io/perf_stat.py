@@ -296,17 +296,23 @@ class PerfScan:
         ``"csv"``, ``"json"`` or ``""`` (no event line).
     sep : str
         The CSV separator (``""`` for JSON).
+    started : int
+        perf's ``# started on`` lines: one per run ``perf stat -o`` wrote (``--append`` adds
+        one a run); a file with one and no event line is a run that never got to its counts.
 
     Examples
     --------
     >>> scan = scan_perf_stat("48;;page-faults;696075;100.00;68.958;K/sec\\n")
-    >>> scan.fmt, scan.sep, len(scan.lines)
-    ('csv', ';', 1)
+    >>> scan.fmt, scan.sep, len(scan.lines), scan.started
+    ('csv', ';', 1, 0)
+    >>> scan_perf_stat("# started on Mon\\n\\n").started
+    1
     """
 
     lines: tuple[PerfLine, ...]
     fmt: str
     sep: str
+    started: int = 0
 
 
 def scan_perf_stat(
@@ -374,7 +380,7 @@ def scan_perf_stat(
         elif got is None and strict:
             raise InputError(f"{source}: line {n}: {_why(s, layout)}: {s[:60]!r}")
     fmt_found = "" if layout is None else ("json" if layout.sep == "json" else "csv")
-    return PerfScan(tuple(out), fmt_found, "" if layout is None or layout.sep == "json" else layout.sep)
+    return PerfScan(tuple(out), fmt_found, "" if layout is None or layout.sep == "json" else layout.sep, block)
 
 
 def _misread_commas(s: str, got: PerfLine | str | None, layout: _Layout | None) -> bool:
