@@ -208,8 +208,14 @@ def test_real_collections_on_two_fake_hosts_one_given_another_input(software_per
             inner = f"hostname node{k} && exec {shlex.join(map(str, collect))}"
             procs.append(subprocess.Popen(["unshare", "-u", "sh", "-c", inner], cwd=node, env=env))
         assert [p.wait() for p in procs] == [0, 0]
+    # the alike side's hosts are an A/A check, which flags by chance at 1 - level: at 0.999 rarely enough for a
+    # test (at 0.95 CI once saw page-faults x0.9983 between its hosts), while 12 runs against 12 that do not
+    # overlap (the differing side, x1.4) are flagged at any level
     out = subprocess.run(
-        [*hemkit, "compare", tmp_path / "differs", tmp_path / "alike"], capture_output=True, text=True, env=env
+        [*hemkit, "compare", tmp_path / "differs", tmp_path / "alike", "--level", "0.999"],
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert out.returncode == 0, out.stderr
     warned = [line for line in out.stderr.splitlines() if "pools runs" in line]
