@@ -61,11 +61,11 @@ from hemkit.mpx.totals import (
     blind_start,
     count_class,
     multiplier,
+    multiplier_classes,
     pool_totals,
     runs_scale_applies,
     scale_inputs,
     scale_parts,
-    with_start,
 )
 from hemkit.mpx.traces import clean_runs
 
@@ -100,7 +100,7 @@ def series_table(
             t = m.keys[["workload", "run", "event"]].reset_index(drop=True).copy()
             t["set"], t["pmcs"], t["estimator"], t["q_as"] = label, c, name, name
             t["truth"], t["total"] = truth, totals
-            for col in ("counted", "scale", "perf_total", "running_fraction", "unseen_start"):
+            for col in ("counted", "scale", "perf_total", "running_fraction", "unseen_start", "steady"):
                 t[col] = sp[col].to_numpy()
             t["blind_start"] = sp["blind_start"] = blind_start(blind, est.values)  # its own q in the pooling
             # the default's own totals with the runs' scale where it applies (NAME+runs), once for both uses
@@ -116,8 +116,9 @@ def series_table(
             np.where(out["err"] <= tol, 0, np.inf),
         )
     out["seen"] = (out["counted"] > 0) | (out["truth"] == 0)
-    classes = count_class(out["counted"].to_numpy(), out["running_fraction"].to_numpy())
-    out["count_class"] = with_start(classes, out["blind_start"].to_numpy(bool))  # the multipliers' classes
+    out["count_class"] = multiplier_classes(  # the multipliers' classes
+        out.assign(count_class=count_class(out["counted"].to_numpy(), out["running_fraction"].to_numpy()))
+    )
     return out
 
 

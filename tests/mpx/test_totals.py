@@ -27,12 +27,17 @@ from hemkit.mpx.totals import (
     SCALE_FORMS,
     SPREAD_CANDIDATES,
     START,
+    STEADY,
+    STEADY_LIMIT,
+    STEADY_SLICES,
+    STEADY_SPLIT,
     MpxTotals,
     blind_start,
     calibrate,
     count_class,
     listed_alike,
     multiplier,
+    multiplier_classes,
     pool_runs,
     run_errors,
     runs_excess,
@@ -40,7 +45,9 @@ from hemkit.mpx.totals import (
     runs_spread,
     scale_inputs,
     scale_parts,
+    steady_rate,
     total_intervals,
+    with_steady,
 )
 
 
@@ -241,7 +248,8 @@ def test_series_on_a_counter_half_the_time_or_more_have_their_own_class_and_mult
         res = total_intervals(m, make_estimator("checked").estimate(m), level=0.9)
         parts = scale_parts(m, res.table["total"].to_numpy())
         assert ((parts["running_fraction"] >= 0.5) == half).all()
-        base = res.table["count_class"].str.removesuffix(START)  # the multipliers' class: -start where blind
+        # the multipliers' class: -steady where the rate is steady, -start where blind
+        base = res.table["count_class"].str.removesuffix(STEADY).str.removesuffix(START)
         assert (base == parts["count_class"]).all()
         assert set(base) == {"some-half" if half else "some"}
     for est in MULTIPLIERS:  # every shipped table has the class, with its own multipliers
@@ -656,8 +664,8 @@ def test_a_total_left_on_its_own_is_scaled_by_how_far_its_workloads_runs_spread(
 def test_the_other_runs_see_the_bursts_a_runs_gaps_hid(pmcs):
     """Repeats of eight programs (8 runs each; bursts of 8x the rate in one interval of ten, which fall in
     different runs' gaps): each run's own 90 % interval holds more of the true totals with the runs' scale
-    (0.79 at both C) than with the run's own (0.73-0.74; these bursts are harsher than the real traces the
-    multipliers were measured on), at a median half-width within 1.2x of it."""
+    (0.81 / 0.80 at C = 2 / 3) than with the run's own (0.77 / 0.78; these bursts are harsher than the real
+    traces the multipliers were measured on), and is no wider (median half-width 0.78x / 0.98x the run's)."""
     covered, width = {"runs": [], "run": []}, {"runs": [], "run": []}
     for seed in range(8):
         m = emulate(_repeated_runs(8, seed), pmcs)
@@ -673,8 +681,8 @@ def test_the_other_runs_see_the_bursts_a_runs_gaps_hid(pmcs):
             width[kind].append((up - lo) / 2 / truth)
     cov = {k: float(np.concatenate(v).mean()) for k, v in covered.items()}
     wide = {k: float(np.median(np.concatenate(v))) for k, v in width.items()}
-    assert cov["runs"] >= cov["run"] + 0.02
-    assert wide["runs"] <= 1.2 * wide["run"]
+    assert cov["runs"] >= cov["run"] + 0.01
+    assert wide["runs"] <= 1.0 * wide["run"]
 
 
 @pytest.mark.parametrize("pmcs", [2, 3])
@@ -819,7 +827,7 @@ def test_a_start_no_run_counted_has_its_own_multiplier_and_one_the_others_filled
         est = make_estimator("checked").estimate(m)
         tab = total_intervals(m, est, level=0.9, pool=False).table
         late = unseen_start(m).any(axis=1)
-        blind = tab["count_class"].str.endswith(START).to_numpy()
+        blind = tab["count_class"].str.removesuffix(STEADY).str.endswith(START).to_numpy()
         assert late.sum() >= 8
         assert (blind == (late & (not varied))).all(), (varied, tab["count_class"].tolist())
     # a class with a blind start falls back to its own class's multiplier where none was fitted
@@ -834,10 +842,89 @@ def test_a_start_no_run_counted_has_its_own_multiplier_and_one_the_others_filled
     se = run_errors("checked", parts)
     se_blind = run_errors("checked", parts.assign(blind_start=blind))
     np.testing.assert_array_equal(se_blind[~blind], se[~blind])
-    classes = parts["count_class"].to_numpy()
-    ratio = np.array([multiplier("checked", 0.9, c + START) / multiplier("checked", 0.9, c) for c in classes])
+    plain = multiplier_classes(parts)  # with -steady where the rate is steady, as the blind ones
+    blind_cls = multiplier_classes(parts.assign(blind_start=True))
+    ratio = np.array([multiplier("checked", 0.9, b) / multiplier("checked", 0.9, c) for b, c in zip(blind_cls, plain)])
     ok = blind & np.isfinite(se) & (se > 0)
     np.testing.assert_allclose(se_blind[ok] / se[ok], ratio[ok], rtol=1e-9)
     with pytest.raises(InputError, match="count must be one of .*some-start.*, got 'none-start'"):
         multiplier("checked", 0.9, "none-start")
     np.testing.assert_array_equal(blind_start(m, est.values), np.zeros(len(m.keys), bool))
+
+
+def _rates_trace(rates: dict[str, np.ndarray]) -> pd.DataFrame:
+    steps = len(next(iter(rates.values())))
+    return pd.DataFrame(
+        [{"run": "r", "step": k, "event": e, "value": float(v[k])} for k in range(steps) for e, v in rates.items()]
+    )
+
+
+def test_a_steady_rate_is_one_whose_slices_change_less_than_its_mean():
+    """Known truths: a constant rate and one that moves by a tenth are steady; a rate that comes in bursts
+    (0 three intervals, then 4x the mean), one that drifts by more than its size, and one seen on fewer than
+    ``STEADY_SLICES`` slices are not; an event that never counted is not."""
+    rng = np.random.default_rng(1)
+    n = 60
+    rates = {
+        "constant": np.full(n, 500.0),
+        "noisy": 500.0 * (1 + 0.1 * rng.standard_normal(n)),
+        "bursts": np.tile([0.0, 0.0, 0.0, 2000.0], n // 4),
+        "zero": np.zeros(n),
+    }
+    m = emulate(_rates_trace(rates), 1).without_truth()
+    got = dict(zip(m.keys["event"], steady_rate(m).tolist()))
+    assert got == {"constant": True, "noisy": True, "bursts": False, "zero": False}
+    # the limit itself: the root mean square change over sqrt(2) against the mean, on the slices
+    obs = m.observed[list(m.keys["event"]).index("bursts")]
+    y = m.raw[list(m.keys["event"]).index("bursts")][obs]
+    assert np.sqrt(np.mean(np.diff(y) ** 2) / 2) >= STEADY_LIMIT * y.mean()
+    # two slices say nothing of a rate: not steady however alike they are
+    short = emulate(_rates_trace({"a": np.full(4, 9.0), "b": np.full(4, 9.0)}), 1).without_truth()
+    assert (short.observed.sum(axis=1) < STEADY_SLICES).all() and not steady_rate(short).any()
+
+
+def test_steady_series_of_the_split_classes_have_their_own_multipliers():
+    assert STEADY_SPLIT == ("some", "some-half", "many")
+    for c in STEADY_SPLIT:
+        assert {c + STEADY, c + START + STEADY} <= set(Q_CLASSES)
+    assert not {"few" + STEADY, "huge" + STEADY, "none" + STEADY} & set(Q_CLASSES)
+    got = with_steady(np.array(["few", "some", "some-half-start", "many", "huge", "none"], dtype=object), np.ones(6))
+    assert got.tolist() == ["few", "some-steady", "some-half-start-steady", "many-steady", "huge", "none"]
+    for est in ("checked", "checked" + POOLED, "checked" + RUNS):  # fitted apart: the steady ones narrower at 90 %
+        table = MULTIPLIERS[est]
+        assert {c + STEADY for c in STEADY_SPLIT} <= set(table)
+        assert table["many" + STEADY][LEVELS.index(0.9)] < table["many"][LEVELS.index(0.9)]
+    # a class fitted without its steady part falls back to the class without it, then without the start
+    plain = MULTIPLIERS["phase"].get("some-start", MULTIPLIERS["phase"]["some"])
+    q = MULTIPLIERS["phase"].get("some-start-steady", plain)[LEVELS.index(0.9)]
+    assert multiplier("phase", 0.9, "some-start-steady") == pytest.approx(q)
+    with pytest.raises(InputError, match="got 'few-steady'"):
+        multiplier("checked", 0.9, "few-steady")
+
+
+def test_total_intervals_name_the_steady_class_and_use_its_multiplier():
+    """A steady and a bursty event of one count class: each interval's half-width is its own class's multiplier
+    times its scale, and the table says which class."""
+    rng = np.random.default_rng(3)
+    n = 80
+    rates = {
+        "steady": 400.0 * (1 + 0.05 * rng.standard_normal(n)),
+        "bursty": np.tile([0.0, 0.0, 0.0, 1600.0], n // 4),
+        "other": np.full(n, 50.0),
+    }
+    m = emulate(_rates_trace(rates), 2).without_truth()
+    est = make_estimator("checked").estimate(m)
+    tab = total_intervals(m, est, level=0.9, pool=False).table.set_index("event")
+    assert tab.loc["steady", "count_class"].endswith(STEADY) and not tab.loc["bursty", "count_class"].endswith(STEADY)
+    for e in ("steady", "bursty"):
+        row = tab.loc[e]
+        if row["gaps"] == 0:
+            continue
+        half = (row["upper"] - row["total"]) / row["scale"]
+        assert half == pytest.approx(multiplier("checked", 0.9, row["count_class"]), rel=1e-9)
+    parts = scale_parts(m, est.totals())
+    assert parts["steady"].tolist() == steady_rate(m).tolist()
+    np.testing.assert_array_equal(
+        multiplier_classes(parts.assign(blind_start=False)),
+        with_steady(parts["count_class"].to_numpy(), parts["steady"].to_numpy()),
+    )

@@ -42,7 +42,11 @@ series on a counter at least half of their enabled time (3 counters for 5 events
 errors smaller against the same scale).  And a series whose run's first intervals passed
 before its event was on a counter, with no other run to fill them (:mod:`hemkit.mpx.runs`),
 has its class's multiplier for a *blind start* (``some-start``, ...: :data:`START`): a burst
-at exec hides there from the run's own slices.  Few counted events mean Poisson noise and bursts
+at exec hides there from the run's own slices.  And ``some``, ``some-half`` and ``many`` series whose
+counted slices show a *steady rate* (its change from slice to slice below its mean: :func:`steady_rate`)
+have their own multipliers (``some-steady``, ``many-start-steady``, ...: :data:`STEADY`): what a gap
+hides there is the noise the slices show, which averages out over the gaps, while a bursty rate's gaps
+may hold or miss a burst whole.  Few counted events mean Poisson noise and bursts
 that a slice catches or misses; millions (hardware events) mean a rate that moves smoothly.
 :data:`MULTIPLIERS` holds ``q`` per estimator and class at a grid of levels, measured by
 ``benchmarks/mpx_intervals.py`` (BENCHMARKS.md says on which traces and how the intervals
@@ -108,8 +112,35 @@ multiplier per class held 0.94 of the totals counted from the start and 0.85-0.8
 unseen start (at 2 counters 3 of 5 series): a burst at exec hides there.  Their own multipliers hold
 0.90 of both at the same median width (BENCHMARKS.md, fifteenth pass).  They apply to the multipliers
 only; the scale's forms (:data:`SCALE_FORMS`) are the count class's."""
-Q_CLASSES = (*COUNT_CLASSES, *(c + START for c in COUNT_CLASSES if c != "none"))
-"""Every class :data:`MULTIPLIERS` may hold: the count classes, and each but ``none`` with :data:`START`."""
+STEADY = "-steady"
+"""The suffix of a class (``some-steady``, ``many-start-steady``, ...) whose series' counted slices show a *steady
+rate*: the rate's typical change from one slice to the next (``S`` of the scale) is below :data:`STEADY_LIMIT`
+times its mean over the slices, read on at least :data:`STEADY_SLICES` slices (:func:`steady_rate`).
+
+A steady rate (a loop of hundreds of short processes, a program in one long phase) hides little in a gap beyond
+the noise the slices show, and that noise averages out over the gaps; a bursty one (counts that come in bursts a
+gap may hold or miss whole) hides more than its slices' changes say.  With one multiplier for both, the totals
+of steady series were over-covered (0.93-0.98 at 4-9x their median error on loops of short processes) and those
+of bursty ones under-covered (0.80-0.86 on the early sets); their own multipliers made the intervals 4-7 %
+narrower and their coverage more even, left out by workload over 206 programs (BENCHMARKS.md, twenty-fifth pass).
+Only the classes of :data:`STEADY_SPLIT` are split: ``few`` series are almost never steady (a few counts a slice
+are Poisson noise) and ``huge`` (hardware counts) almost always."""
+STEADY_LIMIT = 1.0
+"""A rate is steady where its typical change from slice to slice is below this many times its mean (:data:`STEADY`).
+Chosen with the classes split (0.1-1.5 and cuts at two or three places tried: all within 2 % of each other), on the
+206 programs of the twenty-fifth pass: one cut, at the rate changing by its own size."""
+STEADY_SLICES = 3
+"""The fewest counted slices from which a series' rate can be called steady: fewer show nothing of it."""
+STEADY_SPLIT = ("some", "some-half", "many")
+"""The count classes split by a steady rate (with and without :data:`START`): see :data:`STEADY`."""
+Q_CLASSES = (
+    *COUNT_CLASSES,
+    *(c + START for c in COUNT_CLASSES if c != "none"),
+    *(c + STEADY for c in STEADY_SPLIT),
+    *(c + START + STEADY for c in STEADY_SPLIT),
+)
+"""Every class :data:`MULTIPLIERS` may hold: the count classes, each but ``none`` with :data:`START`, and those of
+:data:`STEADY_SPLIT` (with and without :data:`START`) with :data:`STEADY`."""
 HALF_SPLIT = ("some",)
 """The count classes split by time on a counter (``<class>-half`` from a running fraction of 0.5).
 
@@ -177,125 +208,179 @@ of 1/4, ``benchmarks/mpx_interval_scales.py --size 4 --parts ... runs_sd runs_ma
 
 INF = float("inf")
 # quantiles of |total - truth| / scale at LEVELS, over every series of fresh, fresh10, fresh11, fresh12, fresh13,
-# fresh14, fresh15, fresh16, fresh17, fresh18, fresh19, fresh2, fresh20, fresh21, fresh22, fresh23, fresh3, fresh4,
-# fresh5, fresh6, fresh7, fresh8, fresh9, sw, zen5 (C = 2, 3)
+# fresh14, fresh15, fresh16, fresh17, fresh18, fresh19, fresh2, fresh20, fresh21, fresh22, fresh23, fresh24, fresh3,
+# fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, sw, zen5 (C = 2, 3)
 MULTIPLIERS: dict[str, dict[str, tuple[float, ...]]] = {
     "checked": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 927 series
-        "few": (0.75, 0.972, 1.02, 1.7, 2.36, 3.8, 12.3, 30.1, 69.8),  # 1227 series
-        "some": (0.166, 0.249, 0.379, 0.533, 0.653, 0.808, 1.09, 1.37, 2.34),  # 3608 series
-        "many": (0.138, 0.18, 0.238, 0.328, 0.399, 0.482, 0.625, 0.832, 1.18),  # 2158 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 976 series
+        "few": (0.726, 0.966, 1, 1.67, 2.34, 3.78, 12.1, 28.6, 69.8),  # 1247 series
+        "some": (0.303, 0.422, 0.556, 0.728, 0.848, 1.02, 1.3, 1.89, 3.52),  # 1815 series
+        "many": (0.278, 0.377, 0.456, 0.605, 0.71, 0.85, 1.03, 1.36, 1.56),  # 191 series
         "huge": (0.172, 0.228, 0.355, 0.428, 0.606, 0.975, 1.42, 1.58, 1.58),  # 40 series
-        "some-half": (0.263, 0.38, 0.517, 0.712, 0.844, 1.05, 1.45, 2.05, 3.36),  # 5172 series
-        "few-start": (2.04, 3.01, 5.54, 11.6, 21.1, 43.6, 143, 521, 1.13e03),  # 1117 series
-        "some-start": (0.343, 0.452, 0.587, 0.785, 0.947, 1.22, 1.95, 3.26, 6.78),  # 4684 series
-        "many-start": (0.168, 0.223, 0.298, 0.398, 0.479, 0.606, 0.79, 1.04, 1.51),  # 2408 series
+        "some-half": (0.348, 0.473, 0.632, 0.832, 0.988, 1.27, 1.86, 2.55, 4.53),  # 2637 series
+        "few-start": (2, 3, 5.44, 11.5, 20.9, 42.5, 129, 422, 1.13e03),  # 1145 series
+        "some-start": (0.528, 0.69, 0.866, 1.17, 1.44, 1.92, 3.02, 4.72, 8.27),  # 1652 series
+        "many-start": (0.33, 0.412, 0.516, 0.627, 0.721, 0.968, 1.38, 1.7, 2.46),  # 240 series
         "huge-start": (0.24, 0.364, 0.467, 0.536, 0.594, 0.735, 1.07, 1.38, 1.5),  # 78 series
-        "some-half-start": (0.478, 0.612, 0.791, 1.08, 1.27, 1.68, 2.81, 4.41, 9.18),  # 2991 series
+        "some-half-start": (0.69, 0.895, 1.19, 1.65, 2.04, 2.96, 4.79, 8.46, 12.9),  # 1118 series
+        "some-steady": (0.0778, 0.128, 0.205, 0.321, 0.401, 0.5, 0.709, 0.927, 1.34),  # 1933 series
+        "some-half-steady": (0.187, 0.289, 0.405, 0.571, 0.693, 0.85, 1.13, 1.39, 1.84),  # 2732 series
+        "many-steady": (0.125, 0.166, 0.22, 0.294, 0.36, 0.438, 0.555, 0.718, 1.09),  # 2090 series
+        "some-start-steady": (0.281, 0.359, 0.461, 0.601, 0.713, 0.865, 1.26, 1.91, 5.16),  # 3226 series
+        "some-half-start-steady": (0.404, 0.504, 0.643, 0.829, 0.979, 1.16, 1.57, 2.44, 3.69),  # 2004 series
+        "many-start-steady": (0.153, 0.202, 0.271, 0.36, 0.437, 0.555, 0.746, 0.912, 1.24),  # 2246 series
     },
     "checked+pool": {
-        "none": (0.424, 1.12, 1.62, 3.18, 5.53, 7.03, 10.7, 21.6, 36.9),  # 127 series
-        "few": (0.308, 0.461, 0.652, 0.82, 0.947, 1.29, 2.55, 12.6, 26.8),  # 1057 series
-        "some": (0.463, 0.638, 0.878, 1.2, 1.43, 1.74, 2.18, 2.72, 4.09),  # 3538 series
-        "many": (0.558, 0.713, 0.917, 1.16, 1.32, 1.61, 2.12, 2.81, 4.28),  # 2153 series
+        "none": (0.391, 0.74, 1.32, 2.84, 4.88, 6.82, 7.65, 15.4, 23.4),  # 136 series
+        "few": (0.308, 0.45, 0.648, 0.821, 0.947, 1.27, 2.55, 12.6, 25.6),  # 1077 series
+        "some": (0.604, 0.813, 0.998, 1.28, 1.46, 1.66, 2.03, 2.55, 3.99),  # 1746 series
+        "many": (0.595, 0.773, 0.932, 1.2, 1.42, 1.6, 2.08, 2.22, 2.69),  # 190 series
         "huge": (0.422, 0.525, 0.642, 0.93, 1.17, 1.35, 2.45, 2.66, 2.66),  # 40 series
-        "some-half": (0.471, 0.651, 0.89, 1.2, 1.43, 1.77, 2.41, 3.16, 4.83),  # 5043 series
-        "few-start": (0.0971, 0.141, 0.213, 0.363, 0.551, 1.07, 3.68, 6.83, 12.4),  # 881 series
-        "some-start": (0.577, 0.727, 0.907, 1.19, 1.44, 1.85, 2.69, 3.95, 8.61),  # 4499 series
-        "many-start": (0.554, 0.705, 0.93, 1.24, 1.45, 1.74, 2.25, 2.92, 3.94),  # 2399 series
+        "some-half": (0.504, 0.671, 0.881, 1.19, 1.42, 1.78, 2.49, 3.2, 5.41),  # 2501 series
+        "few-start": (0.0994, 0.144, 0.214, 0.359, 0.565, 1.06, 3.45, 7.01, 12.7),  # 903 series
+        "some-start": (0.589, 0.73, 0.93, 1.2, 1.45, 1.79, 2.41, 3.82, 5.51),  # 1517 series
+        "many-start": (0.617, 0.861, 1.06, 1.35, 1.42, 1.63, 2.4, 3, 3.55),  # 238 series
         "huge-start": (0.666, 0.828, 1.02, 1.28, 1.44, 1.93, 2.18, 3.01, 3.17),  # 77 series
-        "some-half-start": (0.584, 0.741, 0.95, 1.24, 1.47, 1.87, 2.79, 4.72, 9.41),  # 2875 series
+        "some-half-start": (0.54, 0.699, 0.923, 1.21, 1.37, 1.69, 2.4, 3.8, 7.08),  # 1001 series
+        "some-steady": (0.351, 0.527, 0.759, 1.09, 1.32, 1.68, 2.3, 2.91, 4.04),  # 1920 series
+        "some-half-steady": (0.418, 0.609, 0.857, 1.17, 1.4, 1.71, 2.26, 2.74, 3.53),  # 2721 series
+        "many-steady": (0.571, 0.733, 0.921, 1.18, 1.32, 1.54, 2.09, 2.61, 4.15),  # 2084 series
+        "some-start-steady": (0.601, 0.771, 0.959, 1.22, 1.39, 1.74, 2.52, 3.67, 9.88),  # 3136 series
+        "some-half-start-steady": (0.663, 0.826, 1.05, 1.31, 1.48, 1.8, 2.49, 3.7, 7.19),  # 1967 series
+        "many-start-steady": (0.548, 0.699, 0.928, 1.22, 1.45, 1.71, 2.28, 2.9, 3.57),  # 2233 series
     },
     "checked+runs": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 927 series
-        "few": (0.712, 0.979, 1, 1.66, 2.55, 4.6, 17.6, 39.5, 114),  # 1176 series
-        "some": (0.394, 0.53, 0.672, 0.86, 0.976, 1.14, 1.49, 1.93, 2.52),  # 2935 series
-        "many": (0.277, 0.354, 0.459, 0.589, 0.648, 0.752, 0.903, 1.04, 1.33),  # 1906 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 976 series
+        "few": (0.688, 0.971, 1, 1.65, 2.47, 4.48, 17.2, 39.5, 114),  # 1196 series
+        "some": (0.482, 0.626, 0.779, 0.951, 1.08, 1.28, 1.64, 2.12, 3.12),  # 1800 series
+        "many": (0.491, 0.548, 0.637, 0.823, 0.865, 0.969, 1.12, 1.33, 1.7),  # 186 series
         "huge": (0.172, 0.198, 0.355, 0.421, 0.606, 0.784, 0.975, 1.58, 1.58),  # 24 series
-        "some-half": (0.501, 0.657, 0.839, 1.07, 1.23, 1.47, 1.87, 2.37, 3.34),  # 3996 series
-        "few-start": (1.61, 2.59, 5.14, 11.6, 20.4, 50.8, 158, 376, 1.3e03),  # 1115 series
-        "some-start": (0.538, 0.677, 0.864, 1.11, 1.29, 1.56, 2.22, 3.5, 6.39),  # 4414 series
-        "many-start": (0.315, 0.416, 0.509, 0.665, 0.775, 0.892, 1.12, 1.33, 1.53),  # 2161 series
+        "some-half": (0.551, 0.708, 0.889, 1.11, 1.27, 1.52, 1.91, 2.43, 3.85),  # 2588 series
+        "few-start": (1.58, 2.49, 5, 11, 19.9, 49, 156, 354, 1.3e03),  # 1143 series
+        "some-start": (0.754, 0.939, 1.16, 1.43, 1.68, 2.1, 3.25, 4.67, 6.91),  # 1636 series
+        "many-start": (0.525, 0.621, 0.78, 0.882, 1.02, 1.18, 1.36, 1.61, 2.03),  # 236 series
         "huge-start": (0.237, 0.313, 0.468, 0.536, 0.625, 0.823, 1.1, 1.38, 1.5),  # 60 series
-        "some-half-start": (0.666, 0.85, 1.09, 1.39, 1.65, 2.07, 2.88, 4.1, 8.26),  # 2740 series
+        "some-half-start": (0.907, 1.15, 1.48, 1.95, 2.25, 2.62, 3.83, 5.58, 9.1),  # 1091 series
+        "some-steady": (0.313, 0.42, 0.551, 0.69, 0.8, 0.964, 1.17, 1.49, 2.16),  # 1059 series
+        "some-half-steady": (0.456, 0.586, 0.759, 1.02, 1.17, 1.44, 1.8, 2.14, 3.08),  # 1490 series
+        "many-steady": (0.257, 0.335, 0.431, 0.557, 0.619, 0.72, 0.884, 1.02, 1.33),  # 1810 series
+        "some-start-steady": (0.468, 0.575, 0.722, 0.918, 1.05, 1.27, 1.73, 2.55, 6.14),  # 2834 series
+        "some-half-start-steady": (0.571, 0.718, 0.911, 1.16, 1.31, 1.59, 2.25, 3.15, 5.76),  # 1693 series
+        "many-start-steady": (0.287, 0.375, 0.482, 0.612, 0.717, 0.852, 1.06, 1.27, 1.48),  # 1964 series
     },
     "phase": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 927 series
-        "few": (0.946, 1, 1.67, 3.53, 6.23, 14, 30.1, 69.8, 242),  # 1227 series
-        "some": (0.167, 0.261, 0.388, 0.568, 0.702, 0.882, 1.17, 1.5, 2.35),  # 3608 series
-        "many": (0.135, 0.18, 0.248, 0.343, 0.421, 0.532, 0.719, 0.909, 1.36),  # 2158 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 976 series
+        "few": (0.941, 1, 1.64, 3.47, 6.2, 13.3, 29.4, 67.7, 242),  # 1247 series
+        "some": (0.344, 0.457, 0.608, 0.793, 0.928, 1.09, 1.44, 1.95, 3.7),  # 1815 series
+        "many": (0.356, 0.476, 0.624, 0.736, 0.828, 0.946, 1.37, 1.51, 2.1),  # 191 series
         "huge": (0.198, 0.248, 0.369, 0.437, 0.563, 0.784, 1.13, 1.18, 1.18),  # 40 series
-        "some-half": (0.297, 0.43, 0.618, 0.927, 1.14, 1.47, 2.05, 3, 4.32),  # 5172 series
-        "few-start": (2.55, 4.08, 7.6, 16.2, 25.9, 59.2, 160, 542, 1.22e03),  # 1117 series
-        "some-start": (0.391, 0.516, 0.679, 0.92, 1.11, 1.4, 2.18, 3.63, 7.14),  # 4684 series
-        "many-start": (0.182, 0.247, 0.332, 0.443, 0.532, 0.643, 0.852, 1.11, 1.59),  # 2408 series
+        "some-half": (0.458, 0.665, 0.963, 1.35, 1.6, 1.97, 2.86, 3.84, 6.16),  # 2637 series
+        "few-start": (2.5, 4.03, 7.42, 16.1, 25.8, 55.9, 158, 521, 1.22e03),  # 1145 series
+        "some-start": (0.732, 0.909, 1.13, 1.41, 1.72, 2.17, 3.27, 5.41, 11),  # 1652 series
+        "many-start": (0.52, 0.616, 0.721, 0.87, 1.05, 1.25, 1.64, 1.9, 2.79),  # 240 series
         "huge-start": (0.449, 0.563, 0.633, 0.8, 0.932, 1.05, 1.43, 1.85, 2.11),  # 78 series
-        "some-half-start": (0.565, 0.73, 0.958, 1.33, 1.67, 2.27, 3.77, 5.74, 10.6),  # 2991 series
+        "some-half-start": (1.08, 1.36, 1.79, 2.53, 3.09, 4.02, 6.39, 9.44, 13.5),  # 1118 series
+        "some-steady": (0.0778, 0.132, 0.196, 0.299, 0.375, 0.474, 0.719, 0.951, 1.36),  # 1933 series
+        "some-half-steady": (0.193, 0.288, 0.399, 0.561, 0.672, 0.86, 1.13, 1.45, 1.84),  # 2732 series
+        "many-steady": (0.119, 0.159, 0.213, 0.299, 0.36, 0.45, 0.607, 0.763, 1.05),  # 2090 series
+        "some-start-steady": (0.287, 0.369, 0.477, 0.606, 0.72, 0.881, 1.3, 1.98, 5.36),  # 3226 series
+        "some-half-start-steady": (0.392, 0.514, 0.653, 0.857, 1, 1.2, 1.6, 2.44, 4.14),  # 2004 series
+        "many-start-steady": (0.156, 0.209, 0.285, 0.372, 0.447, 0.558, 0.744, 0.923, 1.19),  # 2246 series
     },
     "fixed": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 927 series
-        "few": (0.704, 0.952, 1, 1.67, 2.22, 3.71, 14.3, 47.4, 659),  # 1227 series
-        "some": (0.475, 0.61, 0.742, 0.936, 1.05, 1.26, 1.94, 3.79, 6.18),  # 3608 series
-        "many": (0.257, 0.317, 0.399, 0.499, 0.569, 0.654, 0.785, 0.962, 1.27),  # 2158 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 976 series
+        "few": (0.691, 0.945, 1, 1.67, 2.19, 3.67, 14.2, 46.3, 659),  # 1247 series
+        "some": (0.654, 0.834, 1.01, 1.24, 1.43, 1.84, 3.79, 5.82, 6.6),  # 1815 series
+        "many": (0.391, 0.518, 0.625, 0.694, 0.775, 0.875, 1.06, 1.23, 1.62),  # 191 series
         "huge": (0.481, 0.729, 0.893, 1.06, 1.28, 1.39, 1.96, 2.16, 2.16),  # 40 series
-        "some-half": (0.608, 0.744, 0.885, 1.09, 1.27, 1.59, 2.33, 3.37, 5.03),  # 5172 series
-        "few-start": (1.34, 2.25, 3.87, 7.19, 12.5, 29, 69.5, 160, 608),  # 1117 series
-        "some-start": (0.424, 0.534, 0.657, 0.842, 0.984, 1.22, 1.76, 3.01, 6.21),  # 4684 series
-        "many-start": (0.256, 0.324, 0.41, 0.521, 0.611, 0.735, 0.945, 1.12, 1.44),  # 2408 series
+        "some-half": (0.563, 0.707, 0.829, 0.899, 1, 1.18, 1.63, 2.53, 5.63),  # 2637 series
+        "few-start": (1.33, 2.25, 3.85, 7.18, 12.3, 28.6, 69, 158, 608),  # 1145 series
+        "some-start": (0.519, 0.652, 0.838, 1.11, 1.3, 1.63, 2.59, 4.29, 7.13),  # 1652 series
+        "many-start": (0.328, 0.42, 0.545, 0.647, 0.722, 0.908, 1.19, 1.4, 2.56),  # 240 series
         "huge-start": (0.343, 0.488, 0.583, 0.773, 0.893, 0.99, 1.15, 2.05, 2.23),  # 78 series
-        "some-half-start": (0.575, 0.723, 0.897, 1.17, 1.36, 1.65, 2.56, 4.19, 8.59),  # 2991 series
+        "some-half-start": (0.636, 0.811, 1.06, 1.42, 1.73, 2.43, 4.44, 7.92, 10.8),  # 1118 series
+        "some-steady": (0.39, 0.484, 0.583, 0.69, 0.752, 0.82, 0.951, 1.11, 1.38),  # 1933 series
+        "some-half-steady": (0.649, 0.803, 1.04, 1.34, 1.57, 1.92, 2.77, 3.61, 5),  # 2732 series
+        "many-steady": (0.246, 0.306, 0.381, 0.472, 0.529, 0.618, 0.741, 0.893, 1.16),  # 2090 series
+        "some-start-steady": (0.391, 0.481, 0.594, 0.731, 0.831, 0.99, 1.32, 1.94, 5.03),  # 3226 series
+        "some-half-start-steady": (0.552, 0.694, 0.85, 1.07, 1.22, 1.43, 1.76, 2.56, 3.7),  # 2004 series
+        "many-start-steady": (0.25, 0.316, 0.399, 0.507, 0.587, 0.721, 0.909, 1.07, 1.38),  # 2246 series
     },
     "fixed-cumulative": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 927 series
-        "few": (0.995, 1, 1, 1.09, 1.35, 1.68, 2.73, 5.78, 38.5),  # 1227 series
-        "some": (0.281, 0.434, 0.619, 0.88, 0.998, 1.29, 2.08, 3.01, 3.71),  # 3608 series
-        "many": (0.131, 0.168, 0.226, 0.315, 0.377, 0.462, 0.611, 0.882, 1.24),  # 2158 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 976 series
+        "few": (0.995, 1, 1, 1.08, 1.34, 1.67, 2.72, 5.39, 38.5),  # 1247 series
+        "some": (0.664, 0.831, 0.982, 1.26, 1.57, 2.08, 3, 3.54, 5.04),  # 1815 series
+        "many": (0.31, 0.398, 0.501, 0.589, 0.733, 0.922, 1.15, 1.33, 1.47),  # 191 series
         "huge": (0.262, 0.387, 0.711, 0.851, 0.988, 1.06, 1.3, 1.74, 1.74),  # 40 series
-        "some-half": (0.333, 0.429, 0.581, 0.782, 0.874, 1.11, 1.47, 1.94, 2.61),  # 5172 series
-        "few-start": (1.3, 1.99, 3.32, 5.98, 10, 25.1, 82.5, 244, 1.27e03),  # 1117 series
-        "some-start": (0.316, 0.406, 0.528, 0.714, 0.848, 1.11, 1.89, 3.79, 8.56),  # 4684 series
-        "many-start": (0.157, 0.208, 0.278, 0.365, 0.433, 0.537, 0.704, 0.93, 1.24),  # 2408 series
+        "some-half": (0.466, 0.608, 0.77, 0.903, 1.09, 1.32, 1.74, 2.18, 3.03),  # 2637 series
+        "few-start": (1.3, 1.98, 3.22, 5.93, 9.83, 25, 76.2, 235, 1.27e03),  # 1145 series
+        "some-start": (0.415, 0.532, 0.694, 0.94, 1.18, 1.62, 3.24, 5.69, 17),  # 1652 series
+        "many-start": (0.282, 0.337, 0.395, 0.54, 0.631, 0.733, 1.15, 1.39, 2.07),  # 240 series
         "huge-start": (0.273, 0.384, 0.446, 0.542, 0.604, 0.769, 1.02, 1.37, 1.7),  # 78 series
-        "some-half-start": (0.42, 0.553, 0.703, 0.894, 1.07, 1.38, 2.15, 3.43, 7.85),  # 2991 series
+        "some-half-start": (0.516, 0.677, 0.839, 1.12, 1.44, 1.87, 3.17, 5.52, 12.5),  # 1118 series
+        "some-steady": (0.0431, 0.107, 0.183, 0.296, 0.385, 0.512, 0.764, 0.95, 1.22),  # 1933 series
+        "some-half-steady": (0.143, 0.238, 0.358, 0.528, 0.656, 0.816, 1.15, 1.44, 1.93),  # 2732 series
+        "many-steady": (0.117, 0.149, 0.199, 0.27, 0.331, 0.401, 0.524, 0.658, 1.05),  # 2090 series
+        "some-start-steady": (0.26, 0.344, 0.442, 0.591, 0.71, 0.869, 1.34, 2.25, 5.99),  # 3226 series
+        "some-half-start-steady": (0.361, 0.486, 0.613, 0.79, 0.906, 1.13, 1.64, 2.54, 3.93),  # 2004 series
+        "many-start-steady": (0.143, 0.193, 0.254, 0.336, 0.41, 0.502, 0.663, 0.858, 1.09),  # 2246 series
     },
     "linear": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 927 series
-        "few": (0.6, 0.874, 0.996, 1.26, 1.7, 2.45, 5, 26.6, 90.3),  # 1227 series
-        "some": (0.355, 0.449, 0.553, 0.704, 0.8, 0.948, 1.35, 2.5, 3.39),  # 3608 series
-        "many": (0.194, 0.244, 0.31, 0.394, 0.447, 0.526, 0.668, 0.85, 1.18),  # 2158 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 976 series
+        "few": (0.583, 0.863, 0.996, 1.22, 1.67, 2.41, 5, 26.2, 90.3),  # 1247 series
+        "some": (0.434, 0.54, 0.675, 0.877, 1, 1.26, 2.42, 3.24, 3.74),  # 1815 series
+        "many": (0.3, 0.362, 0.454, 0.555, 0.634, 0.755, 0.966, 1.18, 1.42),  # 191 series
         "huge": (0.335, 0.483, 0.524, 0.821, 0.975, 1.29, 1.43, 1.58, 1.58),  # 40 series
-        "some-half": (0.461, 0.564, 0.684, 0.877, 1.04, 1.31, 1.91, 2.68, 3.94),  # 5172 series
-        "few-start": (1.26, 1.94, 2.99, 5.5, 8, 19.4, 58.7, 110, 252),  # 1117 series
-        "some-start": (0.343, 0.442, 0.558, 0.731, 0.851, 1.07, 1.68, 3.08, 6.23),  # 4684 series
-        "many-start": (0.206, 0.264, 0.342, 0.45, 0.526, 0.629, 0.818, 1.05, 1.5),  # 2408 series
+        "some-half": (0.418, 0.512, 0.569, 0.694, 0.793, 0.938, 1.34, 1.94, 3.8),  # 2637 series
+        "few-start": (1.26, 1.93, 2.97, 5.5, 8, 19.2, 53, 110, 252),  # 1145 series
+        "some-start": (0.415, 0.531, 0.691, 0.908, 1.11, 1.51, 2.71, 4.39, 7),  # 1652 series
+        "many-start": (0.282, 0.363, 0.436, 0.551, 0.625, 0.728, 1.02, 1.56, 2.46),  # 240 series
         "huge-start": (0.311, 0.411, 0.493, 0.594, 0.625, 0.823, 0.99, 1.38, 1.5),  # 78 series
-        "some-half-start": (0.48, 0.611, 0.765, 1.01, 1.2, 1.47, 2.16, 3.38, 7.37),  # 2991 series
+        "some-half-start": (0.524, 0.682, 0.902, 1.23, 1.52, 1.98, 3.27, 5.46, 11.1),  # 1118 series
+        "some-steady": (0.31, 0.385, 0.46, 0.573, 0.64, 0.733, 0.876, 1.02, 1.3),  # 1933 series
+        "some-half-steady": (0.515, 0.677, 0.846, 1.1, 1.3, 1.67, 2.26, 3.06, 3.91),  # 2732 series
+        "many-steady": (0.186, 0.233, 0.293, 0.375, 0.431, 0.506, 0.626, 0.782, 1.12),  # 2090 series
+        "some-start-steady": (0.315, 0.403, 0.505, 0.64, 0.743, 0.892, 1.24, 1.88, 5.29),  # 3226 series
+        "some-half-start-steady": (0.467, 0.581, 0.712, 0.912, 1.07, 1.3, 1.69, 2.41, 3.69),  # 2004 series
+        "many-start-steady": (0.202, 0.255, 0.33, 0.441, 0.511, 0.625, 0.815, 1.02, 1.33),  # 2246 series
     },
     "growth": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 927 series
-        "few": (0.683, 0.946, 1, 1.49, 1.97, 2.83, 5.9, 46.3, 166),  # 1227 series
-        "some": (0.321, 0.417, 0.523, 0.671, 0.772, 0.915, 1.15, 1.44, 2.27),  # 3608 series
-        "many": (0.236, 0.3, 0.375, 0.468, 0.546, 0.627, 0.776, 0.956, 1.41),  # 2158 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 976 series
+        "few": (0.68, 0.942, 1, 1.46, 1.94, 2.82, 5.89, 45.9, 166),  # 1247 series
+        "some": (0.305, 0.428, 0.585, 0.804, 0.935, 1.08, 1.35, 1.84, 3.2),  # 1815 series
+        "many": (0.396, 0.538, 0.621, 0.762, 0.864, 0.956, 1.37, 1.53, 2.06),  # 191 series
         "huge": (0.447, 0.598, 0.73, 1.05, 1.29, 1.32, 1.47, 1.81, 1.81),  # 40 series
-        "some-half": (0.461, 0.621, 0.831, 1.12, 1.31, 1.61, 2.23, 2.97, 4.19),  # 5172 series
-        "few-start": (1.71, 2.57, 4.01, 7, 10.8, 22.3, 60.1, 143, 294),  # 1117 series
-        "some-start": (0.45, 0.56, 0.697, 0.901, 1.08, 1.33, 2.03, 3.33, 6.52),  # 4684 series
-        "many-start": (0.272, 0.343, 0.431, 0.555, 0.62, 0.758, 0.945, 1.24, 1.66),  # 2408 series
+        "some-half": (0.342, 0.488, 0.729, 1.02, 1.22, 1.51, 2.03, 2.75, 4.44),  # 2637 series
+        "few-start": (1.71, 2.57, 4.01, 7, 10.8, 22.3, 58.7, 131, 294),  # 1145 series
+        "some-start": (0.679, 0.836, 1.05, 1.31, 1.56, 1.98, 3.02, 4.69, 7.37),  # 1652 series
+        "many-start": (0.557, 0.66, 0.787, 0.976, 1.11, 1.32, 1.68, 1.97, 3.01),  # 240 series
         "huge-start": (0.611, 0.735, 0.82, 1, 1.14, 1.21, 1.55, 2.34, 2.41),  # 78 series
-        "some-half-start": (0.629, 0.795, 0.992, 1.32, 1.52, 1.95, 2.95, 4.33, 8.48),  # 2991 series
+        "some-half-start": (0.901, 1.17, 1.48, 2.01, 2.32, 3.02, 4.45, 7.22, 11.5),  # 1118 series
+        "some-steady": (0.323, 0.401, 0.486, 0.589, 0.651, 0.733, 0.884, 1.03, 1.37),  # 1933 series
+        "some-half-steady": (0.569, 0.721, 0.923, 1.18, 1.38, 1.71, 2.35, 3.06, 4.07),  # 2732 series
+        "many-steady": (0.228, 0.289, 0.36, 0.439, 0.508, 0.587, 0.714, 0.868, 1.21),  # 2090 series
+        "some-start-steady": (0.369, 0.457, 0.554, 0.693, 0.791, 0.945, 1.31, 2, 5.26),  # 3226 series
+        "some-half-start-steady": (0.522, 0.656, 0.82, 1.02, 1.16, 1.38, 1.75, 2.61, 3.86),  # 2004 series
+        "many-start-steady": (0.258, 0.321, 0.397, 0.493, 0.574, 0.668, 0.866, 1.04, 1.42),  # 2246 series
     },
     "min": {
-        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 927 series
-        "few": (0.795, 2.41, 4.31, 8.57, 13.7, 22, 48.4, 145, 499),  # 1227 series
-        "some": (0.711, 0.795, 0.871, 0.94, 0.987, 1.11, 1.35, 1.62, 2.37),  # 3608 series
-        "many": (0.893, 0.957, 1.02, 1.09, 1.14, 1.23, 1.4, 1.52, 1.96),  # 2158 series
+        "none": (INF, INF, INF, INF, INF, INF, INF, INF, INF),  # 976 series
+        "few": (0.783, 2.4, 4.25, 8.17, 13.5, 21.4, 48, 129, 499),  # 1247 series
+        "some": (0.489, 0.645, 0.778, 0.966, 1.09, 1.23, 1.53, 2.02, 3.6),  # 1815 series
+        "many": (0.763, 0.888, 0.987, 1.13, 1.27, 1.44, 1.91, 2.05, 2.29),  # 191 series
         "huge": (1.91, 2.02, 2.34, 2.66, 3.56, 10.3, 11.4, 12.3, 12.3),  # 40 series
-        "some-half": (1.21, 1.44, 1.74, 2.15, 2.51, 3.13, 4.01, 5.15, 6.69),  # 5172 series
-        "few-start": (4.67, 7.11, 12.5, 25, 38.3, 65, 195, 543, 1.22e03),  # 1117 series
-        "some-start": (0.845, 0.932, 1.04, 1.19, 1.32, 1.54, 2.2, 3.21, 6.19),  # 4684 series
-        "many-start": (0.865, 0.943, 1.01, 1.09, 1.15, 1.25, 1.45, 1.67, 2.01),  # 2408 series
+        "some-half": (0.847, 1.15, 1.48, 1.95, 2.24, 2.72, 3.52, 4.56, 7.31),  # 2637 series
+        "few-start": (4.64, 7.06, 12.4, 25, 38, 62.7, 180, 523, 1.22e03),  # 1145 series
+        "some-start": (0.953, 1.09, 1.27, 1.51, 1.76, 2.11, 3.05, 4.7, 7.77),  # 1652 series
+        "many-start": (0.889, 1.02, 1.13, 1.32, 1.41, 1.65, 1.9, 2.4, 3.38),  # 240 series
         "huge-start": (2.29, 2.81, 3.6, 10.2, 10.6, 10.8, 11.2, 12.2, 12.2),  # 78 series
-        "some-half-start": (1.4, 1.59, 1.82, 2.15, 2.45, 3.09, 4.46, 6.38, 10.6),  # 2991 series
+        "some-half-start": (1.71, 2.03, 2.51, 3.34, 3.86, 4.86, 7.26, 10.5, 16),  # 1118 series
+        "some-steady": (0.794, 0.843, 0.887, 0.929, 0.953, 0.993, 1.14, 1.33, 1.48),  # 1933 series
+        "some-half-steady": (1.42, 1.63, 1.88, 2.36, 2.79, 3.45, 4.37, 5.28, 6.27),  # 2732 series
+        "many-steady": (0.902, 0.963, 1.02, 1.09, 1.13, 1.2, 1.35, 1.46, 1.73),  # 2090 series
+        "some-start-steady": (0.808, 0.882, 0.966, 1.07, 1.13, 1.25, 1.53, 2.2, 4.53),  # 3226 series
+        "some-half-start-steady": (1.32, 1.48, 1.64, 1.86, 1.98, 2.16, 2.57, 3.31, 4.54),  # 2004 series
+        "many-start-steady": (0.867, 0.941, 1.01, 1.07, 1.12, 1.21, 1.36, 1.6, 1.86),  # 2246 series
     },
 }
 """Quantiles of ``|total - truth| / scale`` at :data:`LEVELS`, per estimator and count class.
@@ -507,9 +592,9 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
         ``perf_total``, ``base`` (``sqrt(S^2 sum U^2 + sum (U dy)^2 + d^2)``), ``spread``,
         ``hidden`` (``hidden_error x (total - counted)``, or ``x phase_gap`` where the total is not above
         the counted part), ``hidden_chosen`` (the same with ``hidden_chosen_error``),
-        ``spread_candidates``, ``count_class``, ``scale`` (the geometric mean of the parts
-        :data:`SCALE_FORMS` names for the class; ``base`` where that is 0 and ``base`` is not: a
-        series with gaps never claims an exact total), ``runs``, ``runs_sd``, ``runs_mad``,
+        ``spread_candidates``, ``count_class``, ``steady`` (:func:`steady_rate`), ``scale`` (the
+        geometric mean of the parts :data:`SCALE_FORMS` names for the class; ``base`` where that is 0
+        and ``base`` is not: a series with gaps never claims an exact total), ``runs``, ``runs_sd``, ``runs_mad``,
         ``runs_loo`` (:func:`runs_spread` of ``totals``, by ``mpx.keys``' ``workload``) and
         ``scale_runs`` (the same with :data:`RUNS_SCALE_FORMS`; NaN where the workload has fewer than
         :data:`MIN_RUNS` runs with the event).
@@ -591,6 +676,7 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
             "hidden_chosen": parts["hidden_chosen"],
             "spread_candidates": parts["spread_candidates"],
             "count_class": classes,
+            "steady": steady_rate(mpx),
             "scale": scale,
             "runs": spread["runs"].to_numpy(),
             **{c: parts[c] for c in RUNS_PARTS},
@@ -635,6 +721,70 @@ def with_start(classes: np.ndarray, blind: np.ndarray) -> np.ndarray:
     return np.where(np.asarray(blind, bool) & (classes != "none"), classes + START, classes)
 
 
+def steady_rate(mpx: MpxData) -> np.ndarray:
+    """Boolean (S,): the series whose counted slices show a steady rate (:data:`STEADY`).
+
+    The rate of a slice is perf's per-interval value ``raw x enabled / running``; a series is steady where the
+    root mean square of its changes from one counted slice to the next, over the square root of 2 (the scale's
+    ``S``), is below :data:`STEADY_LIMIT` times the slices' mean rate, on at least :data:`STEADY_SLICES` slices.
+
+    Examples
+    --------
+    >>> tr = pd.DataFrame({"run": "r", "step": np.repeat(np.arange(40), 2), "event": ["a", "b"] * 40,
+    ...                    "value": np.column_stack([np.full(40, 100.0), np.tile([0.0, 0, 0, 400], 10)]).ravel()})
+    >>> from hemkit.mpx.emulate import emulate
+    >>> steady_rate(emulate(tr, pmcs=1)).tolist()     # a: the same count each interval; b: bursts
+    [True, False]
+    """
+    obs = mpx.observed
+    with np.errstate(invalid="ignore", divide="ignore"):
+        y = np.where(obs, np.nan_to_num(mpx.raw) * np.nan_to_num(mpx.enabled) / np.nan_to_num(mpx.running), np.nan)
+    n = obs.sum(axis=1)
+    prev = _prev_observed(obs)
+    pair = obs & (prev >= 0)
+    dy = np.where(pair, y - y[np.arange(len(y))[:, None], prev.clip(0)], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        change = np.sqrt((dy**2).sum(axis=1) / np.maximum(2 * pair.sum(axis=1), 1))
+        mean = np.nansum(y, axis=1) / np.maximum(n, 1)
+    return np.asarray((n >= STEADY_SLICES) & (mean > 0) & (change < STEADY_LIMIT * mean), bool)
+
+
+def with_steady(classes: np.ndarray, steady: np.ndarray) -> np.ndarray:
+    """The classes of the multipliers: ``classes`` with :data:`STEADY` where ``steady`` (in :data:`STEADY_SPLIT`).
+
+    ``classes`` may carry :data:`START` already (:func:`with_start`).
+
+    Examples
+    --------
+    >>> with_steady(np.array(["some-start", "few", "many"], dtype=object), np.array([True, True, False])).tolist()
+    ['some-start-steady', 'few', 'many']
+    """
+    classes = np.asarray(classes, dtype=object)
+    split = np.isin(np.array([str(c).removesuffix(START) for c in classes], dtype=object), STEADY_SPLIT)
+    return np.where(np.asarray(steady, bool) & split, classes + STEADY, classes)
+
+
+def multiplier_classes(parts: pd.DataFrame) -> np.ndarray:
+    """The class of each series' multiplier (:data:`Q_CLASSES`) from :func:`scale_parts`.
+
+    Its ``count_class`` with :data:`STEADY` where ``steady``, and :data:`START` where its ``blind_start``
+    column (:func:`blind_start`, if there) says so.
+
+    Examples
+    --------
+    >>> parts = pd.DataFrame({"count_class": ["some", "some", "few"], "steady": [True, False, True],
+    ...                       "blind_start": [True, False, False]})
+    >>> multiplier_classes(parts).tolist()
+    ['some-start-steady', 'some', 'few']
+    """
+    classes = parts["count_class"].to_numpy()
+    if "blind_start" in parts.columns:
+        classes = with_start(classes, parts["blind_start"].to_numpy(bool))
+    if "steady" in parts.columns:
+        classes = with_steady(classes, parts["steady"].to_numpy(bool))
+    return np.asarray(classes, dtype=object)
+
+
 def multiplier(estimator: str, level: float, count: str = "many") -> float:
     """The multiplier ``q`` of ``estimator``'s scale at ``level`` for series of count class ``count``.
 
@@ -654,7 +804,9 @@ def multiplier(estimator: str, level: float, count: str = "many") -> float:
         raise InputError(f"count must be one of {', '.join(Q_CLASSES)}, got {count!r}")
 
     def of(table: Mapping[str, tuple[float, ...]]) -> tuple[float, ...]:
-        for c in (count, count.removesuffix(START)):  # a class with a blind start: else the class's own
+        # a class with a steady rate or a blind start: else without the one, then without both
+        plain = count.removesuffix(STEADY)
+        for c in (count, plain, plain.removesuffix(START)):
             if c in table:
                 return table[c]
         return table[count.split("-")[0]]  # a split class: its parent's
@@ -819,15 +971,14 @@ def run_errors(estimator: str, parts: pd.DataFrame) -> np.ndarray:
     """Each run's standard error from its own interval at :data:`POOL_LEVEL` (the scale of the run alone).
 
     ``parts`` is :func:`scale_parts` of the estimator's totals, with a ``blind_start`` column
-    (:func:`blind_start`) where known: the run's own multiplier is its class's with :data:`START`
-    there.  The error is the half-width ``q x scale`` over the level's normal quantile: 0 for an
+    (:func:`blind_start`) where known: the run's own multiplier is its class's (:func:`multiplier_classes`:
+    with :data:`START` there, and :data:`STEADY` where its rate is steady).  The error is the half-width
+    ``q x scale`` over the level's normal quantile: 0 for an
     exact total (on a counter the whole run), ``inf`` with no bound, NaN where a guessed total has
     a zero scale (which says nothing about its error).
     """
     scale = parts["scale"].to_numpy()
-    classes, exact = parts["count_class"].to_numpy(), parts["gap_size"].to_numpy() <= 0
-    if "blind_start" in parts.columns:
-        classes = with_start(classes, parts["blind_start"].to_numpy(bool))
+    classes, exact = multiplier_classes(parts), parts["gap_size"].to_numpy() <= 0
     z = NormalDist().inv_cdf((1 + POOL_LEVEL) / 2)
     q_own = np.array([multiplier(estimator, POOL_LEVEL, c) for c in classes], float)
     with np.errstate(invalid="ignore"):
@@ -1086,7 +1237,7 @@ def total_intervals(mpx: MpxData, estimate: MpxEstimate, *, level: float = 0.9, 
     parts["blind_start"] = blind_start(mpx, estimate.values)
     scale = parts["scale"].to_numpy()
     counted = parts["counted"].to_numpy()
-    classes = with_start(parts["count_class"].to_numpy(), parts["blind_start"].to_numpy(bool))
+    classes = multiplier_classes(parts)
     used = {c: multiplier(name, level, c) for c in Q_CLASSES}
     q = np.array([used[c] for c in classes], float)
     scale_from = np.full(len(totals), "run", dtype=object)
@@ -1210,8 +1361,9 @@ def calibrate(mpx: MpxData, estimates: Mapping[str, np.ndarray], levels: tuple[f
         values = np.asarray(values, float)
         totals = values if values.ndim == 1 else np.nansum(np.where(mpx.valid, values, np.nan), axis=1)
         z = error_ratios(mpx, totals, truth, inputs)
-        blind = blind_start(mpx, values if values.ndim == 2 else None)
-        classes = with_start(scale_parts(mpx, totals, inputs)["count_class"].to_numpy(), blind)
+        parts = scale_parts(mpx, totals, inputs)
+        parts["blind_start"] = blind_start(mpx, values if values.ndim == 2 else None)
+        classes = multiplier_classes(parts)
         for c in Q_CLASSES:
             zc = z[classes == c]
             if len(zc):
@@ -1243,6 +1395,10 @@ __all__ = [
     "SPREAD_CANDIDATES",
     "SPREAD_ESTIMATORS",
     "START",
+    "STEADY",
+    "STEADY_LIMIT",
+    "STEADY_SLICES",
+    "STEADY_SPLIT",
     "MpxTotals",
     "blind_start",
     "calibrate",
@@ -1250,6 +1406,7 @@ __all__ = [
     "count_class",
     "error_ratios",
     "multiplier",
+    "multiplier_classes",
     "pool_runs",
     "pool_totals",
     "run_errors",
@@ -1258,6 +1415,8 @@ __all__ = [
     "runs_spread",
     "scale_inputs",
     "scale_parts",
+    "steady_rate",
     "total_intervals",
     "with_start",
+    "with_steady",
 ]
