@@ -24,6 +24,7 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh23 --out ~/mpx-data/fresh23 --runs 4  # the next
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh24 --out ~/mpx-data/fresh24 --runs 4  # the next
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh25 --out ~/mpx-data/fresh25 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh26 --out ~/mpx-data/fresh26 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -831,6 +832,29 @@ def fresh25_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh26_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A twenty-seventh, disjoint set of programs (issue 26, recorded when ``fresh25`` had been scored).
+
+    Three are processes of about a second together (llvm-nm of libLLVM twice, jcmd -l twice (a JVM each), llvm-readelf
+    -a of libstdc++ six times), the rest loops of short processes."""
+    llvm = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"
+    font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    return {
+        "llvm-nm": ["sh", "-c", f"for i in 1 2; do llvm-nm -C -D {llvm} > /dev/null; done"],
+        "jcmd": ["sh", "-c", "for i in 1 2; do jcmd -l > /dev/null; done"],
+        "llvm-readelf": [
+            "sh",
+            "-c",
+            "for i in $(seq 6); do llvm-readelf -a /usr/lib/x86_64-linux-gnu/libstdc++.so.6 > /dev/null; done",
+        ],
+        "lzmainfo": ["sh", "-c", "for i in $(seq 1500); do lzmainfo --help > /dev/null; done"],
+        "fc-validate": ["sh", "-c", "for i in $(seq 1000); do fc-validate --help > /dev/null 2>&1; done"],
+        "gcov-tool": ["sh", "-c", "for i in $(seq 800); do gcov-tool --help > /dev/null 2>&1; done"],
+        "fc-scan": ["sh", "-c", f"for i in $(seq 500); do fc-scan {font} > /dev/null; done"],
+        "llvm-cov": ["sh", "-c", "for i in $(seq 300); do llvm-cov --version > /dev/null; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -862,6 +886,7 @@ def main() -> None:
         "fresh23": fresh23_workloads,
         "fresh24": fresh24_workloads,
         "fresh25": fresh25_workloads,
+        "fresh26": fresh26_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

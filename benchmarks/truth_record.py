@@ -26,6 +26,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh23 --runs 300    # a 23rd, after the 22nd
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh24 --runs 300    # a 24th, after the 23rd
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh25 --runs 300    # a 25th, after the 24th
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh26 --runs 300    # a 26th, after the 25th
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -55,7 +56,8 @@ when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10``
 ``--fresh14`` when ``fresh13`` had; ``--fresh15`` when ``fresh14`` had; ``--fresh16`` when ``fresh15`` had;
 ``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had;
 ``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had; ``--fresh22`` when ``fresh21`` had;
-``--fresh23`` when ``fresh22`` had; ``--fresh24`` when ``fresh23`` had; ``--fresh25`` when ``fresh24`` had.
+``--fresh23`` when ``fresh22`` had; ``--fresh24`` when ``fresh23`` had; ``--fresh25`` when ``fresh24`` had;
+``--fresh26`` when ``fresh25`` had.
 """
 
 from __future__ import annotations
@@ -866,6 +868,27 @@ def fresh25_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh26_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twenty-sixth held-out set: programs in none of the earlier sets."""
+    return {
+        "llvm-readelf": (["sh", "-c", "llvm-readelf -h /usr/bin/bash > /dev/null"], False),
+        "llvm-cxxfilt": (
+            ["sh", "-c", "echo _ZN3foo3barEv _ZNSt6vectorIiSaIiEE9push_backERKi | llvm-cxxfilt > /dev/null"],
+            False,
+        ),
+        "uconv": (["sh", "-c", "uconv -l > /dev/null"], False),
+        "derb": (["sh", "-c", "derb --help > /dev/null 2>&1"], False),
+        "gdbus": (["sh", "-c", "gdbus help > /dev/null 2>&1"], False),
+        "fc-query": (["sh", "-c", "fc-query /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf > /dev/null"], False),
+        "jinfo-corunner": (["sh", "-c", "jinfo -help > /dev/null 2>&1"], True),
+        # input size drawn per run
+        "gencfu-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do gencfu --help > /dev/null 2>&1; done"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -915,6 +938,7 @@ def main() -> None:
         "fresh23": fresh23_workloads,
         "fresh24": fresh24_workloads,
         "fresh25": fresh25_workloads,
+        "fresh26": fresh26_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
