@@ -38,6 +38,8 @@ PMCS = click.IntRange(1, 64)
 POSITIVE = click.IntRange(min=1)
 SEED = click.IntRange(min=0)
 LEVEL = click.FloatRange(0, 1, min_open=True, max_open=True)
+# a relative change that matters, as a fraction (0.01 = 1 %), as --level is one
+MARGIN = click.FloatRange(0, 1, max_open=True)
 
 
 def _defaults(default: Any) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import click
 
 from hemkit.cli._options import (
     LEVEL,
+    MARGIN,
     TablePath,
     distinct_outputs,
     output_option,
@@ -26,8 +27,9 @@ from hemkit.cli._options import (
 )
 from hemkit.core.numbers import format_percent
 
-# q_value beside p_value: changed is decided on it (Benjamini-Hochberg), as the report and sampling diff show it
-SHOWN = ["event", "median_a", "median_b", "ratio", "lower", "upper", "p_value", "q_value", "changed", "note"]
+# q_value beside p_value: changed is decided on it (Benjamini-Hochberg), as the report and sampling diff show it;
+# verdict: changed, alike or unclear at --margin
+SHOWN = ["event", "median_a", "median_b", "ratio", "lower", "upper", "p_value", "q_value", "changed", "verdict", "note"]
 
 
 def _read(path: str, side: str, flag: str, **options: Any) -> tuple[Any, Any]:
@@ -77,6 +79,14 @@ def _runs(readings: Any, per_event: Any, on: str) -> str:
 @click.argument("a", type=click.Path(dir_okay=True))
 @click.argument("b", type=click.Path(dir_okay=True))
 @click.option("--level", type=LEVEL, default=0.95, show_default=True, help="Interval level; FDR is 1 - level.")
+@click.option(
+    "--margin",
+    type=MARGIN,
+    default=0.0,
+    show_default=True,
+    metavar="FRACTION",
+    help="The change that matters (0.01 = 1 %): changed only beyond it, alike within it, else unclear.",
+)
 @seed_option()
 @output_option("Write the per-event table (CSV, or Parquet by suffix).", table=True)
 @click.option("--pairs", type=TablePath(), help="Write the per-pair correlation changes here.")
@@ -101,6 +111,7 @@ def compare(
     a: str,
     b: str,
     level: float,
+    margin: float,
     seed: int,
     output: str | None,
     pairs: str | None,
@@ -119,11 +130,14 @@ def compare(
     hemkit compare isolation.db contention.db
     hemkit compare before/ after/ -o changes.csv --plot ratios.png --plot-power power.png
     hemkit compare a.db b.db --pairs pairs.csv
+    hemkit compare a.db b.db --margin 0.01     (changed by more than 1 %, alike within 1 %, or unclear)
 
     A and B are readings of any kind (a collection database, a folder of perf stat files, a
     tidy table, a mergingTools raw file with --pmcs).  Per event read on both sides: medians,
     ratio B / A with its interval at --level, Brunner-Munzel p-value, and changed with
-    Benjamini-Hochberg false discovery rate control at 1 - level.  A side of collection
+    Benjamini-Hochberg false discovery rate control at 1 - level.  With --margin M the verdict
+    is at a size that matters: changed where the ratio's interval also lies wholly outside
+    [1/(1+M), 1+M], alike where it lies wholly inside, unclear otherwise.  A side of collection
     databases whose runs come from several hosts is checked for hosts that read differently
     (as hemkit merge does): such a side is named in a warning.  --host NAME reads only the
     runs of that host on both sides; --host-a and --host-b choose each side's own (collection
@@ -150,10 +164,12 @@ def compare(
             warnings.warn(f"A and B are the same ({a}): nothing can change", HemkitWarning, stacklevel=1)
         else:
             rb, hosts_b = _read(b, "B", flag_b, **options, **({"host": chosen_b} if chosen_b else {}))
-        res = run_compare(ra, rb, level=level, seed=seed, pairs=bool(pairs), hosts=(hosts_a, hosts_b))
+        res = run_compare(ra, rb, level=level, seed=seed, pairs=bool(pairs), hosts=(hosts_a, hosts_b), margin=margin)
     t = res.table
-    numbers = [getattr(t, c) for c in SHOWN[1:-2]]
-    cells = [[float(col[i]) for col in numbers] + [bool(t.changed[i]), t.note[i]] for i in range(len(t.events))]
+    numbers = [getattr(t, c) for c in SHOWN[1:-3]]
+    cells = [
+        [float(col[i]) for col in numbers] + [bool(t.changed[i]), t.verdict[i], t.note[i]] for i in range(len(t.events))
+    ]
     title = f"B / A per event ({format_percent(level)} intervals)"
     show_rows(list(zip(map(str, t.events), cells)), SHOWN[1:], "event", title)
     written = []
@@ -180,8 +196,10 @@ def compare(
     host_note = f"; hosts read differently within {' and '.join(mixed)} (warned)" if mixed else ""
     on_a = f" of host {', '.join(chosen_a)}" if chosen_a else ""
     on_b = f" of host {', '.join(chosen_b)}" if chosen_b else ""
+    at = f"margin {format_percent(margin)}" if margin else "margin 0"
     click.echo(
-        f"compare: {row['changed']} of {row['events']} events changed at FDR {format_percent(1 - level)} "
+        f"compare: {row['changed']} of {row['events']} events changed at FDR {format_percent(1 - level)}, "
+        f"{row['alike']} alike, {row['unclear']} unclear at {at} "
         f"(largest: {row['largest_change']}){pair_note}{host_note}; A {a} ({_runs(ra, t.runs_a, on_a)}), "
         f"B {b} ({_runs(rb, t.runs_b, on_b)}){'; ' + ', '.join(one_side) + ' (not compared)' if one_side else ''}; "
         f"wrote {', '.join(written) or 'nothing'}"

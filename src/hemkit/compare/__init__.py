@@ -5,7 +5,9 @@ two machines, or a task in isolation and under contention: per event the medians
 with an interval, a Brunner-Munzel test and false discovery rate control across events
 (:mod:`hemkit.core.stats`); with ``pairs=True`` per pair of events the change of correlation.
 ``hemkit compare A B`` is the command.  ``machines_check(readings, hosts)`` asks the same of the
-hosts of one collection: does any host read an event differently from the others?
+hosts of one collection: does any host read an event differently from the others?  Both take a
+``margin`` (0.01: 1 %): a change or a host's difference then counts only where it is at least that
+large, and compare says which events are alike within it and which the runs cannot judge.
 
 Examples
 --------
@@ -20,6 +22,7 @@ Examples
 
 from hemkit.compare.api import FEW_RUNS, MIN_RUNS, compare
 from hemkit.compare.machines import (
+    HOSTS_MARGIN,
     CollectionCheck,
     MachinesCheck,
     collection_check,
@@ -32,6 +35,7 @@ __all__ = [
     "COLUMNS",
     "CollectionCheck",
     "FEW_RUNS",
+    "HOSTS_MARGIN",
     "MIN_RUNS",
     "CompareResult",
     "MachinesCheck",

@@ -10,6 +10,12 @@ BENCHMARKS.md).  With ``pairs=True`` also every pair's correlation on each side 
 from several hosts is checked with :func:`hemkit.compare.machines_check`: hosts that read an
 event differently, pooled as one sample, inflate its spread, so the side is named in a warning
 (the verdict is computed as before; :attr:`CompareResult.machines` keeps the checks).
+
+With ``margin`` (a relative change, 0.01 for 1 %) each event also gets a verdict at a size that
+matters (:func:`hemkit.compare.limits.verdicts`): ``changed`` where it is flagged and its ratio
+interval lies wholly outside ``[1 / (1 + margin), 1 + margin]``, ``alike`` where the interval lies
+wholly inside (equivalence by two one-sided tests at ``(1 - level) / 2`` each), ``unclear``
+otherwise: with many runs a difference of 0.2 % is flagged, and is ``alike`` at a 1 % margin.
 """
 
 from __future__ import annotations
@@ -20,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level, mostly_zero_note
+from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level, check_margin, mostly_zero_note, verdicts
 from hemkit.compare.result import CompareResult, EventTable
 from hemkit.core.errors import HemkitWarning, InputError
-from hemkit.core.numbers import plural
+from hemkit.core.numbers import format_percent, plural
 from hemkit.core.readings import Readings
 from hemkit.core.rng import SeedLike, child
 from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, null_placements, sort_samples
@@ -97,7 +103,10 @@ def _samples(readings: Readings, events: list[str], side: str) -> list[np.ndarra
     return sort_samples(out)
 
 
-def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray], changed: np.ndarray) -> list[str]:
+def _notes(
+    ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray], flagged: np.ndarray, verdict: np.ndarray, margin: float
+) -> list[str]:
+    changed = verdict == "changed"
     notes = []
     for i, basis in enumerate(ratios.basis):
         a0, a1, b0, b1 = sa[i][0], sa[i][-1], sb[i][0], sb[i][-1]
@@ -105,7 +114,8 @@ def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray], changed: np.
             if a0 == b0:
                 notes.append(f"constant ({a0:g}) on both sides: unchanged")
             else:
-                notes.append(f"constant on each side ({a0:g} in A, {b0:g} in B): changed, without noise")
+                said = "changed" if changed[i] else f"a difference within the {format_percent(margin)} margin"
+                notes.append(f"constant on each side ({a0:g} in A, {b0:g} in B): {said}, without noise")
         elif basis == "mean":
             notes.append(mostly_zero_note(sa[i], sb[i], ratios.lower[i], ratios.upper[i]))
         elif basis == "zero":
@@ -122,6 +132,12 @@ def _notes(ratios: Any, sa: list[np.ndarray], sb: list[np.ndarray], changed: np.
         if basis in ("median", "mean") and (r > 10 or r < 0.1) and "too few non-zero" not in notes[-1]:
             far = f"B is {r:.3g} x A: another program, unit or scale?"
             notes[-1] = f"{notes[-1]}; {far}" if notes[-1] else far
+        if (
+            flagged[i] and not changed[i] and basis != "constant"
+        ):  # the test sees a difference the margin does not count
+            said = "within" if verdict[i] == "alike" else "not shown to reach"
+            within = f"the test sees a difference, {said} the {format_percent(margin)} margin"
+            notes[-1] = f"{notes[-1]}; {within}" if notes[-1] else within
     return notes
 
 
@@ -138,15 +154,22 @@ def _check_hosts(hosts: Any) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
 
 
 def _side_machines(
-    readings: Readings, hosts: pd.DataFrame | None, side: str, level: float, seed: SeedLike
+    readings: Readings, hosts: pd.DataFrame | None, side: str, level: float, margin: float, seed: SeedLike
 ) -> MachinesCheck | None:
-    """The machines check of one side whose runs name their host (None where they do not)."""
+    """The machines check of one side whose runs name their host (None where they do not).
+
+    At the hosts check's own margin (:data:`hemkit.compare.machines.HOSTS_MARGIN`), or the
+    comparison's where that is larger: a difference between hosts below the margin the
+    comparison judges at is not what its warning is for.
+    """
     if hosts is None:
         return None
-    from hemkit.compare.machines import machines_check
+    from hemkit.compare.machines import HOSTS_MARGIN, machines_check
 
     try:
-        return machines_check(readings, hosts, level=level, seed=child(seed, f"hosts-{side}"))
+        return machines_check(
+            readings, hosts, level=level, seed=child(seed, f"hosts-{side}"), margin=max(margin, HOSTS_MARGIN)
+        )
     except InputError as exc:
         raise exc.reworded(f"{_name(readings, side)}: {exc.message}") from exc
 
@@ -182,7 +205,7 @@ def _warn_mixed_hosts(check: MachinesCheck | None, name: str, events: list[str])
     )
 
 
-def compare(
+def compare(  # noqa: PLR0913 - level and margin say what a verdict is; pairs and hosts what else is checked
     a: Readings,
     b: Readings,
     *,
@@ -190,6 +213,7 @@ def compare(
     seed: SeedLike = 0,
     pairs: bool = False,
     hosts: Sequence[pd.DataFrame | None] | None = None,
+    margin: float = 0.0,
 ) -> CompareResult:
     """Compare two sets of readings event by event (and pair by pair): what changed, by how much.
 
@@ -212,6 +236,15 @@ def compare(
         checked with :func:`hemkit.compare.machines_check` (:attr:`CompareResult.machines`);
         where its hosts read an event compared differently, a :class:`HemkitWarning` names the
         side, the hosts and those events, once per side.  The comparison itself is unchanged.
+        The hosts are checked at the larger of ``margin`` and the hosts check's own margin
+        (:data:`hemkit.compare.machines.HOSTS_MARGIN`).
+    margin : float in [0, 1), default 0
+        The relative change that matters (0.01: 1 %).  At 0, ``changed`` is the test's finding
+        (any difference the runs can see).  With a margin ``m``, an event is ``changed`` only
+        where it is also flagged at 0 and its ratio interval lies wholly outside
+        ``[1 / (1 + m), 1 + m]``; the ``verdict`` column says ``changed``, ``alike`` (the
+        interval wholly inside: the same within the margin) or ``unclear`` (these runs cannot
+        tell at this margin).  At margin 0 only an event of one value on both sides is ``alike``.
 
     Returns
     -------
@@ -221,7 +254,7 @@ def compare(
     ------
     InputError
         No event on both sides; an event with fewer than 5 runs on a side (naming side and
-        event); ``level`` out of range; ``hosts`` that do not name the host of every run of
+        event); ``level`` or ``margin`` out of range; ``hosts`` that do not name the host of every run of
         its side.
 
     Examples
@@ -234,8 +267,14 @@ def compare(
     >>> res = compare(a, b, seed=0)
     >>> res.to_frame().set_index("event")["changed"].to_dict()
     {'x': True, 'y': False}
+
+    At a 2 % margin ``x`` (+10 %) is still changed, and ``y``'s 60 runs cannot tell:
+
+    >>> compare(a, b, seed=0, margin=0.02).to_frame().set_index("event")["verdict"].to_dict()
+    {'x': 'changed', 'y': 'unclear'}
     """
     level = check_level(level)
+    margin = check_margin(margin)
     for side, r in (("A", a), ("B", b)):
         if not isinstance(r, Readings):
             raise InputError(
@@ -249,9 +288,11 @@ def compare(
     pvals, pl = brunner_munzel(sa, sb, method="auto", resolution=alpha / len(events), seed=child(seed, "test"))
     ratios = median_ratio(sa, sb, level=level, seed=child(seed, "ratios"))
     q = fdr_bh(pvals)
-    changed = q <= 1.0 - level
-    differ = (ratios.basis == "constant") & (ratios.median_a != ratios.median_b)
-    changed |= differ  # each side one value, different: a change without noise
+    constant = ratios.basis == "constant"
+    flagged = (q <= 1.0 - level) | (constant & (ratios.median_a != ratios.median_b))  # one value a side: no noise
+    changed, verdict = verdicts(
+        flagged, ratios.lower, ratios.upper, margin, same=constant & (ratios.median_a == ratios.median_b)
+    )
     rng = np.random.default_rng(child(seed, "power-sample"))
     refs = tuple(x if len(x) <= POWER_SAMPLE else np.sort(rng.choice(x, POWER_SAMPLE, replace=False)) for x in sa)
     table = EventTable(
@@ -264,11 +305,12 @@ def compare(
         p_value=pvals,
         q_value=q,
         changed=changed,
+        verdict=tuple(verdict),
         superiority=pl.superiority,
         difference=ratios.median_b - ratios.median_a,
         runs_a=pl.n_a.astype(np.int64),
         runs_b=pl.n_b.astype(np.int64),
-        note=tuple(_notes(ratios, sa, sb, changed)),
+        note=tuple(_notes(ratios, sa, sb, flagged, verdict, margin)),
         basis=tuple(ratios.basis),
     )
     pair_table = None
@@ -276,7 +318,10 @@ def compare(
         from hemkit.compare.pairs import correlation_changes
 
         pair_table = correlation_changes(a, b, events, level=level, seed=child(seed, "pairs"))
-    machines = (_side_machines(a, hosts_a, "A", level, seed), _side_machines(b, hosts_b, "B", level, seed))
+    machines = (
+        _side_machines(a, hosts_a, "A", level, margin, seed),
+        _side_machines(b, hosts_b, "B", level, margin, seed),
+    )
     for check, side, r in zip(machines, "AB", (a, b)):
         _warn_mixed_hosts(check, _name(r, side), events)
     return CompareResult(
@@ -290,6 +335,7 @@ def compare(
         placements=null_placements(sa, sb),
         power_sample=refs,
         machines=machines,
+        margin=margin,
     )
 
 

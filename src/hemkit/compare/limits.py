@@ -1,6 +1,7 @@
-"""What :func:`hemkit.compare.compare` and :func:`hemkit.compare.machines_check` share: limits and one note.
+"""What :func:`hemkit.compare.compare` and :func:`hemkit.compare.machines_check` share: limits, the margin, one note.
 
-Both accept the same runs per side and level, and both say the same of an event 0 in most runs.
+Both accept the same runs per side, level and margin, judge a change at a margin the same way
+(:func:`verdicts`), and both say the same of an event 0 in most runs.
 
 Kept apart so that either module can use them without importing the other.
 """
@@ -31,6 +32,69 @@ def check_level(level: Any) -> float:
     return float(level)
 
 
+def check_margin(margin: Any) -> float:
+    """``margin`` as a float in [0, 1), or InputError naming it.
+
+    Examples
+    --------
+    >>> check_margin(0.01)
+    0.01
+    """
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= float(margin) < 1:
+        raise InputError(f"margin must be a relative change in [0, 1) (0.01 for 1 %), got {margin!r}", param="margin")
+    return float(margin)
+
+
+def band(margin: float) -> tuple[float, float]:
+    """The ratios within ``margin`` of 1: ``[1 / (1 + margin), 1 + margin]`` (a change by the margin either way).
+
+    Examples
+    --------
+    >>> band(0.25)
+    (0.8, 1.25)
+    """
+    return 1.0 / (1.0 + margin), 1.0 + margin
+
+
+def verdicts(
+    flagged: np.ndarray, lower: np.ndarray, upper: np.ndarray, margin: float, same: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``changed`` and the verdict (``changed``, ``alike``, ``unclear``) of each test at ``margin``.
+
+    ``flagged``: the test's finding at no margin (Benjamini-Hochberg, or constant sides that
+    differ); ``lower``, ``upper``: the ratio's interval at the level; ``same``: constant sides
+    of one value (alike at any margin).  At margin 0 ``changed`` is ``flagged``.  With a margin
+    ``m > 0`` a change counts where it is flagged and its interval lies wholly outside
+    :func:`band`, so it is at least the margin at the interval's level; ``alike`` where the
+    interval lies wholly inside the band (two one-sided tests at ``(1 - level) / 2`` each:
+    equivalence within the margin); ``unclear`` otherwise (the runs cannot tell at this margin).
+    At margin 0 the band is the point 1 and only ``same`` is alike.  Raising the margin never
+    makes a change of what was not one, and never takes ``alike`` away.
+
+    Examples
+    --------
+    >>> flagged = np.array([True, True, False, False])
+    >>> lower, upper = np.array([1.002, 1.04, 0.97, 0.999]), np.array([1.003, 1.06, 1.05, 1.004])
+    >>> verdicts(flagged, lower, upper, 0.0)[1].tolist()
+    ['changed', 'changed', 'unclear', 'unclear']
+    >>> changed, verdict = verdicts(flagged, lower, upper, 0.01)
+    >>> changed.tolist(), verdict.tolist()
+    ([False, True, False, False], ['alike', 'changed', 'unclear', 'alike'])
+    """
+    flagged = np.asarray(flagged, dtype=bool)
+    lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+    same = np.zeros(flagged.shape, dtype=bool) if same is None else np.asarray(same, dtype=bool)
+    if margin > 0:
+        lo, hi = band(margin)
+        changed = flagged & ((lower > hi) | (upper < lo))
+        alike = ~changed & (((lower >= lo) & (upper <= hi)) | same)
+    else:
+        changed = flagged.copy()
+        alike = ~changed & same
+    verdict = np.where(changed, "changed", np.where(alike, "alike", "unclear")).astype(object)
+    return changed, verdict
+
+
 def mostly_zero_note(
     a: np.ndarray, b: np.ndarray, lower: float, upper: float, sides: tuple[str, str] = ("A", "B")
 ) -> str:
@@ -56,4 +120,4 @@ def mostly_zero_note(
     return f"{said}: ratio of means"
 
 
-__all__ = ["FEW_RUNS", "MIN_RUNS", "check_level", "mostly_zero_note"]
+__all__ = ["FEW_RUNS", "MIN_RUNS", "band", "check_level", "check_margin", "mostly_zero_note", "verdicts"]

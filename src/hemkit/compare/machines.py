@@ -13,7 +13,11 @@ readings of each host against those of the others, with the compare machinery of
   event where its adjusted p-value is at most ``1 - level`` (or where both sides are one
   value each, and different);
 - the size: the ratio of the host's median to the others' with a percentile-bootstrap
-  interval (:func:`hemkit.core.stats.median_ratio`).
+  interval (:func:`hemkit.core.stats.median_ratio`);
+- the margin (``margin``, default :data:`HOSTS_MARGIN`): a host differs only where it is
+  flagged and its ratio interval lies wholly outside ``[1 / (1 + margin), 1 + margin]``
+  (:func:`hemkit.compare.limits.verdicts`), so that hosts alike to a size that does not matter
+  are not named however many runs show it.
 
 A host with fewer than ``MIN_RUNS`` (5) readings of an event (or others with
 fewer) is not tested on it, and the table says so.  Calibration (A/A splits of real runs into
@@ -36,8 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level, mostly_zero_note
+from hemkit.compare.limits import FEW_RUNS, MIN_RUNS, check_level, check_margin, mostly_zero_note, verdicts
 from hemkit.core.errors import HemkitWarning, InputError
+from hemkit.core.numbers import format_percent
 from hemkit.core.readings import Readings
 from hemkit.core.results import Result, result
 from hemkit.core.rng import SeedLike, child
@@ -46,6 +51,8 @@ from hemkit.core.stats import brunner_munzel, fdr_bh, median_ratio, sort_samples
 if TYPE_CHECKING:
     import pandas as pd
 
+#: the relative difference between hosts the machines check counts by default (BENCHMARKS.md, issue 25)
+HOSTS_MARGIN = 0.0
 #: the host of runs whose host is not known (a collection written before hosts were stored)
 UNKNOWN = "(unknown)"
 #: what a hosts frame may say of each host besides its name (:func:`hemkit.io.run_machines`)
@@ -199,6 +206,9 @@ class MachinesCheck(Result):
     machines : mapping
         Host -> what ``hosts`` said of it besides its name (``cpu_model``, ``kernel``,
         ``perf_version`` where given; several values joined by `` | ``).
+    margin : float
+        The relative difference that counts: a host differs only where its ratio interval
+        also lies wholly outside ``[1 / (1 + margin), 1 + margin]``.
 
     Examples
     --------
@@ -230,6 +240,7 @@ class MachinesCheck(Result):
     level: float
     tests: int
     machines: Mapping[str, Mapping[str, str]]
+    margin: float = 0.0
 
     @property
     def hosts(self) -> list[str]:
@@ -250,7 +261,8 @@ class MachinesCheck(Result):
         :func:`hemkit.compare.compare` reports it), ``ratio`` (``median / other_median``; of
         the means where a median is 0) with its interval ``lower``, ``upper`` at ``level``,
         ``difference`` (``median - other_median``), ``p_value`` (Brunner-Munzel), ``q_value``
-        (Benjamini-Hochberg across all tests), ``differs`` (``q_value <= 1 - level``), and
+        (Benjamini-Hochberg across all tests), ``differs`` (``q_value <= 1 - level``, and with a
+        :attr:`margin` ``m`` the interval wholly outside ``[1 / (1 + m), 1 + m]``), and
         ``moved_by`` (more than two hosts: the host that differs most on this event, where this
         host is flagged with a smaller ratio on the other side of 1 -- that host is among the
         others it is compared with, and moves them; else empty), ``note`` (why a row is not
@@ -327,6 +339,7 @@ class MachinesCheck(Result):
             "moved_by_another": len(found) - len(self.differing(moved=False)),
             "hosts_differing": len({h for _, h, _ in self.differing(moved=False)}),
             "level": self.level,
+            "margin": self.margin,
             "largest_difference": largest,
         }
 
@@ -345,14 +358,15 @@ class MachinesCheck(Result):
         said = f"{len(self.runs)} hosts ({hosts} runs), {self.tests} tests"
         if self.untested:
             said += f" ({len(self.untested)} (event, host) pairs with too few runs not tested)"
+        at = f"FDR {1 - self.level:.2g}" + (f", margin {format_percent(self.margin)}" if self.margin else "")
         if not found:
-            return f"machines check: {said}: no host differs (FDR {1 - self.level:.2g})"
+            return f"machines check: {said}: no host differs ({at})"
         own = self.differing(moved=False)
         shown = ", ".join(f"{e} on {h} x{r:.4g}" for e, h, r in own[:3])
         more = f" ... ({len(own)} in all)" if len(own) > 3 else ""
         moved = len(found) - len(own)
         also = f"; {moved} more flagged because such a host is among the others they are compared with" if moved else ""
-        return f"machines check: {said}: {len(own)} differ (FDR {1 - self.level:.2g}): {shown}{more}{also}"
+        return f"machines check: {said}: {len(own)} differ ({at}): {shown}{more}{also}"
 
 
 def _table(rows: list[dict[str, Any]], cols: Mapping[str, np.ndarray], notes: list[str]) -> pd.DataFrame:
@@ -396,7 +410,12 @@ def _mark_moved(table: pd.DataFrame) -> None:
 
 
 def machines_check(
-    readings: Readings, hosts: pd.DataFrame, *, level: float = 0.95, seed: SeedLike = 0
+    readings: Readings,
+    hosts: pd.DataFrame,
+    *,
+    level: float = 0.95,
+    seed: SeedLike = 0,
+    margin: float = HOSTS_MARGIN,
 ) -> MachinesCheck:
     """Test, per event, whether the readings of each host come from the distribution of the others'.
 
@@ -414,6 +433,10 @@ def machines_check(
         ``1 - level``.
     seed : int, Generator or None, default 0
         Randomness of the permutation p-values and of the bootstrap intervals.
+    margin : float in [0, 1), default HOSTS_MARGIN
+        The relative difference that counts (0.01: 1 %): a flagged host differs only where its
+        ratio interval lies wholly outside ``[1 / (1 + margin), 1 + margin]``; 0 counts any
+        difference the runs can see.
 
     Returns
     -------
@@ -424,7 +447,7 @@ def machines_check(
     ------
     InputError
         ``hosts`` not a DataFrame with those columns, a run of the readings without a row in
-        it, a run given two hosts, ``level`` out of range.
+        it, a run given two hosts, ``level`` or ``margin`` out of range.
 
     Examples
     --------
@@ -439,6 +462,7 @@ def machines_check(
     [('cycles', 'c', 1.05)]
     """
     level = check_level(level)
+    margin = check_margin(margin)
     if not isinstance(readings, Readings):
         raise InputError(
             f"readings must be Readings (hemkit.io.read_readings reads any file), got {type(readings).__name__}"
@@ -450,7 +474,9 @@ def machines_check(
         counts += np.bincount(code, minlength=k)
     runs = MappingProxyType({n: int(c) for n, c in zip(names, counts)})
     if k < 2:
-        return MachinesCheck(table=_table([], {}, []), runs=runs, level=level, tests=0, machines=_described(hosts))
+        return MachinesCheck(
+            table=_table([], {}, []), runs=runs, level=level, tests=0, machines=_described(hosts), margin=margin
+        )
     samples = _per_host(readings, codes, k)
     # two hosts: one test, the host with fewer runs against the other; more: each against the rest
     reference = int(np.lexsort((np.arange(k), -counts))[0])
@@ -492,7 +518,9 @@ def machines_check(
         p, _ = brunner_munzel(os_, hs, method="auto", resolution=alpha / m, seed=child(seed, "test"))
         ratios = median_ratio(os_, hs, level=level, seed=child(seed, "ratios"))
         q = fdr_bh(p)
-        differs = (q <= alpha) | ((ratios.basis == "constant") & (ratios.median_a != ratios.median_b))
+        constant = ratios.basis == "constant"
+        flagged = (q <= alpha) | (constant & (ratios.median_a != ratios.median_b))
+        differs, _ = verdicts(flagged, ratios.lower, ratios.upper, margin)
         for i, r in enumerate(rows):
             if "test" not in r:
                 continue
@@ -504,7 +532,12 @@ def machines_check(
             notes[i] = _note(
                 str(ratios.basis[j]), hs[j], os_[j], bool(differs[j]), float(ratios.lower[j]), float(ratios.upper[j])
             )
-    return MachinesCheck(table=_table(rows, cols, notes), runs=runs, level=level, tests=m, machines=_described(hosts))
+            if flagged[j] and not differs[j]:
+                within = f"the test sees a difference, not shown to exceed the {format_percent(margin)} margin"
+                notes[i] = f"{notes[i]}; {within}" if notes[i] else within
+    return MachinesCheck(
+        table=_table(rows, cols, notes), runs=runs, level=level, tests=m, machines=_described(hosts), margin=margin
+    )
 
 
 def _one_host(readings: Readings, used: Sequence[Any]) -> pd.DataFrame:
@@ -525,6 +558,7 @@ def collection_machines(
     level: float = 0.95,
     seed: SeedLike = 0,
     warn: bool = False,
+    margin: float = HOSTS_MARGIN,
 ) -> MachinesCheck | None:
     """The machines check of one collection (one or several databases), or None for any other input.
 
@@ -540,7 +574,7 @@ def collection_machines(
         The readings of ``sources``; None: their valid runs are read here (groups of any
         number of runs, machines of another CPU model or kernel with a warning, as
         ``hemkit collect --status`` needs them).
-    level, seed
+    level, seed, margin
         As :func:`machines_check` takes them.
     warn : bool, default False
         Also say each (host, event) that differs (not moved by another host) as a
@@ -567,9 +601,9 @@ def collection_machines(
     if readings is None:  # runs of machines of another kind are said (a warning), not refused: this is the check
         readings = load_collections(paths, min_runs=1, allow_mixed_machines=True)
     if len({_host_name(m.host) for m in used}) < 2:  # one host: every run is its (no need to read them all again)
-        check = machines_check(readings, _one_host(readings, used), level=level, seed=seed)
+        check = machines_check(readings, _one_host(readings, used), level=level, seed=seed, margin=margin)
     else:
-        check = machines_check(readings, run_machines(paths), level=level, seed=seed)
+        check = machines_check(readings, run_machines(paths), level=level, seed=seed, margin=margin)
     if warn:
         import warnings
 
@@ -675,7 +709,9 @@ class CollectionCheck(Result):
         return f"{self.path}: {self.valid} of {self.wanted} runs valid ({share}), {self.invalid} invalid"
 
 
-def collection_check(db_path: str | os.PathLike[str], *, level: float = 0.95, seed: SeedLike = 0) -> CollectionCheck:
+def collection_check(
+    db_path: str | os.PathLike[str], *, level: float = 0.95, seed: SeedLike = 0, margin: float = HOSTS_MARGIN
+) -> CollectionCheck:
     """Where a collection stands (runs per group) and its machines check, read at one moment.
 
     What ``hemkit collect --status`` shows.  The database may be being written by a
@@ -686,7 +722,7 @@ def collection_check(db_path: str | os.PathLike[str], *, level: float = 0.95, se
     ----------
     db_path : path
         A collection database.
-    level, seed
+    level, seed, margin
         As :func:`machines_check` takes them.
 
     Returns
@@ -712,7 +748,7 @@ def collection_check(db_path: str | os.PathLike[str], *, level: float = 0.95, se
     if len(snap.tidy):
         try:
             readings = Readings.from_tidy(snap.tidy, source=str(snap.path), min_runs=1)
-            check = machines_check(readings, snap.machines, level=level, seed=seed)
+            check = machines_check(readings, snap.machines, level=level, seed=seed, margin=margin)
         except HemkitError as exc:
             why = str(exc)
     command = tuple(str(c) for c in snap.meta.get("command") or [])
@@ -730,6 +766,7 @@ def collection_check(db_path: str | os.PathLike[str], *, level: float = 0.95, se
 __all__ = [
     "COLUMNS",
     "DESCRIBED",
+    "HOSTS_MARGIN",
     "UNKNOWN",
     "CollectionCheck",
     "MachinesCheck",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hemkit.core.numbers import format_percent
 from hemkit.core.results import Result, result
 from hemkit.core.stats import Placements, Power, detectable_change
 
@@ -25,6 +26,7 @@ COLUMNS = (
     "p_value",
     "q_value",
     "changed",
+    "verdict",
     "superiority",
     "difference",
     "runs_a",
@@ -46,6 +48,7 @@ class EventTable:
     p_value: np.ndarray
     q_value: np.ndarray
     changed: np.ndarray
+    verdict: tuple
     superiority: np.ndarray
     difference: np.ndarray
     runs_a: np.ndarray
@@ -82,6 +85,9 @@ class CompareResult(Result):
         The check that the hosts of each side read alike (:func:`hemkit.compare.machines_check`),
         for A and B; None for a side whose runs name no host (``hosts`` not given; perf stat
         files).  :attr:`mixed_hosts` says what differs.
+    margin : float
+        The relative change that matters (0: any the runs can see); ``changed`` and the
+        ``verdict`` column are at this margin (:func:`hemkit.compare.limits.verdicts`).
 
     Examples
     --------
@@ -103,6 +109,8 @@ class CompareResult(Result):
     ...     print(row.event, f"x{row.ratio:.3f} [{row.lower:.3f}, {row.upper:.3f}]", row.changed)
     x x1.098 [1.085, 1.112] True
     y x1.003 [0.928, 1.052] False
+    >>> res.line()
+    '1 of 2 events changed, 0 alike, 1 unclear at margin 0 (FDR 5%)'
     """
 
     table: EventTable
@@ -115,6 +123,7 @@ class CompareResult(Result):
     placements: Placements
     power_sample: tuple
     machines: tuple = (None, None)
+    margin: float = 0.0
 
     @property
     def events(self) -> list[str]:
@@ -125,6 +134,16 @@ class CompareResult(Result):
     def changed(self) -> list[str]:
         """The events flagged as changed."""
         return [e for e, c in zip(self.table.events, self.table.changed) if c]
+
+    @property
+    def alike(self) -> list[str]:
+        """The events the same within :attr:`margin` (their ratio interval wholly inside the band)."""
+        return [e for e, v in zip(self.table.events, self.table.verdict) if v == "alike"]
+
+    @property
+    def unclear(self) -> list[str]:
+        """The events these runs cannot judge at :attr:`margin`: neither changed nor alike."""
+        return [e for e, v in zip(self.table.events, self.table.verdict) if v == "unclear"]
 
     @property
     def mixed_hosts(self) -> dict[str, list[tuple[str, str, float]]]:
@@ -152,7 +171,10 @@ class CompareResult(Result):
         the means where a median is 0; inf where A is 0 in every run, see ``note``) with its
         interval ``lower``, ``upper`` at ``level``; ``p_value`` (Brunner-Munzel) and
         ``q_value`` (Benjamini-Hochberg adjusted); ``changed`` (``q_value <= 1 - level``, or
-        each side one different value); ``superiority`` (``P(A < B) + P(A = B) / 2``: 0.5 no
+        each side one different value; with a :attr:`margin` ``m`` also the interval wholly
+        outside ``[1 / (1 + m), 1 + m]``); ``verdict`` (``changed``; ``alike``: the interval
+        wholly inside that band, or one equal value on both sides; ``unclear``: neither, these
+        runs cannot tell at the margin); ``superiority`` (``P(A < B) + P(A = B) / 2``: 0.5 no
         tendency, 1 every B reading above every A reading), ``difference``
         (``median_b - median_a``), ``runs_a``, ``runs_b``, ``note``.
         """
@@ -161,6 +183,7 @@ class CompareResult(Result):
         t = self.table
         data = {"event": list(t.events)}
         data.update({c: getattr(t, c) for c in COLUMNS[1:-1]})
+        data["verdict"] = list(t.verdict)
         data["note"] = list(t.note)
         return pd.DataFrame(data, columns=list(COLUMNS))
 
@@ -176,6 +199,9 @@ class CompareResult(Result):
         row: dict[str, Any] = {
             "events": len(t.events),
             "changed": int(t.changed.sum()),
+            "alike": len(self.alike),
+            "unclear": len(self.unclear),
+            "margin": self.margin,
             "only_a": len(self.only_a),
             "only_b": len(self.only_b),
             "runs_a": int(t.runs_a.min()) if len(t.runs_a) else 0,
@@ -194,8 +220,19 @@ class CompareResult(Result):
             row["pairs_changed"] = int(self.pairs["changed"].sum()) if len(self.pairs) else 0
         return row
 
+    def line(self) -> str:
+        """One sentence: events changed, alike and unclear at the margin, and the false discovery rate."""
+        row = self.row()
+        margin = format_percent(self.margin) if self.margin else "0"
+        return (
+            f"{row['changed']} of {row['events']} events changed, {row['alike']} alike, {row['unclear']} unclear "
+            f"at margin {margin} (FDR {format_percent(1 - self.level)})"
+        )
+
     def summary(self) -> pd.DataFrame:
-        """One row: events compared and changed, events on one side only, fewest runs per side, the largest change.
+        """One row: events compared, changed, alike and unclear at the margin, events on one side only, fewest runs.
+
+        Also the margin, the level and the largest change.
 
         ``hosts_differ`` names each side whose runs come from hosts that read differently
         (:attr:`mixed_hosts`): its hosts and on how many events they differ; else ``none``.
