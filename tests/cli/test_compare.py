@@ -181,3 +181,29 @@ def test_the_table_shows_the_q_value_changed_is_decided_on(cli):
     assert res.exit_code == 0, res.stderr
     header = next(line for line in res.stdout.splitlines() if line.startswith("event "))
     assert header.split()[6:9] == ["p_value", "q_value", "changed"], header
+
+
+def test_margin_gives_a_verdict_at_a_size_that_matters(cli, tmp_path):
+    """5 % more pages: page-faults changed beyond 1 %; task-clock (flagged in shape only) unclear; the line says so."""
+    out = tmp_path / "c.csv"
+    res = cli(["compare", KERNEL_A, KERNEL_B, "--margin", "0.01", "-o", out])
+    assert res.exit_code == 0, res.stderr
+    t = pd.read_csv(out).set_index("event")
+    assert t.loc["page-faults", "verdict"] == "changed" and t.loc["minor-faults", "verdict"] == "changed"
+    assert t.loc["task-clock", "verdict"] == "unclear" and not t.loc["task-clock", "changed"]
+    header = next(line for line in res.stdout.splitlines() if line.startswith("event "))
+    assert "verdict" in header.split()
+    assert "2 of 3 events changed at FDR 5%, 0 alike, 1 unclear at margin 1%" in res.stdout
+    same = cli(["compare", KERNEL_A, KERNEL_A, "--margin", "0.05"])
+    assert "0 of 3 events changed at FDR 5%, 2 alike, 1 unclear at margin 5%" in same.stdout, same.stdout
+
+
+@pytest.mark.parametrize("bad", ["1", "-0.01", "1.5", "abc", "5%"])
+def test_bad_margin(bad_input, tmp_path, bad):
+    out = tmp_path / "out.csv"
+    out.write_text("keep me\n")
+    bad_input(
+        ["compare", KERNEL_A, KERNEL_B, "--margin", bad, "-o", out],
+        names=["Invalid value for '--margin'"],
+        watch=[tmp_path],
+    )
