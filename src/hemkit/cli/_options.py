@@ -151,6 +151,18 @@ def seed_option(default: int = 0) -> Callable[[F], F]:
     )
 
 
+def hosts_margin_option() -> Callable[[F], F]:
+    """``--hosts-margin FRACTION``: the machines check's margin (not given: ``hemkit.compare.HOSTS_MARGIN``)."""
+    return click.option(
+        "--hosts-margin",
+        type=MARGIN,
+        default=None,
+        metavar="FRACTION",
+        help="The difference between hosts that counts in the check that they read alike (0.01 = 1 %; "
+        "default 0.005; 0: any the runs can see).",
+    )
+
+
 def cluster_option(what: str = "Run the work as Dask tasks") -> Callable[[F], F]:
     """``--cluster ADDRESS|local:N``: a running Dask scheduler, or N worker processes started here."""
     return click.option(

@@ -21,6 +21,7 @@ from hemkit.cli._options import (
     check_input_options,
     distinct_outputs,
     given,
+    hosts_margin_option,
     output_option,
     plot_option,
     quiet_option,
@@ -148,6 +149,7 @@ def _dropped(caught: list[str], readings: Any = None, imputed: Any = ()) -> str:
 @click.option("--pair-intervals", type=TablePath(), help="Write per-pair intervals (CSV or Parquet).")
 @click.option("--level", type=LEVEL, default=0.9, show_default=True, help="Level of --pair-intervals.")
 @plot_option(help="Figure: merged vs observed correlation per pair (with intervals).")
+@hosts_margin_option()
 @quiet_option()
 def merge(
     inputs: tuple[str, ...],
@@ -161,6 +163,7 @@ def merge(
     pair_intervals: str | None,
     level: float,
     plot: str | None,
+    hosts_margin: float | None,
     quiet: bool,
 ) -> None:
     """Merge readings from separate runs into complete vectors.
@@ -172,6 +175,8 @@ def merge(
     hemkit merge collection.db -m hrm --anchor cycles
 
     Without INPUT the bundled NXP T2080 readings are merged (HRM data for -m hrm).
+    Collection databases whose runs come from several hosts are checked first: a host that
+    reads an event differently by more than --hosts-margin is warned about.
     """
     from hemkit.io import check_output, write_figure, write_table
     from hemkit.merge import merge as run_merge
@@ -210,9 +215,10 @@ def merge(
             )
         readings = _load(inputs, pmcs=pmcs, codes=codes, drop_constant=drop_constant, hrm=method == "hrm")
         if inputs:  # collection databases: warn when their hosts read differently (machines check)
-            from hemkit.compare.machines import collection_machines
+            from hemkit.compare.machines import HOSTS_MARGIN, collection_machines
 
-            collection_machines(inputs, readings, seed=seed, warn=True)
+            margin = HOSTS_MARGIN if hosts_margin is None else hosts_margin
+            collection_machines(inputs, readings, seed=seed, warn=True, margin=margin)
         level_ = level if pair_intervals or plot else None
         res = run_merge(readings, method, seed=seed, level=level_, jobs=merging.jobs, **options)
     show_row(res.method, res.row(), "Merged vs observed pairwise correlations", index="method")

@@ -8,6 +8,7 @@ from hemkit.cli._merging import MERGE_METHODS, MergeChoice, merge_options
 from hemkit.cli._options import (
     LEVEL,
     check_input_options,
+    hosts_margin_option,
     output_option,
     quiet_option,
     read_options,
@@ -62,6 +63,7 @@ from hemkit.cli._options import (
 )
 @seed_option()
 @output_option("The HTML page to write (report.html; a .pdf, .png or .csv name is refused).", required=True, page=True)
+@hosts_margin_option()
 @quiet_option()
 def report(
     inputs: tuple[str, ...],
@@ -77,6 +79,7 @@ def report(
     compare_with: tuple[str, ...],
     seed: int,
     output: str,
+    hosts_margin: float | None,
     quiet: bool,
 ) -> None:
     """Write one self-contained HTML report of a collection database or readings.
@@ -143,6 +146,7 @@ def report(
         jobs=merging.jobs,
         explain=lambda exc: render_error(exc, report),  # a fix named as this command's option
         compare=list(compare_with) or None,
+        hosts_margin=hosts_margin,
     )
     read = {"pmcs": pmcs, "codes": codes, "drop_constant": drop_constant, **read_options()}
     with warnings_to_stderr():  # a failed section among them: "report section 'merge' failed: ..."

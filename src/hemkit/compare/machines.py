@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: the relative difference between hosts the machines check counts by default (BENCHMARKS.md, issue 25)
-HOSTS_MARGIN = 0.0
+HOSTS_MARGIN = 0.005
 #: the host of runs whose host is not known (a collection written before hosts were stored)
 UNKNOWN = "(unknown)"
 #: what a hosts frame may say of each host besides its name (:func:`hemkit.io.run_machines`)
@@ -221,18 +221,27 @@ class MachinesCheck(Result):
     >>> x = rng.normal(1e6, 1e4, 90) * np.repeat([1.0, 1.0, 1.05], 30)
     >>> r = Readings({1: pd.DataFrame({"cycles": x, "faults": rng.poisson(500, 90)})})
     >>> hosts = pd.DataFrame({"group": 1, "run": range(90), "host": np.repeat(["a", "b", "c"], 30)})
-    >>> check = machines_check(r, hosts)
+    >>> check = machines_check(r, hosts, margin=0)
     >>> check.hosts, check.tests, dict(check.runs)
     (['a', 'b', 'c'], 6, {'a': 30, 'b': 30, 'c': 30})
 
-    ``c`` differs; ``a`` and ``b`` are flagged too because ``c`` is among the hosts they are
-    compared with (``moved_by``), so ``moved=False`` names the host to look at:
+    ``c`` differs; counting any difference (``margin=0``), ``a`` and ``b`` are flagged too because
+    ``c`` is among the hosts they are compared with (``moved_by``), so ``moved=False`` names the
+    host to look at:
 
     >>> [(e, h, round(r, 2)) for e, h, r in check.differing(moved=False)]
     [('cycles', 'c', 1.05)]
     >>> t = check.to_frame()
     >>> t.loc[t["event"] == "cycles", ["host", "differs", "moved_by"]].values.tolist()
     [['a', True, 'c'], ['b', True, 'c'], ['c', True, '']]
+
+    At the default margin (:data:`HOSTS_MARGIN`, 0.5 %) a difference counts only where its
+    interval lies wholly beyond 0.5 %; ``b``'s (x0.984 of the pool holding ``c``, its interval
+    reaching 1.0003) does not:
+
+    >>> t = machines_check(r, hosts).to_frame()
+    >>> t.loc[t["event"] == "cycles", ["host", "differs", "moved_by"]].values.tolist()
+    [['a', True, 'c'], ['b', False, ''], ['c', True, '']]
     """
 
     table: pd.DataFrame

@@ -71,6 +71,9 @@ class ReportOptions:
         Side B of a comparison (:func:`hemkit.compare.compare`) with the report's readings as
         side A: a section with the events that changed, their ratios with intervals, and the
         pairs whose correlation changed.  Paths are read with the report's ``read_options``.
+    hosts_margin : float or None
+        The margin of the machines section's check (:func:`hemkit.compare.machines_check`'s
+        ``margin``); None: :data:`hemkit.compare.HOSTS_MARGIN`.
 
     Examples
     --------
@@ -98,6 +101,7 @@ class ReportOptions:
     jobs: int | None = 1
     explain: Callable[[HemkitError], str] | None = None
     compare: Readings | PathLike | Sequence[PathLike] | None = None
+    hosts_margin: float | None = None
 
 
 @result
@@ -302,16 +306,17 @@ def _readings_sections(
 
 
 def _machines_section(
-    paths: Sequence[PathLike], readings: Readings, seed: SeedLike, explain: Callable[[HemkitError], str] | None
+    paths: Sequence[PathLike], readings: Readings, seed: SeedLike, options: ReportOptions
 ) -> Section | None:
     """The machines section of readings from collection databases whose runs name two or more hosts, else None."""
-    from hemkit.compare.machines import collection_machines
+    from hemkit.compare.machines import HOSTS_MARGIN, collection_machines
     from hemkit.report import sections as sec
 
+    margin = HOSTS_MARGIN if options.hosts_margin is None else options.hosts_margin
     try:
-        check = collection_machines(paths, readings, seed=seed)
+        check = collection_machines(paths, readings, seed=seed, margin=margin)
     except HemkitError as exc:
-        return Section("machines", "Machines", error=" ".join((explain or str)(exc).split()))
+        return Section("machines", "Machines", error=" ".join((options.explain or str)(exc).split()))
     if check is None or check.one_host:
         return None
     return sec.machines(check)
@@ -434,7 +439,7 @@ def build_report(
         readings, source, collection, options, seed, None if other is None else (*other, (hosts_a, hosts_b))
     )
     if paths:
-        machines = _machines_section(paths, readings, seed, options.explain)
+        machines = _machines_section(paths, readings, seed, options)
         if machines is not None:
             parts.insert(2, machines)  # after the runs
     if notes:

@@ -906,6 +906,9 @@ def machines(check: Any) -> Section:
     t = check.to_frame()
     own = check.differing(moved=False)
     fdr = f"{100 * (1 - check.level):.3g} %"
+    margin = check.margin
+    if margin:  # a host differs only where its ratio interval also lies wholly outside the margin's band
+        fdr += f" and by more than {100 * margin:.3g} %"
     if own:
         events = list(dict.fromkeys(e for e, _, _ in own))
         shown = ", ".join(f"{e} on {h} x{r:.4g}" for e, h, r in own[:10]) + (" ..." if len(own) > 10 else "")
