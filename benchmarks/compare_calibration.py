@@ -24,8 +24,14 @@ Checks:
    the ratio interval of the true ratio (the all-runs median, as compare defines it, of the shifted
    readings over that of the readings).
 3. The real program: base1 vs changed, base1 vs base2.
+4. With ``--margins`` (``--margin`` for one): on ``--splits`` A/A halves, the share of splits with
+   any event ``changed`` at each margin and the share of events (and of splits with every event)
+   ``alike``; on ``--shift-splits`` halves, side B's readings of a picked event multiplied by a fixed
+   ``1 + s`` (``--sizes``) and that event's verdict at each margin (``hemkit.compare.limits.verdicts``
+   of the test and interval compare computes).  ``--skip calibration`` leaves out checks 1-3.
 
     python benchmarks/compare_calibration.py [--splits 1000] [--shift-splits 100] [--seed 0]
+        [--margins 0 0.01 0.05] [--sizes 0.002 0.005 0.01 0.02 0.05 0.1] [--skip calibration real]
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ import numpy as np
 
 from hemkit import datasets
 from hemkit.compare import compare
+from hemkit.compare.limits import verdicts
 from hemkit.core.errors import HemkitWarning
 from hemkit.core.readings import Readings
 from hemkit.core.stats import brunner_munzel, center, detectable_change, fdr_bh, median_ratio
@@ -186,20 +193,92 @@ def shifts(name: str, r: Readings, splits: int, rng: np.random.Generator, n_even
     return out
 
 
-def real_program(seed: int) -> list[str]:
+#: fixed relative shifts of the margin part
+SIZES = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1)
+
+
+def _judged(sa: list, sb: list, m: int, seed: int, margins: tuple) -> dict[float, tuple[np.ndarray, np.ndarray]]:
+    """Per margin, (changed, verdict) of every event of sa against sb, as compare judges them."""
+    p, _ = brunner_munzel(sa, sb, **test_options(m, seed))
+    rat = median_ratio(sa, sb, level=LEVEL, seed=seed)
+    constant = rat.basis == "constant"
+    flagged = (fdr_bh(p) <= 1 - LEVEL) | (constant & (rat.median_a != rat.median_b))
+    same = constant & (rat.median_a == rat.median_b)
+    return {g: verdicts(flagged, rat.lower, rat.upper, g, same) for g in margins}
+
+
+def margin_aa(name: str, r: Readings, splits: int, rng: np.random.Generator, margins: tuple) -> list[dict]:
+    """A/A halves: any event changed, events alike, splits with every event alike, per margin."""
+    events = r.events
+    count = {g: [0, 0, 0, np.zeros(len(events))] for g in margins}  # any changed, events alike, all alike, per event
+    for s in range(splits):
+        a, b = halves(r, rng)
+        for g, (changed, verdict) in _judged(samples(a, events), samples(b, events), len(events), s, margins).items():
+            alike = verdict == "alike"
+            c = count[g]
+            c[0] += bool(changed.any())
+            c[1] += int(alike.sum())
+            c[2] += bool(alike.all())
+            c[3] += changed
+    return [
+        {
+            "data": name,
+            "margin": g,
+            "events": len(events),
+            "splits": splits,
+            "any_changed": c[0] / splits,
+            "any_ci": binom_ci(c[0], splits),
+            "max_event": c[3].max() / splits,
+            "alike": c[1] / (splits * len(events)),
+            "all_alike": c[2] / splits,
+        }
+        for g, c in count.items()
+    ]
+
+
+def margin_shifts(
+    name: str, r: Readings, splits: int, rng: np.random.Generator, margins: tuple, sizes: tuple, n_events: int = 4
+) -> list[dict]:
+    """B's readings of one picked event times 1 + s: that event's verdict per margin (shares of the cases)."""
+    events = r.events
+    cv = []
+    for e in events:
+        x = r.pooled(e, dtype=np.float64)
+        cv.append(np.std(x) / np.mean(x) if np.mean(x) > 0 and np.ptp(x) > 0 else np.nan)
+    ok = [i for i in np.argsort(cv) if np.isfinite(cv[i])]
+    picks = [ok[int(j)] for j in np.linspace(0, len(ok) - 1, min(n_events, len(ok)))]
+    count = {(k, g): {"changed": 0, "alike": 0, "unclear": 0} for k in sizes for g in margins}
+    for s in range(splits):
+        a, b = halves(r, rng)
+        sa, sb = samples(a, events), samples(b, events)
+        for i in picks:
+            for k in sizes:
+                sbk = list(sb)
+                sbk[i] = shifted(sb[i], k)
+                for g, (_, verdict) in _judged(sa, sbk, len(events), s, margins).items():
+                    count[(k, g)][verdict[i]] += 1
+    out = []
+    for (k, g), c in count.items():
+        n = max(sum(c.values()), 1)
+        out.append({"data": name, "size": k, "margin": g, "cases": n, **{v: c[v] / n for v in c}})
+    return out
+
+
+def real_program(seed: int, margins: tuple = (0.0,)) -> list[str]:
     lines = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HemkitWarning)
         side = {s: read_readings(DATA / "kernel" / s) for s in ("base1", "base2", "changed")}
     for a, b in (("base1", "changed"), ("base2", "changed"), ("base1", "base2")):
-        t = compare(side[a], side[b], seed=seed).to_frame()
-        cells = ", ".join(
-            f"{e} x{r:.4f} [{lo:.4f}, {hi:.4f}] p={p:.2g} {'CHANGED' if c else 'unchanged'}"
-            for e, r, lo, hi, p, c in t[["event", "ratio", "lower", "upper", "p_value", "changed"]].itertuples(
-                index=False
+        for g in margins:
+            t = compare(side[a], side[b], seed=seed, margin=g).to_frame()
+            cells = ", ".join(
+                f"{e} x{r:.4f} [{lo:.4f}, {hi:.4f}] p={p:.2g} " + (("CHANGED" if c else "unchanged") if not g else v)
+                for e, r, lo, hi, p, c, v in t[
+                    ["event", "ratio", "lower", "upper", "p_value", "changed", "verdict"]
+                ].itertuples(index=False)
             )
-        )
-        lines.append(f"{a} vs {b}: {cells}")
+            lines.append(f"{a} vs {b}{f' (margin {g:g})' if g else ''}: {cells}")
     return lines
 
 
@@ -209,12 +288,51 @@ def main() -> None:
     ap.add_argument("--shift-splits", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", nargs="*", help="Only these data sets (t2080 zen5 gzip kernel).")
+    ap.add_argument("--margins", "--margin", nargs="*", type=float, default=[], help="Margins of the margin part.")
+    ap.add_argument("--sizes", nargs="*", type=float, default=list(SIZES), help="Shifts of the margin part.")
+    ap.add_argument("--skip", nargs="*", default=[], help="Parts to skip (calibration real).")
     args = ap.parse_args()
     t0 = time.perf_counter()
     data = load()
     if args.only:
         data = {k: v for k, v in data.items() if k in args.only}
     rng = np.random.default_rng(args.seed)
+    if args.margins:
+        margins = tuple(args.margins)
+        print("## Margins, A/A halves: any event changed; events alike; splits with every event alike")
+        print("| data | margin | events | splits | any changed (95 % interval) | max per event | alike | all alike |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, r in data.items():
+            for x in margin_aa(name, r, args.splits, rng, margins):
+                print(
+                    f"| {name} | {x['margin']:g} | {x['events']} | {x['splits']} | {x['any_changed']:.3f} "
+                    f"{x['any_ci']} | {x['max_event']:.3f} | {x['alike']:.3f} | {x['all_alike']:.3f} |",
+                    flush=True,
+                )
+        print(f"\n({time.perf_counter() - t0:.0f} s)\n")
+        print("## Margins, one event of B times 1 + s: its verdict")
+        print("| data | s | margin | cases | changed | alike | unclear |")
+        print("|---|---|---|---|---|---|---|")
+        for name, r in data.items():
+            sizes = tuple(args.sizes)
+            for x in margin_shifts(name, r, args.shift_splits, rng, margins, sizes, 3 if name == "kernel" else 4):
+                print(
+                    f"| {name} | {x['size']:g} | {x['margin']:g} | {x['cases']} | {x['changed']:.3f} | "
+                    f"{x['alike']:.3f} | {x['unclear']:.3f} |",
+                    flush=True,
+                )
+        print(f"\n({time.perf_counter() - t0:.0f} s)\n")
+    if "calibration" not in args.skip:
+        calibration(data, args, rng)
+    if "real" not in args.skip:
+        print("## The real program (interleaved runs)")
+        for line in real_program(args.seed, tuple(args.margins) or (0.0,)):
+            print(f"- {line}")
+    print(f"\n({time.perf_counter() - t0:.0f} s)")
+
+
+def calibration(data: dict[str, Readings], args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """Checks 1 and 2: A/A halves (both tests) and shifts by f x the detectable change."""
     print("## A/A: disjoint random halves, FDR 0.05")
     print(
         "| data | events | splits | any flagged: BM (95 % interval) | max per event: BM | any: bootstrap "
@@ -239,10 +357,6 @@ def main() -> None:
                 f"{x['flag_boot']:.3f} | {x['coverage']:.3f} |"
             )
     print()
-    print("## The real program (interleaved runs)")
-    for line in real_program(args.seed):
-        print(f"- {line}")
-    print(f"\n({time.perf_counter() - t0:.0f} s)")
 
 
 if __name__ == "__main__":

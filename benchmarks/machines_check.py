@@ -24,9 +24,15 @@ Checks (``hemkit.compare.machines_check`` exactly as the library runs it):
 3. A real program given another input on one "host" (``benchmarks/machines_record.py``: five
    emulated hosts, interleaved; d with 1 % more pages, e with 10 % more loops), and the compare
    calibration's kernel (base1, base2 and changed as three hosts).
+4. With ``--margins``: checks 1 and 3 at each margin (a host differs where flagged and its interval
+   lies wholly outside ``[1 / (1 + m), 1 + m]``: :func:`hemkit.compare.limits.verdicts` of the
+   margin-0 table, which is what ``machines_check(..., margin=m)`` computes), and ``sizes``: on
+   ``--shift-splits`` 2-host splits, the last host's readings of each picked event multiplied by a
+   fixed ``1 + s`` (``--sizes``, 0.2 % to 5 %): the share flagged at each margin, and the share of
+   cases with another event flagged.
 
     python benchmarks/machines_check.py [--splits 100] [--shift-splits 50] [--seed 0] [--only t2080 ...]
-        [--setups "2 hosts" "3 hosts" "2 hosts 80/20"] [--skip aa shifts real]
+        [--setups "2 hosts" "3 hosts" "2 hosts 80/20"] [--skip aa shifts real sizes] [--margins 0 0.005 0.01]
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import pandas as pd
 
 from compare_calibration import binom_ci, load, shifted
 from hemkit.compare import machines_check
+from hemkit.compare.limits import verdicts
 from hemkit.core.errors import HemkitWarning
 from hemkit.core.readings import Readings
 from hemkit.core.stats import brunner_munzel, center, detectable_change, sort_samples
@@ -67,27 +74,77 @@ def fake_hosts(r: Readings, shares: tuple[float, ...], rng: np.random.Generator)
     return pd.concat(parts, ignore_index=True)
 
 
-def aa(name: str, r: Readings, setup: str, splits: int, rng: np.random.Generator) -> dict:
+def differs_at(t: pd.DataFrame, margin: float) -> np.ndarray:
+    """``differs`` of a margin-0 machines-check table at ``margin`` (what ``machines_check(margin=...)`` gives)."""
+    flagged = t["differs"].to_numpy(dtype=bool)
+    return verdicts(flagged, t["lower"].to_numpy(dtype=float), t["upper"].to_numpy(dtype=float), margin)[0]
+
+
+def aa(
+    name: str, r: Readings, setup: str, splits: int, rng: np.random.Generator, margins: tuple = (0.0,)
+) -> list[dict]:
     shares = SETUPS[setup]
-    flagged = 0
-    per: dict[tuple[str, str], int] = {}
+    flagged = dict.fromkeys(margins, 0)
+    per: dict[float, dict[tuple[str, str], int]] = {m: {} for m in margins}
     tests = 0
     for s in range(splits):
-        res = machines_check(r, fake_hosts(r, shares, rng), level=LEVEL, seed=s)
+        res = machines_check(r, fake_hosts(r, shares, rng), level=LEVEL, seed=s, margin=0.0)
         tests = res.tests
-        found = res.differing()
-        flagged += bool(found)
-        for e, h, _ in found:
-            per[(e, h)] = per.get((e, h), 0) + 1
-    return {
-        "data": name,
-        "setup": setup,
-        "tests": tests,
-        "splits": splits,
-        "any": flagged / splits,
-        "any_ci": binom_ci(flagged, splits),
-        "max_test": max(per.values(), default=0) / splits,
-    }
+        t = res.to_frame()
+        for m in margins:
+            on = differs_at(t, m)
+            flagged[m] += bool(on.any())
+            for e, h in zip(t["event"][on], t["host"][on]):
+                per[m][(e, h)] = per[m].get((e, h), 0) + 1
+    return [
+        {
+            "data": name,
+            "setup": setup,
+            "margin": m,
+            "tests": tests,
+            "splits": splits,
+            "any": flagged[m] / splits,
+            "any_ci": binom_ci(flagged[m], splits),
+            "max_test": max(per[m].values(), default=0) / splits,
+        }
+        for m in margins
+    ]
+
+
+#: fixed relative shifts of one host (the sizes part)
+SIZES = (0.002, 0.005, 0.01, 0.02, 0.05)
+
+
+def sizes(
+    name: str, r: Readings, splits: int, rng: np.random.Generator, margins: tuple, sizes: tuple, n_events: int = 4
+) -> list[dict]:
+    """One of two fake hosts reads a picked event ``1 + s`` times: the share flagged at each margin."""
+    picks = _picks(r, n_events)
+    count = {(s, m): [0, 0, 0] for s in sizes for m in margins}  # cases, flagged, another event flagged
+    for split in range(splits):
+        hosts = fake_hosts(r, SETUPS["2 hosts"], rng)
+        for event in picks:
+            for s in sizes:
+                res = machines_check(with_shift(r, hosts, "h1", event, s), hosts, level=LEVEL, seed=split, margin=0.0)
+                t = res.to_frame()
+                for m in margins:
+                    on = differs_at(t, m)
+                    hit = (t["event"] == event).to_numpy() & (t["host"] == "h1").to_numpy()
+                    c = count[(s, m)]
+                    c[0] += 1
+                    c[1] += bool((on & hit).any())
+                    c[2] += bool((on & (t["event"] != event).to_numpy()).any())
+    return [
+        {
+            "data": name,
+            "size": s,
+            "margin": m,
+            "cases": c[0],
+            "flagged": c[1] / max(c[0], 1),
+            "other": c[2] / max(c[0], 1),
+        }
+        for (s, m), c in count.items()
+    ]
 
 
 def _picks(r: Readings, n_events: int) -> list[str]:
@@ -161,7 +218,7 @@ def shifts(name: str, r: Readings, setup: str, splits: int, rng: np.random.Gener
             whole = np.sort(r.pooled(event, dtype=np.float64))
             for f in FACTORS:
                 s = f * det
-                res = machines_check(with_shift(r, hosts, target, event, s), hosts, level=LEVEL, seed=split)
+                res = machines_check(with_shift(r, hosts, target, event, s), hosts, level=LEVEL, seed=split, margin=0.0)
                 t = res.to_frame()
                 on_event = t[(t["event"] == event) & t["differs"]]
                 row = rows[f]
@@ -233,7 +290,7 @@ def _said(res: object) -> str:
     )
 
 
-def real_program(seed: int) -> list[str]:
+def real_program(seed: int, margins: tuple = (0.0,)) -> list[str]:
     lines = []
     kernel = HERE / "machines" / "kernel"
     cases = [("a", "b", "c"), ("a", "d"), ("a", "b", "d"), ("a", "b", "c", "d"), ("a", "e"), ("a", "b", "e")]
@@ -242,12 +299,19 @@ def real_program(seed: int) -> list[str]:
             lines.append(f"{'+'.join(hosts)}: not recorded (python benchmarks/machines_record.py)")
             continue
         r, frame = _hosts_of_folders({h: kernel / h for h in hosts})
-        lines.append(f"hosts {'+'.join(hosts)}: {_said(machines_check(r, frame, level=LEVEL, seed=seed))}")
+        for m in margins:
+            res = machines_check(r, frame, level=LEVEL, seed=seed, margin=m)
+            lines.append(f"hosts {'+'.join(hosts)}{_at(m, margins)}: {_said(res)}")
     compare_kernel = HERE / "compare" / "kernel"
     r, frame = _hosts_of_folders({s: compare_kernel / s for s in ("base1", "base2", "changed")})
-    said = _said(machines_check(r, frame, level=LEVEL, seed=seed))
-    lines.append(f"compare's kernel, base1+base2+changed as 3 hosts: {said}")
+    for m in margins:
+        res = machines_check(r, frame, level=LEVEL, seed=seed, margin=m)
+        lines.append(f"compare's kernel, base1+base2+changed as 3 hosts{_at(m, margins)}: {_said(res)}")
     return lines
+
+
+def _at(margin: float, margins: tuple) -> str:
+    return "" if margins == (0.0,) else f" (margin {margin:g})"
 
 
 def main() -> None:
@@ -258,7 +322,10 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="Only these data sets (t2080 zen5 gzip kernel).")
     ap.add_argument("--skip", nargs="*", default=[], help="Parts to skip (aa shifts real).")
     ap.add_argument("--setups", nargs="*", default=list(SETUPS), help=f"A/A set-ups ({', '.join(SETUPS)}).")
+    ap.add_argument("--margins", nargs="*", type=float, default=[0.0], help="Margins of the A/A, sizes and real parts.")
+    ap.add_argument("--sizes", nargs="*", type=float, default=list(SIZES), help="Shifts of the sizes part.")
     args = ap.parse_args()
+    margins = tuple(args.margins)
     t0 = time.perf_counter()
     data = load()
     if args.only:
@@ -266,16 +333,16 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     if "aa" not in args.skip:
         print("## A/A: runs dealt at random to fake hosts, FDR 0.05 across all (event, host) tests")
-        print("| data | hosts | tests | splits | any flagged (95 % interval) | max per (event, host) |")
-        print("|---|---|---|---|---|---|")
+        print("| data | hosts | margin | tests | splits | any flagged (95 % interval) | max per (event, host) |")
+        print("|---|---|---|---|---|---|---|")
         for name, r in data.items():
             for setup in args.setups:
-                x = aa(name, r, setup, args.splits, rng)
-                print(
-                    f"| {name} | {setup} | {x['tests']} | {x['splits']} | {x['any']:.3f} {x['any_ci']} | "
-                    f"{x['max_test']:.3f} |",
-                    flush=True,
-                )
+                for x in aa(name, r, setup, args.splits, rng, margins):
+                    print(
+                        f"| {name} | {setup} | {x['margin']:g} | {x['tests']} | {x['splits']} | {x['any']:.3f} "
+                        f"{x['any_ci']} | {x['max_test']:.3f} |",
+                        flush=True,
+                    )
         print(f"\n({time.perf_counter() - t0:.0f} s)\n")
     if "shifts" not in args.skip:
         print("## One host's readings of one event shifted by f x the detectable change")
@@ -295,9 +362,21 @@ def main() -> None:
                         flush=True,
                     )
         print(f"\n({time.perf_counter() - t0:.0f} s)\n")
+    if "sizes" not in args.skip and margins != (0.0,):
+        print("## One of two hosts reads one event 1 + s times: flagged at each margin")
+        print("| data | s | margin | cases | shifted host flagged | another event flagged |")
+        print("|---|---|---|---|---|---|")
+        for name, r in data.items():
+            for x in sizes(name, r, args.shift_splits, rng, margins, tuple(args.sizes), 3 if name == "kernel" else 4):
+                print(
+                    f"| {name} | {x['size']:g} | {x['margin']:g} | {x['cases']} | {x['flagged']:.3f} | "
+                    f"{x['other']:.3f} |",
+                    flush=True,
+                )
+        print(f"\n({time.perf_counter() - t0:.0f} s)\n")
     if "real" not in args.skip:
         print("## A real program given another input on one host (interleaved runs)")
-        for line in real_program(args.seed):
+        for line in real_program(args.seed, margins):
             print(f"- {line}")
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 
