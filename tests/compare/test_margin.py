@@ -215,3 +215,17 @@ def test_compare_checks_a_sides_hosts_at_its_margin_when_that_is_larger():
         said = [w for w in seen if "pools runs of 2 hosts" in str(w.message)]
         assert bool(said) == warned, (margin, [str(w.message) for w in seen])
         assert res.machines[0].margin == max(margin, HOSTS_MARGIN)
+
+
+def test_the_ratio_figure_shades_the_margin_and_names_it_in_the_legend():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    a, b = _pair(0.05, 100, 0.02)
+    ax = compare(a, b, seed=0, margin=0.01).plot()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "within the 1% margin" in labels and "changed (FDR 5%, beyond 1%)" in labels
+    spans = [(p.get_x(), p.get_x() + p.get_width()) for p in ax.patches if hasattr(p, "get_width")]
+    assert any(np.isclose(lo, 1 / 1.01) and np.isclose(hi, 1.01) for lo, hi in spans)
+    ax0 = compare(a, b, seed=0).plot()
+    assert not any("margin" in t.get_text() for t in ax0.get_legend().get_texts())

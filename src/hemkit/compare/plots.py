@@ -61,10 +61,15 @@ def _plain_log_ticks(ax: Any) -> None:
     ax.xaxis.set_minor_formatter(FuncFormatter(minor))
 
 
+def _beyond(margin: float) -> str:
+    return f", beyond {format_percent(margin)}" if margin else ""
+
+
 def plot_ratios(res: CompareResult, ax: Any = None) -> Any:
     """Ratio ``B / A`` per event with its interval on a log scale, changed events in red; returns the Axes.
 
-    Events whose ratio is 0 or infinite (a side 0 in every run) are listed in the title, not drawn.
+    With a margin, the band ``[1 / (1 + margin), 1 + margin]`` is shaded.  Events whose ratio is 0 or
+    infinite (a side 0 in every run) are listed in the title, not drawn.
 
     Examples
     --------
@@ -90,7 +95,7 @@ def plot_ratios(res: CompareResult, ax: Any = None) -> Any:
         hi = np.where(finite, np.clip(t.upper - t.ratio, 0, None), 0)
     for mask, colour, label in (
         (finite & ~changed, "#555555", "unchanged"),
-        (finite & changed, "#c0392b", f"changed (FDR {format_percent(1 - res.level)})"),
+        (finite & changed, "#c0392b", f"changed (FDR {format_percent(1 - res.level)}{_beyond(res.margin)})"),
     ):
         if mask.any():
             ax.errorbar(
@@ -105,6 +110,15 @@ def plot_ratios(res: CompareResult, ax: Any = None) -> Any:
                 label=label,
             )
     ax.axvline(1.0, color="#888", lw=0.8, ls="--", label="no change")
+    if res.margin > 0:  # the band a change must clear, and an alike event's interval lie within
+        ax.axvspan(
+            1.0 / (1.0 + res.margin),
+            1.0 + res.margin,
+            color="#2e86c1",
+            alpha=0.12,
+            lw=0,
+            label=f"within the {format_percent(res.margin)} margin",
+        )
     ax.set_xscale("log")
     _plain_log_ticks(ax)
     ax.set_yticks(y)
