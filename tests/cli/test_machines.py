@@ -267,3 +267,26 @@ def test_bad_hosts_margin(bad_input, differing, tmp_path, command):
         names=["Invalid value for '--hosts-margin'"],
         watch=[tmp_path],
     )
+
+
+def test_status_takes_the_hosts_margin(cli, slightly):
+    res = cli(["collect", "--status", slightly])
+    assert res.exit_code == 0, res.stderr
+    assert "no host differs (FDR 0.05, margin 0.5%)" in res.stdout
+    res = cli(["collect", "--status", slightly, "--hosts-margin", "0"])
+    assert res.exit_code == 0, res.stderr
+    assert "1 differ (FDR 0.05): faults on node2 x1.00" in res.stdout
+
+
+def test_bad_hosts_margin_of_status_and_without_status(bad_input, differing, tmp_path):
+    bad_input(
+        ["collect", "--status", differing, "--hosts-margin", "-1"],
+        names=["Invalid value for '--hosts-margin'"],
+        watch=[tmp_path],
+    )
+    bad_input(
+        ["collect", "nothing.toml", "--runs", "2", "--hosts-margin", "0.01", "--", "true"],
+        names=["--hosts-margin", "--status"],
+        watch=[tmp_path],
+        cwd=tmp_path,
+    )

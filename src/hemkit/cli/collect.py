@@ -20,6 +20,7 @@ from hemkit.cli._options import (
     POSITIVE,
     alias,
     check_input_options,
+    hosts_margin_option,
     output_option,
     quiet_option,
     read_options,
@@ -217,6 +218,7 @@ def _interrupted(db: str, hint: str, result: Any = None) -> None:
     help="Continue a collection from a folder other than the one it was made in (the command runs here).",
 )
 @click.option("--status", "status_db", type=click.Path(dir_okay=False), help="Report progress of DB and exit.")
+@hosts_margin_option()
 @alias("--export", "export_to", "'hemkit export DB -o OUT'", separate=True, nargs=2, type=click.Path())
 @quiet_option()
 def collect(
@@ -234,6 +236,7 @@ def collect(
     shard,
     allow_other_folder,
     status_db,
+    hosts_margin,
     export_to,
     quiet,
 ):
@@ -261,7 +264,9 @@ def collect(
     """
     if status_db:
         _only_with_status(click.get_current_context())
-        return _show_status(status_db)
+        return _show_status(status_db, hosts_margin)
+    if hosts_margin is not None:
+        raise click.UsageError("--hosts-margin is the margin of --status's machines check; give it with --status DB")
     if export_to:
         return _export(export_to[0], export_to[1])
     from hemkit.collect import CollectionInterrupted, CollectOptions, corunner_command
@@ -322,7 +327,11 @@ def _only_with_status(ctx: click.Context) -> None:
 
     given = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
     for p in ctx.command.params:
-        if p.name in ("status_db", "quiet") or p.name is None or ctx.get_parameter_source(p.name) not in given:
+        if (
+            p.name in ("status_db", "quiet", "hosts_margin")
+            or p.name is None
+            or ctx.get_parameter_source(p.name) not in given
+        ):
             continue
         if isinstance(p, click.Argument):
             what = p.human_readable_name
@@ -335,12 +344,14 @@ def _only_with_status(ctx: click.Context) -> None:
         )
 
 
-def _show_status(db: str) -> None:
+def _show_status(db: str, hosts_margin: float | None = None) -> None:
     """Runs per group, runs per host and the events whose readings differ by host: all read at one moment."""
-    from hemkit.compare.machines import collection_check
+    from hemkit.compare.machines import HOSTS_MARGIN, collection_check
 
     with warnings_to_stderr():
-        res = collection_check(db)  # a database changed outside hemkit is refused (collect refuses it too)
+        res = collection_check(
+            db, margin=HOSTS_MARGIN if hosts_margin is None else hosts_margin
+        )  # a database changed outside hemkit is refused (collect refuses it too)
     where = f"in {res.folder}" if res.folder else "its folder not stored (made by an older hemkit)"
     show_table(res.groups.set_index("group"), f"{db}: {shlex.join(res.command)} ({where})")
     if res.not_checked:

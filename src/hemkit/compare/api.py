@@ -132,9 +132,8 @@ def _notes(
         if basis in ("median", "mean") and (r > 10 or r < 0.1) and "too few non-zero" not in notes[-1]:
             far = f"B is {r:.3g} x A: another program, unit or scale?"
             notes[-1] = f"{notes[-1]}; {far}" if notes[-1] else far
-        if (
-            flagged[i] and not changed[i] and basis != "constant"
-        ):  # the test sees a difference the margin does not count
+        # the test sees a difference the margin does not count
+        if flagged[i] and not changed[i] and basis != "constant":
             said = "within" if verdict[i] == "alike" else "not shown to reach"
             within = f"the test sees a difference, {said} the {format_percent(margin)} margin"
             notes[-1] = f"{notes[-1]}; {within}" if notes[-1] else within
