@@ -44,8 +44,9 @@ SETS = {
     "fresh22": 8,
     "fresh23": 8,
     "fresh24": 8,
+    "fresh25": 8,
 }
-UNREAD = {"fresh25": 8}
+UNREAD = {"fresh26": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
