@@ -196,14 +196,29 @@ def test_margin_gives_a_verdict_at_a_size_that_matters(cli, tmp_path):
     assert "2 of 3 events changed at FDR 5%, 0 alike, 1 unclear at margin 1%" in res.stdout
     same = cli(["compare", KERNEL_A, KERNEL_A, "--margin", "0.05"])
     assert "0 of 3 events changed at FDR 5%, 2 alike, 1 unclear at margin 5%" in same.stdout, same.stdout
+    # a percent is what a user types: the same verdicts as the fraction
+    pct = tmp_path / "pct.csv"
+    assert cli(["compare", KERNEL_A, KERNEL_B, "--margin", "1%", "-o", pct]).exit_code == 0
+    pd.testing.assert_frame_equal(pd.read_csv(pct), pd.read_csv(out))
 
 
-@pytest.mark.parametrize("bad", ["1", "-0.01", "1.5", "abc", "5%"])
+@pytest.mark.parametrize("bad", ["1", "-0.01", "1.5", "abc", "100%", "abc%", "-1%"])
 def test_bad_margin(bad_input, tmp_path, bad):
     out = tmp_path / "out.csv"
     out.write_text("keep me\n")
     bad_input(
         ["compare", KERNEL_A, KERNEL_B, "--margin", bad, "-o", out],
         names=["Invalid value for '--margin'"],
+        watch=[tmp_path],
+    )
+
+
+@pytest.mark.parametrize("typed", ["1", "5", "2.5"])
+def test_a_margin_of_a_percent_without_its_sign_says_how_to_write_it(bad_input, tmp_path, typed):
+    """``--margin 1`` most likely means 1 %: the error says to write 0.01 or 1%."""
+    n = float(typed)
+    bad_input(
+        ["compare", KERNEL_A, KERNEL_B, "--margin", typed],
+        names=["Invalid value for '--margin'", f"write {n / 100:g} or {n:g}%"],
         watch=[tmp_path],
     )

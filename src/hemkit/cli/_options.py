@@ -38,8 +38,38 @@ PMCS = click.IntRange(1, 64)
 POSITIVE = click.IntRange(min=1)
 SEED = click.IntRange(min=0)
 LEVEL = click.FloatRange(0, 1, min_open=True, max_open=True)
-# a relative change that matters, as a fraction (0.01 = 1 %), as --level is one
-MARGIN = click.FloatRange(0, 1, max_open=True)
+
+
+class _Fraction(click.FloatRange):
+    """A fraction in [0, 1), also written as a percent (``0.01`` or ``1%``): what a user types for a margin."""
+
+    name = "fraction"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and value.strip().endswith("%"):
+            number = value.strip()[:-1].strip()
+            try:
+                value = float(number) / 100
+            except ValueError:
+                self.fail(f"{value!r} is not a fraction (0.01) or a percent (1%)", param, ctx)
+            if value >= 1:
+                self.fail(f"{value * 100:g}% is not below 100%", param, ctx)
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                number = None
+            if number is not None and 1 <= number < 100:  # a percent without its sign, most likely
+                self.fail(
+                    f"{number:g} is not a fraction below 1 (for {number:g} % write {number / 100:g} or {number:g}%)",
+                    param,
+                    ctx,
+                )
+        return super().convert(value, param, ctx)
+
+
+# a relative change that matters, as a fraction (0.01 = 1 %, as --level is one) or a percent ("1%")
+MARGIN = _Fraction(0, 1, max_open=True)
 
 
 def _defaults(default: Any) -> dict[str, Any]:
@@ -158,7 +188,7 @@ def hosts_margin_option() -> Callable[[F], F]:
         type=MARGIN,
         default=None,
         metavar="FRACTION",
-        help="The difference between hosts that counts in the check that they read alike (0.01 = 1 %; "
+        help="The difference between hosts that counts in the check that they read alike (0.01 or 1%; "
         "default 0.005; 0: any the runs can see).",
     )
 

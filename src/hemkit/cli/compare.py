@@ -85,7 +85,7 @@ def _runs(readings: Any, per_event: Any, on: str) -> str:
     default=0.0,
     show_default=True,
     metavar="FRACTION",
-    help="The change that matters (0.01 = 1 %): changed only beyond it, alike within it, else unclear.",
+    help="The change that matters (0.01 or 1%): changed only beyond it, alike within it, else unclear.",
 )
 @seed_option()
 @output_option("Write the per-event table (CSV, or Parquet by suffix).", table=True)
