@@ -47,24 +47,23 @@ class _Fraction(click.FloatRange):
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         if isinstance(value, str) and value.strip().endswith("%"):
-            number = value.strip()[:-1].strip()
             try:
-                value = float(number) / 100
+                share = float(value.strip()[:-1].strip()) / 100
             except ValueError:
                 self.fail(f"{value!r} is not a fraction (0.01) or a percent (1%)", param, ctx)
-            if value >= 1:
-                self.fail(f"{value * 100:g}% is not below 100%", param, ctx)
-        else:
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                number = None
-            if number is not None and 1 <= number < 100:  # a percent without its sign, most likely
-                self.fail(
-                    f"{number:g} is not a fraction below 1 (for {number:g} % write {number / 100:g} or {number:g}%)",
-                    param,
-                    ctx,
-                )
+            if share >= 1:
+                self.fail(f"{share * 100:g}% is not below 100%", param, ctx)
+            return super().convert(share, param, ctx)
+        try:
+            number: float | None = float(value)
+        except (TypeError, ValueError):
+            number = None
+        if number is not None and 1 <= number < 100:  # a percent without its sign, most likely
+            self.fail(
+                f"{number:g} is not a fraction below 1 (for {number:g} % write {number / 100:g} or {number:g}%)",
+                param,
+                ctx,
+            )
         return super().convert(value, param, ctx)
 
 
