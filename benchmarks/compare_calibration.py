@@ -139,16 +139,21 @@ def aa(name: str, r: Readings, splits: int, rng: np.random.Generator) -> dict:
     }
 
 
-def shifts(name: str, r: Readings, splits: int, rng: np.random.Generator, n_events: int = 4) -> list[dict]:
-    """Shift one event at a time by f x its detectable change; flagged share and coverage per f."""
-    events = r.events
-    # events chosen to span the noise: varying ones, spread over their coefficient of variation
+def _picked(r: Readings, n_events: int) -> list[int]:
+    """Indices of ``n_events`` events chosen to span the noise: varying ones, spread over their coefficient of
+    variation."""
     cv = []
-    for e in events:
+    for e in r.events:
         x = r.pooled(e, dtype=np.float64)
         cv.append(np.std(x) / np.mean(x) if np.mean(x) > 0 and np.ptp(x) > 0 else np.nan)
     ok = [i for i in np.argsort(cv) if np.isfinite(cv[i])]
-    picks = [ok[int(j)] for j in np.linspace(0, len(ok) - 1, min(n_events, len(ok)))]
+    return [ok[int(j)] for j in np.linspace(0, len(ok) - 1, min(n_events, len(ok)))]
+
+
+def shifts(name: str, r: Readings, splits: int, rng: np.random.Generator, n_events: int = 4) -> list[dict]:
+    """Shift one event at a time by f x its detectable change; flagged share and coverage per f."""
+    events = r.events
+    picks = _picked(r, n_events)
     rows = {f: {"flag_bm": 0, "flag_boot": 0, "cover": 0, "n": 0, "k": []} for f in FACTORS}
     for s in range(splits):
         a, b = halves(r, rng)
@@ -241,12 +246,7 @@ def margin_shifts(
 ) -> list[dict]:
     """B's readings of one picked event times 1 + s: that event's verdict per margin (shares of the cases)."""
     events = r.events
-    cv = []
-    for e in events:
-        x = r.pooled(e, dtype=np.float64)
-        cv.append(np.std(x) / np.mean(x) if np.mean(x) > 0 and np.ptp(x) > 0 else np.nan)
-    ok = [i for i in np.argsort(cv) if np.isfinite(cv[i])]
-    picks = [ok[int(j)] for j in np.linspace(0, len(ok) - 1, min(n_events, len(ok)))]
+    picks = _picked(r, n_events)
     count = {(k, g): {"changed": 0, "alike": 0, "unclear": 0} for k in sizes for g in margins}
     for s in range(splits):
         a, b = halves(r, rng)
