@@ -614,19 +614,13 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
     active = v & (ena > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         missing = np.where(active, np.clip((ena - run) / np.where(active, ena, 1.0), 0.0, 1.0), 0.0)
-        y = np.where(obs, np.nan_to_num(mpx.raw) * ena / np.where(obs, run, 1.0), 0.0)
     counted = np.where(obs, np.nan_to_num(mpx.raw), 0.0).sum(axis=1)
     # gap units: intervals from a slice (its own unobserved part) up to the next slice
     unit = np.cumsum(obs, axis=1)
     flat = (np.arange(S)[:, None] * (T + 1) + unit).ravel()
     U = np.bincount(flat, weights=missing.ravel(), minlength=S * (T + 1)).reshape(S, T + 1)
-    # successive differences of the per-interval values over consecutive slices
-    prev = _prev_observed(obs)
-    pair = obs & (prev >= 0)
+    y, prev, pair, dy, rate_change = _slice_changes(mpx)
     rows = np.arange(S)[:, None]
-    dy = np.where(pair, y - y[rows, prev.clip(0)], 0.0)
-    n_pairs = pair.sum(axis=1)
-    rate_change = np.sqrt(np.where(n_pairs > 0, (dy**2).sum(axis=1) / np.maximum(2 * n_pairs, 1), 0.0))
     u_between = np.where(pair, U[rows, unit[rows, prev.clip(0)]], 0.0)
     gap_jumps = np.sqrt(((u_between * dy) ** 2).sum(axis=1))
     gap_size = np.sqrt((U**2).sum(axis=1))
@@ -676,7 +670,7 @@ def scale_parts(mpx: MpxData, totals: np.ndarray, inputs: pd.DataFrame | None = 
             "hidden_chosen": parts["hidden_chosen"],
             "spread_candidates": parts["spread_candidates"],
             "count_class": classes,
-            "steady": steady_rate(mpx),
+            "steady": _steady(y, obs, rate_change),
             "scale": scale,
             "runs": spread["runs"].to_numpy(),
             **{c: parts[c] for c in RUNS_PARTS},
@@ -736,17 +730,33 @@ def steady_rate(mpx: MpxData) -> np.ndarray:
     >>> steady_rate(emulate(tr, pmcs=1)).tolist()     # a: the same count each interval; b: bursts
     [True, False]
     """
+    y, _, _, _, rate_change = _slice_changes(mpx)
+    return _steady(y, mpx.observed, rate_change)
+
+
+def _slice_changes(mpx: MpxData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The counted slices' values and their changes from one slice to the next.
+
+    Returns perf's per-interval value ``raw x enabled / running`` of each counted slice (0 elsewhere), the index
+    of the counted slice before each interval (-1: none), where a slice has one, its change from it (0 elsewhere),
+    and each series' ``S``: the root mean square of those changes over sqrt(2) (0 with none).
+    """
     obs = mpx.observed
     with np.errstate(invalid="ignore", divide="ignore"):
-        y = np.where(obs, np.nan_to_num(mpx.raw) * np.nan_to_num(mpx.enabled) / np.nan_to_num(mpx.running), np.nan)
-    n = obs.sum(axis=1)
+        y = np.where(obs, np.nan_to_num(mpx.raw) * np.nan_to_num(mpx.enabled) / np.where(obs, mpx.running, 1.0), 0.0)
     prev = _prev_observed(obs)
     pair = obs & (prev >= 0)
     dy = np.where(pair, y - y[np.arange(len(y))[:, None], prev.clip(0)], 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        change = np.sqrt((dy**2).sum(axis=1) / np.maximum(2 * pair.sum(axis=1), 1))
-        mean = np.nansum(y, axis=1) / np.maximum(n, 1)
-    return np.asarray((n >= STEADY_SLICES) & (mean > 0) & (change < STEADY_LIMIT * mean), bool)
+    n_pairs = pair.sum(axis=1)
+    rate_change = np.sqrt(np.where(n_pairs > 0, (dy**2).sum(axis=1) / np.maximum(2 * n_pairs, 1), 0.0))
+    return y, prev, pair, dy, rate_change
+
+
+def _steady(y: np.ndarray, obs: np.ndarray, rate_change: np.ndarray) -> np.ndarray:
+    """:func:`steady_rate` from :func:`_slice_changes`' values and ``S``."""
+    n = obs.sum(axis=1)
+    mean = np.where(obs, y, 0.0).sum(axis=1) / np.maximum(n, 1)
+    return np.asarray((n >= STEADY_SLICES) & (mean > 0) & (rate_change < STEADY_LIMIT * mean), bool)
 
 
 def with_steady(classes: np.ndarray, steady: np.ndarray) -> np.ndarray:
