@@ -348,10 +348,9 @@ def _show_status(db: str, hosts_margin: float | None = None) -> None:
     """Runs per group, runs per host and the events whose readings differ by host: all read at one moment."""
     from hemkit.compare.machines import HOSTS_MARGIN, collection_check
 
-    with warnings_to_stderr():
-        res = collection_check(
-            db, margin=HOSTS_MARGIN if hosts_margin is None else hosts_margin
-        )  # a database changed outside hemkit is refused (collect refuses it too)
+    margin = HOSTS_MARGIN if hosts_margin is None else hosts_margin
+    with warnings_to_stderr():  # a database changed outside hemkit is refused (collect refuses it too)
+        res = collection_check(db, margin=margin)
     where = f"in {res.folder}" if res.folder else "its folder not stored (made by an older hemkit)"
     show_table(res.groups.set_index("group"), f"{db}: {shlex.join(res.command)} ({where})")
     if res.not_checked:
