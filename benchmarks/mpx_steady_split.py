@@ -30,7 +30,7 @@ import pandas as pd
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.evaluation import drop_unseen
 from hemkit.mpx.scores import markdown_table
-from hemkit.mpx.totals import STEADY
+from hemkit.mpx.totals import STEADY, STEADY_SLICES, _slice_changes
 from mpx_intervals import _read, held_out  # benchmarks run as scripts from this folder
 
 KEYS = ["set", "pmcs", "workload", "run", "event"]
@@ -38,23 +38,23 @@ SCORED = ("checked+runs", "checked+pool")
 
 
 def relative_change(folder: str, label: str, pmcs: tuple[int, ...] = (2, 3)) -> pd.DataFrame:
-    """Each series' ``S / mean`` (see the module docstring) and its counted slices, per C."""
+    """Each series' ``S / mean`` (the module docstring; ``S`` as the package reads it) and its slices, per C."""
     tr = _read(folder)
-    rows = []
+    parts = []
     for c in pmcs:
         m, _ = drop_unseen(emulate(tr, c))
         b = m.without_truth()
-        obs = b.observed
+        y, _, _, _, change = _slice_changes(b)
+        n = b.observed.sum(axis=1)
+        mean = y.sum(axis=1) / np.maximum(n, 1)
+        t = m.keys[["workload", "run", "event"]].reset_index(drop=True)
+        t.insert(0, "pmcs", c)
+        t.insert(0, "set", label)
+        t["slices"] = n
         with np.errstate(invalid="ignore", divide="ignore"):
-            y = np.where(obs, b.raw * b.enabled / b.running, np.nan)
-        keys = m.keys[["workload", "run", "event"]].reset_index(drop=True)
-        for i in range(len(y)):
-            v = y[i][obs[i]]
-            rel = np.nan
-            if len(v) >= 3 and v.mean() > 0:
-                rel = float(np.sqrt(np.mean(np.diff(v) ** 2) / 2) / v.mean())
-            rows.append((label, c, *keys.iloc[i], len(v), rel))
-    return pd.DataFrame(rows, columns=[*KEYS, "slices", "rel_change"])
+            t["rel_change"] = np.where((n >= STEADY_SLICES) & (mean > 0), change / mean, np.nan)
+        parts.append(t)
+    return pd.concat(parts, ignore_index=True)[[*KEYS, "slices", "rel_change"]]
 
 
 def score(res: pd.DataFrame) -> dict[str, tuple[float, float, int, int]]:
