@@ -27,6 +27,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh24 --runs 300    # a 24th, after the 23rd
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh25 --runs 300    # a 25th, after the 24th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh26 --runs 300    # a 26th, after the 25th
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh27 --runs 300    # a 27th, after the 26th
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -57,7 +58,7 @@ when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10``
 ``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had;
 ``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had; ``--fresh22`` when ``fresh21`` had;
 ``--fresh23`` when ``fresh22`` had; ``--fresh24`` when ``fresh23`` had; ``--fresh25`` when ``fresh24`` had;
-``--fresh26`` when ``fresh25`` had.
+``--fresh26`` when ``fresh25`` had; ``--fresh27`` when ``fresh26`` had.
 """
 
 from __future__ import annotations
@@ -889,6 +890,24 @@ def fresh26_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh27_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twenty-seventh held-out set: programs in none of the earlier sets."""
+    return {
+        "llvm-symbolizer": (["sh", "-c", "llvm-symbolizer --obj=/usr/bin/bash 0x30000 0x40000 > /dev/null"], False),
+        "llvm-config": (["sh", "-c", "llvm-config --libs all > /dev/null"], False),
+        "genbrk": (["sh", "-c", "genbrk --help > /dev/null 2>&1"], False),
+        "busctl": (["sh", "-c", "busctl --help > /dev/null"], False),
+        "gendict": (["sh", "-c", "gendict --help > /dev/null 2>&1"], False),
+        "llvm-ar": (["sh", "-c", "llvm-ar t /usr/lib/x86_64-linux-gnu/libc.a > /dev/null"], False),
+        "jstat-corunner": (["sh", "-c", "jstat -options > /dev/null 2>&1"], True),
+        # input size drawn per run
+        "llvm-profdata-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do llvm-profdata --help > /dev/null; done"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -939,6 +958,7 @@ def main() -> None:
         "fresh24": fresh24_workloads,
         "fresh25": fresh25_workloads,
         "fresh26": fresh26_workloads,
+        "fresh27": fresh27_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")
