@@ -45,8 +45,9 @@ SETS = {
     "fresh23": 8,
     "fresh24": 8,
     "fresh25": 8,
+    "fresh26": 8,
 }
-UNREAD = {"fresh26": 8}
+UNREAD = {"fresh27": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
