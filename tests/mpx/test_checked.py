@@ -5,7 +5,18 @@ import pandas as pd
 import pytest
 
 from hemkit.core.errors import InputError
-from hemkit.mpx.checked import FACTORS, CheckedEstimation, blocks, hidden_errors, hide_blocks, hide_ends
+from hemkit.mpx.checked import (
+    FACTORS,
+    RUNS_CHOICE,
+    SUM_ERROR_CAP,
+    CheckedEstimation,
+    blocks,
+    hidden_errors,
+    hide_blocks,
+    hide_ends,
+    runs_checks,
+    series_and_totals,
+)
 from hemkit.mpx.emulate import emulate
 from hemkit.mpx.estimators import LocalInterpolation, relative_fit
 from hemkit.mpx.registry import make_estimator
@@ -131,9 +142,13 @@ def test_bad_candidates_are_refused_by_name():
         "totals": ("phase", "linear"),
         "temperature": 0.02,
         "runs_start": True,
+        "runs_choice": RUNS_CHOICE,
     }
     with pytest.raises(InputError, match="runs_start must be True or False"):
         CheckedEstimation(runs_start="no").estimate_array(m)  # type: ignore[arg-type]
+    for bad in (-0.5, float("nan"), float("inf"), True, "1"):
+        with pytest.raises(InputError, match="runs_choice must be a number >= 0"):
+            CheckedEstimation(runs_choice=bad).estimate_array(m)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="temperature must be a number >= 0"):
         CheckedEstimation(temperature=-0.1).estimate_array(m)
     with pytest.raises(InputError, match="slices must be an even integer"):
@@ -199,3 +214,84 @@ def test_combined_series_stay_within_the_candidates_and_scaled_ones_are_factors_
     assert np.array_equal(scaled[~gap & m.valid], base[~gap & m.valid])
     # checked on slices it was not fitted to: never better on them than the base fitted in-sample could be
     assert checks["phase*"][0].shape == (len(m.keys),) and np.isfinite(checks["phase*"][0]).all()
+
+
+def _runs(n_runs: int = 4, steps: int = 40, **extra: object) -> pd.DataFrame:
+    """``n_runs`` runs of one workload, 3 events of steady counts."""
+    rng = np.random.default_rng(3)
+    rows = [
+        {"workload": "w", "run": f"r{r}", "step": t, "event": e, "value": float(rng.integers(50, 150)), **extra}
+        for r in range(n_runs)
+        for t in range(steps)
+        for e in "abc"
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_a_series_chooses_with_the_other_runs_of_its_workload():
+    m = emulate(_runs(), 2).without_truth()
+    S = len(m.keys)
+    low, high = np.full(m.raw.shape, 9.0), np.full(m.raw.shape, 99.0)
+    values = {"low": low, "high": high}
+    first = (m.keys["run"] == "r0").to_numpy()
+    # r0's own hidden slices favour "low" a little; the three other runs favour "high" clearly
+    rel_low, rel_high = np.where(first, 0.20, 0.60), np.where(first, 0.25, 0.10)
+    n = np.full(S, 10.0)
+    checks = {"low": (rel_low, np.where(first, 0.1, 0.5), n), "high": (rel_high, np.where(first, 0.2, 0.05), n)}
+    gap = m.valid & ~m.known
+
+    def r0_gap(series: np.ndarray) -> set:
+        return set(np.unique(series[first][gap[first]]).tolist())
+
+    alone, alone_totals = series_and_totals(m, values, checks, ("low", "high"), ("low", "high"), 0.0, runs_choice=0)
+    pooled, pooled_totals = series_and_totals(m, values, checks, ("low", "high"), ("low", "high"), 0.0)
+    assert r0_gap(alone) == {9.0} and r0_gap(pooled) == {99.0}
+    # the other runs agree with their neighbours already: their choice does not move
+    assert np.array_equal(alone[~first], pooled[~first])
+    # the totals follow the pooled sum errors in the same way: r0's gaps are filled by "high"
+    known = 9.0 * (m.valid & m.known).sum(axis=1)  # the series' known slices, as the candidates give them
+    assert np.allclose(alone_totals[first], known[first] + 9.0 * gap[first].sum(axis=1))
+    assert np.allclose(pooled_totals[first], known[first] + 99.0 * gap[first].sum(axis=1))
+
+
+def test_runs_checks_averages_the_other_runs_only():
+    m = emulate(_runs(n_runs=3), 2)
+    S = len(m.keys)
+    rel = np.arange(S, dtype=float) / S
+    tot = np.where(np.arange(S) == 0, np.inf, 0.3)
+    n = np.arange(S, dtype=float) % 4 + 1
+    out = runs_checks(m, {"x": (rel, tot, n)}, 0.5)["x"]
+    for i in range(S):
+        same = np.flatnonzero(m.keys["event"].to_numpy() == m.keys["event"].iloc[i])
+        other = same[same != i]
+        want = (n[i] * rel[i] + 0.5 * (n[other] * rel[other]).sum()) / (n[i] + 0.5 * n[other].sum())
+        assert out[0][i] == pytest.approx(want)
+        capped = np.minimum(tot, SUM_ERROR_CAP)
+        assert out[1][i] == pytest.approx((capped[i] + 0.5 * capped[other].sum()) / (1 + 0.5 * len(other)))
+    assert out[2] is n  # the hidden counts stay the series' own
+    # no workload, or a weight of 0: the checks as they were
+    plain = m.keys.drop(columns="workload")
+    from dataclasses import replace
+
+    for mm, w in ((replace(m, keys=plain), 0.5), (m, 0.0)):
+        same_out = runs_checks(mm, {"x": (rel, tot, n)}, w)["x"]
+        assert same_out[0] is rel and same_out[1] is tot
+
+
+def test_runs_checks_keeps_views_of_one_run_and_counter_counts_apart():
+    from hemkit.mpx.emulate import emulate_many
+
+    views = emulate_many(_runs(n_runs=2, steps=30), pmcs=[2, 3], offsets=[0, 1])
+    keys = views.keys
+    S = len(keys)
+    rel, tot, n = np.arange(S, dtype=float), np.zeros(S), np.ones(S)
+    out = runs_checks(views, {"x": (rel, tot, n)}, 1.0)["x"][0]
+    for i in range(S):
+        k = keys.iloc[i]
+        peers = np.flatnonzero(
+            (keys["event"] == k["event"]).to_numpy()
+            & (keys["pmcs"] == k["pmcs"]).to_numpy()
+            & (keys["trace_run"] != k["trace_run"]).to_numpy()
+        )
+        assert len(peers) == 2  # the other recorded run, at both offsets, on the same counters
+        assert out[i] == pytest.approx((rel[i] + rel[peers].sum()) / 3)

@@ -153,7 +153,7 @@ def test_train_options_are_checked():
 
 def test_a_networks_totals_are_checked_on_hidden_slices(data):
     """Each total is the network's own sum, phase's or linear's: the one closest on the series' hidden blocks."""
-    from hemkit.mpx.checked import hidden_errors
+    from hemkit.mpx.checked import hidden_errors, runs_checks
     from hemkit.mpx.registry import make_estimator
 
     train, val = data
@@ -165,6 +165,9 @@ def test_a_networks_totals_are_checked_on_hidden_slices(data):
     known = np.where(blind.valid & blind.known, blind.raw, 0.0).sum(axis=1)
     cands = [est, make_estimator("phase"), make_estimator("linear")]
     sums = np.vstack([known + np.where(gap, c.estimate_array(blind), 0.0).sum(axis=1) for c in cands])
-    loss = np.vstack([hidden_errors(blind, c, ends=False)[1] for c in cands])
+    own = {str(k): hidden_errors(blind, c, ends=False) for k, c in enumerate(cands)}
+    loss = np.vstack([runs_checks(blind, own)[str(k)][1] for k in range(len(cands))])  # with the other runs
     assert np.allclose(totals, sums[np.argmin(loss, axis=0), np.arange(len(totals))])
+    alone = np.vstack([own[str(k)][1] for k in range(len(cands))])
+    assert not np.allclose(totals, sums[np.argmin(alone, axis=0), np.arange(len(totals))])  # the runs moved a choice
     assert np.allclose(est.estimate(blind).totals(), totals)

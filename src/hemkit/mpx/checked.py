@@ -22,6 +22,11 @@ says which estimator suits each of its series:
    the best one alone.  The total is the sum of the known counts plus the gap counts of the
    candidate whose hidden sums were closest (of ``totals``).  A series with fewer than two
    blocks cannot be checked: it takes the first candidate of each.
+3. **Ask the other runs.**  Runs of one workload are the same program, so which candidate
+   suits an event is much the same in each, while a few hidden slices of one run say it
+   with noise.  Each series' hidden errors are averaged with those of the same event in the
+   other runs of its workload, each other run weighing :data:`RUNS_CHOICE` of the run itself
+   (:func:`runs_checks`); the values filled in are still the run's own candidates'.
 
 The default series candidates are ``phase``, ``min``, ``zero``, local interpolation over 4
 and 12 slices (:class:`hemkit.mpx.estimators.LocalInterpolation`: the value with the smallest
@@ -43,6 +48,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from hemkit.core.errors import InputError
 from hemkit.mpx.emulate import MpxData
@@ -307,6 +313,70 @@ def combine(
     return np.where(gap, est, values[0])
 
 
+RUNS_CHOICE = 0.5
+"""How much each other run of a series' workload weighs in its choice, against the run itself (:func:`runs_checks`).
+
+Chosen on the 27 sets of traces read by then among 0, 0.25, 0.5 and 1 (BENCHMARKS.md, multiplexing's
+twenty-eighth pass)."""
+SUM_ERROR_CAP = 10.0
+"""The error of hidden sums an unbounded one counts as when runs' errors are averaged (:func:`runs_checks`)."""
+
+
+def runs_checks(
+    mpx: MpxData, checks: dict[str, tuple[np.ndarray, ...]], weight: float = RUNS_CHOICE
+) -> dict[str, tuple[np.ndarray, ...]]:
+    """``checks`` with each series' hidden errors averaged with those of the other runs of its workload.
+
+    Runs are the same program when they share ``workload`` (no ``workload`` column: ``checks``
+    as they are); views of one recorded run (``trace_run``) are one run, and emulations on
+    different counter counts (``pmcs``) are kept apart.  For series ``i`` and each other run
+    ``j`` of its workload and event, with ``w = weight``: the mean relative error becomes
+    ``(n_i e_i + w sum n_j e_j) / (n_i + w sum n_j)`` (``n``: hidden slices) and the error of the
+    hidden sums ``(t_i + w sum t_j) / (1 + w k)`` over the ``k`` other runs, an unbounded one
+    (a sum hidden where nothing was counted) taken as :data:`SUM_ERROR_CAP`.  The hidden counts
+    stay the series' own: one that could not be checked still takes the first series
+    candidate.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from hemkit.mpx.emulate import emulate
+    >>> tr = pd.DataFrame({"workload": "w", "run": np.repeat(["r1", "r2"], 4), "step": [0, 1, 2, 3] * 2,
+    ...                    "event": "a", "value": 1.0})
+    >>> m = emulate(tr, pmcs=1)
+    >>> checks = {"x": (np.array([0.1, 0.4]), np.array([0.0, np.inf]), np.array([2.0, 2.0]))}
+    >>> rel, tot, n = runs_checks(m, checks, 1.0)["x"]
+    >>> rel.round(3).tolist(), tot.tolist(), n.tolist()   # alike runs: their mean; the unbounded sum as the cap
+    ([0.25, 0.25], [5.0, 5.0], [2.0, 2.0])
+    """
+    keys = mpx.keys
+    if weight <= 0 or "workload" not in keys.columns or not len(keys):
+        return checks
+    by = [keys["workload"].astype(str).to_numpy(), keys["event"].astype(str).to_numpy()]
+    if "pmcs" in keys.columns:
+        by.append(keys["pmcs"].to_numpy())
+    same = keys["trace_run" if "trace_run" in keys.columns else "run"].astype(str).to_numpy()
+    groups = [idx for idx in pd.Series(np.arange(len(keys))).groupby(by).indices.values() if len(idx) > 1]
+    if not groups:
+        return checks
+    out: dict[str, tuple[np.ndarray, ...]] = {}
+    for name, (rel, tot, n) in checks.items():
+        rel2, tot2 = rel.astype(float).copy(), tot.astype(float).copy()
+        capped = np.minimum(np.where(np.isnan(tot), 0.0, tot), SUM_ERROR_CAP)
+        for idx in groups:
+            other = same[idx][:, None] != same[idx][None, :]  # (i, j): j is another run than i
+            k = other.sum(axis=1)
+            nn = n[idx].astype(float)
+            num = nn * rel[idx] + weight * (other * (nn * rel[idx])[None, :]).sum(axis=1)
+            den = nn + weight * (other * nn[None, :]).sum(axis=1)
+            rel2[idx] = np.where((k > 0) & (den > 0), num / np.where(den > 0, den, 1.0), rel[idx])
+            t = capped[idx]
+            pooled = (t + weight * (other * t[None, :]).sum(axis=1)) / (1.0 + weight * k)
+            tot2[idx] = np.where(k > 0, pooled, tot[idx])
+        out[name] = (rel2, tot2, n)
+    return out
+
+
 SERIES = ("phase", "min", "zero", "local4", "local", "phase*")
 """The default candidates for the series (chosen by leaving workloads out: BENCHMARKS.md)."""
 TEMPERATURE = 0.02
@@ -334,6 +404,9 @@ class CheckedEstimation(MpxEstimator):
     runs_start : bool
         Fill each series' unseen start (the intervals before its event was first on a counter)
         from the other runs of its workload that counted it there (:mod:`hemkit.mpx.runs`).
+    runs_choice : float
+        >= 0: how much each other run of a series' workload weighs in its choice of candidates,
+        against the run itself (:func:`runs_checks`); 0: each series by its own hidden slices.
 
     Examples
     --------
@@ -352,11 +425,13 @@ class CheckedEstimation(MpxEstimator):
         totals: Sequence[str | MpxEstimator] = ("phase", "linear"),
         temperature: float = TEMPERATURE,
         runs_start: bool = True,
+        runs_choice: float = RUNS_CHOICE,
     ):
         self.series = series
         self.totals = totals
         self.temperature = temperature
         self.runs_start = runs_start
+        self.runs_choice = runs_choice
 
     def get_params(self) -> dict[str, Any]:
         """The candidates, by name (a fitted estimator by its name), and the temperature."""
@@ -366,6 +441,7 @@ class CheckedEstimation(MpxEstimator):
             out[k] = v if isinstance(v, str) else tuple(_label(c) for c in v)
         out["temperature"] = self.temperature
         out["runs_start"] = self.runs_start
+        out["runs_choice"] = self.runs_choice
         return out
 
     def _candidates(self) -> dict[str, MpxEstimator]:
@@ -388,6 +464,9 @@ class CheckedEstimation(MpxEstimator):
             raise InputError(f"checked estimation: temperature must be a number >= 0, got {temperature!r}")
         if not isinstance(self.runs_start, (bool, np.bool_)):
             raise InputError(f"checked estimation: runs_start must be True or False, got {self.runs_start!r}")
+        w = self.runs_choice
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w < np.inf:
+            raise InputError(f"checked estimation: runs_choice must be a number >= 0, got {w!r}")
         return out
 
     def checks(self, mpx: MpxData) -> tuple[dict[str, np.ndarray], dict[str, tuple[np.ndarray, ...]]]:
@@ -430,6 +509,7 @@ class CheckedEstimation(MpxEstimator):
             [_label(c) for c in self.totals],
             self.temperature,
             runs_start=bool(self.runs_start),
+            runs_choice=float(self.runs_choice),
         )
 
 
@@ -442,6 +522,7 @@ def series_and_totals(  # noqa: PLR0913 - the candidates' checks, the choice, an
     temperature: float,
     *,
     runs_start: bool = True,
+    runs_choice: float = RUNS_CHOICE,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The series (:func:`combine` of ``series``) and the totals (``totals``' smallest hidden sum error).
 
@@ -449,10 +530,12 @@ def series_and_totals(  # noqa: PLR0913 - the candidates' checks, the choice, an
     of the candidates: ``benchmarks/mpx_eval.py`` puts several sets together from one run).
     ``runs_start``: each series' unseen start from the other runs of its workload
     (:func:`hemkit.mpx.runs.start_from_runs`), in the series and in every total.
+    ``runs_choice``: the other runs' weight in each choice (:func:`runs_checks`).
     """
     S = len(mpx.keys)
     rows = np.arange(S)
     checked = checks[series[0]][2] > 0 if len(series) > 1 else np.zeros(S, bool)
+    checks = runs_checks(mpx, {n: checks[n] for n in {*series, *totals}}, runs_choice)
     est = combine(mpx, [values[n] for n in series], np.vstack([checks[n][0] for n in series]), checked, temperature)
     fill = start_from_runs(mpx) if runs_start else np.full(est.shape, np.nan)
     use = np.isfinite(fill)
@@ -486,7 +569,9 @@ def _label(c: str | MpxEstimator) -> str:
 
 __all__ = [
     "FACTORS",
+    "RUNS_CHOICE",
     "SERIES",
+    "SUM_ERROR_CAP",
     "TEMPERATURE",
     "CheckedEstimation",
     "blocks",
@@ -497,6 +582,7 @@ __all__ = [
     "hidden_passes",
     "hide_blocks",
     "hide_ends",
+    "runs_checks",
     "scaled_checks",
     "series_and_totals",
 ]

@@ -254,7 +254,8 @@ class _TorchEstimator(MpxEstimator):
         A network trained on relative accuracy leans low in the gaps, as interpolations do, so
         its sums are not the best totals: each series' total is that of the network, of
         ``phase`` or of ``linear`` interpolation, whichever predicted the series' own hidden
-        slices best (:mod:`hemkit.mpx.checked`).
+        slices best, with the other runs of its workload (:mod:`hemkit.mpx.checked`,
+        :func:`hemkit.mpx.checked.runs_checks`).
         """
         from hemkit.mpx.checked import CheckedEstimation
 
