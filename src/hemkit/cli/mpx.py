@@ -99,8 +99,9 @@ def mpx() -> None:
 
     The default estimator of 'mpx estimate' is 'checked': each series from phase-aware, min, zero,
     local and scaled phase interpolation, weighted by how well each predicts the series' own slices
-    when some are hidden, and each total by phase or linear interpolation, whichever does (see
-    BENCHMARKS.md for how it compares with perf's scaling).
+    when some are hidden (and the same event's in the other runs of its workload), and each total
+    by phase or linear interpolation, whichever does (see BENCHMARKS.md for how it compares with
+    perf's scaling).
     """
 
 
