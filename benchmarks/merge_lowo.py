@@ -191,7 +191,7 @@ HELD_GRIDS: dict[str, dict[str, dict[str, Any]]] = {
     "fresh6": FRESH6_GRID,
     # the seventh to the twenty-fifth (each recorded after the one before was scored): the merge default unchanged
     # since the fifth, so the settings of the sixth; a set recorded next joins here unless the merge changes first
-    **{f"fresh{k}": FRESH6_GRID for k in range(7, 28)},
+    **{f"fresh{k}": FRESH6_GRID for k in range(7, 29)},
 }
 #: interval variants: label -> factor on the jackknife z-scale half-width
 INTERVAL_GRID: dict[str, float] = {

@@ -25,7 +25,8 @@
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh24 --out ~/mpx-data/fresh24 --runs 4  # the next
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh25 --out ~/mpx-data/fresh25 --runs 4  # the next
     nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh26 --out ~/mpx-data/fresh26 --runs 4
-    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh27 --out ~/mpx-data/fresh27 --runs 4  # the next
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh27 --out ~/mpx-data/fresh27 --runs 4
+    nice -n 10 .venv/bin/python benchmarks/mpx_collect.py --fresh28 --out ~/mpx-data/fresh28 --runs 4  # the next
 
 The sets as recorded on 2026-11-26 (the eighth session of issue 26; the earlier recordings, outside the
 repository, were lost with their machine) are kept in ``benchmarks/data/mpx/<set>.tar.xz`` (``traces`` is
@@ -874,6 +875,26 @@ def fresh27_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[
     }
 
 
+def fresh28_workloads(inputs: dict[str, Path], scratch: Path) -> dict[str, list[str]]:
+    """A twenty-ninth, disjoint set of programs (issue 26, recorded when ``fresh27`` had been scored).
+
+    Three are processes of about a second together (llvm-mca of one instruction over 200000 iterations twice,
+    jrunscript -help three times (a JVM each), llvm-readobj --dyn-symbols of libLLVM three times), the rest loops of
+    short processes."""
+    llvm = "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"
+    mca = "echo 'addl %eax, %ebx' | llvm-mca -mcpu=znver3 -iterations=200000 > /dev/null"
+    return {
+        "llvm-mca": ["sh", "-c", f"for i in 1 2; do {mca}; done"],
+        "jrunscript": ["sh", "-c", "for i in 1 2 3; do jrunscript -help > /dev/null 2>&1; done"],
+        "llvm-readobj": ["sh", "-c", f"for i in 1 2 3; do llvm-readobj --dyn-symbols {llvm} > /dev/null; done"],
+        "llvm-dwp": ["sh", "-c", "for i in $(seq 600); do llvm-dwp --help > /dev/null; done"],
+        "llvm-split": ["sh", "-c", "for i in $(seq 600); do llvm-split --help > /dev/null; done"],
+        "llvm-cat": ["sh", "-c", "for i in $(seq 600); do llvm-cat --help > /dev/null; done"],
+        "llvm-xray": ["sh", "-c", "for i in $(seq 500); do llvm-xray --help > /dev/null; done"],
+        "llvm-opt-report": ["sh", "-c", "for i in $(seq 600); do llvm-opt-report --help > /dev/null; done"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.expanduser("~/mpx-data/traces"))
@@ -907,6 +928,7 @@ def main() -> None:
         "fresh25": fresh25_workloads,
         "fresh26": fresh26_workloads,
         "fresh27": fresh27_workloads,
+        "fresh28": fresh28_workloads,
     }
     for i, name in enumerate(held_sets, start=2):
         ap.add_argument(f"--{name}", action="store_true", help=f"record disjoint set of programs {i} (issue 13, 26)")

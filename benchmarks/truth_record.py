@@ -28,6 +28,7 @@
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh25 --runs 300    # a 25th, after the 24th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh26 --runs 300    # a 26th, after the 25th
     nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh27 --runs 300    # a 27th, after the 26th
+    nice -n 10 .venv/bin/python benchmarks/truth_record.py --fresh28 --runs 300    # a 28th, after the 27th
 
 Software events and tracepoints use no hardware counter, so perf reads all of them in every
 run: every run is a complete vector, and the correlations of the whole table are a known
@@ -58,7 +59,7 @@ when ``fresh7`` had been scored; ``--fresh9`` when ``fresh8`` had; ``--fresh10``
 ``--fresh17`` when ``fresh16`` had; ``--fresh18`` when ``fresh17`` had; ``--fresh19`` when ``fresh18`` had;
 ``--fresh20`` when ``fresh19`` had; ``--fresh21`` when ``fresh20`` had; ``--fresh22`` when ``fresh21`` had;
 ``--fresh23`` when ``fresh22`` had; ``--fresh24`` when ``fresh23`` had; ``--fresh25`` when ``fresh24`` had;
-``--fresh26`` when ``fresh25`` had; ``--fresh27`` when ``fresh26`` had.
+``--fresh26`` when ``fresh25`` had; ``--fresh27`` when ``fresh26`` had; ``--fresh28`` when ``fresh27`` had.
 """
 
 from __future__ import annotations
@@ -908,6 +909,24 @@ def fresh27_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def fresh28_workloads(root: Path) -> dict[str, tuple[list[str], bool]]:
+    """A twenty-eighth held-out set: programs in none of the earlier sets."""
+    return {
+        "llvm-undname": (["sh", "-c", "llvm-undname '?x@@3HA' > /dev/null"], False),
+        "llvm-extract": (["sh", "-c", "llvm-extract --help > /dev/null"], False),
+        "timedatectl": (["sh", "-c", "timedatectl --help > /dev/null"], False),
+        "hostnamectl": (["sh", "-c", "hostnamectl --help > /dev/null"], False),
+        "gpg-connect-agent": (["sh", "-c", "gpg-connect-agent --help > /dev/null 2>&1"], False),
+        "llvm-diff": (["sh", "-c", "llvm-diff --help > /dev/null"], False),
+        "jrunscript-corunner": (["sh", "-c", "jrunscript -help > /dev/null 2>&1"], True),
+        # input size drawn per run
+        "localectl-varied": (
+            ["bash", "-c", "for i in $(seq $((RANDOM % 20 + 1))); do localectl --help > /dev/null; done"],
+            False,
+        ),
+    }
+
+
 def hemkit(*args: str, cwd: Path) -> None:
     """Run the hemkit CLI as a user would (this interpreter's hemkit)."""
     subprocess.run([sys.executable, "-m", "hemkit", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
@@ -959,6 +978,7 @@ def main() -> None:
         "fresh25": fresh25_workloads,
         "fresh26": fresh26_workloads,
         "fresh27": fresh27_workloads,
+        "fresh28": fresh28_workloads,
     }
     for i, name in enumerate(held_sets, start=1):
         ap.add_argument(f"--{name}", action="store_true", help=f"record held-out set {i} (into OUT/{name})")

@@ -46,8 +46,9 @@ SETS = {
     "fresh24": 8,
     "fresh25": 8,
     "fresh26": 8,
+    "fresh27": 8,
 }
-UNREAD = {"fresh27": 8}
+UNREAD = {"fresh28": 8}
 NAME = re.compile(r"^(?P<workload>.+)_s(?P<set>[123])_r(?P<run>[1-4])\.csv$")
 
 
