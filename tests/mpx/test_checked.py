@@ -1,5 +1,7 @@
 """The self-checked default estimator: known answers for its choices, its totals, and bad parameters."""
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,7 +19,7 @@ from hemkit.mpx.checked import (
     runs_checks,
     series_and_totals,
 )
-from hemkit.mpx.emulate import emulate
+from hemkit.mpx.emulate import emulate, emulate_many
 from hemkit.mpx.estimators import LocalInterpolation, relative_fit
 from hemkit.mpx.registry import make_estimator
 from hemkit.mpx.scores import relative_accuracy, score_table
@@ -271,16 +273,12 @@ def test_runs_checks_averages_the_other_runs_only():
     assert out[2] is n  # the hidden counts stay the series' own
     # no workload, or a weight of 0: the checks as they were
     plain = m.keys.drop(columns="workload")
-    from dataclasses import replace
-
     for mm, w in ((replace(m, keys=plain), 0.5), (m, 0.0)):
         same_out = runs_checks(mm, {"x": (rel, tot, n)}, w)["x"]
         assert same_out[0] is rel and same_out[1] is tot
 
 
 def test_runs_checks_keeps_views_of_one_run_and_counter_counts_apart():
-    from hemkit.mpx.emulate import emulate_many
-
     views = emulate_many(_runs(n_runs=2, steps=30), pmcs=[2, 3], offsets=[0, 1])
     keys = views.keys
     S = len(keys)
