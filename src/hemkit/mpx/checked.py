@@ -48,13 +48,12 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from hemkit.core.errors import InputError
 from hemkit.mpx.emulate import MpxData
 from hemkit.mpx.estimators import LocalInterpolation, MpxEstimator, check_data
 from hemkit.mpx.phase import INTERPOLATIONS
-from hemkit.mpx.runs import start_from_runs
+from hemkit.mpx.runs import other_runs, start_from_runs
 from hemkit.mpx.scores import relative_errors
 
 
@@ -349,22 +348,14 @@ def runs_checks(
     >>> rel.round(3).tolist(), tot.tolist(), n.tolist()   # alike runs: their mean; the unbounded sum as the cap
     ([0.25, 0.25], [5.0, 5.0], [2.0, 2.0])
     """
-    keys = mpx.keys
-    if weight <= 0 or "workload" not in keys.columns or not len(keys):
-        return checks
-    by = [keys["workload"].astype(str).to_numpy(), keys["event"].astype(str).to_numpy()]
-    if "pmcs" in keys.columns:
-        by.append(keys["pmcs"].to_numpy())
-    same = keys["trace_run" if "trace_run" in keys.columns else "run"].astype(str).to_numpy()
-    groups = [idx for idx in pd.Series(np.arange(len(keys))).groupby(by).indices.values() if len(idx) > 1]
+    groups = other_runs(mpx.keys, apart=("pmcs",)) if weight > 0 else []
     if not groups:
         return checks
     out: dict[str, tuple[np.ndarray, ...]] = {}
     for name, (rel, tot, n) in checks.items():
         rel2, tot2 = rel.astype(float).copy(), tot.astype(float).copy()
         capped = np.minimum(np.where(np.isnan(tot), 0.0, tot), SUM_ERROR_CAP)
-        for idx in groups:
-            other = same[idx][:, None] != same[idx][None, :]  # (i, j): j is another run than i
+        for idx, other in groups:
             k = other.sum(axis=1)
             nn = n[idx].astype(float)
             num = nn * rel[idx] + weight * (other * (nn * rel[idx])[None, :]).sum(axis=1)

@@ -50,6 +50,28 @@ def unseen_start(mpx: MpxData) -> np.ndarray:
     return mpx.valid & ~seen_before & np.any(obs, axis=1, keepdims=True)
 
 
+def other_runs(keys: pd.DataFrame, apart: tuple[str, ...] = ()) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The series of one workload's event in several runs: ``(rows, other)`` per group of two or more.
+
+    ``rows`` are the group's row numbers in ``keys``; ``other[a, b]``: row ``b`` is another run
+    than row ``a``.  Views of one recorded run (``trace_run``, as ``emulate_many`` makes them:
+    the same run at several offsets) are one run; columns of ``apart`` (e.g. ``pmcs``) split the
+    groups further.  No ``workload`` column: no groups.
+
+    Examples
+    --------
+    >>> keys = pd.DataFrame({"workload": "w", "run": ["r1", "r1", "r2", "r2"], "event": ["a", "b", "a", "b"]})
+    >>> [(rows.tolist(), other.astype(int).tolist()) for rows, other in other_runs(keys)]
+    [([0, 2], [[0, 1], [1, 0]]), ([1, 3], [[0, 1], [1, 0]])]
+    """
+    if "workload" not in keys.columns or not len(keys):
+        return []
+    by = [keys["workload"].to_numpy(), keys["event"].to_numpy(), *(keys[c].to_numpy() for c in apart if c in keys)]
+    same = keys["trace_run" if "trace_run" in keys.columns else "run"].astype(str).to_numpy()
+    groups = pd.Series(np.arange(len(keys))).groupby(by).indices.values()
+    return [(idx, same[idx][:, None] != same[idx][None, :]) for idx in groups if len(idx) > 1]
+
+
 def start_from_runs(mpx: MpxData) -> np.ndarray:
     """The other runs' median count in each interval of a series' unseen start, (S, T); NaN elsewhere.
 
@@ -80,17 +102,13 @@ def start_from_runs(mpx: MpxData) -> np.ndarray:
     obs = mpx.observed
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(obs, mpx.raw / mpx.running, np.nan)
-    groups = pd.Series(np.arange(S)).groupby([mpx.keys["workload"].to_numpy(), mpx.keys["event"].to_numpy()])
-    # views of one recorded run (emulate_many: the same run at several offsets) are not other runs
-    same = mpx.keys["trace_run"].astype(str).to_numpy() if "trace_run" in mpx.keys.columns else None
-    for idx in groups.indices.values():
-        if len(idx) < 2 or not start[idx].any():
+    for idx, other in other_runs(mpx.keys):
+        if not start[idx].any():
             continue
         r = rate[idx]
         for k, i in enumerate(idx):
             steps = np.flatnonzero(start[i])
-            other = np.arange(len(idx)) != k if same is None else same[idx] != same[i]
-            others = r[other][:, steps]
+            others = r[other[k]][:, steps]
             if not np.isfinite(others).any():
                 continue
             with warnings.catch_warnings():
@@ -100,4 +118,4 @@ def start_from_runs(mpx: MpxData) -> np.ndarray:
     return out
 
 
-__all__ = ["start_from_runs", "unseen_start"]
+__all__ = ["other_runs", "start_from_runs", "unseen_start"]
